@@ -1,0 +1,75 @@
+//! Command-line definitions only: every flag is defined once, here, and its
+//! help text is generated from this one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXAMPLES: &str = "\
+Examples:
+  envdoctor probe                          what this node's default Python will train with
+  envdoctor probe --python .venv/bin/python --format json -o node.json
+  VIRTUAL_ENV=/opt/envs/train envdoctor probe
+
+Exit codes: 0 success, 1 findings at or above --fail-on, 2 envdoctor could not do its job.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "envdoctor",
+    version,
+    about = "Knows what a GPU training node has installed, whether it will work, and how to get it again.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Collect and print the Snapshot of this node: system, Python, packages. Judges nothing.
+    #[command(after_help = "Examples:\n  envdoctor probe\n  envdoctor probe --python python3.11 --format json")]
+    Probe(ProbeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PythonArgs {
+    /// The interpreter to inspect: a path, or a name looked up on PATH. Default: $VIRTUAL_ENV,
+    /// then $CONDA_PREFIX, then python3 or python on PATH.
+    #[arg(long, value_name = "PY")]
+    pub python: Option<String>,
+
+    /// Seconds to wait for the interpreter's answer before killing it.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_seconds)]
+    pub python_timeout: f64,
+
+    /// Ask the interpreter even when its cached answer is still valid.
+    #[arg(long, env = "ENVDOCTOR_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub python: PythonArgs,
+
+    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
+    pub format: SnapshotFormat,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SnapshotFormat {
+    Text,
+    Json,
+}
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    }
+}

@@ -1,0 +1,11 @@
+//! envdoctor: what a GPU training node has installed, whether it will work, and
+//! how to get exactly this again. `main.rs` only parses and maps outcomes to exit
+//! codes; everything else lives here, one module per concern.
+
+pub mod atomic_write;
+pub mod cli;
+pub mod commands;
+pub mod probe;
+pub mod process;
+pub mod report;
+pub mod snapshot;

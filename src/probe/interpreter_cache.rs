@@ -1,0 +1,165 @@
+//! Reusing an interpreter's answer between runs.
+//!
+//! Starting Python with `site` enabled costs 40-50 ms on a typical node (more when
+//! a `.pth` file imports something), which is most of a probe. Like uv, which
+//! caches its interpreter query keyed on the executable, envdoctor keeps the last
+//! answer, but trusts it only while nothing that shapes `sys.path` has changed:
+//! the interpreter binary, the environment variables Python reads at start-up,
+//! and the status (mtime, ctime, size, inode) of every `sys.path` directory,
+//! site directory, `.pth` file, `sitecustomize`/`usercustomize` and `pyvenv.cfg`.
+//! A new or removed `.pth` file or package directory changes its parent
+//! directory's status, so it is seen too.
+//!
+//! What it cannot see: a `.pth` line or `sitecustomize` whose effect depends on
+//! something else (another environment variable, a file elsewhere). `--no-cache`
+//! asks the interpreter every time. Interpreters that are scripts (pyenv shims)
+//! pick their target at run time, so their answers are never cached.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::atomic_write;
+use crate::probe::python::InterpreterAnswer;
+
+/// Environment variables that change what Python puts on `sys.path`.
+const KEYED_VARIABLES: &[&str] = &[
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONNOUSERSITE",
+    "PYTHONUSERBASE",
+    "PYTHONSAFEPATH",
+    "PYTHONPLATLIBDIR",
+    "HOME",
+];
+
+const FORMAT: u32 = 1;
+
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+struct Key {
+    format: u32,
+    envdoctor_version: String,
+    interpreter: PathBuf,
+    variables: Vec<(String, Option<String>)>,
+    /// Only when `PYTHONPATH` has relative entries, which Python makes absolute
+    /// against the working directory.
+    working_directory: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+struct Stamp {
+    mtime_ns: i128,
+    ctime_ns: i128,
+    size: u64,
+    inode: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    key: Key,
+    watched: Vec<(PathBuf, Option<Stamp>)>,
+    answer: InterpreterAnswer,
+}
+
+pub fn load(interpreter: &Path) -> Option<InterpreterAnswer> {
+    let key = key_for(interpreter)?;
+    let text = fs::read(cache_file(&key)?).ok()?;
+    let entry: Entry = serde_json::from_slice(&text).ok()?;
+    let still_valid = entry.key == key && entry.watched.iter().all(|(path, stamp)| stamp_of(path) == *stamp);
+    still_valid.then_some(entry.answer)
+}
+
+/// Best effort: a cache that cannot be written only makes the next run slower.
+pub fn store(interpreter: &Path, answer: &InterpreterAnswer) {
+    let Some(key) = key_for(interpreter) else { return };
+    let Some(file) = cache_file(&key) else { return };
+    let watched = watched_paths(interpreter, answer)
+        .into_iter()
+        .map(|path| {
+            let stamp = stamp_of(&path);
+            (path, stamp)
+        })
+        .collect();
+    let entry = Entry {
+        key,
+        watched,
+        answer: answer.clone(),
+    };
+    if let (Some(directory), Ok(bytes)) = (file.parent(), serde_json::to_vec(&entry)) {
+        let _ = fs::create_dir_all(directory).and_then(|()| atomic_write::write(&file, &bytes));
+    }
+}
+
+fn watched_paths(interpreter: &Path, answer: &InterpreterAnswer) -> Vec<PathBuf> {
+    let mut paths = vec![interpreter.to_path_buf(), answer.prefix.join("pyvenv.cfg")];
+    paths.extend(answer.sys_path.iter().cloned());
+    paths.extend(answer.site_packages.iter().cloned());
+    paths.extend(answer.user_site.iter().cloned());
+    paths.extend(answer.pth_files.iter().cloned());
+    paths.extend(answer.customize_files.iter().cloned());
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// `None` means "do not cache": the interpreter is a script that chooses its
+/// target at run time, or it cannot be read.
+fn key_for(interpreter: &Path) -> Option<Key> {
+    if is_script(interpreter)? {
+        return None;
+    }
+    let variables: Vec<(String, Option<String>)> = KEYED_VARIABLES
+        .iter()
+        .map(|name| (name.to_string(), std::env::var_os(name).map(|value| lossy(&value))))
+        .collect();
+    let relative_pythonpath = std::env::var_os("PYTHONPATH")
+        .is_some_and(|value| std::env::split_paths(&value).any(|entry| entry.is_relative()));
+    Some(Key {
+        format: FORMAT,
+        envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
+        interpreter: std::path::absolute(interpreter).ok()?,
+        variables,
+        working_directory: relative_pythonpath.then(|| std::env::current_dir().ok()).flatten(),
+    })
+}
+
+fn is_script(path: &Path) -> Option<bool> {
+    let mut head = [0u8; 2];
+    let mut file = fs::File::open(path).ok()?;
+    let read = file.read(&mut head).ok()?;
+    Some(read == 2 && head == *b"#!")
+}
+
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    let metadata = fs::metadata(path).ok()?;
+    Some(Stamp {
+        mtime_ns: i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec()),
+        ctime_ns: i128::from(metadata.ctime()) * 1_000_000_000 + i128::from(metadata.ctime_nsec()),
+        size: metadata.size(),
+        inode: metadata.ino(),
+    })
+}
+
+fn cache_file(key: &Key) -> Option<PathBuf> {
+    let directory = match std::env::var_os("XDG_CACHE_HOME").filter(|value| !value.is_empty()) {
+        Some(cache_home) => PathBuf::from(cache_home),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
+    };
+    let serialized = serde_json::to_vec(key).ok()?;
+    Some(directory.join("envdoctor/interpreters").join(format!("{:016x}.json", fnv1a(&serialized))))
+}
+
+/// A stable hash for file names; std's hasher may change between Rust releases.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn lossy(value: &OsString) -> String {
+    value.to_string_lossy().into_owned()
+}

@@ -1,0 +1,60 @@
+# The one question envdoctor asks a Python interpreter (see src/probe/python.rs).
+#
+# It runs with `site` enabled, as a training job would, so PYTHONPATH, .pth files,
+# user site-packages and sitecustomize all shape the sys.path it reports. It prints
+# exactly one JSON object as its last line of stdout. It must run on any Python 3,
+# so it avoids f-strings and imports nothing that is slow to import.
+import json
+import os
+import sys
+
+
+def listdir_pth(directory):
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return sorted(os.path.join(directory, n) for n in names if n.endswith(".pth"))
+
+
+def main():
+    if sys.version_info < (3, 6):
+        print(json.dumps({"result": "error", "kind": "unsupported_version",
+                          "version": sys.version.split()[0]}))
+        return
+    import site
+
+    path = list(sys.path)
+    # sys.path[0] is the launching script's directory ('' for -c): it depends on how
+    # a job is started, not on the environment, so it is left out.
+    if path and path[0] == "" and not getattr(sys.flags, "safe_path", False):
+        path = path[1:]
+
+    site_packages = list(getattr(site, "getsitepackages", lambda: [])())
+    user_site = getattr(site, "USER_SITE", None)
+    user_site_enabled = bool(getattr(site, "ENABLE_USER_SITE", False))
+    site_dirs = site_packages + ([user_site] if user_site_enabled and user_site else [])
+
+    customize = []
+    for module in ("sitecustomize", "usercustomize"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and getattr(loaded, "__file__", None):
+            customize.append(loaded.__file__)
+
+    print(json.dumps({
+        "result": "success",
+        "executable": sys.executable,
+        "version": sys.version.split()[0],
+        "implementation": sys.implementation.name,
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "site_packages": site_packages,
+        "user_site": user_site,
+        "user_site_enabled": user_site_enabled,
+        "sys_path": path,
+        "pth_files": [p for d in site_dirs for p in listdir_pth(d)],
+        "customize_files": customize,
+    }))
+
+
+main()

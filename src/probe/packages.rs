@@ -1,0 +1,430 @@
+//! The package inventory: every distribution on `sys.path`, read from disk.
+//!
+//! This mirrors what `importlib.metadata` (and so `pip list`) sees: for each
+//! `sys.path` entry in order, its `*.dist-info` and `*.egg-info` children (an
+//! egg-info may be a directory or a single file), and `EGG-INFO` when the entry
+//! is itself an `.egg` directory. The first copy of a name on `sys.path` is the
+//! one Python imports; later copies are kept as `shadowed`. Nothing is imported
+//! and nothing is fatal: unreadable metadata becomes a problem of its entry.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::probe::metadata::{self, Source};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetadataFormat {
+    DistInfo,
+    EggInfo,
+    EggInfoFile,
+    Egg,
+}
+
+/// One installed distribution, as Python would import it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Package {
+    /// As the metadata spells it.
+    pub name: String,
+    /// PEP 503: lower case, runs of `-`, `_`, `.` folded to one `-`.
+    pub normalized_name: String,
+    /// Kept even when it is not valid PEP 440 (a problem says so); `None` only
+    /// when the metadata has no version at all.
+    pub version: Option<String>,
+    /// The `sys.path` entry it was found in.
+    pub location: PathBuf,
+    pub metadata_path: PathBuf,
+    pub metadata_format: MetadataFormat,
+    pub installer: Option<String>,
+    /// Whether the user asked for it by name (PEP 376 `REQUESTED`); `None` for
+    /// formats that do not record it.
+    pub requested: Option<bool>,
+    /// From `direct_url.json`; `None` means installed by name from an index,
+    /// or by a tool that records no provenance.
+    pub source: Option<Source>,
+    /// As `pip list` reports it: the project directory of an editable install.
+    pub editable_project_location: Option<PathBuf>,
+    /// The import hooks of an editable install (`__editable__` finders and
+    /// `.pth` files, legacy `.egg-link` files).
+    pub editable_hooks: Vec<PathBuf>,
+    pub requires_python: Option<String>,
+    pub requires_dist: Vec<String>,
+    pub wheel_tags: Vec<String>,
+    /// Other copies later on `sys.path`, which Python never imports.
+    pub shadowed: Vec<ShadowedCopy>,
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShadowedCopy {
+    pub version: Option<String>,
+    pub location: PathBuf,
+    pub metadata_path: PathBuf,
+}
+
+/// A problem with a `sys.path` entry as a whole (as opposed to one package).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PathProblem {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Inventory {
+    pub packages: Vec<Package>,
+    pub problems: Vec<PathProblem>,
+}
+
+/// Files in a directory that belong to editable installs rather than to one
+/// metadata directory.
+#[derive(Default)]
+struct EditableHooks {
+    /// `name.egg-link` file names, by exact name, as pip looks them up.
+    egg_links: HashMap<String, PathBuf>,
+    /// `__editable__` finders and `.pth` files, by normalized `name-version`.
+    setuptools_hooks: HashMap<String, Vec<PathBuf>>,
+}
+
+pub fn scan(sys_path: &[PathBuf]) -> Inventory {
+    let mut inventory = Inventory::default();
+    let mut hooks = EditableHooks::default();
+    let mut found: Vec<Package> = Vec::new();
+    let mut scanned = BTreeSet::new();
+    for entry in sys_path {
+        if !scanned.insert(entry.clone()) {
+            continue;
+        }
+        match list_directory(entry) {
+            Ok(Some(names)) => {
+                collect_hooks(entry, &names, &mut hooks);
+                for name in metadata_children(entry, &names) {
+                    found.push(read_distribution(entry, &name));
+                }
+            }
+            Ok(None) => {}
+            Err(problem) => inventory.problems.push(PathProblem {
+                path: entry.clone(),
+                problem,
+            }),
+        }
+    }
+    inventory.packages = keep_first_on_path(found);
+    for package in &mut inventory.packages {
+        attach_editable_hooks(package, &hooks);
+    }
+    inventory
+}
+
+/// `Ok(None)`: nothing to scan here (absent, or a file such as the standard
+/// library's zip), which Python also passes over silently.
+fn list_directory(path: &Path) -> Result<Option<Vec<String>>, String> {
+    let reader = match fs::read_dir(path) {
+        Ok(reader) => reader,
+        Err(error) if matches!(error.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
+        Err(error) => return Err(format!("cannot list directory: {error}")),
+    };
+    let mut names: Vec<String> = reader
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    // Sorted so that two runs over the same environment agree byte for byte.
+    names.sort_unstable();
+    Ok(Some(names))
+}
+
+fn metadata_children(entry: &Path, names: &[String]) -> Vec<String> {
+    let mut children: Vec<String> = names
+        .iter()
+        .filter(|name| {
+            let lower = name.to_ascii_lowercase();
+            lower.ends_with(".dist-info") || lower.ends_with(".egg-info")
+        })
+        .cloned()
+        .collect();
+    let is_egg = entry.extension().is_some_and(|extension| extension.eq_ignore_ascii_case("egg"));
+    if is_egg && names.iter().any(|name| name == "EGG-INFO") {
+        children.push("EGG-INFO".to_string());
+    }
+    children
+}
+
+fn collect_hooks(directory: &Path, names: &[String], hooks: &mut EditableHooks) {
+    for name in names {
+        let path = directory.join(name);
+        if name.ends_with(".egg-link") {
+            hooks.egg_links.entry(name.clone()).or_insert(path);
+        } else if let Some(stem) = name
+            .strip_prefix("__editable___")
+            .and_then(|rest| rest.strip_suffix("_finder.py"))
+            .or_else(|| name.strip_prefix("__editable__.").and_then(|rest| rest.strip_suffix(".pth")))
+        {
+            // setuptools names them `__editable__.{name}-{version}.pth` and
+            // `__editable___{name}_{version}_finder.py`; normalizing folds both
+            // spellings to `name-version`.
+            hooks.setuptools_hooks.entry(normalize_name(stem)).or_default().push(path);
+        }
+    }
+}
+
+fn attach_editable_hooks(package: &mut Package, hooks: &EditableHooks) {
+    if let Some(version) = &package.version {
+        let key = normalize_name(&format!("{}-{}", package.name, version));
+        if let Some(paths) = hooks.setuptools_hooks.get(&key) {
+            package.editable_hooks.extend(paths.iter().cloned());
+        }
+    }
+    match &package.source {
+        Some(source) if source.is_editable() => {
+            package.editable_project_location = metadata::file_url_to_path(source.url()).map(PathBuf::from);
+        }
+        Some(_) => {}
+        None => {
+            // A legacy `setup.py develop` install: pip reports the directory the
+            // metadata was found in when an egg-link for the name is on sys.path.
+            let safe_name: String = package
+                .name
+                .split(|character: char| !(character.is_ascii_alphanumeric() || character == '.'))
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join("-");
+            let egg_link = [&package.name, &safe_name]
+                .into_iter()
+                .find_map(|name| hooks.egg_links.get(&format!("{name}.egg-link")));
+            if let Some(egg_link) = egg_link {
+                package.editable_project_location = Some(package.location.clone());
+                package.editable_hooks.push(egg_link.clone());
+            }
+        }
+    }
+}
+
+fn keep_first_on_path(found: Vec<Package>) -> Vec<Package> {
+    let mut winners: Vec<Package> = Vec::with_capacity(found.len());
+    let mut index_of: HashMap<String, usize> = HashMap::new();
+    for package in found {
+        match index_of.get(&package.normalized_name) {
+            Some(&index) => winners[index].shadowed.push(ShadowedCopy {
+                version: package.version,
+                location: package.location,
+                metadata_path: package.metadata_path,
+            }),
+            None => {
+                index_of.insert(package.normalized_name.clone(), winners.len());
+                winners.push(package);
+            }
+        }
+    }
+    winners
+}
+
+fn read_distribution(location: &Path, child: &str) -> Package {
+    let metadata_path = location.join(child);
+    let lower = child.to_ascii_lowercase();
+    let format = if lower.ends_with(".dist-info") {
+        MetadataFormat::DistInfo
+    } else if child == "EGG-INFO" {
+        MetadataFormat::Egg
+    } else if metadata_path.is_dir() {
+        MetadataFormat::EggInfo
+    } else {
+        MetadataFormat::EggInfoFile
+    };
+    let core_file = match format {
+        MetadataFormat::DistInfo => metadata_path.join("METADATA"),
+        MetadataFormat::EggInfo | MetadataFormat::Egg => metadata_path.join("PKG-INFO"),
+        MetadataFormat::EggInfoFile => metadata_path.clone(),
+    };
+    let mut problems = Vec::new();
+    let core = metadata::read_core_metadata(&core_file).unwrap_or_else(|error| {
+        problems.push(format!("{}: cannot read: {error}", core_file.display()));
+        metadata::CoreMetadata::default()
+    });
+    problems.extend(core.problems);
+
+    let name_from_directory = child.split('-').next().unwrap_or(child).to_string();
+    let name = core.name.unwrap_or_else(|| {
+        problems.push(format!("{}: no Name field", core_file.display()));
+        name_from_directory
+    });
+    match &core.version {
+        None => problems.push(format!("{}: no Version field", core_file.display())),
+        Some(version) if pep440_rs::Version::from_str(version).is_err() => {
+            problems.push(format!("version `{version}` is not a valid PEP 440 version"));
+        }
+        Some(_) => {}
+    }
+
+    let mut requires_dist = core.requires_dist;
+    let mut package = Package {
+        normalized_name: normalize_name(&name),
+        name,
+        version: core.version,
+        location: location.to_path_buf(),
+        metadata_format: format,
+        installer: None,
+        requested: None,
+        source: None,
+        editable_project_location: None,
+        editable_hooks: Vec::new(),
+        requires_python: core.requires_python,
+        requires_dist: Vec::new(),
+        wheel_tags: Vec::new(),
+        shadowed: Vec::new(),
+        problems,
+        metadata_path,
+    };
+    match format {
+        MetadataFormat::DistInfo => read_dist_info_extras(&mut package),
+        MetadataFormat::EggInfo | MetadataFormat::Egg => {
+            if let Some(text) = read_optional(&package.metadata_path.join("requires.txt"), &mut package.problems) {
+                requires_dist = metadata::requires_txt_to_requires_dist(&text);
+            }
+        }
+        MetadataFormat::EggInfoFile => {}
+    }
+    package.requires_dist = requires_dist;
+    package
+}
+
+/// INSTALLER, REQUESTED, direct_url.json and WHEEL: each optional (PEP 376, 610, 427).
+fn read_dist_info_extras(package: &mut Package) {
+    let directory = package.metadata_path.clone();
+    package.installer = read_optional(&directory.join("INSTALLER"), &mut package.problems)
+        .map(|text| text.trim().to_string())
+        .filter(|text| !text.is_empty());
+    package.requested = Some(directory.join("REQUESTED").exists());
+    let direct_url_path = directory.join("direct_url.json");
+    if let Some(text) = read_optional(&direct_url_path, &mut package.problems) {
+        match metadata::parse_direct_url(&text) {
+            Ok(source) => package.source = Some(source),
+            Err(error) => package
+                .problems
+                .push(format!("{}: malformed: {error}", direct_url_path.display())),
+        }
+    }
+    if let Some(text) = read_optional(&directory.join("WHEEL"), &mut package.problems) {
+        package.wheel_tags = metadata::wheel_tags(&text);
+    }
+}
+
+/// A file that may be absent; any other failure to read it is a problem.
+fn read_optional(path: &Path, problems: &mut Vec<String>) -> Option<String> {
+    match fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(text),
+            Err(error) => {
+                problems.push(format!("{}: invalid UTF-8", path.display()));
+                Some(String::from_utf8_lossy(error.as_bytes()).into_owned())
+            }
+        },
+        Err(error) if error.kind() == ErrorKind::NotFound => None,
+        Err(error) => {
+            problems.push(format!("{}: cannot read: {error}", path.display()));
+            None
+        }
+    }
+}
+
+/// PEP 503 normalization.
+pub fn normalize_name(name: &str) -> String {
+    let mut normalized = String::with_capacity(name.len());
+    let mut in_separator_run = false;
+    for character in name.trim().chars() {
+        if matches!(character, '-' | '_' | '.') {
+            in_separator_run = true;
+            continue;
+        }
+        if in_separator_run && !normalized.is_empty() {
+            normalized.push('-');
+        }
+        in_separator_run = false;
+        normalized.push(character.to_ascii_lowercase());
+    }
+    normalized
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn pep_503_examples() {
+        for spelling in ["friendly-bard", "Friendly-Bard", "FRIENDLY-BARD", "friendly.bard", "friendly_bard", "friendly--bard", "FrIeNdLy-._.-bArD"] {
+            assert_eq!(normalize_name(spelling), "friendly-bard", "{spelling}");
+        }
+    }
+
+    #[test]
+    fn first_on_path_wins_and_the_rest_are_shadowed() {
+        let root = tempfile::tempdir().unwrap();
+        let (early, late) = (root.path().join("early"), root.path().join("late"));
+        write(&early.join("Foo_Bar-2.0.dist-info/METADATA"), "Name: Foo_Bar\nVersion: 2.0\n");
+        write(&late.join("foo.bar-1.0.dist-info/METADATA"), "Name: foo.bar\nVersion: 1.0\n");
+        let inventory = scan(&[early.clone(), late.clone()]);
+        assert_eq!(inventory.packages.len(), 1);
+        let package = &inventory.packages[0];
+        assert_eq!((package.normalized_name.as_str(), package.version.as_deref()), ("foo-bar", Some("2.0")));
+        assert_eq!(package.shadowed.len(), 1);
+        assert_eq!(package.shadowed[0].location, late);
+    }
+
+    #[test]
+    fn broken_metadata_is_kept_with_its_problem() {
+        let root = tempfile::tempdir().unwrap();
+        write(&root.path().join("noversion-1.0.dist-info/METADATA"), "Name: noversion\n");
+        write(&root.path().join("odd-1.dist-info/METADATA"), "Name: odd\nVersion: banana\n");
+        fs::create_dir_all(root.path().join("empty-1.0.dist-info")).unwrap();
+        let inventory = scan(&[root.path().to_path_buf()]);
+        let by_name: HashMap<_, _> = inventory.packages.iter().map(|p| (p.name.as_str(), p)).collect();
+        assert_eq!(by_name["noversion"].version, None);
+        assert!(by_name["noversion"].problems[0].ends_with("no Version field"));
+        assert_eq!(by_name["odd"].version.as_deref(), Some("banana"));
+        assert!(by_name["odd"].problems[0].contains("not a valid PEP 440"));
+        assert!(by_name["empty"].problems[0].contains("cannot read"));
+    }
+
+    #[test]
+    fn egg_info_file_and_directory_and_egg() {
+        let root = tempfile::tempdir().unwrap();
+        write(&root.path().join("legacy-0.5-py3.11.egg-info"), "Metadata-Version: 1.0\nName: legacy\nVersion: 0.5\n");
+        write(&root.path().join("tree.egg-info/PKG-INFO"), "Name: tree\nVersion: 3\n");
+        write(&root.path().join("tree.egg-info/requires.txt"), "six\n[extra]\nrich\n");
+        let egg = root.path().join("zipped-1.0-py3.11.egg");
+        write(&egg.join("EGG-INFO/PKG-INFO"), "Name: zipped\nVersion: 1.0\n");
+        let inventory = scan(&[root.path().to_path_buf(), egg]);
+        let formats: Vec<_> = inventory.packages.iter().map(|p| (p.name.as_str(), p.metadata_format)).collect();
+        assert_eq!(
+            formats,
+            [("legacy", MetadataFormat::EggInfoFile), ("tree", MetadataFormat::EggInfo), ("zipped", MetadataFormat::Egg)]
+        );
+        assert_eq!(inventory.packages[1].requires_dist, ["six", "rich; extra == \"extra\""]);
+    }
+
+    #[test]
+    fn setuptools_editable_hooks_attach_to_their_distribution() {
+        let root = tempfile::tempdir().unwrap();
+        write(
+            &root.path().join("my_pkg-0.1.0.dist-info/METADATA"),
+            "Name: my-pkg\nVersion: 0.1.0\n",
+        );
+        write(
+            &root.path().join("my_pkg-0.1.0.dist-info/direct_url.json"),
+            r#"{"url": "file:///src/my-pkg", "dir_info": {"editable": true}}"#,
+        );
+        write(&root.path().join("__editable__.my_pkg-0.1.0.pth"), "import __editable___my_pkg_0_1_0_finder\n");
+        write(&root.path().join("__editable___my_pkg_0_1_0_finder.py"), "");
+        let package = &scan(&[root.path().to_path_buf()]).packages[0];
+        assert_eq!(package.editable_project_location, Some(PathBuf::from("/src/my-pkg")));
+        assert_eq!(package.editable_hooks.len(), 2, "{:?}", package.editable_hooks);
+    }
+}

@@ -1,0 +1,241 @@
+//! Finding the interpreter a training job would use, and asking it, once, where
+//! it looks for packages.
+//!
+//! Discovery order (DESIGN.md): `--python`, then `$VIRTUAL_ENV`, then
+//! `$CONDA_PREFIX`, then `python3` and `python` on `PATH`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::interpreter_cache;
+use crate::process::{self, RunError};
+
+const INTERPRETER_INFO_SCRIPT: &str = include_str!("interpreter_info.py");
+
+/// Where the interpreter came from, so a user can see why this one was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    Flag,
+    VirtualEnv,
+    CondaPrefix,
+    Path,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub path: PathBuf,
+    pub origin: Origin,
+}
+
+/// The interpreter's own answer, as printed by `interpreter_info.py`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterpreterAnswer {
+    pub executable: String,
+    pub version: String,
+    pub implementation: String,
+    pub prefix: PathBuf,
+    pub base_prefix: PathBuf,
+    pub site_packages: Vec<PathBuf>,
+    pub user_site: Option<PathBuf>,
+    pub user_site_enabled: bool,
+    pub sys_path: Vec<PathBuf>,
+    pub pth_files: Vec<PathBuf>,
+    pub customize_files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+enum ScriptOutput {
+    Success(InterpreterAnswer),
+    Error { kind: String, version: Option<String> },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InterpreterError {
+    #[error("Python interpreter `{0}` does not exist")]
+    NotFound(PathBuf),
+    #[error("Python interpreter `{0}` is not on PATH")]
+    NotOnPath(String),
+    #[error("{variable} is set to `{prefix}`, but `{prefix}/bin/python` does not exist")]
+    BrokenEnvironment { variable: &'static str, prefix: PathBuf },
+    #[error(
+        "no Python interpreter found: --python is not given, VIRTUAL_ENV and CONDA_PREFIX are unset, and neither python3 nor python is on PATH"
+    )]
+    NoneFound,
+    #[error("`{path}` is a directory, not a Python interpreter")]
+    IsDirectory { path: PathBuf },
+    #[error("`{path}` could not be run: {source}")]
+    Spawn {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{path}` did not answer within {seconds} s and was killed (raise the limit with --python-timeout)")]
+    TimedOut { path: PathBuf, seconds: f64 },
+    #[error("`{path}` failed with {status}{stderr}")]
+    Failed { path: PathBuf, status: String, stderr: String },
+    #[error("`{path}` is not a Python interpreter: {reason}")]
+    NotPython { path: PathBuf, reason: String },
+    #[error("`{path}` is Python {version}; envdoctor needs Python 3.6 or newer")]
+    TooOld { path: PathBuf, version: String },
+}
+
+/// Picks the interpreter. `env` is how environment variables are read, so that
+/// tests can pass their own.
+pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Result<Located, InterpreterError> {
+    if let Some(requested) = flag {
+        return locate_requested(requested).map(|path| Located {
+            path,
+            origin: Origin::Flag,
+        });
+    }
+    for (variable, origin) in [("VIRTUAL_ENV", Origin::VirtualEnv), ("CONDA_PREFIX", Origin::CondaPrefix)] {
+        let Some(prefix) = env(variable).filter(|value| !value.is_empty()) else {
+            continue;
+        };
+        let prefix = PathBuf::from(prefix);
+        let candidates = [prefix.join("bin/python"), prefix.join("bin/python3")];
+        return match candidates.into_iter().find(|candidate| candidate.exists()) {
+            Some(path) => Ok(Located { path, origin }),
+            None => Err(InterpreterError::BrokenEnvironment { variable, prefix }),
+        };
+    }
+    let search_path = env("PATH").unwrap_or_default();
+    for name in ["python3", "python"] {
+        if let Ok(path) = which::which_in_global(name, Some(&search_path)).and_then(|mut found| {
+            found.next().ok_or(which::Error::CannotFindBinaryPath)
+        }) {
+            return Ok(Located {
+                path,
+                origin: Origin::Path,
+            });
+        }
+    }
+    Err(InterpreterError::NoneFound)
+}
+
+/// `--python` takes a path (anything with a `/`) or a name looked up on `PATH`.
+fn locate_requested(requested: &str) -> Result<PathBuf, InterpreterError> {
+    if requested.contains('/') {
+        let path = PathBuf::from(requested);
+        return if path.exists() {
+            Ok(path)
+        } else {
+            Err(InterpreterError::NotFound(path))
+        };
+    }
+    which::which(requested).map_err(|_| InterpreterError::NotOnPath(requested.to_string()))
+}
+
+/// Asks the interpreter, or reuses its earlier answer when nothing that could
+/// change that answer has changed (see `interpreter_cache`).
+pub fn inspect(located: &Located, deadline: Duration, use_cache: bool) -> Result<InterpreterAnswer, InterpreterError> {
+    if use_cache && let Some(answer) = interpreter_cache::load(&located.path) {
+        return Ok(answer);
+    }
+    let answer = query(&located.path, deadline)?;
+    if use_cache {
+        interpreter_cache::store(&located.path, &answer);
+    }
+    Ok(answer)
+}
+
+fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, InterpreterError> {
+    if path.is_dir() {
+        return Err(InterpreterError::IsDirectory { path: path.to_path_buf() });
+    }
+    let mut command = Command::new(path);
+    // -B: asking must not leave .pyc files behind in the user's environment.
+    command.args(["-B", "-c", INTERPRETER_INFO_SCRIPT]);
+    let finished = process::run_with_deadline(command, deadline).map_err(|error| match error {
+        RunError::Spawn(source) => InterpreterError::Spawn {
+            path: path.to_path_buf(),
+            source,
+        },
+        RunError::TimedOut { seconds, .. } => InterpreterError::TimedOut {
+            path: path.to_path_buf(),
+            seconds,
+        },
+    })?;
+
+    let stdout = String::from_utf8_lossy(&finished.stdout);
+    let last_line = stdout.lines().rfind(|line| !line.trim().is_empty());
+    let parsed = last_line.map(serde_json::from_str::<ScriptOutput>);
+    match (finished.status.success(), parsed) {
+        (_, Some(Ok(ScriptOutput::Success(answer)))) => Ok(answer),
+        (_, Some(Ok(ScriptOutput::Error { kind, version }))) if kind == "unsupported_version" => {
+            Err(InterpreterError::TooOld {
+                path: path.to_path_buf(),
+                version: version.unwrap_or_else(|| "unknown".to_string()),
+            })
+        }
+        (true, _) => Err(InterpreterError::NotPython {
+            path: path.to_path_buf(),
+            reason: match last_line {
+                None => "it printed nothing".to_string(),
+                Some(line) => format!("it printed `{}`", line.chars().take(120).collect::<String>()),
+            },
+        }),
+        (false, _) => Err(InterpreterError::Failed {
+            path: path.to_path_buf(),
+            status: process::describe_status(&finished.status),
+            stderr: process::last_line(&finished.stderr)
+                .map(|line| format!(": {line}"))
+                .unwrap_or_default(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let map: HashMap<String, OsString> = pairs
+            .iter()
+            .map(|(key, value)| (key.to_string(), OsString::from(value)))
+            .collect();
+        move |key| map.get(key).cloned()
+    }
+
+    #[test]
+    fn virtual_env_wins_over_conda_and_path() {
+        let venv = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(venv.path().join("bin")).unwrap();
+        std::fs::write(venv.path().join("bin/python"), "").unwrap();
+        let env = env_of(&[
+            ("VIRTUAL_ENV", venv.path().to_str().unwrap()),
+            ("CONDA_PREFIX", "/nonexistent-conda"),
+        ]);
+        let located = locate(None, env).unwrap();
+        assert_eq!(located.origin, Origin::VirtualEnv);
+        assert_eq!(located.path, venv.path().join("bin/python"));
+    }
+
+    #[test]
+    fn a_broken_virtual_env_is_an_error_not_a_silent_fallback() {
+        let env = env_of(&[("VIRTUAL_ENV", "/nonexistent-venv"), ("PATH", "/usr/bin")]);
+        let error = locate(None, env).unwrap_err();
+        assert!(matches!(error, InterpreterError::BrokenEnvironment { variable: "VIRTUAL_ENV", .. }));
+    }
+
+    #[test]
+    fn nothing_anywhere_says_where_it_looked() {
+        let empty = tempfile::tempdir().unwrap();
+        let env = env_of(&[("PATH", empty.path().to_str().unwrap())]);
+        let message = locate(None, env).unwrap_err().to_string();
+        assert!(message.contains("VIRTUAL_ENV") && message.contains("PATH"), "{message}");
+    }
+
+    #[test]
+    fn a_flag_path_that_does_not_exist_is_named() {
+        let error = locate(Some("/no/such/python"), env_of(&[])).unwrap_err();
+        assert_eq!(error.to_string(), "Python interpreter `/no/such/python` does not exist");
+    }
+}

@@ -1,0 +1,166 @@
+//! Running a child process under a deadline.
+//!
+//! The child gets its own process group so that a deadline kills everything it
+//! started (a shell wrapper's `sleep`, a pyenv shim's interpreter), not only the
+//! direct child: a grandchild that kept our pipes open would otherwise hang us.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// What a child printed and how it ended.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Spawn(#[source] std::io::Error),
+    #[error("no answer within {seconds} s")]
+    TimedOut { seconds: f64, stderr: Vec<u8> },
+}
+
+/// Runs `command` with stdin closed, collecting stdout and stderr, and kills its
+/// whole process group if it has not exited by `deadline`.
+pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Finished, RunError> {
+    let started = Instant::now();
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = command.spawn().map_err(RunError::Spawn)?;
+    let group = child.id() as libc::pid_t;
+    let stdout = read_to_end_in_background(child.stdout.take());
+    let stderr = read_to_end_in_background(child.stderr.take());
+
+    let (exited_tx, exited) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = exited_tx.send(child.wait());
+    });
+
+    let status = match exited.recv_timeout(deadline) {
+        Ok(Ok(status)) => Some(status),
+        Ok(Err(error)) => {
+            kill_group(group);
+            return Err(RunError::Spawn(error));
+        }
+        Err(_) => None,
+    };
+    // Also after a normal exit: a straggler left in the group would hold our
+    // pipes open and turn a finished question into a hang.
+    kill_group(group);
+    let remaining = deadline.saturating_sub(started.elapsed()) + Duration::from_millis(500);
+    let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
+    let stderr = stderr.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
+    match status {
+        Some(status) => Ok(Finished {
+            status,
+            stdout,
+            stderr,
+        }),
+        None => {
+            // Reap the killed child so it does not linger as a zombie.
+            let _ = exited.recv_timeout(Duration::from_secs(1));
+            Err(RunError::TimedOut {
+                seconds: deadline.as_secs_f64(),
+                stderr,
+            })
+        }
+    }
+}
+
+fn read_to_end_in_background(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel();
+    if let Some(mut pipe) = pipe {
+        thread::spawn(move || {
+            let mut buffer = Vec::new();
+            let _ = pipe.read_to_end(&mut buffer);
+            let _ = sender.send(buffer);
+        });
+    }
+    receiver
+}
+
+fn kill_group(group: libc::pid_t) {
+    // SAFETY: kill(2) with a negative pid signals a process group; it touches no
+    // memory of ours. ESRCH (group already gone) is the common, harmless case.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+}
+
+/// How a process ended, in words: `exit status 3` or `signal SIGSEGV`.
+pub fn describe_status(status: &ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit status {code}"),
+        (None, Some(signal)) => format!("signal {}", signal_name(signal)),
+        (None, None) => "an unknown status".to_string(),
+    }
+}
+
+pub fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => return format!("signal {signal}"),
+    };
+    name.to_string()
+}
+
+/// The last non-empty line of a child's stderr, for one-line error messages.
+pub fn last_line(bytes: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(str::trim)
+        .rfind(|line| !line.is_empty())
+        .map(|line| line.chars().take(300).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(script: &str) -> Command {
+        let mut command = Command::new("/bin/sh");
+        command.args(["-c", script]);
+        command
+    }
+
+    #[test]
+    fn collects_output_and_status() {
+        let finished = run_with_deadline(shell("echo out; echo err >&2; exit 3"), Duration::from_secs(5)).unwrap();
+        assert_eq!(finished.stdout, b"out\n");
+        assert_eq!(finished.stderr, b"err\n");
+        assert_eq!(describe_status(&finished.status), "exit status 3");
+    }
+
+    #[test]
+    fn deadline_kills_grandchildren_holding_the_pipe() {
+        let started = Instant::now();
+        let outcome = run_with_deadline(shell("sleep 30 & sleep 30"), Duration::from_millis(300));
+        assert!(matches!(outcome, Err(RunError::TimedOut { .. })), "{outcome:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn names_the_signal_of_a_crash() {
+        let finished = run_with_deadline(shell("kill -SEGV $$"), Duration::from_secs(5)).unwrap();
+        assert_eq!(describe_status(&finished.status), "signal SIGSEGV");
+    }
+}

@@ -1,0 +1,43 @@
+//! Rendering for people. Machine formats are the serde forms of the same values.
+
+pub mod text;
+
+/// Terminal colour, on only for a terminal and never when `NO_COLOR` is set
+/// to anything non-empty (no-color.org). Output must read the same without it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    pub fn for_output(is_terminal: bool) -> Style {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+        Style {
+            color: is_terminal && !no_color,
+        }
+    }
+
+    pub fn plain() -> Style {
+        Style { color: false }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    pub fn heading(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    pub fn warning(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+}
