@@ -62,7 +62,9 @@ fn emit(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     }
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
-        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(error).context("cannot write to standard output"),
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(error).context("cannot write to standard output")
+        }
         _ => Ok(()),
     }
 }

@@ -61,11 +61,7 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Fin
     let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
     let stderr = stderr.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
     match status {
-        Some(status) => Ok(Finished {
-            status,
-            stdout,
-            stderr,
-        }),
+        Some(status) => Ok(Finished { status, stdout, stderr }),
         None => {
             // Reap the killed child so it does not linger as a zombie.
             let _ = exited.recv_timeout(Duration::from_secs(1));

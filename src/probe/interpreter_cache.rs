@@ -150,7 +150,11 @@ fn cache_file(key: &Key) -> Option<PathBuf> {
         None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
     };
     let serialized = serde_json::to_vec(key).ok()?;
-    Some(directory.join("envdoctor/interpreters").join(format!("{:016x}.json", fnv1a(&serialized))))
+    Some(
+        directory
+            .join("envdoctor/interpreters")
+            .join(format!("{:016x}.json", fnv1a(&serialized))),
+    )
 }
 
 /// A stable hash for file names; std's hasher may change between Rust releases.

@@ -81,7 +81,11 @@ pub fn read_core_metadata(path: &Path) -> std::io::Result<CoreMetadata> {
 pub fn requires_txt_to_requires_dist(text: &str) -> Vec<String> {
     let mut requirements = Vec::new();
     let mut section_marker: Option<String> = None;
-    for line in text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')) {
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+    {
         if let Some(section) = line.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) {
             let (extra, marker) = section.split_once(':').unwrap_or((section, ""));
             let mut conditions = Vec::new();
@@ -257,7 +261,11 @@ Requires-Dist: numpy>=1.0\nRequires-Dist: rich ; extra == \"cli\"\n\nName: not-a
         let metadata = metadata_from(b"Name: broken\nVersion: 1.0\nSummary: caf\xe9\n");
         assert_eq!(metadata.name.as_deref(), Some("broken"));
         assert_eq!(metadata.problems.len(), 1);
-        assert!(metadata.problems[0].contains("line 3: invalid UTF-8"), "{:?}", metadata.problems);
+        assert!(
+            metadata.problems[0].contains("line 3: invalid UTF-8"),
+            "{:?}",
+            metadata.problems
+        );
     }
 
     #[test]

@@ -146,7 +146,9 @@ fn metadata_children(entry: &Path, names: &[String]) -> Vec<String> {
         })
         .cloned()
         .collect();
-    let is_egg = entry.extension().is_some_and(|extension| extension.eq_ignore_ascii_case("egg"));
+    let is_egg = entry
+        .extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("egg"));
     if is_egg && names.iter().any(|name| name == "EGG-INFO") {
         children.push("EGG-INFO".to_string());
     }
@@ -161,12 +163,19 @@ fn collect_hooks(directory: &Path, names: &[String], hooks: &mut EditableHooks) 
         } else if let Some(stem) = name
             .strip_prefix("__editable___")
             .and_then(|rest| rest.strip_suffix("_finder.py"))
-            .or_else(|| name.strip_prefix("__editable__.").and_then(|rest| rest.strip_suffix(".pth")))
+            .or_else(|| {
+                name.strip_prefix("__editable__.")
+                    .and_then(|rest| rest.strip_suffix(".pth"))
+            })
         {
             // setuptools names them `__editable__.{name}-{version}.pth` and
             // `__editable___{name}_{version}_finder.py`; normalizing folds both
             // spellings to `name-version`.
-            hooks.setuptools_hooks.entry(normalize_name(stem)).or_default().push(path);
+            hooks
+                .setuptools_hooks
+                .entry(normalize_name(stem))
+                .or_default()
+                .push(path);
         }
     }
 }
@@ -359,7 +368,15 @@ mod tests {
 
     #[test]
     fn pep_503_examples() {
-        for spelling in ["friendly-bard", "Friendly-Bard", "FRIENDLY-BARD", "friendly.bard", "friendly_bard", "friendly--bard", "FrIeNdLy-._.-bArD"] {
+        for spelling in [
+            "friendly-bard",
+            "Friendly-Bard",
+            "FRIENDLY-BARD",
+            "friendly.bard",
+            "friendly_bard",
+            "friendly--bard",
+            "FrIeNdLy-._.-bArD",
+        ] {
             assert_eq!(normalize_name(spelling), "friendly-bard", "{spelling}");
         }
     }
@@ -368,12 +385,21 @@ mod tests {
     fn first_on_path_wins_and_the_rest_are_shadowed() {
         let root = tempfile::tempdir().unwrap();
         let (early, late) = (root.path().join("early"), root.path().join("late"));
-        write(&early.join("Foo_Bar-2.0.dist-info/METADATA"), "Name: Foo_Bar\nVersion: 2.0\n");
-        write(&late.join("foo.bar-1.0.dist-info/METADATA"), "Name: foo.bar\nVersion: 1.0\n");
+        write(
+            &early.join("Foo_Bar-2.0.dist-info/METADATA"),
+            "Name: Foo_Bar\nVersion: 2.0\n",
+        );
+        write(
+            &late.join("foo.bar-1.0.dist-info/METADATA"),
+            "Name: foo.bar\nVersion: 1.0\n",
+        );
         let inventory = scan(&[early.clone(), late.clone()]);
         assert_eq!(inventory.packages.len(), 1);
         let package = &inventory.packages[0];
-        assert_eq!((package.normalized_name.as_str(), package.version.as_deref()), ("foo-bar", Some("2.0")));
+        assert_eq!(
+            (package.normalized_name.as_str(), package.version.as_deref()),
+            ("foo-bar", Some("2.0"))
+        );
         assert_eq!(package.shadowed.len(), 1);
         assert_eq!(package.shadowed[0].location, late);
     }
@@ -381,8 +407,14 @@ mod tests {
     #[test]
     fn broken_metadata_is_kept_with_its_problem() {
         let root = tempfile::tempdir().unwrap();
-        write(&root.path().join("noversion-1.0.dist-info/METADATA"), "Name: noversion\n");
-        write(&root.path().join("odd-1.dist-info/METADATA"), "Name: odd\nVersion: banana\n");
+        write(
+            &root.path().join("noversion-1.0.dist-info/METADATA"),
+            "Name: noversion\n",
+        );
+        write(
+            &root.path().join("odd-1.dist-info/METADATA"),
+            "Name: odd\nVersion: banana\n",
+        );
         fs::create_dir_all(root.path().join("empty-1.0.dist-info")).unwrap();
         let inventory = scan(&[root.path().to_path_buf()]);
         let by_name: HashMap<_, _> = inventory.packages.iter().map(|p| (p.name.as_str(), p)).collect();
@@ -396,16 +428,27 @@ mod tests {
     #[test]
     fn egg_info_file_and_directory_and_egg() {
         let root = tempfile::tempdir().unwrap();
-        write(&root.path().join("legacy-0.5-py3.11.egg-info"), "Metadata-Version: 1.0\nName: legacy\nVersion: 0.5\n");
+        write(
+            &root.path().join("legacy-0.5-py3.11.egg-info"),
+            "Metadata-Version: 1.0\nName: legacy\nVersion: 0.5\n",
+        );
         write(&root.path().join("tree.egg-info/PKG-INFO"), "Name: tree\nVersion: 3\n");
         write(&root.path().join("tree.egg-info/requires.txt"), "six\n[extra]\nrich\n");
         let egg = root.path().join("zipped-1.0-py3.11.egg");
         write(&egg.join("EGG-INFO/PKG-INFO"), "Name: zipped\nVersion: 1.0\n");
         let inventory = scan(&[root.path().to_path_buf(), egg]);
-        let formats: Vec<_> = inventory.packages.iter().map(|p| (p.name.as_str(), p.metadata_format)).collect();
+        let formats: Vec<_> = inventory
+            .packages
+            .iter()
+            .map(|p| (p.name.as_str(), p.metadata_format))
+            .collect();
         assert_eq!(
             formats,
-            [("legacy", MetadataFormat::EggInfoFile), ("tree", MetadataFormat::EggInfo), ("zipped", MetadataFormat::Egg)]
+            [
+                ("legacy", MetadataFormat::EggInfoFile),
+                ("tree", MetadataFormat::EggInfo),
+                ("zipped", MetadataFormat::Egg)
+            ]
         );
         assert_eq!(inventory.packages[1].requires_dist, ["six", "rich; extra == \"extra\""]);
     }
@@ -421,7 +464,10 @@ mod tests {
             &root.path().join("my_pkg-0.1.0.dist-info/direct_url.json"),
             r#"{"url": "file:///src/my-pkg", "dir_info": {"editable": true}}"#,
         );
-        write(&root.path().join("__editable__.my_pkg-0.1.0.pth"), "import __editable___my_pkg_0_1_0_finder\n");
+        write(
+            &root.path().join("__editable__.my_pkg-0.1.0.pth"),
+            "import __editable___my_pkg_0_1_0_finder\n",
+        );
         write(&root.path().join("__editable___my_pkg_0_1_0_finder.py"), "");
         let package = &scan(&[root.path().to_path_buf()]).packages[0];
         assert_eq!(package.editable_project_location, Some(PathBuf::from("/src/my-pkg")));

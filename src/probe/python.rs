@@ -78,7 +78,11 @@ pub enum InterpreterError {
     #[error("`{path}` did not answer within {seconds} s and was killed (raise the limit with --python-timeout)")]
     TimedOut { path: PathBuf, seconds: f64 },
     #[error("`{path}` failed with {status}{stderr}")]
-    Failed { path: PathBuf, status: String, stderr: String },
+    Failed {
+        path: PathBuf,
+        status: String,
+        stderr: String,
+    },
     #[error("`{path}` is not a Python interpreter: {reason}")]
     NotPython { path: PathBuf, reason: String },
     #[error("`{path}` is Python {version}; envdoctor needs Python 3.6 or newer")]
@@ -94,7 +98,10 @@ pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Res
             origin: Origin::Flag,
         });
     }
-    for (variable, origin) in [("VIRTUAL_ENV", Origin::VirtualEnv), ("CONDA_PREFIX", Origin::CondaPrefix)] {
+    for (variable, origin) in [
+        ("VIRTUAL_ENV", Origin::VirtualEnv),
+        ("CONDA_PREFIX", Origin::CondaPrefix),
+    ] {
         let Some(prefix) = env(variable).filter(|value| !value.is_empty()) else {
             continue;
         };
@@ -107,9 +114,9 @@ pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Res
     }
     let search_path = env("PATH").unwrap_or_default();
     for name in ["python3", "python"] {
-        if let Ok(path) = which::which_in_global(name, Some(&search_path)).and_then(|mut found| {
-            found.next().ok_or(which::Error::CannotFindBinaryPath)
-        }) {
+        if let Ok(path) = which::which_in_global(name, Some(&search_path))
+            .and_then(|mut found| found.next().ok_or(which::Error::CannotFindBinaryPath))
+        {
             return Ok(Located {
                 path,
                 origin: Origin::Path,
@@ -147,7 +154,9 @@ pub fn inspect(located: &Located, deadline: Duration, use_cache: bool) -> Result
 
 fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, InterpreterError> {
     if path.is_dir() {
-        return Err(InterpreterError::IsDirectory { path: path.to_path_buf() });
+        return Err(InterpreterError::IsDirectory {
+            path: path.to_path_buf(),
+        });
     }
     let mut command = Command::new(path);
     // -B: asking must not leave .pyc files behind in the user's environment.
@@ -196,7 +205,7 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> + use<> {
         let map: HashMap<String, OsString> = pairs
             .iter()
             .map(|(key, value)| (key.to_string(), OsString::from(value)))
@@ -222,7 +231,13 @@ mod tests {
     fn a_broken_virtual_env_is_an_error_not_a_silent_fallback() {
         let env = env_of(&[("VIRTUAL_ENV", "/nonexistent-venv"), ("PATH", "/usr/bin")]);
         let error = locate(None, env).unwrap_err();
-        assert!(matches!(error, InterpreterError::BrokenEnvironment { variable: "VIRTUAL_ENV", .. }));
+        assert!(matches!(
+            error,
+            InterpreterError::BrokenEnvironment {
+                variable: "VIRTUAL_ENV",
+                ..
+            }
+        ));
     }
 
     #[test]

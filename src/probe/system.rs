@@ -39,7 +39,8 @@ pub fn probe() -> System {
         architecture: std::env::consts::ARCH.to_string(),
         glibc_version: glibc_version(),
         cpu_model: cpu_model(&cpuinfo),
-        cpu_count: Some(cpuinfo.lines().filter(|line| line.starts_with("processor")).count()).filter(|count| *count > 0),
+        cpu_count: Some(cpuinfo.lines().filter(|line| line.starts_with("processor")).count())
+            .filter(|count| *count > 0),
         cpus_usable: std::thread::available_parallelism().ok().map(usize::from),
         memory_total_mib: meminfo_mib(&meminfo, "MemTotal"),
         memory_available_mib: meminfo_mib(&meminfo, "MemAvailable"),
@@ -47,7 +48,10 @@ pub fn probe() -> System {
 }
 
 fn read_trimmed(path: &str) -> Option<String> {
-    fs::read_to_string(path).ok().map(|text| text.trim().to_string()).filter(|text| !text.is_empty())
+    fs::read_to_string(path)
+        .ok()
+        .map(|text| text.trim().to_string())
+        .filter(|text| !text.is_empty())
 }
 
 /// os-release(5): `KEY=value`, the value optionally quoted.
@@ -64,7 +68,9 @@ fn cpu_model(cpuinfo: &str) -> Option<String> {
     let field = |key: &str| {
         cpuinfo.lines().find_map(|line| {
             let (name, value) = line.split_once(':')?;
-            (name.trim() == key).then(|| value.trim().to_string()).filter(|value| !value.is_empty())
+            (name.trim() == key)
+                .then(|| value.trim().to_string())
+                .filter(|value| !value.is_empty())
         })
     };
     field("model name")
@@ -103,7 +109,10 @@ mod tests {
     #[test]
     fn os_release_values_lose_their_quotes() {
         let text = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\nVERSION_ID='12'\n";
-        assert_eq!(os_release_field(text, "PRETTY_NAME").as_deref(), Some("Debian GNU/Linux 12 (bookworm)"));
+        assert_eq!(
+            os_release_field(text, "PRETTY_NAME").as_deref(),
+            Some("Debian GNU/Linux 12 (bookworm)")
+        );
         assert_eq!(os_release_field(text, "ID").as_deref(), Some("debian"));
         assert_eq!(os_release_field(text, "VERSION_ID").as_deref(), Some("12"));
     }

@@ -14,11 +14,25 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
     let system = &snapshot.system;
     let unknown = || "unknown".to_string();
 
-    section(&mut out, style, "host", &system.hostname.clone().unwrap_or_else(unknown));
+    section(
+        &mut out,
+        style,
+        "host",
+        &system.hostname.clone().unwrap_or_else(unknown),
+    );
     let os = system.os.clone().unwrap_or_else(unknown);
     let kernel = system.kernel.clone().unwrap_or_else(unknown);
-    let glibc = system.glibc_version.as_deref().map(|v| format!(", glibc {v}")).unwrap_or_default();
-    section(&mut out, style, "system", &format!("{os}, kernel {kernel}, {}{glibc}", system.architecture));
+    let glibc = system
+        .glibc_version
+        .as_deref()
+        .map(|v| format!(", glibc {v}"))
+        .unwrap_or_default();
+    section(
+        &mut out,
+        style,
+        "system",
+        &format!("{os}, kernel {kernel}, {}{glibc}", system.architecture),
+    );
     let cpus = match (system.cpu_count, system.cpus_usable) {
         (Some(all), Some(usable)) if usable < all => format!("{all} CPUs ({usable} usable)"),
         (Some(all), _) => format!("{all} CPUs"),
@@ -39,7 +53,11 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
         "python",
         &format!("{} {} {}", python.implementation, python.version, python.executable),
     );
-    let environment = if python.is_virtual_env { "virtual environment" } else { "no virtual environment" };
+    let environment = if python.is_virtual_env {
+        "virtual environment"
+    } else {
+        "no virtual environment"
+    };
     let origin = match python.origin {
         crate::probe::python::Origin::Flag => "--python",
         crate::probe::python::Origin::VirtualEnv => "$VIRTUAL_ENV",
@@ -48,15 +66,26 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
     };
     continuation(
         &mut out,
-        &style.dim(&format!("chosen by {origin} ({}), {environment}, prefix {}", python.invoked.display(), python.prefix.display())),
+        &style.dim(&format!(
+            "chosen by {origin} ({}), {environment}, prefix {}",
+            python.invoked.display(),
+            python.prefix.display()
+        )),
     );
 
     let packages = &snapshot.packages;
-    let editable = packages.iter().filter(|p| p.editable_project_location.is_some()).count();
+    let editable = packages
+        .iter()
+        .filter(|p| p.editable_project_location.is_some())
+        .count();
     let shadowed = packages.iter().filter(|p| !p.shadowed.is_empty()).count();
     let broken = packages.iter().filter(|p| !p.problems.is_empty()).count();
     let mut counts = format!("{} distributions", packages.len());
-    for (count, what) in [(editable, "editable"), (shadowed, "shadowing another copy"), (broken, "with problems")] {
+    for (count, what) in [
+        (editable, "editable"),
+        (shadowed, "shadowing another copy"),
+        (broken, "with problems"),
+    ] {
         if count > 0 {
             let _ = write!(counts, ", {count} {what}");
         }
@@ -83,7 +112,11 @@ fn package_notes(package: &Package) -> Vec<String> {
     let version = package.version.as_deref().unwrap_or("?");
     let mut notes = Vec::new();
     if let Some(location) = &package.editable_project_location {
-        notes.push(format!("{} {version} is editable from {}", package.name, location.display()));
+        notes.push(format!(
+            "{} {version} is editable from {}",
+            package.name,
+            location.display()
+        ));
     }
     for copy in &package.shadowed {
         notes.push(format!(

@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# Side-by-side timing of `envdoctor probe` (warm and cold interpreter cache) against
+# `pip list`, `pip freeze` and, when installed, `uv pip list`, all on one interpreter.
+# It only measures and prints; there are no thresholds.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+Usage: bench/probe.sh [--python PY] [--runs N] [--envdoctor PATH]
+
+Times, on the same Python environment and interleaved round by round:
+  envdoctor probe --format json             (warm: interpreter answer cached)
+  envdoctor probe --format json --no-cache  (cold: asks the interpreter)
+  PY -m pip list --format=json --disable-pip-version-check
+  PY -m pip freeze --disable-pip-version-check
+  uv pip list --python PY                   (only when uv is on PATH)
+and prints median/min/max wall time, peak RSS and the speed-up over pip list.
+
+  --python PY       interpreter to measure (default: python3). It is resolved once to the
+                    real executable (sys.executable), so wrappers such as pyenv shims add
+                    nothing to any tool's time; every tool gets the resolved path.
+  --runs N          timed rounds, after one discarded warm-up round (default: 15)
+  --envdoctor PATH  envdoctor binary (default: target/release/envdoctor, built if missing)
+EOF
+}
+
+die() {
+    echo "bench/probe.sh: $*" >&2
+    exit 1
+}
+
+python_arg=python3
+runs=15
+envdoctor=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -h | --help) usage; exit 0 ;;
+        --python) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; python_arg="$2"; shift 2 ;;
+        --python=*) python_arg="${1#*=}"; shift ;;
+        --runs) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; runs="$2"; shift 2 ;;
+        --runs=*) runs="${1#*=}"; shift ;;
+        --envdoctor) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; envdoctor="$2"; shift 2 ;;
+        --envdoctor=*) envdoctor="${1#*=}"; shift ;;
+        *) echo "bench/probe.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "--runs needs a positive whole number, not '$runs'"
+
+repo_root="$(cd "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Resolve the interpreter once: a pyenv shim is a bash script costing ~100 ms per call.
+python_found="$(command -v -- "$python_arg" 2>/dev/null)" || die "interpreter '$python_arg' not found"
+py="$("$python_found" -c 'import sys; print(sys.executable)')" ||
+    die "'$python_found' did not run: it is not a working Python"
+[[ -n "$py" && -x "$py" ]] || die "'$python_found' reports sys.executable '$py', which is not executable"
+
+if [[ -z "$envdoctor" ]]; then
+    envdoctor="$repo_root/target/release/envdoctor"
+    if [[ ! -x "$envdoctor" ]]; then
+        command -v cargo >/dev/null 2>&1 || die "$envdoctor is missing and cargo is not on PATH to build it"
+        echo "building envdoctor (cargo build --release)..." >&2
+        (cd "$repo_root" && cargo build --release --quiet) || die "cargo build --release failed"
+    fi
+fi
+[[ "$envdoctor" == */* ]] || envdoctor="$(command -v -- "$envdoctor")" || die "envdoctor '$envdoctor' not found"
+[[ -x "$envdoctor" ]] || die "envdoctor binary '$envdoctor' is not executable"
+envdoctor="$(cd "$(dirname -- "$envdoctor")" && pwd)/$(basename -- "$envdoctor")"
+
+uv="$(command -v uv 2>/dev/null || true)"
+gnu_time=""
+if [[ -x /usr/bin/time ]] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
+    gnu_time=/usr/bin/time
+fi
+
+# envdoctor's interpreter cache lives in a directory private to this run, so the
+# benchmark neither depends on nor disturbs the user's cache, and can check that
+# every warm run really was a cache hit.
+cache_home="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench.XXXXXX")"
+trap 'rm -rf "$cache_home"' EXIT
+unset ENVDOCTOR_NO_CACHE
+
+harness="$(cat <<'PYEOF'
+import gc, json, os, platform, resource, statistics, subprocess, sys, tempfile, time
+
+if sys.version_info < (3, 8):
+    sys.exit("bench/probe.sh: the timing harness needs Python 3.8 or newer (os.posix_spawn)")
+
+py, envdoctor, uv, gnu_time, cache_home, python_found = sys.argv[1:7]
+runs = int(sys.argv[7])
+nproc = sys.argv[8]
+
+base_env = dict(os.environ)
+envdoctor_env = dict(base_env, XDG_CACHE_HOME=cache_home)
+
+# (label, argv, env)
+tools = [
+    ("envdoctor (warm)", [envdoctor, "probe", "--format", "json", "--python", py], envdoctor_env),
+    ("envdoctor (cold)", [envdoctor, "probe", "--format", "json", "--no-cache", "--python", py], envdoctor_env),
+    ("pip list", [py, "-m", "pip", "list", "--format=json", "--disable-pip-version-check"], base_env),
+    ("pip freeze", [py, "-m", "pip", "freeze", "--disable-pip-version-check"], base_env),
+]
+if uv:
+    tools.append(("uv pip list", [uv, "pip", "list", "--python", py], base_env))
+
+err_file = tempfile.TemporaryFile()
+
+
+def fail(label, argv, what, stderr=b""):
+    tail = stderr.decode(errors="replace").strip().splitlines()[-15:]
+    print(f"\nbench/probe.sh: {label} failed ({what})", file=sys.stderr)
+    print("  command: " + " ".join(argv), file=sys.stderr)
+    for line in tail:
+        print("  | " + line, file=sys.stderr)
+    sys.exit(1)
+
+
+def describe(status):
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def timed_run(label, argv, env):
+    """Wall time of one run, in ns: clock read right before spawn and right after reaping.
+    posix_spawn (vfork+exec) and wait4 are all the harness adds; see the /bin/true floor."""
+    err_file.seek(0)
+    err_file.truncate()
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_DUP2, err_file.fileno(), 2),
+    ]
+    start = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+    _, status, _ = os.wait4(pid, 0)
+    elapsed = time.perf_counter_ns() - start
+    if status != 0:
+        err_file.seek(0)
+        fail(label, argv, describe(status), err_file.read())
+    return elapsed
+
+
+def run_capture(label, argv, env):
+    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True)
+    if done.returncode != 0:
+        fail(label, argv, f"exit status {done.returncode}", done.stderr)
+    return done.stdout
+
+
+def peak_rss_kb(label, argv, env):
+    """Peak RSS of one run, as the kernel reports it to the parent (ru_maxrss from wait4):
+    the largest single process among the tool and the children it waited for."""
+    if gnu_time:
+        with tempfile.NamedTemporaryFile("r") as out:
+            done = subprocess.run([gnu_time, "-f", "%M", "-o", out.name] + argv, env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
+            if done.returncode != 0:
+                fail(label, argv, f"exit status {done.returncode} under {gnu_time}", done.stderr)
+            return int(out.read().strip().splitlines()[-1])
+    # No GNU time: a fresh Python whose only child is the tool reports its RUSAGE_CHILDREN.
+    probe = ("import resource, subprocess, sys\n"
+             "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=True)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([py, "-c", probe] + argv, env=env, capture_output=True)
+    if done.returncode != 0:
+        fail(label, argv, "exit status under the RSS probe", done.stderr)
+    return int(done.stdout.split()[-1])
+
+
+def own_hwm_kb(argv, env, tries=5):
+    """envdoctor's own peak RSS when it has a Python child: wait4 reports the larger of
+    the two, so sample envdoctor's VmHWM from /proc until its memory is gone."""
+    best = 0
+    for _ in range(tries):
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        path, last = f"/proc/{proc.pid}/status", 0
+        while True:
+            try:
+                with open(path, "rb") as handle:
+                    text = handle.read()
+            except OSError:
+                break
+            at = text.find(b"VmHWM:")
+            if at < 0:
+                break
+            last = int(text[at + 6:].split()[0])
+        if proc.wait() != 0:
+            return None
+        best = max(best, last)
+    return best
+
+
+def cache_state():
+    directory = os.path.join(cache_home, "envdoctor", "interpreters")
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return None
+    state = []
+    for name in names:
+        st = os.stat(os.path.join(directory, name))
+        state.append((name, st.st_ino, st.st_mtime_ns, st.st_size))
+    return state
+
+
+# ---- header -------------------------------------------------------------------------
+version = run_capture("python", [py, "-c", "import platform; print(platform.python_version())"], base_env).decode().strip()
+pip_version = run_capture("pip", [py, "-m", "pip", "--version", "--disable-pip-version-check"], base_env).decode().split()[1]
+pip_count = len(json.loads(run_capture("pip list", tools[2][1], base_env)))
+# First envdoctor run: fills the cache for the warm runs, and counts what envdoctor sees.
+snapshot = json.loads(run_capture("envdoctor", tools[0][1], envdoctor_env))
+envdoctor_count = len(snapshot.get("packages", []))
+envdoctor_version = run_capture("envdoctor", [envdoctor, "--version"], base_env).decode().strip()
+warm_cache = cache_state()
+if not warm_cache:
+    print("warning: envdoctor wrote no interpreter cache entry; its 'warm' runs will be cold", file=sys.stderr)
+
+gc.disable()
+floor = sorted(timed_run("/bin/true", ["/bin/true"], base_env) for _ in range(51))
+floor_ms = statistics.median(floor) / 1e6
+
+resolved_note = "" if python_found == py else f"  (resolved once from {python_found})"
+print("envdoctor probe benchmark")
+print(f"  date          {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+print(f"  machine       {platform.node()}, {platform.system()} {platform.release()} {platform.machine()}, nproc {nproc}")
+print(f"  interpreter   {py}{resolved_note}")
+print(f"  python        {version} ({platform.python_implementation()}), pip {pip_version}")
+print(f"  distributions {pip_count} (pip list), {envdoctor_count} (envdoctor)")
+print(f"  envdoctor     {envdoctor} ({envdoctor_version})")
+print(f"  rounds        {runs} timed, interleaved round-robin (start rotating), after 1 discarded warm-up round")
+print(f"  harness floor {floor_ms:.2f} ms median to posix_spawn+wait4 /bin/true (included in every time below)")
+print(f"  uv            {uv}" if uv else "  uv: not installed, skipped")
+print(flush=True)
+
+# ---- timing ---------------------------------------------------------------------------
+times = {label: [] for label, _, _ in tools}
+for round_number in range(runs + 1):
+    shift = round_number % len(tools)
+    for label, argv, env in tools[shift:] + tools[:shift]:
+        elapsed = timed_run(label, argv, env)
+        if round_number > 0:  # round 0 is the warm-up
+            times[label].append(elapsed)
+gc.enable()
+
+cache_ok = cache_state() == warm_cache and bool(warm_cache)
+
+# ---- memory -----------------------------------------------------------------------------
+rss = {label: peak_rss_kb(label, argv, env) for label, argv, env in tools}
+cold_argv, cold_env = tools[1][1], tools[1][2]
+cold_own = own_hwm_kb(cold_argv, cold_env)
+
+# ---- report -----------------------------------------------------------------------------
+pip_median = statistics.median(times["pip list"])
+rss_source = f"{gnu_time} -f %M" if gnu_time else "getrusage(RUSAGE_CHILDREN).ru_maxrss"
+headers = ("tool", "median ms", "min ms", "max ms", "peak RSS MiB", "pip list / tool")
+rows = []
+for label, _, _ in tools:
+    samples = times[label]
+    median = statistics.median(samples)
+    peak = f"{rss[label] / 1024:.1f}"
+    if label == "envdoctor (cold)" and cold_own:
+        peak = f"*{cold_own / 1024:.1f}"
+    rows.append((label, f"{median / 1e6:.1f}", f"{min(samples) / 1e6:.1f}", f"{max(samples) / 1e6:.1f}",
+                 peak, f"{pip_median / median:.1f}x"))
+widths = [max(len(str(row[i])) for row in rows + [headers]) for i in range(len(headers))]
+def line(cells):
+    return "  ".join(str(cell).ljust(widths[0]) if i == 0 else str(cell).rjust(widths[i])
+                     for i, cell in enumerate(cells))
+print(line(headers))
+print(line("-" * w for w in widths))
+for row in rows:
+    print(line(row))
+print()
+for label, _, _ in tools:
+    if label != "pip list":
+        print(f"  pip list / {label} = {pip_median / statistics.median(times[label]):.1f}x")
+print()
+print("notes:")
+print(f"  peak RSS: one separate run each, via {rss_source} (the largest single process the tool waited for).")
+if cold_own:
+    child = rss["envdoctor (cold)"]
+    if child > cold_own:
+        print(f"  *envdoctor (cold): envdoctor's own peak, sampled from /proc VmHWM (can read slightly low);"
+              f" its Python child, a separate process, peaked at {child / 1024:.1f} MiB (ru_maxrss).")
+    else:
+        print(f"  *envdoctor (cold): envdoctor's own peak, sampled from /proc VmHWM (can read slightly low);"
+              f" its Python child stayed at or below that.")
+print("  envdoctor (warm): " + ("every warm run was a cache hit (cache entry untouched)." if cache_ok
+      else "WARNING: the cache entry changed during the runs, so some 'warm' runs were not cache hits."))
+print("  commands:")
+for label, argv, _ in tools:
+    print(f"    {label}: {' '.join(argv)}")
+print()
+warm_ratio = pip_median / statistics.median(times["envdoctor (warm)"])
+cold_ratio = pip_median / statistics.median(times["envdoctor (cold)"])
+print(f"headline: pip list / envdoctor (warm) = {warm_ratio:.1f}x, pip list / envdoctor (cold) = {cold_ratio:.1f}x")
+PYEOF
+)"
+
+"$py" -c "$harness" "$py" "$envdoctor" "$uv" "$gnu_time" "$cache_home" "$python_found" "$runs" "$(nproc)"

@@ -1,0 +1,125 @@
+//! Shared pieces of the integration tests: the binary, real interpreters, real
+//! virtual environments, and real pip.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The envdoctor binary, with its interpreter cache in `cache` so tests do not
+/// share state with each other or with the user.
+pub fn envdoctor(cache: &Path) -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::cargo_bin("envdoctor").unwrap();
+    command
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("CONDA_PREFIX")
+        .env_remove("PYTHONPATH");
+    command
+}
+
+/// The machine's own `python3`, resolved once to the real executable behind
+/// any shim.
+pub fn system_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let output = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 must be on PATH to run the tests");
+        PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+    })
+}
+
+/// Runs a command that must succeed, with pip kept off the network.
+pub fn run(command: &mut Command) -> String {
+    command
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    let output = command.output().unwrap_or_else(|error| panic!("{command:?}: {error}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+pub fn create_venv(path: &Path, with_pip: bool) -> PathBuf {
+    let mut command = Command::new(system_python());
+    command.args(["-m", "venv"]);
+    if !with_pip {
+        command.arg("--without-pip");
+    }
+    run(command.arg(path));
+    path.join("bin/python")
+}
+
+pub fn site_packages(python: &Path) -> PathBuf {
+    PathBuf::from(
+        run(Command::new(python).args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])).trim(),
+    )
+}
+
+/// A project that pip can build offline with the in-tree backend of
+/// `tests/fixtures/intree_backend.py`.
+pub fn write_project(directory: &Path, name: &str, version: &str) -> PathBuf {
+    std::fs::create_dir_all(directory).unwrap();
+    std::fs::write(
+        directory.join("intree_backend.py"),
+        include_str!("../fixtures/intree_backend.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        directory.join("pyproject.toml"),
+        format!(
+            "[build-system]\nrequires = []\nbuild-backend = \"intree_backend\"\nbackend-path = [\".\"]\n\n\
+[project]\nname = \"{name}\"\nversion = \"{version}\"\n"
+        ),
+    )
+    .unwrap();
+    directory.to_path_buf()
+}
+
+pub fn normalize(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let mut normalized = String::new();
+    for part in lower.split(['-', '_', '.']).filter(|part| !part.is_empty()) {
+        if !normalized.is_empty() {
+            normalized.push('-');
+        }
+        normalized.push_str(part);
+    }
+    normalized
+}
+
+/// (normalized name, version) of every package in a `pip list --format=json` or
+/// in a Snapshot's `packages`.
+pub fn name_versions(packages: &Value) -> BTreeSet<(String, String)> {
+    packages
+        .as_array()
+        .expect("an array of packages")
+        .iter()
+        .map(|package| {
+            (
+                normalize(package["name"].as_str().unwrap()),
+                package["version"].as_str().unwrap_or("<none>").to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn pip_list(python: &Path, extra_env: &[(&str, &Path)]) -> Value {
+    let mut command = Command::new(python);
+    command.args(["-m", "pip", "list", "--format=json"]);
+    for (name, value) in extra_env {
+        command.env(name, value);
+    }
+    serde_json::from_str(&run(&mut command)).unwrap()
+}

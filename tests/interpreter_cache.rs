@@ -1,0 +1,114 @@
+//! The interpreter's answer is reused between runs only while it is still true.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+fn probe(cache: &Path, python: &Path, arguments: &[&str], pythonpath: Option<&Path>) -> Value {
+    let mut command = envdoctor(cache);
+    command
+        .args(["probe", "--format", "json", "--python"])
+        .arg(python)
+        .args(arguments);
+    if let Some(pythonpath) = pythonpath {
+        command.env("PYTHONPATH", pythonpath);
+    }
+    serde_json::from_slice(&command.assert().success().get_output().stdout).unwrap()
+}
+
+fn cache_files(cache: &Path) -> Vec<PathBuf> {
+    let directory = cache.join("envdoctor/interpreters");
+    std::fs::read_dir(directory)
+        .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
+        .unwrap_or_default()
+}
+
+/// Rewrites the cached answer's version, so that a run which uses the cache
+/// can be told from one that asked the interpreter.
+fn mark_cached_answer(cache: &Path) {
+    let files = cache_files(cache);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mut entry: Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    entry["answer"]["version"] = Value::from("0.0-from-cache");
+    std::fs::write(&files[0], serde_json::to_vec(&entry).unwrap()).unwrap();
+}
+
+#[test]
+fn a_valid_answer_is_reused_and_no_cache_asks_again() {
+    let root = tempfile::tempdir().unwrap();
+    let python = create_venv(&root.path().join("venv"), false);
+    let cache = root.path().join("cache");
+    let asked = probe(&cache, &python, &[], None);
+    mark_cached_answer(&cache);
+    assert_eq!(probe(&cache, &python, &[], None)["python"]["version"], "0.0-from-cache");
+    assert_eq!(
+        probe(&cache, &python, &["--no-cache"], None)["python"]["version"],
+        asked["python"]["version"]
+    );
+}
+
+#[test]
+fn a_new_pth_file_is_seen_at_once() {
+    let root = tempfile::tempdir().unwrap();
+    let python = create_venv(&root.path().join("venv"), false);
+    let cache = root.path().join("cache");
+    probe(&cache, &python, &[], None);
+    mark_cached_answer(&cache);
+
+    let extra = root.path().join("extra");
+    std::fs::create_dir_all(extra.join("late_arrival-1.0.dist-info")).unwrap();
+    std::fs::write(
+        extra.join("late_arrival-1.0.dist-info/METADATA"),
+        "Name: late-arrival\nVersion: 1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        site_packages(&python).join("extra.pth"),
+        format!("{}\n", extra.display()),
+    )
+    .unwrap();
+
+    let snapshot = probe(&cache, &python, &[], None);
+    assert_ne!(
+        snapshot["python"]["version"], "0.0-from-cache",
+        "the stale answer was used"
+    );
+    assert!(
+        snapshot["python"]["sys_path"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from(extra.to_str().unwrap()))
+    );
+    assert!(name_versions(&snapshot["packages"]).contains(&("late-arrival".to_string(), "1.0".to_string())));
+}
+
+#[test]
+fn a_changed_pythonpath_is_a_different_question() {
+    let root = tempfile::tempdir().unwrap();
+    let python = create_venv(&root.path().join("venv"), false);
+    let cache = root.path().join("cache");
+    probe(&cache, &python, &[], None);
+    mark_cached_answer(&cache);
+    let elsewhere = root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let snapshot = probe(&cache, &python, &[], Some(&elsewhere));
+    assert_eq!(
+        snapshot["python"]["sys_path"][0],
+        Value::from(elsewhere.to_str().unwrap())
+    );
+}
+
+#[test]
+fn a_shim_script_is_never_cached() {
+    // pyenv-style shims choose their interpreter at run time.
+    let root = tempfile::tempdir().unwrap();
+    let shim = root.path().join("python3");
+    std::fs::write(&shim, format!("#!/bin/sh\nexec {} \"$@\"\n", system_python().display())).unwrap();
+    std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let cache = root.path().join("cache");
+    probe(&cache, &shim, &[], None);
+    assert!(cache_files(&cache).is_empty());
+}

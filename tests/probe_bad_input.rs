@@ -1,0 +1,247 @@
+//! Bad input gets one clear line and the documented exit code, never a panic.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+fn executable_script(directory: &Path, name: &str, body: &str) -> PathBuf {
+    let path = directory.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Runs `envdoctor probe` expecting exit 2 and returns its one line of stderr.
+fn probe_fails(arguments: &[&str], configure: impl FnOnce(&mut assert_cmd::Command)) -> String {
+    let cache = tempfile::tempdir().unwrap();
+    let mut command = envdoctor(cache.path());
+    command.arg("probe").args(arguments);
+    configure(&mut command);
+    let output = command.assert().code(2).get_output().clone();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line, not: {stderr}");
+    assert!(output.stdout.is_empty(), "nothing half-written to stdout");
+    stderr
+}
+
+#[test]
+fn a_missing_interpreter() {
+    let stderr = probe_fails(&["--python", "/nonexistent/bin/python"], |_| {});
+    assert_eq!(
+        stderr,
+        "envdoctor: error: Python interpreter `/nonexistent/bin/python` does not exist\n"
+    );
+    let stderr = probe_fails(&["--python", "python-envdoctor-nonexistent"], |_| {});
+    assert!(
+        stderr.contains("`python-envdoctor-nonexistent` is not on PATH"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_virtual_env_variable_pointing_nowhere() {
+    let stderr = probe_fails(&[], |command| {
+        command.env("VIRTUAL_ENV", "/nonexistent/venv");
+    });
+    assert!(stderr.contains("VIRTUAL_ENV is set to `/nonexistent/venv`"), "{stderr}");
+}
+
+#[test]
+fn an_executable_that_is_not_python() {
+    let directory = tempfile::tempdir().unwrap();
+    let greeter = executable_script(directory.path(), "greeter", "echo hello");
+    let stderr = probe_fails(&["--python", greeter.to_str().unwrap()], |_| {});
+    assert!(
+        stderr.contains("is not a Python interpreter: it printed `hello`"),
+        "{stderr}"
+    );
+
+    let data = directory.path().join("data.txt");
+    std::fs::write(&data, "not a program").unwrap();
+    let stderr = probe_fails(&["--python", data.to_str().unwrap()], |_| {});
+    assert!(stderr.contains("could not be run: Permission denied"), "{stderr}");
+
+    let stderr = probe_fails(&["--python", directory.path().to_str().unwrap()], |_| {});
+    assert!(stderr.contains("is a directory, not a Python interpreter"), "{stderr}");
+}
+
+#[test]
+fn a_python_that_crashes_at_start_up() {
+    // A real interpreter, killed by SIGSEGV from its sitecustomize, as a broken
+    // native extension imported from a .pth file would.
+    let directory = tempfile::tempdir().unwrap();
+    std::fs::write(
+        directory.path().join("sitecustomize.py"),
+        "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+    )
+    .unwrap();
+    let stderr = probe_fails(&["--python", system_python().to_str().unwrap()], |command| {
+        command.env("PYTHONPATH", directory.path());
+    });
+    assert!(stderr.contains("failed with signal SIGSEGV"), "{stderr}");
+}
+
+#[test]
+fn a_python_that_exits_with_an_error() {
+    let directory = tempfile::tempdir().unwrap();
+    let failing = executable_script(
+        directory.path(),
+        "python",
+        "echo 'Fatal Python error: init_fs_encoding' >&2; exit 1",
+    );
+    let stderr = probe_fails(&["--python", failing.to_str().unwrap()], |_| {});
+    assert!(
+        stderr.contains("failed with exit status 1: Fatal Python error: init_fs_encoding"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_interpreter_that_hangs_is_killed_at_the_default_deadline() {
+    let directory = tempfile::tempdir().unwrap();
+    // The child `sleep` holds the output pipe too: only killing the group ends it.
+    let hanging = executable_script(directory.path(), "python", "sleep 60 & sleep 60");
+    let started = Instant::now();
+    let stderr = probe_fails(&["--python", hanging.to_str().unwrap()], |_| {});
+    let elapsed = started.elapsed();
+    assert!(stderr.contains("did not answer within 10 s and was killed"), "{stderr}");
+    assert!(
+        elapsed >= Duration::from_secs(10) && elapsed < Duration::from_secs(30),
+        "{elapsed:?}"
+    );
+
+    let stderr = probe_fails(
+        &["--python", hanging.to_str().unwrap(), "--python-timeout", "0.5"],
+        |_| {},
+    );
+    assert!(stderr.contains("did not answer within 0.5 s"), "{stderr}");
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let cache = tempfile::tempdir().unwrap();
+    envdoctor(cache.path())
+        .args(["probe", "--format", "xml"])
+        .assert()
+        .code(2);
+    envdoctor(cache.path())
+        .args(["probe", "--python-timeout", "-1"])
+        .assert()
+        .code(2);
+    envdoctor(cache.path()).arg("no-such-command").assert().code(2);
+}
+
+#[test]
+fn an_output_file_that_cannot_be_written() {
+    let stderr = probe_fails(
+        &[
+            "--python",
+            system_python().to_str().unwrap(),
+            "-o",
+            "/nonexistent/dir/node.json",
+        ],
+        |_| {},
+    );
+    assert!(stderr.contains("cannot write `/nonexistent/dir/node.json`"), "{stderr}");
+}
+
+/// Broken metadata is a problem of its package: the probe succeeds and says so.
+#[test]
+fn broken_metadata_and_unreadable_directories_are_reported_not_fatal() {
+    let directory = tempfile::tempdir().unwrap();
+    let broken = directory.path().join("broken");
+    for (name, content) in [
+        (
+            "latin1-1.0.dist-info/METADATA",
+            &b"Metadata-Version: 2.1\nName: latin1\nVersion: 1.0\nAuthor: Jos\xe9\n"[..],
+        ),
+        (
+            "noversion-1.0.dist-info/METADATA",
+            b"Metadata-Version: 2.1\nName: noversion\n",
+        ),
+    ] {
+        let path = broken.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    // A METADATA that cannot be read at all (a directory where a file belongs).
+    std::fs::create_dir_all(broken.join("unreadable-2.0.dist-info/METADATA")).unwrap();
+    // A sys.path entry that cannot be listed: a symbolic link loop (unreadable
+    // even for root, who can list a mode-000 directory).
+    let looping = directory.path().join("loop");
+    std::os::unix::fs::symlink(&looping, &looping).unwrap();
+    let pythonpath = std::env::join_paths([&broken, &looping]).unwrap();
+
+    let cache = tempfile::tempdir().unwrap();
+    let output = envdoctor(cache.path())
+        .args(["probe", "--format", "json", "--python"])
+        .arg(system_python())
+        .env("PYTHONPATH", &pythonpath)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let snapshot: Value = serde_json::from_slice(&output).unwrap();
+    let package = |name: &str| {
+        snapshot["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} missing"))
+    };
+    assert_eq!(package("latin1")["version"], "1.0");
+    assert!(
+        package("latin1")["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("line 4: invalid UTF-8")
+    );
+    assert_eq!(package("noversion")["version"], Value::Null);
+    assert!(
+        package("noversion")["problems"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("no Version field")
+    );
+    assert!(
+        package("unreadable")["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("cannot read")
+    );
+    let scan_problem = &snapshot["package_scan_problems"][0];
+    assert_eq!(scan_problem["path"], Value::from(looping.to_str().unwrap()));
+    assert!(
+        scan_problem["problem"]
+            .as_str()
+            .unwrap()
+            .contains("cannot list directory"),
+        "{scan_problem}"
+    );
+
+    // The text form names the problems too.
+    let text = envdoctor(cache.path())
+        .args(["probe", "--python"])
+        .arg(system_python())
+        .env("PYTHONPATH", &pythonpath)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("noversion: ") && text.contains("no Version field"),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'), "no colour when not a terminal");
+}
