@@ -80,7 +80,7 @@ trap 'rm -rf "$cache_home"' EXIT
 unset ENVDOCTOR_NO_CACHE
 
 harness="$(cat <<'PYEOF'
-import gc, json, os, platform, resource, statistics, subprocess, sys, tempfile, time
+import gc, json, os, platform, statistics, subprocess, sys, tempfile, time
 
 if sys.version_info < (3, 8):
     sys.exit("bench/probe.sh: the timing harness needs Python 3.8 or newer (os.posix_spawn)")
@@ -247,9 +247,21 @@ gc.enable()
 cache_ok = cache_state() == warm_cache and bool(warm_cache)
 
 # ---- memory -----------------------------------------------------------------------------
-rss = {label: peak_rss_kb(label, argv, env) for label, argv, env in tools}
-cold_argv, cold_env = tools[1][1], tools[1][2]
-cold_own = own_hwm_kb(cold_argv, cold_env)
+# ru_maxrss survives exec, so a child first carries its launcher's peak (Python's, in
+# the fallback): a figure at the launcher's floor says nothing about the tool itself.
+rss_floor = peak_rss_kb("/bin/true", ["/bin/true"], base_env)
+rss, sampled, child_rss = {}, set(), {}
+for label, argv, env in tools:
+    measured = peak_rss_kb(label, argv, env)
+    if label == "envdoctor (cold)" or measured <= rss_floor * 1.02:
+        own = own_hwm_kb(argv, env)
+        if own:
+            rss[label] = own
+            sampled.add(label)
+            if measured > max(own, rss_floor * 1.02):
+                child_rss[label] = measured
+            continue
+    rss[label] = measured
 
 # ---- report -----------------------------------------------------------------------------
 pip_median = statistics.median(times["pip list"])
@@ -259,9 +271,7 @@ rows = []
 for label, _, _ in tools:
     samples = times[label]
     median = statistics.median(samples)
-    peak = f"{rss[label] / 1024:.1f}"
-    if label == "envdoctor (cold)" and cold_own:
-        peak = f"*{cold_own / 1024:.1f}"
+    peak = ("*" if label in sampled else "") + f"{rss[label] / 1024:.1f}"
     rows.append((label, f"{median / 1e6:.1f}", f"{min(samples) / 1e6:.1f}", f"{max(samples) / 1e6:.1f}",
                  peak, f"{pip_median / median:.1f}x"))
 widths = [max(len(str(row[i])) for row in rows + [headers]) for i in range(len(headers))]
@@ -278,15 +288,15 @@ for label, _, _ in tools:
         print(f"  pip list / {label} = {pip_median / statistics.median(times[label]):.1f}x")
 print()
 print("notes:")
-print(f"  peak RSS: one separate run each, via {rss_source} (the largest single process the tool waited for).")
-if cold_own:
-    child = rss["envdoctor (cold)"]
-    if child > cold_own:
-        print(f"  *envdoctor (cold): envdoctor's own peak, sampled from /proc VmHWM (can read slightly low);"
-              f" its Python child, a separate process, peaked at {child / 1024:.1f} MiB (ru_maxrss).")
-    else:
-        print(f"  *envdoctor (cold): envdoctor's own peak, sampled from /proc VmHWM (can read slightly low);"
-              f" its Python child stayed at or below that.")
+print(f"  peak RSS: one separate run each, via {rss_source}, which reports the largest single process"
+      f" the tool waited for (floor on /bin/true: {rss_floor / 1024:.1f} MiB).")
+if sampled:
+    print("  *: the tool's own process only, sampled from /proc/PID/status VmHWM (can read slightly low).")
+for label in sampled:
+    if label in child_rss:
+        print(f"  {label}: its child process (the Python it asks) peaked at {child_rss[label] / 1024:.1f} MiB.")
+    elif label == "envdoctor (cold)":
+        print(f"  {label}: its Python child's peak was not above envdoctor's own or the floor, so not separable.")
 print("  envdoctor (warm): " + ("every warm run was a cache hit (cache entry untouched)." if cache_ok
       else "WARNING: the cache entry changed during the runs, so some 'warm' runs were not cache hits."))
 print("  commands:")

@@ -53,6 +53,7 @@ pub struct ProbeArgs {
     #[command(flatten)]
     pub python: PythonArgs,
 
+    /// `text` for people; `json` for tools (schema `envdoctor.snapshot/1`).
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
     pub format: SnapshotFormat,
 

@@ -179,66 +179,48 @@ fn broken_metadata_and_unreadable_directories_are_reported_not_fatal() {
     let pythonpath = std::env::join_paths([&broken, &looping]).unwrap();
 
     let cache = tempfile::tempdir().unwrap();
-    let output = envdoctor(cache.path())
-        .args(["probe", "--format", "json", "--python"])
-        .arg(system_python())
-        .env("PYTHONPATH", &pythonpath)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let snapshot: Value = serde_json::from_slice(&output).unwrap();
-    let package = |name: &str| {
+    let probe = |format: &str| {
+        let output = envdoctor(cache.path())
+            .args(["probe", "--format", format, "--python"])
+            .arg(system_python())
+            .env("PYTHONPATH", &pythonpath)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(output).unwrap()
+    };
+    let snapshot: Value = serde_json::from_str(&probe("json")).unwrap();
+    let first_problem = |name: &str| {
+        let packages = snapshot["packages"].as_array().unwrap();
+        let package = packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing"));
+        package["problems"][0].as_str().unwrap_or_default().to_string()
+    };
+    let version = |name: &str| {
         snapshot["packages"]
             .as_array()
             .unwrap()
             .iter()
             .find(|p| p["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("{name} missing"))
+            .unwrap()["version"]
+            .clone()
     };
-    assert_eq!(package("latin1")["version"], "1.0");
-    assert!(
-        package("latin1")["problems"][0]
-            .as_str()
-            .unwrap()
-            .contains("line 4: invalid UTF-8")
-    );
-    assert_eq!(package("noversion")["version"], Value::Null);
-    assert!(
-        package("noversion")["problems"][0]
-            .as_str()
-            .unwrap()
-            .ends_with("no Version field")
-    );
-    assert!(
-        package("unreadable")["problems"][0]
-            .as_str()
-            .unwrap()
-            .contains("cannot read")
-    );
+    assert_eq!(version("latin1"), "1.0");
+    assert!(first_problem("latin1").contains("line 4: invalid UTF-8"));
+    assert_eq!(version("noversion"), Value::Null);
+    assert!(first_problem("noversion").ends_with("no Version field"));
+    assert!(first_problem("unreadable").contains("cannot read"));
     let scan_problem = &snapshot["package_scan_problems"][0];
     assert_eq!(scan_problem["path"], Value::from(looping.to_str().unwrap()));
-    assert!(
-        scan_problem["problem"]
-            .as_str()
-            .unwrap()
-            .contains("cannot list directory"),
-        "{scan_problem}"
-    );
+    let scan_problem_text = scan_problem["problem"].as_str().unwrap();
+    assert!(scan_problem_text.contains("cannot list directory"), "{scan_problem}");
 
     // The text form names the problems too.
-    let text = envdoctor(cache.path())
-        .args(["probe", "--python"])
-        .arg(system_python())
-        .env("PYTHONPATH", &pythonpath)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(text).unwrap();
+    let text = probe("text");
     assert!(
         text.contains("noversion: ") && text.contains("no Version field"),
         "{text}"

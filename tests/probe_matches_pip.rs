@@ -169,3 +169,22 @@ fn the_machine_python() {
     assert_eq!(name_versions(&snapshot["packages"]), name_versions(&pip));
     assert!(!name_versions(&pip).is_empty());
 }
+
+#[test]
+fn unusual_path_names_survive_the_interpreter_answer() {
+    let root = tempfile::tempdir().unwrap();
+    let odd = root.path().join("café \"quoted\" back\\slash 😀");
+    std::fs::create_dir_all(odd.join("odd_pkg-1.0.dist-info")).unwrap();
+    std::fs::write(
+        odd.join("odd_pkg-1.0.dist-info/METADATA"),
+        "Name: odd-pkg\nVersion: 1.0\n",
+    )
+    .unwrap();
+    let snapshot = probe_json(
+        &root.path().join("cache"),
+        system_python(),
+        &[("PYTHONPATH", odd.as_path())],
+    );
+    assert_eq!(snapshot["python"]["sys_path"][0], Value::from(odd.to_str().unwrap()));
+    assert_eq!(snapshot["packages"][0]["location"], Value::from(odd.to_str().unwrap()));
+}

@@ -3,10 +3,47 @@
 # It runs with `site` enabled, as a training job would, so PYTHONPATH, .pth files,
 # user site-packages and sitecustomize all shape the sys.path it reports. It prints
 # exactly one JSON object as its last line of stdout. It must run on any Python 3,
-# so it avoids f-strings and imports nothing that is slow to import.
-import json
+# so it avoids f-strings. It imports nothing that `site` has not already loaded:
+# `import json` alone would pull in `re` and `enum` and cost more than the rest of
+# the script, so it carries its own small JSON encoder.
 import os
 import sys
+
+
+def to_json(value):
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(to_json(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(quote(key) + ":" + to_json(item) for key, item in value.items()) + "}"
+    raise TypeError("cannot encode %r" % (value,))
+
+
+def quote(text):
+    parts = []
+    for character in text:
+        code = ord(character)
+        if character in '"\\':
+            parts.append("\\" + character)
+        elif 0x20 <= code < 0x7F:
+            parts.append(character)
+        elif code > 0xFFFF:
+            code -= 0x10000
+            parts.append("\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)))
+        elif 0xD800 <= code <= 0xDFFF:
+            # A lone surrogate: an undecodable byte in a path (surrogateescape).
+            # JSON cannot carry it; U+FFFD marks the spot.
+            parts.append("\\ufffd")
+        else:
+            parts.append("\\u%04x" % code)
+    return '"' + "".join(parts) + '"'
 
 
 def listdir_pth(directory):
@@ -19,8 +56,8 @@ def listdir_pth(directory):
 
 def main():
     if sys.version_info < (3, 6):
-        print(json.dumps({"result": "error", "kind": "unsupported_version",
-                          "version": sys.version.split()[0]}))
+        print(to_json({"result": "error", "kind": "unsupported_version",
+                       "version": sys.version.split()[0]}))
         return
     import site
 
@@ -41,7 +78,7 @@ def main():
         if loaded is not None and getattr(loaded, "__file__", None):
             customize.append(loaded.__file__)
 
-    print(json.dumps({
+    print(to_json({
         "result": "success",
         "executable": sys.executable,
         "version": sys.version.split()[0],

@@ -30,7 +30,7 @@ pub fn snapshot(options: &PythonOptions) -> Result<Snapshot, python::Interpreter
         python: Python {
             is_virtual_env: answer.prefix != answer.base_prefix,
             executable: answer.executable,
-            invoked: located.path,
+            invoked: std::path::absolute(&located.path).unwrap_or(located.path),
             origin: located.origin,
             version: answer.version,
             implementation: answer.implementation,

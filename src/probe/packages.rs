@@ -217,11 +217,23 @@ fn keep_first_on_path(found: Vec<Package>) -> Vec<Package> {
     let mut index_of: HashMap<String, usize> = HashMap::new();
     for package in found {
         match index_of.get(&package.normalized_name) {
-            Some(&index) => winners[index].shadowed.push(ShadowedCopy {
-                version: package.version,
-                location: package.location,
-                metadata_path: package.metadata_path,
-            }),
+            Some(&index) => {
+                let winner = &mut winners[index];
+                if winner.location == package.location {
+                    // Typically an upgrade that was interrupted: which copy Python
+                    // resolves depends on directory order, so neither can be trusted.
+                    winner.problems.push(format!(
+                        "a second copy, version {}, is in the same directory ({}): a broken install",
+                        package.version.as_deref().unwrap_or("unknown"),
+                        package.metadata_path.display()
+                    ));
+                }
+                winner.shadowed.push(ShadowedCopy {
+                    version: package.version,
+                    location: package.location,
+                    metadata_path: package.metadata_path,
+                });
+            }
             None => {
                 index_of.insert(package.normalized_name.clone(), winners.len());
                 winners.push(package);
@@ -402,6 +414,27 @@ mod tests {
         );
         assert_eq!(package.shadowed.len(), 1);
         assert_eq!(package.shadowed[0].location, late);
+    }
+
+    #[test]
+    fn two_copies_in_one_directory_are_a_broken_install() {
+        let root = tempfile::tempdir().unwrap();
+        write(
+            &root.path().join("torch-2.3.0.dist-info/METADATA"),
+            "Name: torch\nVersion: 2.3.0\n",
+        );
+        write(
+            &root.path().join("torch-2.4.1.dist-info/METADATA"),
+            "Name: torch\nVersion: 2.4.1\n",
+        );
+        let inventory = scan(&[root.path().to_path_buf()]);
+        let package = &inventory.packages[0];
+        assert_eq!(package.shadowed.len(), 1);
+        assert!(
+            package.problems[0].contains("version 2.4.1, is in the same directory"),
+            "{:?}",
+            package.problems
+        );
     }
 
     #[test]

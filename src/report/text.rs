@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use crate::probe::packages::Package;
+use crate::probe::python::Origin;
 use crate::snapshot::Snapshot;
 
 use super::Style;
@@ -59,10 +60,10 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
         "no virtual environment"
     };
     let origin = match python.origin {
-        crate::probe::python::Origin::Flag => "--python",
-        crate::probe::python::Origin::VirtualEnv => "$VIRTUAL_ENV",
-        crate::probe::python::Origin::CondaPrefix => "$CONDA_PREFIX",
-        crate::probe::python::Origin::Path => "PATH",
+        Origin::Flag => "--python",
+        Origin::VirtualEnv => "$VIRTUAL_ENV",
+        Origin::CondaPrefix => "$CONDA_PREFIX",
+        Origin::Path => "PATH",
     };
     continuation(
         &mut out,
@@ -153,7 +154,8 @@ fn write_columns(out: &mut String, packages: &[Package]) {
 
 fn section(out: &mut String, style: Style, label: &str, text: &str) {
     let padded = format!("{label:<LABEL_WIDTH$}");
-    let _ = writeln!(out, "{}{text}", style.heading(&padded));
+    let line = if text.is_empty() { label } else { &padded };
+    let _ = writeln!(out, "{}{text}", style.heading(line));
 }
 
 fn continuation(out: &mut String, text: &str) {
