@@ -69,8 +69,13 @@ pub enum SnapshotFormat {
 }
 
 fn positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
-        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    match std::time::Duration::try_from_secs_f64(seconds) {
+        Ok(duration) if !duration.is_zero() => Ok(seconds),
+        _ => Err(format!(
+            "`{text}` is not a positive number of seconds that fits a timer"
+        )),
     }
 }

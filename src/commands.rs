@@ -1,5 +1,5 @@
 //! One function per command: read the arguments, call the library, write the
-//! result. Each returns the outcome that decides the exit code.
+//! result. Each returns the outcome that decides the exit code (README: "Exit codes").
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -11,7 +11,7 @@ use crate::cli::{Cli, Command, ProbeArgs, PythonArgs, SnapshotFormat};
 use crate::report::{Style, text};
 use crate::{atomic_write, probe};
 
-/// The exit code contract of DESIGN.md.
+/// The exit code contract, the same for every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// Nothing at or above the failure threshold: exit 0.

@@ -7,9 +7,9 @@
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What a child printed and how it ended.
 #[derive(Debug)]
@@ -21,16 +21,20 @@ pub struct Finished {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("{0}")]
+    #[error("cannot start the process")]
     Spawn(#[source] std::io::Error),
     #[error("no answer within {seconds} s")]
-    TimedOut { seconds: f64, stderr: Vec<u8> },
+    TimedOut { seconds: f64 },
 }
+
+/// How long to wait, after the child has exited, for its pipes to reach end of
+/// file. Longer only happens when a grandchild escaped the process group (with
+/// `setsid`) and still holds them; then what was read so far is the answer.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs `command` with stdin closed, collecting stdout and stderr, and kills its
 /// whole process group if it has not exited by `deadline`.
 pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Finished, RunError> {
-    let started = Instant::now();
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -38,51 +42,66 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Fin
         .process_group(0);
     let mut child = command.spawn().map_err(RunError::Spawn)?;
     let group = child.id() as libc::pid_t;
-    let stdout = read_to_end_in_background(child.stdout.take());
-    let stderr = read_to_end_in_background(child.stderr.take());
+    let stdout = PipeReader::start(child.stdout.take());
+    let stderr = PipeReader::start(child.stderr.take());
 
     let (exited_tx, exited) = mpsc::channel();
     thread::spawn(move || {
         let _ = exited_tx.send(child.wait());
     });
 
-    let status = match exited.recv_timeout(deadline) {
-        Ok(Ok(status)) => Some(status),
-        Ok(Err(error)) => {
-            kill_group(group);
-            return Err(RunError::Spawn(error));
-        }
-        Err(_) => None,
-    };
+    let status = exited.recv_timeout(deadline);
     // Also after a normal exit: a straggler left in the group would hold our
     // pipes open and turn a finished question into a hang.
     kill_group(group);
-    let remaining = deadline.saturating_sub(started.elapsed()) + Duration::from_millis(500);
-    let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
-    let stderr = stderr.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
     match status {
-        Some(status) => Ok(Finished { status, stdout, stderr }),
-        None => {
+        Ok(Ok(status)) => Ok(Finished {
+            status,
+            stdout: stdout.finish(PIPE_GRACE),
+            stderr: stderr.finish(PIPE_GRACE),
+        }),
+        Ok(Err(error)) => Err(RunError::Spawn(error)),
+        Err(_) => {
             // Reap the killed child so it does not linger as a zombie.
             let _ = exited.recv_timeout(Duration::from_secs(1));
             Err(RunError::TimedOut {
                 seconds: deadline.as_secs_f64(),
-                stderr,
             })
         }
     }
 }
 
-fn read_to_end_in_background(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
-    if let Some(mut pipe) = pipe {
-        thread::spawn(move || {
-            let mut buffer = Vec::new();
-            let _ = pipe.read_to_end(&mut buffer);
-            let _ = sender.send(buffer);
-        });
+/// Reads a pipe on its own thread into a buffer that can be taken at any time,
+/// so that output already read is never lost to a pipe that stays open.
+struct PipeReader {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl PipeReader {
+    fn start(pipe: Option<impl Read + Send + 'static>) -> PipeReader {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let (done_tx, done) = mpsc::channel();
+        if let Some(mut pipe) = pipe {
+            let buffer = Arc::clone(&buffer);
+            thread::spawn(move || {
+                let mut chunk = [0u8; 8192];
+                while let Ok(read @ 1..) = pipe.read(&mut chunk) {
+                    buffer
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .extend_from_slice(&chunk[..read]);
+                }
+                let _ = done_tx.send(());
+            });
+        }
+        PipeReader { buffer, done }
     }
-    receiver
+
+    fn finish(self, grace: Duration) -> Vec<u8> {
+        let _ = self.done.recv_timeout(grace);
+        std::mem::take(&mut *self.buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
 }
 
 fn kill_group(group: libc::pid_t) {
@@ -148,10 +167,21 @@ mod tests {
 
     #[test]
     fn deadline_kills_grandchildren_holding_the_pipe() {
-        let started = Instant::now();
+        let started = std::time::Instant::now();
         let outcome = run_with_deadline(shell("sleep 30 & sleep 30"), Duration::from_millis(300));
         assert!(matches!(outcome, Err(RunError::TimedOut { .. })), "{outcome:?}");
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn output_is_kept_when_an_escaped_grandchild_holds_the_pipe() {
+        // setsid puts the sleeper in a session of its own, out of reach of the
+        // group kill; it keeps stdout open for 5 s.
+        let started = std::time::Instant::now();
+        let finished =
+            run_with_deadline(shell("echo answer; setsid sleep 5 & exit 0"), Duration::from_secs(10)).unwrap();
+        assert_eq!(finished.stdout, b"answer\n");
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     }
 
     #[test]

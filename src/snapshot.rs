@@ -31,7 +31,7 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Serialize)]
 pub struct Python {
     /// `sys.executable` as the interpreter reports it.
-    pub executable: String,
+    pub executable: PathBuf,
     /// The file envdoctor ran, and why it chose that one.
     pub invoked: PathBuf,
     pub origin: Origin,

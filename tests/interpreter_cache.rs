@@ -112,3 +112,60 @@ fn a_shim_script_is_never_cached() {
     probe(&cache, &shim, &[], None);
     assert!(cache_files(&cache).is_empty());
 }
+
+fn write_dist_info(directory: &Path, name: &str, version: &str) {
+    let metadata = directory.join(format!("{name}-{version}.dist-info"));
+    std::fs::create_dir_all(&metadata).unwrap();
+    std::fs::write(metadata.join("METADATA"), format!("Name: {name}\nVersion: {version}\n")).unwrap();
+}
+
+#[test]
+fn a_directory_named_by_a_pth_file_is_seen_when_it_appears() {
+    // `site` skips a .pth line whose directory does not exist yet (a mount not up,
+    // a directory made later); its appearance must invalidate the answer.
+    let root = tempfile::tempdir().unwrap();
+    let python = create_venv(&root.path().join("venv"), false);
+    let cache = root.path().join("cache");
+    let later = root.path().join("later");
+    std::fs::write(
+        site_packages(&python).join("later.pth"),
+        format!("{}\n", later.display()),
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    probe(&cache, &python, &[], None);
+    assert_eq!(cache_files(&cache).len(), 1, "the first answer was cached");
+
+    write_dist_info(&later, "late_mount", "1.0");
+    let snapshot = probe(&cache, &python, &[], None);
+    assert!(name_versions(&snapshot["packages"]).contains(&("late-mount".to_string(), "1.0".to_string())));
+}
+
+#[test]
+fn a_change_while_the_interpreter_answers_is_not_cached_over() {
+    // sitecustomize holds the interpreter for a second; meanwhile a .pth file
+    // appears. The answer predates it, so it must not be stored as current.
+    let root = tempfile::tempdir().unwrap();
+    let python = create_venv(&root.path().join("venv"), false);
+    let site = site_packages(&python);
+    std::fs::write(site.join("sitecustomize.py"), "import time\ntime.sleep(1)\n").unwrap();
+    let extra = root.path().join("extra");
+    write_dist_info(&extra, "raced", "1.0");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let cache = root.path().join("cache");
+
+    let pth = site.join("raced.pth");
+    let extra_line = format!("{}\n", extra.display());
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::fs::write(pth, extra_line).unwrap();
+    });
+    let during = probe(&cache, &python, &[], None);
+    writer.join().unwrap();
+    assert!(
+        !name_versions(&during["packages"]).contains(&("raced".to_string(), "1.0".to_string())),
+        "the fixture must race: the .pth file arrived before site read the directory"
+    );
+    let after = probe(&cache, &python, &[], None);
+    assert!(name_versions(&after["packages"]).contains(&("raced".to_string(), "1.0".to_string())));
+}

@@ -135,6 +135,12 @@ fn bad_arguments_exit_2() {
         .assert()
         .code(2);
     envdoctor(cache.path()).arg("no-such-command").assert().code(2);
+    // Large enough to overflow a timer: an error, not a panic.
+    let output = envdoctor(cache.path())
+        .args(["probe", "--python-timeout", "1e20"])
+        .assert()
+        .code(2);
+    assert!(!String::from_utf8_lossy(&output.get_output().stderr).contains("panicked"));
 }
 
 #[test]
@@ -226,4 +232,50 @@ fn broken_metadata_and_unreadable_directories_are_reported_not_fatal() {
         "{text}"
     );
     assert!(!text.contains('\x1b'), "no colour when not a terminal");
+}
+
+#[test]
+fn a_fifo_is_not_opened_and_not_waited_on() {
+    let directory = tempfile::tempdir().unwrap();
+    let fifo = directory.path().join("python");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let stderr = probe_fails(&["--python", fifo.to_str().unwrap()], |_| {});
+    assert!(stderr.contains("could not be run"), "{stderr}");
+}
+
+/// Real interpreters print things of their own at start-up and exit, and start
+/// helpers that outlive them; none of that may spoil the answer.
+#[test]
+fn a_noisy_interpreter_still_answers() {
+    let directory = tempfile::tempdir().unwrap();
+    std::fs::write(
+        directory.path().join("sitecustomize.py"),
+        "import atexit, subprocess, sys\n\
+sys.stdout.write('banner without a newline')\n\
+atexit.register(lambda: print('telemetry flushed'))\n\
+subprocess.Popen(['sleep', '5'], start_new_session=True, stdout=sys.stdout)\n",
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let output = envdoctor(cache.path())
+        .args(["probe", "--format", "json", "--python"])
+        .arg(system_python())
+        .env("PYTHONPATH", directory.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let snapshot: Value = serde_json::from_slice(&output).unwrap();
+    assert_eq!(
+        snapshot["python"]["sys_path"][0],
+        Value::from(directory.path().to_str().unwrap())
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "waited for the escaped helper: {:?}",
+        started.elapsed()
+    );
 }

@@ -75,6 +75,19 @@ fn a_virtual_environment_with_every_kind_of_install() {
         "Metadata-Version: 1.0\nName: Old_File\nVersion: 0.9\n",
     )
     .unwrap();
+    // A version not in PEP 440's normal form, which pip shows as `1.0.0rc1`.
+    std::fs::create_dir_all(site.join("raw_version-1.0.0rc1.dist-info")).unwrap();
+    std::fs::write(
+        site.join("raw_version-1.0.0rc1.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: raw-version\nVersion: 1.0.0-RC1\n",
+    )
+    .unwrap();
+    // A name pip hides as "standard library"; envdoctor lists it.
+    std::fs::write(
+        site.join("wsgiref-0.1.2-py3.11.egg-info"),
+        "Metadata-Version: 1.0\nName: wsgiref\nVersion: 0.1.2\n",
+    )
+    .unwrap();
     // A legacy `setup.py develop` (egg-link) install, where the venv has setuptools.
     let has_setuptools = Command::new(&python)
         .args(["-c", "import setuptools"])
@@ -116,6 +129,7 @@ fn a_virtual_environment_with_every_kind_of_install() {
         "the fixture must hold real editables: {pip}"
     );
     for expected in [
+        ("raw-version", "1.0.0rc1"),
         ("twice", "2.0"),
         ("normalise-me-please", "1.2.3"),
         ("legacy-tree", "0.3"),
@@ -127,6 +141,9 @@ fn a_virtual_environment_with_every_kind_of_install() {
         );
     }
 
+    let listed = |name: &str| packages.as_array().unwrap().iter().any(|p| p["name"] == name);
+    assert!(listed("wsgiref"), "envdoctor lists what pip hides");
+    assert!(!pip.as_array().unwrap().iter().any(|p| p["name"] == "wsgiref"));
     let twice = packages
         .as_array()
         .unwrap()

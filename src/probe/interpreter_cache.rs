@@ -6,25 +6,31 @@
 //! answer, but trusts it only while nothing that shapes `sys.path` has changed:
 //! the interpreter binary, the environment variables Python reads at start-up,
 //! and the status (mtime, ctime, size, inode) of every `sys.path` directory,
-//! site directory, `.pth` file, `sitecustomize`/`usercustomize` and `pyvenv.cfg`.
-//! A new or removed `.pth` file or package directory changes its parent
-//! directory's status, so it is seen too.
+//! site directory, `.pth` file, directory a `.pth` file names (existing or not:
+//! `site` skips a missing one until it appears), `sitecustomize`/`usercustomize`
+//! and `pyvenv.cfg`. A new or removed `.pth` file or package directory changes
+//! its parent directory's status, so it is seen too. An answer is not stored
+//! when anything watched changed while the interpreter was answering, since its
+//! stamp could then describe a newer state than the answer (git's "racy" rule).
 //!
-//! What it cannot see: a `.pth` line or `sitecustomize` whose effect depends on
-//! something else (another environment variable, a file elsewhere). `--no-cache`
-//! asks the interpreter every time. Interpreters that are scripts (pyenv shims)
-//! pick their target at run time, so their answers are never cached.
+//! What it cannot see: the `import` lines of `.pth` files and `sitecustomize`
+//! code whose effect depends on something else (another environment variable, a
+//! file elsewhere), and changes within a filesystem's timestamp granularity on
+//! filesystems with whole-second timestamps. `--no-cache` asks the interpreter
+//! every time. Interpreters that are scripts (pyenv shims) pick their target at
+//! run time, so their answers are never cached.
 
-use std::ffi::OsString;
 use std::fs;
 use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
 use crate::atomic_write;
-use crate::probe::python::InterpreterAnswer;
+use crate::probe::python::{INTERPRETER_INFO_SCRIPT, InterpreterAnswer};
 
 /// Environment variables that change what Python puts on `sys.path`.
 const KEYED_VARIABLES: &[&str] = &[
@@ -37,14 +43,16 @@ const KEYED_VARIABLES: &[&str] = &[
     "HOME",
 ];
 
-const FORMAT: u32 = 1;
+const COARSE_CLOCK_SLACK_NS: i128 = 10_000_000;
 
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
 struct Key {
-    format: u32,
     envdoctor_version: String,
+    /// A changed question makes every earlier answer irrelevant.
+    script_hash: u64,
     interpreter: PathBuf,
-    variables: Vec<(String, Option<String>)>,
+    /// Raw bytes: two values that differ only in invalid UTF-8 still differ.
+    variables: Vec<(String, Option<Vec<u8>>)>,
     /// Only when `PYTHONPATH` has relative entries, which Python makes absolute
     /// against the working directory.
     working_directory: Option<PathBuf>,
@@ -73,17 +81,28 @@ pub fn load(interpreter: &Path) -> Option<InterpreterAnswer> {
     still_valid.then_some(entry.answer)
 }
 
-/// Best effort: a cache that cannot be written only makes the next run slower.
-pub fn store(interpreter: &Path, answer: &InterpreterAnswer) {
+/// Stores an answer obtained by a question asked at `asked_at`. Best effort: a
+/// cache that cannot be written only makes the next run slower.
+pub fn store(interpreter: &Path, answer: &InterpreterAnswer, asked_at: SystemTime) {
     let Some(key) = key_for(interpreter) else { return };
     let Some(file) = cache_file(&key) else { return };
-    let watched = watched_paths(interpreter, answer)
+    let watched: Vec<(PathBuf, Option<Stamp>)> = watched_paths(interpreter, answer)
         .into_iter()
         .map(|path| {
             let stamp = stamp_of(&path);
             (path, stamp)
         })
         .collect();
+    // File times come from the kernel's coarse clock, a few milliseconds behind
+    // the clock `asked_at` was read from.
+    let asked_at_ns = nanoseconds_since_epoch(asked_at) - COARSE_CLOCK_SLACK_NS;
+    let changed_while_asking = watched
+        .iter()
+        .filter_map(|(_, stamp)| stamp.as_ref())
+        .any(|stamp| stamp.mtime_ns >= asked_at_ns || stamp.ctime_ns >= asked_at_ns);
+    if changed_while_asking {
+        return;
+    }
     let entry = Entry {
         key,
         watched,
@@ -100,6 +119,7 @@ fn watched_paths(interpreter: &Path, answer: &InterpreterAnswer) -> Vec<PathBuf>
     paths.extend(answer.site_packages.iter().cloned());
     paths.extend(answer.user_site.iter().cloned());
     paths.extend(answer.pth_files.iter().cloned());
+    paths.extend(answer.pth_directories.iter().cloned());
     paths.extend(answer.customize_files.iter().cloned());
     paths.sort();
     paths.dedup();
@@ -112,15 +132,20 @@ fn key_for(interpreter: &Path) -> Option<Key> {
     if is_script(interpreter)? {
         return None;
     }
-    let variables: Vec<(String, Option<String>)> = KEYED_VARIABLES
+    let variables = KEYED_VARIABLES
         .iter()
-        .map(|name| (name.to_string(), std::env::var_os(name).map(|value| lossy(&value))))
+        .map(|name| {
+            (
+                name.to_string(),
+                std::env::var_os(name).map(|value| value.as_bytes().to_vec()),
+            )
+        })
         .collect();
     let relative_pythonpath = std::env::var_os("PYTHONPATH")
         .is_some_and(|value| std::env::split_paths(&value).any(|entry| entry.is_relative()));
     Some(Key {
-        format: FORMAT,
         envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
+        script_hash: fnv1a(INTERPRETER_INFO_SCRIPT.as_bytes()),
         interpreter: std::path::absolute(interpreter).ok()?,
         variables,
         working_directory: relative_pythonpath.then(|| std::env::current_dir().ok()).flatten(),
@@ -128,6 +153,10 @@ fn key_for(interpreter: &Path) -> Option<Key> {
 }
 
 fn is_script(path: &Path) -> Option<bool> {
+    // Only regular files are opened: opening a FIFO would block before any deadline.
+    if !fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let mut head = [0u8; 2];
     let mut file = fs::File::open(path).ok()?;
     let read = file.read(&mut head).ok()?;
@@ -164,6 +193,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-fn lossy(value: &OsString) -> String {
-    value.to_string_lossy().into_owned()
+fn nanoseconds_since_epoch(time: SystemTime) -> i128 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as i128)
 }

@@ -2,12 +2,15 @@
 #
 # It runs with `site` enabled, as a training job would, so PYTHONPATH, .pth files,
 # user site-packages and sitecustomize all shape the sys.path it reports. It prints
-# exactly one JSON object as its last line of stdout. It must run on any Python 3,
+# exactly one JSON object on a line of stdout that starts with ANSWER_MARKER, so that
+# whatever a .pth file or sitecustomize prints, before or after, is told apart. It must run on any Python 3,
 # so it avoids f-strings. It imports nothing that `site` has not already loaded:
 # `import json` alone would pull in `re` and `enum` and cost more than the rest of
 # the script, so it carries its own small JSON encoder.
 import os
 import sys
+
+ANSWER_MARKER = "envdoctor-interpreter-answer:"
 
 
 def to_json(value):
@@ -54,10 +57,29 @@ def listdir_pth(directory):
     return sorted(os.path.join(directory, n) for n in names if n.endswith(".pth"))
 
 
+def pth_path_lines(pth_file):
+    """The directories a .pth file names, as `site` would join them, whether or not
+    they exist: `site` skips a missing one, and it must be noticed when it appears."""
+    try:
+        with open(pth_file, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    directory = os.path.dirname(pth_file)
+    return [os.path.abspath(os.path.join(directory, line.rstrip()))
+            for line in lines
+            if line.strip() and not line.startswith(("#", "import ", "import\t"))]
+
+
+def answer(value):
+    # A leading newline ends any line that site-time code left unfinished.
+    sys.stdout.write("\n" + ANSWER_MARKER + to_json(value) + "\n")
+    sys.stdout.flush()
+
+
 def main():
     if sys.version_info < (3, 6):
-        print(to_json({"result": "error", "kind": "unsupported_version",
-                       "version": sys.version.split()[0]}))
+        answer({"result": "error", "kind": "unsupported_version", "version": sys.version.split()[0]})
         return
     import site
 
@@ -78,7 +100,8 @@ def main():
         if loaded is not None and getattr(loaded, "__file__", None):
             customize.append(loaded.__file__)
 
-    print(to_json({
+    pth_files = [p for d in site_dirs for p in listdir_pth(d)]
+    answer({
         "result": "success",
         "executable": sys.executable,
         "version": sys.version.split()[0],
@@ -89,9 +112,10 @@ def main():
         "user_site": user_site,
         "user_site_enabled": user_site_enabled,
         "sys_path": path,
-        "pth_files": [p for d in site_dirs for p in listdir_pth(d)],
+        "pth_files": pth_files,
+        "pth_directories": [line for p in pth_files for line in pth_path_lines(p)],
         "customize_files": customize,
-    }))
+    })
 
 
 main()

@@ -1,15 +1,22 @@
 //! The package inventory: every distribution on `sys.path`, read from disk.
 //!
 //! This mirrors what `importlib.metadata` (and so `pip list`) sees: for each
-//! `sys.path` entry in order, its `*.dist-info` and `*.egg-info` children (an
+//! `sys.path` directory in order, its `*.dist-info` and `*.egg-info` children (an
 //! egg-info may be a directory or a single file), and `EGG-INFO` when the entry
 //! is itself an `.egg` directory. The first copy of a name on `sys.path` is the
 //! one Python imports; later copies are kept as `shadowed`. Nothing is imported
 //! and nothing is fatal: unreadable metadata becomes a problem of its entry.
+//!
+//! Where it differs from `pip list`, on purpose or not yet:
+//! - zip archives on `sys.path` (zipped eggs) are reported, not read;
+//! - `pip list` hides `python`, `wsgiref` and `argparse` (its `stdlib_pkgs`) and
+//!   metadata without a `Name`; envdoctor lists them, the latter with a problem.
 
 use std::collections::{BTreeSet, HashMap};
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::ErrorKind;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -33,9 +40,12 @@ pub struct Package {
     pub name: String,
     /// PEP 503: lower case, runs of `-`, `_`, `.` folded to one `-`.
     pub normalized_name: String,
-    /// Kept even when it is not valid PEP 440 (a problem says so); `None` only
-    /// when the metadata has no version at all.
+    /// In PEP 440's normal form (`1.0.0-RC1` is `1.0.0rc1`), as pip shows it;
+    /// kept as written when it is not valid PEP 440 (a problem says so); `None`
+    /// only when the metadata has no version at all.
     pub version: Option<String>,
+    /// The version as the metadata spells it, when that differs from `version`.
+    pub version_as_written: Option<String>,
     /// The `sys.path` entry it was found in.
     pub location: PathBuf,
     pub metadata_path: PathBuf,
@@ -94,16 +104,21 @@ pub fn scan(sys_path: &[PathBuf]) -> Inventory {
     let mut inventory = Inventory::default();
     let mut hooks = EditableHooks::default();
     let mut found: Vec<Package> = Vec::new();
+    // By device and inode: one directory reached by two spellings (a symlinked
+    // `lib64 -> lib`, a PYTHONPATH entry through a link) is one directory.
     let mut scanned = BTreeSet::new();
     for entry in sys_path {
-        if !scanned.insert(entry.clone()) {
+        let identity = fs::metadata(entry)
+            .ok()
+            .map(|metadata| (metadata.dev(), metadata.ino()));
+        if identity.is_some_and(|identity| !scanned.insert(identity)) {
             continue;
         }
         match list_directory(entry) {
             Ok(Some(names)) => {
                 collect_hooks(entry, &names, &mut hooks);
                 for name in metadata_children(entry, &names) {
-                    found.push(read_distribution(entry, &name));
+                    found.push(read_distribution(entry, name));
                 }
             }
             Ok(None) => {}
@@ -120,46 +135,53 @@ pub fn scan(sys_path: &[PathBuf]) -> Inventory {
     inventory
 }
 
-/// `Ok(None)`: nothing to scan here (absent, or a file such as the standard
-/// library's zip), which Python also passes over silently.
-fn list_directory(path: &Path) -> Result<Option<Vec<String>>, String> {
+/// `Ok(None)`: nothing to scan here (absent, or the standard library's zip),
+/// which Python also passes over silently.
+fn list_directory(path: &Path) -> Result<Option<Vec<OsString>>, String> {
     let reader = match fs::read_dir(path) {
         Ok(reader) => reader,
-        Err(error) if matches!(error.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
+        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(error) if error.kind() == ErrorKind::NotADirectory => {
+            let is_standard_library_zip = path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("python"));
+            return if is_standard_library_zip || !path.is_file() {
+                Ok(None)
+            } else {
+                Err("a zip archive: distributions inside archives (zipped eggs) are not scanned".to_string())
+            };
+        }
         Err(error) => return Err(format!("cannot list directory: {error}")),
     };
-    let mut names: Vec<String> = reader
-        .filter_map(Result::ok)
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<OsString> = reader.filter_map(Result::ok).map(|entry| entry.file_name()).collect();
     // Sorted so that two runs over the same environment agree byte for byte.
     names.sort_unstable();
     Ok(Some(names))
 }
 
-fn metadata_children(entry: &Path, names: &[String]) -> Vec<String> {
-    let mut children: Vec<String> = names
-        .iter()
-        .filter(|name| {
-            let lower = name.to_ascii_lowercase();
-            lower.ends_with(".dist-info") || lower.ends_with(".egg-info")
-        })
-        .cloned()
-        .collect();
+/// The metadata entries among a directory's names, matched without regard to
+/// case as `importlib.metadata` matches them.
+fn metadata_children<'a>(entry: &Path, names: &'a [OsString]) -> Vec<&'a OsStr> {
     let is_egg = entry
         .extension()
         .is_some_and(|extension| extension.eq_ignore_ascii_case("egg"));
-    if is_egg && names.iter().any(|name| name == "EGG-INFO") {
-        children.push("EGG-INFO".to_string());
-    }
-    children
+    names
+        .iter()
+        .filter(|name| {
+            let lower = name.to_string_lossy().to_ascii_lowercase();
+            lower.ends_with(".dist-info") || lower.ends_with(".egg-info") || (is_egg && lower == "egg-info")
+        })
+        .map(OsString::as_os_str)
+        .collect()
 }
 
-fn collect_hooks(directory: &Path, names: &[String], hooks: &mut EditableHooks) {
-    for name in names {
-        let path = directory.join(name);
+fn collect_hooks(directory: &Path, names: &[OsString], hooks: &mut EditableHooks) {
+    for raw_name in names {
+        let path = directory.join(raw_name);
+        let name = raw_name.to_string_lossy();
+        let name = name.as_ref();
         if name.ends_with(".egg-link") {
-            hooks.egg_links.entry(name.clone()).or_insert(path);
+            hooks.egg_links.entry(name.to_string()).or_insert(path);
         } else if let Some(stem) = name
             .strip_prefix("__editable___")
             .and_then(|rest| rest.strip_suffix("_finder.py"))
@@ -219,7 +241,9 @@ fn keep_first_on_path(found: Vec<Package>) -> Vec<Package> {
         match index_of.get(&package.normalized_name) {
             Some(&index) => {
                 let winner = &mut winners[index];
-                if winner.location == package.location {
+                // Debian's python3-* packages ship a dist-info and an egg-info of
+                // the same version side by side; only differing versions are broken.
+                if winner.location == package.location && winner.version != package.version {
                     // Typically an upgrade that was interrupted: which copy Python
                     // resolves depends on directory order, so neither can be trusted.
                     winner.problems.push(format!(
@@ -243,12 +267,13 @@ fn keep_first_on_path(found: Vec<Package>) -> Vec<Package> {
     winners
 }
 
-fn read_distribution(location: &Path, child: &str) -> Package {
+fn read_distribution(location: &Path, child: &OsStr) -> Package {
     let metadata_path = location.join(child);
+    let child = child.to_string_lossy();
     let lower = child.to_ascii_lowercase();
     let format = if lower.ends_with(".dist-info") {
         MetadataFormat::DistInfo
-    } else if child == "EGG-INFO" {
+    } else if lower == "egg-info" {
         MetadataFormat::Egg
     } else if metadata_path.is_dir() {
         MetadataFormat::EggInfo
@@ -267,24 +292,42 @@ fn read_distribution(location: &Path, child: &str) -> Package {
     });
     problems.extend(core.problems);
 
-    let name_from_directory = child.split('-').next().unwrap_or(child).to_string();
+    let name_from_directory = child.split('-').next().unwrap_or(&child).to_string();
     let name = core.name.unwrap_or_else(|| {
         problems.push(format!("{}: no Name field", core_file.display()));
         name_from_directory
     });
-    match &core.version {
-        None => problems.push(format!("{}: no Version field", core_file.display())),
-        Some(version) if pep440_rs::Version::from_str(version).is_err() => {
-            problems.push(format!("version `{version}` is not a valid PEP 440 version"));
+    let (version, version_as_written) = match core.version {
+        None => {
+            problems.push(format!("{}: no Version field", core_file.display()));
+            (None, None)
         }
-        Some(_) => {}
-    }
+        Some(written) => match pep440_rs::Version::from_str(&written) {
+            Ok(parsed) => {
+                let normal = parsed.to_string();
+                let as_written = (normal != written).then_some(written);
+                (Some(normal), as_written)
+            }
+            Err(_) => {
+                problems.push(format!("version `{written}` is not a valid PEP 440 version"));
+                (Some(written), None)
+            }
+        },
+    };
+    let requires_dist = match format {
+        MetadataFormat::EggInfo | MetadataFormat::Egg => {
+            read_optional(&metadata_path.join("requires.txt"), &mut problems)
+                .map(|text| metadata::requires_txt_to_requires_dist(&text))
+                .unwrap_or_default()
+        }
+        MetadataFormat::DistInfo | MetadataFormat::EggInfoFile => core.requires_dist,
+    };
 
-    let mut requires_dist = core.requires_dist;
     let mut package = Package {
         normalized_name: normalize_name(&name),
         name,
-        version: core.version,
+        version,
+        version_as_written,
         location: location.to_path_buf(),
         metadata_format: format,
         installer: None,
@@ -293,22 +336,15 @@ fn read_distribution(location: &Path, child: &str) -> Package {
         editable_project_location: None,
         editable_hooks: Vec::new(),
         requires_python: core.requires_python,
-        requires_dist: Vec::new(),
+        requires_dist,
         wheel_tags: Vec::new(),
         shadowed: Vec::new(),
         problems,
         metadata_path,
     };
-    match format {
-        MetadataFormat::DistInfo => read_dist_info_extras(&mut package),
-        MetadataFormat::EggInfo | MetadataFormat::Egg => {
-            if let Some(text) = read_optional(&package.metadata_path.join("requires.txt"), &mut package.problems) {
-                requires_dist = metadata::requires_txt_to_requires_dist(&text);
-            }
-        }
-        MetadataFormat::EggInfoFile => {}
+    if format == MetadataFormat::DistInfo {
+        read_dist_info_extras(&mut package);
     }
-    package.requires_dist = requires_dist;
     package
 }
 
@@ -438,6 +474,48 @@ mod tests {
     }
 
     #[test]
+    fn debian_dist_info_beside_egg_info_of_the_same_version_is_not_broken() {
+        let root = tempfile::tempdir().unwrap();
+        write(
+            &root.path().join("cryptography-38.0.4.dist-info/METADATA"),
+            "Name: cryptography\nVersion: 38.0.4\n",
+        );
+        write(
+            &root.path().join("cryptography.egg-info/PKG-INFO"),
+            "Name: cryptography\nVersion: 38.0.4\n",
+        );
+        let package = &scan(&[root.path().to_path_buf()]).packages[0];
+        assert!(package.problems.is_empty(), "{:?}", package.problems);
+    }
+
+    #[test]
+    fn one_directory_reached_through_a_link_is_scanned_once() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("lib");
+        write(&real.join("foo-1.0.dist-info/METADATA"), "Name: foo\nVersion: 1.0\n");
+        std::os::unix::fs::symlink(&real, root.path().join("lib64")).unwrap();
+        let inventory = scan(&[root.path().join("lib64"), real]);
+        assert_eq!(inventory.packages.len(), 1);
+        assert!(
+            inventory.packages[0].shadowed.is_empty(),
+            "{:?}",
+            inventory.packages[0].shadowed
+        );
+    }
+
+    #[test]
+    fn a_zipped_egg_is_reported_not_silently_skipped() {
+        let root = tempfile::tempdir().unwrap();
+        let egg = root.path().join("zegg-2.0-py3.11.egg");
+        fs::write(&egg, b"PK\x05\x06").unwrap();
+        let stdlib_zip = root.path().join("python311.zip");
+        fs::write(&stdlib_zip, b"PK\x05\x06").unwrap();
+        let inventory = scan(&[egg.clone(), stdlib_zip]);
+        assert_eq!(inventory.problems.len(), 1);
+        assert_eq!(inventory.problems[0].path, egg);
+    }
+
+    #[test]
     fn broken_metadata_is_kept_with_its_problem() {
         let root = tempfile::tempdir().unwrap();
         write(
@@ -449,6 +527,10 @@ mod tests {
             "Name: odd\nVersion: banana\n",
         );
         fs::create_dir_all(root.path().join("empty-1.0.dist-info")).unwrap();
+        write(
+            &root.path().join("rc-1.0.0rc1.dist-info/METADATA"),
+            "Name: rc\nVersion: 1.0.0-RC1\n",
+        );
         let inventory = scan(&[root.path().to_path_buf()]);
         let by_name: HashMap<_, _> = inventory.packages.iter().map(|p| (p.name.as_str(), p)).collect();
         assert_eq!(by_name["noversion"].version, None);
@@ -456,6 +538,13 @@ mod tests {
         assert_eq!(by_name["odd"].version.as_deref(), Some("banana"));
         assert!(by_name["odd"].problems[0].contains("not a valid PEP 440"));
         assert!(by_name["empty"].problems[0].contains("cannot read"));
+        assert_eq!(
+            by_name["rc"].version.as_deref(),
+            Some("1.0.0rc1"),
+            "shown as pip shows it"
+        );
+        assert_eq!(by_name["rc"].version_as_written.as_deref(), Some("1.0.0-RC1"));
+        assert!(by_name["rc"].problems.is_empty());
     }
 
     #[test]

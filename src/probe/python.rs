@@ -1,8 +1,8 @@
 //! Finding the interpreter a training job would use, and asking it, once, where
 //! it looks for packages.
 //!
-//! Discovery order (DESIGN.md): `--python`, then `$VIRTUAL_ENV`, then
-//! `$CONDA_PREFIX`, then `python3` and `python` on `PATH`.
+//! Discovery order (part of the public contract): `--python`, then
+//! `$VIRTUAL_ENV`, then `$CONDA_PREFIX`, then `python3` and `python` on `PATH`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,10 @@ use serde::{Deserialize, Serialize};
 use crate::probe::interpreter_cache;
 use crate::process::{self, RunError};
 
-const INTERPRETER_INFO_SCRIPT: &str = include_str!("interpreter_info.py");
+pub(crate) const INTERPRETER_INFO_SCRIPT: &str = include_str!("interpreter_info.py");
+
+/// Starts the line that carries the answer (`ANSWER_MARKER` in the script).
+const ANSWER_MARKER: &str = "envdoctor-interpreter-answer:";
 
 /// Where the interpreter came from, so a user can see why this one was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +38,7 @@ pub struct Located {
 /// The interpreter's own answer, as printed by `interpreter_info.py`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InterpreterAnswer {
-    pub executable: String,
+    pub executable: PathBuf,
     pub version: String,
     pub implementation: String,
     pub prefix: PathBuf,
@@ -45,13 +48,15 @@ pub struct InterpreterAnswer {
     pub user_site_enabled: bool,
     pub sys_path: Vec<PathBuf>,
     pub pth_files: Vec<PathBuf>,
+    /// The directories `.pth` files name, existing or not (watched by the cache).
+    pub pth_directories: Vec<PathBuf>,
     pub customize_files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 enum ScriptOutput {
-    Success(InterpreterAnswer),
+    Success(Box<InterpreterAnswer>),
     Error { kind: String, version: Option<String> },
 }
 
@@ -69,7 +74,7 @@ pub enum InterpreterError {
     NoneFound,
     #[error("`{path}` is a directory, not a Python interpreter")]
     IsDirectory { path: PathBuf },
-    #[error("`{path}` could not be run: {source}")]
+    #[error("`{path}` could not be run")]
     Spawn {
         path: PathBuf,
         #[source]
@@ -92,8 +97,11 @@ pub enum InterpreterError {
 /// Picks the interpreter. `env` is how environment variables are read, so that
 /// tests can pass their own.
 pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Result<Located, InterpreterError> {
+    // An unset or empty PATH searches nothing (`which` would search the working
+    // directory, which is not what a shell does).
+    let search_path = env("PATH").filter(|value| !value.is_empty());
     if let Some(requested) = flag {
-        return locate_requested(requested).map(|path| Located {
+        return locate_requested(requested, search_path.as_deref()).map(|path| Located {
             path,
             origin: Origin::Flag,
         });
@@ -112,22 +120,18 @@ pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Res
             None => Err(InterpreterError::BrokenEnvironment { variable, prefix }),
         };
     }
-    let search_path = env("PATH").unwrap_or_default();
-    for name in ["python3", "python"] {
-        if let Ok(path) = which::which_in_global(name, Some(&search_path))
-            .and_then(|mut found| found.next().ok_or(which::Error::CannotFindBinaryPath))
-        {
-            return Ok(Located {
-                path,
-                origin: Origin::Path,
-            });
-        }
-    }
-    Err(InterpreterError::NoneFound)
+    ["python3", "python"]
+        .into_iter()
+        .find_map(|name| find_on_path(name, search_path.as_deref()))
+        .map(|path| Located {
+            path,
+            origin: Origin::Path,
+        })
+        .ok_or(InterpreterError::NoneFound)
 }
 
 /// `--python` takes a path (anything with a `/`) or a name looked up on `PATH`.
-fn locate_requested(requested: &str) -> Result<PathBuf, InterpreterError> {
+fn locate_requested(requested: &str, search_path: Option<&std::ffi::OsStr>) -> Result<PathBuf, InterpreterError> {
     if requested.contains('/') {
         let path = PathBuf::from(requested);
         return if path.exists() {
@@ -136,7 +140,12 @@ fn locate_requested(requested: &str) -> Result<PathBuf, InterpreterError> {
             Err(InterpreterError::NotFound(path))
         };
     }
-    which::which(requested).map_err(|_| InterpreterError::NotOnPath(requested.to_string()))
+    find_on_path(requested, search_path).ok_or_else(|| InterpreterError::NotOnPath(requested.to_string()))
+}
+
+fn find_on_path(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    let found = which::which_in_global(name, Some(search_path?)).ok()?.next()?;
+    std::path::absolute(found).ok()
 }
 
 /// Asks the interpreter, or reuses its earlier answer when nothing that could
@@ -145,9 +154,10 @@ pub fn inspect(located: &Located, deadline: Duration, use_cache: bool) -> Result
     if use_cache && let Some(answer) = interpreter_cache::load(&located.path) {
         return Ok(answer);
     }
+    let asked_at = std::time::SystemTime::now();
     let answer = query(&located.path, deadline)?;
     if use_cache {
-        interpreter_cache::store(&located.path, &answer);
+        interpreter_cache::store(&located.path, &answer, asked_at);
     }
     Ok(answer)
 }
@@ -173,16 +183,21 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
     })?;
 
     let stdout = String::from_utf8_lossy(&finished.stdout);
+    let answer_line = stdout.lines().rev().find_map(|line| line.strip_prefix(ANSWER_MARKER));
     let last_line = stdout.lines().rfind(|line| !line.trim().is_empty());
-    let parsed = last_line.map(serde_json::from_str::<ScriptOutput>);
+    let parsed = answer_line.map(serde_json::from_str::<ScriptOutput>);
     match (finished.status.success(), parsed) {
-        (_, Some(Ok(ScriptOutput::Success(answer)))) => Ok(answer),
+        (_, Some(Ok(ScriptOutput::Success(answer)))) => Ok(*answer),
         (_, Some(Ok(ScriptOutput::Error { kind, version }))) if kind == "unsupported_version" => {
             Err(InterpreterError::TooOld {
                 path: path.to_path_buf(),
                 version: version.unwrap_or_else(|| "unknown".to_string()),
             })
         }
+        (true, Some(Err(error))) => Err(InterpreterError::NotPython {
+            path: path.to_path_buf(),
+            reason: format!("its answer could not be read: {error}"),
+        }),
         (true, _) => Err(InterpreterError::NotPython {
             path: path.to_path_buf(),
             reason: match last_line {

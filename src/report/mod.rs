@@ -17,10 +17,6 @@ impl Style {
         }
     }
 
-    pub fn plain() -> Style {
-        Style { color: false }
-    }
-
     fn paint(self, code: &str, text: &str) -> String {
         if self.color {
             format!("\x1b[{code}m{text}\x1b[0m")

@@ -52,7 +52,12 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
         &mut out,
         style,
         "python",
-        &format!("{} {} {}", python.implementation, python.version, python.executable),
+        &format!(
+            "{} {} {}",
+            python.implementation,
+            python.version,
+            python.executable.display()
+        ),
     );
     let environment = if python.is_virtual_env {
         "virtual environment"

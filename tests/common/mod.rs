@@ -12,13 +12,19 @@ use serde_json::Value;
 
 /// The envdoctor binary, with its interpreter cache in `cache` so tests do not
 /// share state with each other or with the user.
+/// Variables that change `sys.path`: removed for envdoctor and pip alike, so
+/// both see the same interpreter unless a test sets them.
+const PATH_VARIABLES: [&str; 4] = ["PYTHONPATH", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "PYTHONHOME"];
+
 pub fn envdoctor(cache: &Path) -> assert_cmd::Command {
     let mut command = assert_cmd::Command::cargo_bin("envdoctor").unwrap();
+    for variable in PATH_VARIABLES {
+        command.env_remove(variable);
+    }
     command
         .env("XDG_CACHE_HOME", cache)
         .env_remove("VIRTUAL_ENV")
-        .env_remove("CONDA_PREFIX")
-        .env_remove("PYTHONPATH");
+        .env_remove("CONDA_PREFIX");
     command
 }
 
@@ -99,13 +105,18 @@ pub fn normalize(name: &str) -> String {
     normalized
 }
 
+/// Names `pip list` never shows (pip's `stdlib_pkgs`) though they may be
+/// installed; envdoctor shows them, so comparisons leave them out.
+pub const HIDDEN_BY_PIP: [&str; 3] = ["python", "wsgiref", "argparse"];
+
 /// (normalized name, version) of every package in a `pip list --format=json` or
-/// in a Snapshot's `packages`.
+/// in a Snapshot's `packages`, less the names pip hides.
 pub fn name_versions(packages: &Value) -> BTreeSet<(String, String)> {
     packages
         .as_array()
         .expect("an array of packages")
         .iter()
+        .filter(|package| !HIDDEN_BY_PIP.contains(&package["name"].as_str().unwrap_or_default()))
         .map(|package| {
             (
                 normalize(package["name"].as_str().unwrap()),
@@ -118,6 +129,9 @@ pub fn name_versions(packages: &Value) -> BTreeSet<(String, String)> {
 pub fn pip_list(python: &Path, extra_env: &[(&str, &Path)]) -> Value {
     let mut command = Command::new(python);
     command.args(["-m", "pip", "list", "--format=json"]);
+    for variable in PATH_VARIABLES {
+        command.env_remove(variable);
+    }
     for (name, value) in extra_env {
         command.env(name, value);
     }
