@@ -256,11 +256,25 @@ mod tests {
     }
 
     #[test]
-    fn nothing_anywhere_says_where_it_looked() {
-        let empty = tempfile::tempdir().unwrap();
-        let env = env_of(&[("PATH", empty.path().to_str().unwrap())]);
-        let message = locate(None, env).unwrap_err().to_string();
-        assert!(message.contains("VIRTUAL_ENV") && message.contains("PATH"), "{message}");
+    fn path_is_searched_in_order_and_an_empty_one_finds_nothing() {
+        let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for directory in [&first, &second] {
+            let python = directory.path().join("python3");
+            std::fs::write(&python, "").unwrap();
+            std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+        let search = format!("{}:{}", first.path().display(), second.path().display());
+        let located = locate(None, env_of(&[("PATH", &search)])).unwrap();
+        assert_eq!(
+            (located.path, located.origin),
+            (first.path().join("python3"), Origin::Path)
+        );
+
+        // An empty PATH finds nothing, wherever this runs.
+        let error = locate(None, env_of(&[("PATH", "")])).unwrap_err();
+        assert!(matches!(error, InterpreterError::NoneFound), "{error}");
+        let error = locate(Some("python3"), env_of(&[])).unwrap_err();
+        assert!(matches!(error, InterpreterError::NotOnPath(_)), "{error}");
     }
 
     #[test]
