@@ -7,18 +7,6 @@ use std::path::{Path, PathBuf};
 use common::*;
 use serde_json::Value;
 
-fn probe(cache: &Path, python: &Path, arguments: &[&str], pythonpath: Option<&Path>) -> Value {
-    let mut command = envdoctor(cache);
-    command
-        .args(["probe", "--format", "json", "--python"])
-        .arg(python)
-        .args(arguments);
-    if let Some(pythonpath) = pythonpath {
-        command.env("PYTHONPATH", pythonpath);
-    }
-    serde_json::from_slice(&command.assert().success().get_output().stdout).unwrap()
-}
-
 fn cache_files(cache: &Path) -> Vec<PathBuf> {
     let directory = cache.join("envdoctor/interpreters");
     std::fs::read_dir(directory)
@@ -41,11 +29,14 @@ fn a_valid_answer_is_reused_and_no_cache_asks_again() {
     let root = tempfile::tempdir().unwrap();
     let python = create_venv(&root.path().join("venv"), false);
     let cache = root.path().join("cache");
-    let asked = probe(&cache, &python, &[], None);
+    let asked = probe_json(&cache, &python, &[], &[]);
     mark_cached_answer(&cache);
-    assert_eq!(probe(&cache, &python, &[], None)["python"]["version"], "0.0-from-cache");
     assert_eq!(
-        probe(&cache, &python, &["--no-cache"], None)["python"]["version"],
+        probe_json(&cache, &python, &[], &[])["python"]["version"],
+        "0.0-from-cache"
+    );
+    assert_eq!(
+        probe_json(&cache, &python, &["--no-cache"], &[])["python"]["version"],
         asked["python"]["version"]
     );
 }
@@ -55,7 +46,7 @@ fn a_new_pth_file_is_seen_at_once() {
     let root = tempfile::tempdir().unwrap();
     let python = create_venv(&root.path().join("venv"), false);
     let cache = root.path().join("cache");
-    probe(&cache, &python, &[], None);
+    probe_json(&cache, &python, &[], &[]);
     mark_cached_answer(&cache);
 
     let extra = root.path().join("extra");
@@ -71,7 +62,7 @@ fn a_new_pth_file_is_seen_at_once() {
     )
     .unwrap();
 
-    let snapshot = probe(&cache, &python, &[], None);
+    let snapshot = probe_json(&cache, &python, &[], &[]);
     assert_ne!(
         snapshot["python"]["version"], "0.0-from-cache",
         "the stale answer was used"
@@ -90,11 +81,11 @@ fn a_changed_pythonpath_is_a_different_question() {
     let root = tempfile::tempdir().unwrap();
     let python = create_venv(&root.path().join("venv"), false);
     let cache = root.path().join("cache");
-    probe(&cache, &python, &[], None);
+    probe_json(&cache, &python, &[], &[]);
     mark_cached_answer(&cache);
     let elsewhere = root.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let snapshot = probe(&cache, &python, &[], Some(&elsewhere));
+    let snapshot = probe_json(&cache, &python, &[], &[("PYTHONPATH", elsewhere.as_path())]);
     assert_eq!(
         snapshot["python"]["sys_path"][0],
         Value::from(elsewhere.to_str().unwrap())
@@ -109,7 +100,7 @@ fn a_shim_script_is_never_cached() {
     std::fs::write(&shim, format!("#!/bin/sh\nexec {} \"$@\"\n", system_python().display())).unwrap();
     std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let cache = root.path().join("cache");
-    probe(&cache, &shim, &[], None);
+    probe_json(&cache, &shim, &[], &[]);
     assert!(cache_files(&cache).is_empty());
 }
 
@@ -133,11 +124,11 @@ fn a_directory_named_by_a_pth_file_is_seen_when_it_appears() {
     )
     .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(50));
-    probe(&cache, &python, &[], None);
+    probe_json(&cache, &python, &[], &[]);
     assert_eq!(cache_files(&cache).len(), 1, "the first answer was cached");
 
     write_dist_info(&later, "late_mount", "1.0");
-    let snapshot = probe(&cache, &python, &[], None);
+    let snapshot = probe_json(&cache, &python, &[], &[]);
     assert!(name_versions(&snapshot["packages"]).contains(&("late-mount".to_string(), "1.0".to_string())));
 }
 
@@ -160,12 +151,12 @@ fn a_change_while_the_interpreter_answers_is_not_cached_over() {
         std::thread::sleep(std::time::Duration::from_millis(500));
         std::fs::write(pth, extra_line).unwrap();
     });
-    let during = probe(&cache, &python, &[], None);
+    let during = probe_json(&cache, &python, &[], &[]);
     writer.join().unwrap();
     assert!(
         !name_versions(&during["packages"]).contains(&("raced".to_string(), "1.0".to_string())),
         "the fixture must race: the .pth file arrived before site read the directory"
     );
-    let after = probe(&cache, &python, &[], None);
+    let after = probe_json(&cache, &python, &[], &[]);
     assert!(name_versions(&after["packages"]).contains(&("raced".to_string(), "1.0".to_string())));
 }

@@ -10,16 +10,6 @@ use std::process::Command;
 use common::*;
 use serde_json::Value;
 
-fn probe_json(cache: &Path, python: &Path, extra_env: &[(&str, &Path)]) -> Value {
-    let mut command = envdoctor(cache);
-    command.args(["probe", "--format", "json", "--python"]).arg(python);
-    for (name, value) in extra_env {
-        command.env(name, value);
-    }
-    let output = command.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&output).unwrap()
-}
-
 fn editable_locations(packages: &Value) -> BTreeMap<String, String> {
     packages
         .as_array()
@@ -109,7 +99,7 @@ fn a_virtual_environment_with_every_kind_of_install() {
 
     let environment = [("PYTHONPATH", extra.as_path())];
     let pip = pip_list(&python, &environment);
-    let snapshot = probe_json(&cache, &python, &environment);
+    let snapshot = probe_json(&cache, &python, &[], &environment);
     let packages = &snapshot["packages"];
 
     assert_eq!(
@@ -174,7 +164,7 @@ fn a_virtual_environment_with_every_kind_of_install() {
     );
 
     // Asked again, from the cache this time: the same answer.
-    assert_eq!(probe_json(&cache, &python, &environment)["packages"], *packages);
+    assert_eq!(probe_json(&cache, &python, &[], &environment)["packages"], *packages);
 }
 
 #[test]
@@ -182,7 +172,7 @@ fn the_machine_python() {
     let cache = tempfile::tempdir().unwrap();
     let python = system_python();
     let pip = pip_list(python, &[]);
-    let snapshot = probe_json(cache.path(), python, &[]);
+    let snapshot = probe_json(cache.path(), python, &[], &[]);
     assert_eq!(name_versions(&snapshot["packages"]), name_versions(&pip));
     assert!(!name_versions(&pip).is_empty());
 }
@@ -200,6 +190,7 @@ fn unusual_path_names_survive_the_interpreter_answer() {
     let snapshot = probe_json(
         &root.path().join("cache"),
         system_python(),
+        &[],
         &[("PYTHONPATH", odd.as_path())],
     );
     assert_eq!(snapshot["python"]["sys_path"][0], Value::from(odd.to_str().unwrap()));

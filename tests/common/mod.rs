@@ -137,3 +137,17 @@ pub fn pip_list(python: &Path, extra_env: &[(&str, &Path)]) -> Value {
     }
     serde_json::from_str(&run(&mut command)).unwrap()
 }
+
+/// `envdoctor probe --format json --python PYTHON ARGUMENTS...` with the given
+/// environment variables; it must succeed, and its Snapshot is returned.
+pub fn probe_json(cache: &Path, python: &Path, arguments: &[&str], extra_env: &[(&str, &Path)]) -> Value {
+    let mut command = envdoctor(cache);
+    command
+        .args(["probe", "--format", "json", "--python"])
+        .arg(python)
+        .args(arguments);
+    for (name, value) in extra_env {
+        command.env(name, value);
+    }
+    serde_json::from_slice(&command.assert().success().get_output().stdout).unwrap()
+}
