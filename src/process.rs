@@ -133,7 +133,8 @@ pub fn signal_name(signal: i32) -> String {
         libc::SIGINT => "SIGINT",
         libc::SIGHUP => "SIGHUP",
         libc::SIGPIPE => "SIGPIPE",
-        _ => return format!("signal {signal}"),
+        // `describe_status` already says "signal": the number alone.
+        _ => return signal.to_string(),
     };
     name.to_string()
 }
@@ -182,6 +183,11 @@ mod tests {
             run_with_deadline(shell("echo answer; setsid sleep 5 & exit 0"), Duration::from_secs(10)).unwrap();
         assert_eq!(finished.stdout, b"answer\n");
         assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn an_unnamed_signal_is_its_number() {
+        assert_eq!(signal_name(libc::SIGUSR1), libc::SIGUSR1.to_string());
     }
 
     #[test]

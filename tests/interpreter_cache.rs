@@ -50,12 +50,7 @@ fn a_new_pth_file_is_seen_at_once() {
     mark_cached_answer(&cache);
 
     let extra = root.path().join("extra");
-    std::fs::create_dir_all(extra.join("late_arrival-1.0.dist-info")).unwrap();
-    std::fs::write(
-        extra.join("late_arrival-1.0.dist-info/METADATA"),
-        "Name: late-arrival\nVersion: 1.0\n",
-    )
-    .unwrap();
+    write_dist_info(&extra, "late_arrival", "1.0");
     std::fs::write(
         site_packages(&python).join("extra.pth"),
         format!("{}\n", extra.display()),
@@ -102,12 +97,6 @@ fn a_shim_script_is_never_cached() {
     let cache = root.path().join("cache");
     probe_json(&cache, &shim, &[], &[]);
     assert!(cache_files(&cache).is_empty());
-}
-
-fn write_dist_info(directory: &Path, name: &str, version: &str) {
-    let metadata = directory.join(format!("{name}-{version}.dist-info"));
-    std::fs::create_dir_all(&metadata).unwrap();
-    std::fs::write(metadata.join("METADATA"), format!("Name: {name}\nVersion: {version}\n")).unwrap();
 }
 
 #[test]

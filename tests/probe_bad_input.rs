@@ -172,9 +172,7 @@ fn broken_metadata_and_unreadable_directories_are_reported_not_fatal() {
             b"Metadata-Version: 2.1\nName: noversion\n",
         ),
     ] {
-        let path = broken.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
+        write_file(&broken.join(name), content);
     }
     // A METADATA that cannot be read at all (a directory where a file belongs).
     std::fs::create_dir_all(broken.join("unreadable-2.0.dist-info/METADATA")).unwrap();
@@ -259,16 +257,7 @@ subprocess.Popen(['sleep', '5'], start_new_session=True, stdout=sys.stdout)\n",
     .unwrap();
     let cache = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let output = envdoctor(cache.path())
-        .args(["probe", "--format", "json", "--python"])
-        .arg(system_python())
-        .env("PYTHONPATH", directory.path())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let snapshot: Value = serde_json::from_slice(&output).unwrap();
+    let snapshot = probe_json(cache.path(), system_python(), &[], &[("PYTHONPATH", directory.path())]);
     assert_eq!(
         snapshot["python"]["sys_path"][0],
         Value::from(directory.path().to_str().unwrap())

@@ -48,36 +48,30 @@ fn a_virtual_environment_with_every_kind_of_install() {
     // The same distribution twice on sys.path: 1.0 in site-packages, 2.0 on PYTHONPATH, which comes first.
     pip_install(&[], &write_project(&root.path().join("twice-1"), "twice", "1.0"));
     let extra = root.path().join("extra");
-    run(Command::new(&python)
-        .args(["-m", "pip", "install", "-q", "--no-deps", "--target"])
-        .arg(&extra)
-        .arg(write_project(&root.path().join("twice-2"), "twice", "2.0")));
+    pip_install(
+        &["--target", extra.to_str().unwrap()],
+        &write_project(&root.path().join("twice-2"), "twice", "2.0"),
+    );
     // A legacy egg-info directory and a distutils-style egg-info file, as old
     // installers and distribution packages leave them.
-    std::fs::create_dir_all(site.join("legacy_tree-0.3-py3.11.egg-info")).unwrap();
-    std::fs::write(
-        site.join("legacy_tree-0.3-py3.11.egg-info/PKG-INFO"),
+    write_file(
+        &site.join("legacy_tree-0.3-py3.11.egg-info/PKG-INFO"),
         "Metadata-Version: 1.1\nName: legacy-tree\nVersion: 0.3\n",
-    )
-    .unwrap();
-    std::fs::write(
-        site.join("Old_File-0.9.egg-info"),
+    );
+    write_file(
+        &site.join("Old_File-0.9.egg-info"),
         "Metadata-Version: 1.0\nName: Old_File\nVersion: 0.9\n",
-    )
-    .unwrap();
+    );
     // A version not in PEP 440's normal form, which pip shows as `1.0.0rc1`.
-    std::fs::create_dir_all(site.join("raw_version-1.0.0rc1.dist-info")).unwrap();
-    std::fs::write(
-        site.join("raw_version-1.0.0rc1.dist-info/METADATA"),
+    write_file(
+        &site.join("raw_version-1.0.0rc1.dist-info/METADATA"),
         "Metadata-Version: 2.1\nName: raw-version\nVersion: 1.0.0-RC1\n",
-    )
-    .unwrap();
+    );
     // A name pip hides as "standard library"; envdoctor lists it.
-    std::fs::write(
-        site.join("wsgiref-0.1.2-py3.11.egg-info"),
+    write_file(
+        &site.join("wsgiref-0.1.2-py3.11.egg-info"),
         "Metadata-Version: 1.0\nName: wsgiref\nVersion: 0.1.2\n",
-    )
-    .unwrap();
+    );
     // A legacy `setup.py develop` (egg-link) install, where the venv has setuptools.
     let has_setuptools = Command::new(&python)
         .args(["-c", "import setuptools"])
@@ -181,12 +175,7 @@ fn the_machine_python() {
 fn unusual_path_names_survive_the_interpreter_answer() {
     let root = tempfile::tempdir().unwrap();
     let odd = root.path().join("café \"quoted\" back\\slash 😀");
-    std::fs::create_dir_all(odd.join("odd_pkg-1.0.dist-info")).unwrap();
-    std::fs::write(
-        odd.join("odd_pkg-1.0.dist-info/METADATA"),
-        "Name: odd-pkg\nVersion: 1.0\n",
-    )
-    .unwrap();
+    write_dist_info(&odd, "odd_pkg", "1.0");
     let snapshot = probe_json(
         &root.path().join("cache"),
         system_python(),

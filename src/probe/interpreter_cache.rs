@@ -1,7 +1,8 @@
 //! Reusing an interpreter's answer between runs.
 //!
-//! Starting Python with `site` enabled costs 40-50 ms on a typical node (more when
-//! a `.pth` file imports something), which is most of a probe. Like uv, which
+//! Starting Python with `site` enabled costs 15 ms in a plain venv and 45 ms on a
+//! machine whose `.pth` files import something (both measured with
+//! `bench/probe.sh`), which is most of a probe. Like uv, which
 //! caches its interpreter query keyed on the executable, envdoctor keeps the last
 //! answer, but trusts it only while nothing that shapes `sys.path` has changed:
 //! the interpreter binary, the environment variables Python reads at start-up,
@@ -45,8 +46,9 @@ const KEYED_VARIABLES: &[&str] = &[
 
 const COARSE_CLOCK_SLACK_NS: i128 = 10_000_000;
 
+/// What an answer is an answer to: computed once per run.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
-struct Key {
+pub struct Key {
     envdoctor_version: String,
     /// A changed question makes every earlier answer irrelevant.
     script_hash: u64,
@@ -73,18 +75,16 @@ struct Entry {
     answer: InterpreterAnswer,
 }
 
-pub fn load(interpreter: &Path) -> Option<InterpreterAnswer> {
-    let key = key_for(interpreter)?;
-    let text = fs::read(cache_file(&key)?).ok()?;
+pub fn load(key: &Key) -> Option<InterpreterAnswer> {
+    let text = fs::read(cache_file(key)?).ok()?;
     let entry: Entry = serde_json::from_slice(&text).ok()?;
-    let still_valid = entry.key == key && entry.watched.iter().all(|(path, stamp)| stamp_of(path) == *stamp);
+    let still_valid = entry.key == *key && entry.watched.iter().all(|(path, stamp)| stamp_of(path) == *stamp);
     still_valid.then_some(entry.answer)
 }
 
 /// Stores an answer obtained by a question asked at `asked_at`. Best effort: a
 /// cache that cannot be written only makes the next run slower.
-pub fn store(interpreter: &Path, answer: &InterpreterAnswer, asked_at: SystemTime) {
-    let Some(key) = key_for(interpreter) else { return };
+pub fn store(key: Key, interpreter: &Path, answer: &InterpreterAnswer, asked_at: SystemTime) {
     let Some(file) = cache_file(&key) else { return };
     let watched: Vec<(PathBuf, Option<Stamp>)> = watched_paths(interpreter, answer)
         .into_iter()
@@ -126,30 +126,32 @@ fn watched_paths(interpreter: &Path, answer: &InterpreterAnswer) -> Vec<PathBuf>
     paths
 }
 
-/// `None` means "do not cache": the interpreter is a script that chooses its
-/// target at run time, or it cannot be read.
-fn key_for(interpreter: &Path) -> Option<Key> {
-    if is_script(interpreter)? {
-        return None;
-    }
-    let variables = KEYED_VARIABLES
-        .iter()
-        .map(|name| {
-            (
-                name.to_string(),
-                std::env::var_os(name).map(|value| value.as_bytes().to_vec()),
-            )
+impl Key {
+    /// `None` means "do not cache": the interpreter is a script that chooses
+    /// its target at run time, or it cannot be read.
+    pub fn for_interpreter(interpreter: &Path) -> Option<Key> {
+        if is_script(interpreter)? {
+            return None;
+        }
+        let variables = KEYED_VARIABLES
+            .iter()
+            .map(|name| {
+                (
+                    name.to_string(),
+                    std::env::var_os(name).map(|value| value.as_bytes().to_vec()),
+                )
+            })
+            .collect();
+        let relative_pythonpath = std::env::var_os("PYTHONPATH")
+            .is_some_and(|value| std::env::split_paths(&value).any(|entry| entry.is_relative()));
+        Some(Key {
+            envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
+            script_hash: fnv1a(INTERPRETER_INFO_SCRIPT.as_bytes()),
+            interpreter: std::path::absolute(interpreter).ok()?,
+            variables,
+            working_directory: relative_pythonpath.then(|| std::env::current_dir().ok()).flatten(),
         })
-        .collect();
-    let relative_pythonpath = std::env::var_os("PYTHONPATH")
-        .is_some_and(|value| std::env::split_paths(&value).any(|entry| entry.is_relative()));
-    Some(Key {
-        envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
-        script_hash: fnv1a(INTERPRETER_INFO_SCRIPT.as_bytes()),
-        interpreter: std::path::absolute(interpreter).ok()?,
-        variables,
-        working_directory: relative_pythonpath.then(|| std::env::current_dir().ok()).flatten(),
-    })
+    }
 }
 
 fn is_script(path: &Path) -> Option<bool> {

@@ -2,11 +2,11 @@
 #
 # It runs with `site` enabled, as a training job would, so PYTHONPATH, .pth files,
 # user site-packages and sitecustomize all shape the sys.path it reports. It prints
-# exactly one JSON object on a line of stdout that starts with ANSWER_MARKER, so that
-# whatever a .pth file or sitecustomize prints, before or after, is told apart. It must run on any Python 3,
-# so it avoids f-strings. It imports nothing that `site` has not already loaded:
-# `import json` alone would pull in `re` and `enum` and cost more than the rest of
-# the script, so it carries its own small JSON encoder.
+# exactly one JSON object on a line of stdout that starts with ANSWER_MARKER, so
+# that whatever a .pth file or sitecustomize prints, before or after, is told apart.
+# It must run on any Python 3, so it avoids f-strings. It imports nothing that
+# `site` has not already loaded: `import json` alone would pull in `re` and `enum`
+# and cost more than the rest of the script, so it carries its own JSON encoder.
 import os
 import sys
 

@@ -151,13 +151,17 @@ fn find_on_path(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<Pat
 /// Asks the interpreter, or reuses its earlier answer when nothing that could
 /// change that answer has changed (see `interpreter_cache`).
 pub fn inspect(located: &Located, deadline: Duration, use_cache: bool) -> Result<InterpreterAnswer, InterpreterError> {
-    if use_cache && let Some(answer) = interpreter_cache::load(&located.path) {
+    // `None`: caching is off, or this interpreter's answers are never cached.
+    let key = use_cache
+        .then(|| interpreter_cache::Key::for_interpreter(&located.path))
+        .flatten();
+    if let Some(answer) = key.as_ref().and_then(interpreter_cache::load) {
         return Ok(answer);
     }
     let asked_at = std::time::SystemTime::now();
     let answer = query(&located.path, deadline)?;
-    if use_cache {
-        interpreter_cache::store(&located.path, &answer, asked_at);
+    if let Some(key) = key {
+        interpreter_cache::store(key, &located.path, &answer, asked_at);
     }
     Ok(answer)
 }
@@ -176,7 +180,7 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
             path: path.to_path_buf(),
             source,
         },
-        RunError::TimedOut { seconds, .. } => InterpreterError::TimedOut {
+        RunError::TimedOut { seconds } => InterpreterError::TimedOut {
             path: path.to_path_buf(),
             seconds,
         },
@@ -275,6 +279,12 @@ mod tests {
         assert!(matches!(error, InterpreterError::NoneFound), "{error}");
         let error = locate(Some("python3"), env_of(&[])).unwrap_err();
         assert!(matches!(error, InterpreterError::NotOnPath(_)), "{error}");
+    }
+
+    #[test]
+    fn the_script_prints_the_marker_this_side_looks_for() {
+        let definition = format!("ANSWER_MARKER = \"{ANSWER_MARKER}\"");
+        assert!(INTERPRETER_INFO_SCRIPT.contains(&definition), "{definition}");
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub fn envdoctor(cache: &Path) -> assert_cmd::Command {
     for variable in PATH_VARIABLES {
         command.env_remove(variable);
     }
+    // A regression to a hang fails the test instead of stalling the whole run.
+    command.timeout(std::time::Duration::from_secs(60));
     command
         .env("XDG_CACHE_HOME", cache)
         .env_remove("VIRTUAL_ENV")
@@ -55,6 +57,20 @@ pub fn run(command: &mut Command) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
+}
+
+/// Writes `contents` to `path`, creating its parent directories.
+pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
+/// A minimal `NAME-VERSION.dist-info` with its METADATA, in `directory`.
+pub fn write_dist_info(directory: &Path, name: &str, version: &str) {
+    write_file(
+        &directory.join(format!("{name}-{version}.dist-info/METADATA")),
+        format!("Name: {name}\nVersion: {version}\n"),
+    );
 }
 
 pub fn create_venv(path: &Path, with_pip: bool) -> PathBuf {
