@@ -6,18 +6,20 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::probe::cuda::Cuda;
+use crate::probe::frameworks::Frameworks;
 use crate::probe::packages::{Package, PathProblem};
 use crate::probe::python::Origin;
 use crate::probe::system::System;
 
 pub const SCHEMA: &str = "envdoctor.snapshot/1";
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
-    pub schema: &'static str,
-    pub envdoctor_version: &'static str,
+    pub schema: String,
+    pub envdoctor_version: String,
     pub system: System,
     pub python: Python,
     /// The distributions Python imports, in `sys.path` order.
@@ -26,9 +28,13 @@ pub struct Snapshot {
     pub package_scan_problems: Vec<PathProblem>,
     /// Selected environment variables that change how training behaves.
     pub env: BTreeMap<String, String>,
+    /// CUDA toolkits on this node, and the CUDA libraries Python would load.
+    pub cuda: Cuda,
+    /// Build facts of the frameworks installed, read from their files, keyed by name.
+    pub frameworks: Frameworks,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Python {
     /// `sys.executable` as the interpreter reports it.
     pub executable: PathBuf,

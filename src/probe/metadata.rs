@@ -108,7 +108,7 @@ pub fn requires_txt_to_requires_dist(text: &str) -> Vec<String> {
 
 /// Where a distribution came from when it was not installed from an index by
 /// name, as PEP 610's `direct_url.json` records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Source {
     Directory {

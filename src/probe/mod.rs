@@ -1,6 +1,8 @@
 //! Collecting the Snapshot. Each submodule fills one part of it and judges nothing.
 
+pub mod cuda;
 pub mod environment;
+pub mod frameworks;
 pub mod interpreter_cache;
 pub mod metadata;
 pub mod packages;
@@ -23,9 +25,11 @@ pub fn snapshot(options: &PythonOptions) -> Result<Snapshot, python::Interpreter
     let located = python::locate(options.requested.as_deref(), |name| std::env::var_os(name))?;
     let answer = python::inspect(&located, options.deadline, options.use_cache)?;
     let inventory = packages::scan(&answer.sys_path);
+    let answer_prefix = answer.prefix.clone();
+    let answer_sys_path = answer.sys_path.clone();
     Ok(Snapshot {
-        schema: snapshot::SCHEMA,
-        envdoctor_version: env!("CARGO_PKG_VERSION"),
+        schema: snapshot::SCHEMA.to_string(),
+        envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
         system: system::probe(),
         python: Python {
             is_virtual_env: answer.prefix != answer.base_prefix,
@@ -41,6 +45,13 @@ pub fn snapshot(options: &PythonOptions) -> Result<Snapshot, python::Interpreter
             user_site_enabled: answer.user_site_enabled,
             sys_path: answer.sys_path,
         },
+        cuda: cuda::probe(&cuda::Inputs {
+            env: &|name| std::env::var_os(name),
+            python_prefix: &answer_prefix,
+            sys_path: &answer_sys_path,
+            packages: &inventory.packages,
+        }),
+        frameworks: frameworks::probe(&answer_sys_path, &inventory.packages),
         packages: inventory.packages,
         package_scan_problems: inventory.problems,
         env: environment::selected(

@@ -20,11 +20,11 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::probe::metadata::{self, Source};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MetadataFormat {
     DistInfo,
@@ -34,7 +34,7 @@ pub enum MetadataFormat {
 }
 
 /// One installed distribution, as Python would import it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Package {
     /// As the metadata spells it.
     pub name: String,
@@ -70,7 +70,7 @@ pub struct Package {
     pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShadowedCopy {
     pub version: Option<String>,
     pub location: PathBuf,
@@ -78,7 +78,7 @@ pub struct ShadowedCopy {
 }
 
 /// A problem with a `sys.path` entry as a whole (as opposed to one package).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathProblem {
     pub path: PathBuf,
     pub problem: String,

@@ -3,9 +3,9 @@
 
 use std::fs;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct System {
     pub hostname: Option<String>,
     /// `PRETTY_NAME` from os-release, such as `Debian GNU/Linux 12 (bookworm)`.
