@@ -30,6 +30,10 @@ pub enum Command {
     /// Collect and print the Snapshot of this node: system, Python, packages. Judges nothing.
     #[command(after_help = "Examples:\n  envdoctor probe\n  envdoctor probe --python python3.11 --format json")]
     Probe(ProbeArgs),
+
+    /// Internal: the NVML query `probe` runs in a child process, so a hung GPU can be killed.
+    #[command(name = "__nvml-query", hide = true)]
+    NvmlQuery,
 }
 
 #[derive(Debug, Args)]
@@ -52,6 +56,14 @@ pub struct PythonArgs {
 pub struct ProbeArgs {
     #[command(flatten)]
     pub python: PythonArgs,
+
+    /// Seconds NVML may take to answer before the GPU or driver is reported hung.
+    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = positive_seconds)]
+    pub nvml_timeout: f64,
+
+    /// Show a Snapshot recorded with `probe --format json` instead of probing this node.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["python", "python_timeout", "nvml_timeout"])]
+    pub snapshot: Option<PathBuf>,
 
     /// `text` for people; `json` for tools (schema `envdoctor.snapshot/1`).
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]

@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use crate::cli::{Cli, Command, ProbeArgs, PythonArgs, SnapshotFormat};
 use crate::report::{Style, text};
-use crate::{atomic_write, probe};
+use crate::{atomic_write, probe, snapshot};
 
 /// The exit code contract, the same for every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,11 +32,21 @@ impl Outcome {
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Probe(args) => probe(args),
+        Command::NvmlQuery => {
+            probe::nvidia::answer_query();
+            Ok(Outcome::Clean)
+        }
     }
 }
 
 fn probe(args: ProbeArgs) -> anyhow::Result<Outcome> {
-    let snapshot = probe::snapshot(&python_options(&args.python))?;
+    let snapshot = match &args.snapshot {
+        Some(path) => snapshot::read(path)?,
+        None => probe::snapshot(&probe::ProbeOptions {
+            python: python_options(&args.python),
+            nvml_deadline: Duration::from_secs_f64(args.nvml_timeout),
+        })?,
+    };
     let style = Style::for_output(args.output.is_none() && std::io::stdout().is_terminal());
     let rendered = match args.format {
         SnapshotFormat::Json => serde_json::to_string_pretty(&snapshot)? + "\n",

@@ -4,12 +4,14 @@
 //! ever added.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::probe::cuda::Cuda;
+use crate::probe::cuda_devices::CudaDevices;
 use crate::probe::frameworks::Frameworks;
+use crate::probe::nvidia::{KernelModule, Nvidia, NvidiaError};
 use crate::probe::packages::{Package, PathProblem};
 use crate::probe::python::Origin;
 use crate::probe::system::System;
@@ -28,9 +30,23 @@ pub struct Snapshot {
     pub package_scan_problems: Vec<PathProblem>,
     /// Selected environment variables that change how training behaves.
     pub env: BTreeMap<String, String>,
+    /// The driver and every GPU, from NVML; `null` when NVML gave nothing, and then
+    /// `nvidia_error` says why.
+    #[serde(default)]
+    pub nvidia: Option<Nvidia>,
+    #[serde(default)]
+    pub nvidia_error: Option<NvidiaError>,
+    /// The loaded kernel module, read from `/proc` (or `/sys`) whether NVML works or not.
+    #[serde(default)]
+    pub nvidia_kernel_module: Option<KernelModule>,
+    /// Which GPU `cuda:N` is, under this environment's `CUDA_VISIBLE_DEVICES` and `CUDA_DEVICE_ORDER`.
+    #[serde(default)]
+    pub cuda_devices: Option<CudaDevices>,
     /// CUDA toolkits on this node, and the CUDA libraries Python would load.
+    #[serde(default)]
     pub cuda: Cuda,
     /// Build facts of the frameworks installed, read from their files, keyed by name.
+    #[serde(default)]
     pub frameworks: Frameworks,
 }
 
@@ -52,4 +68,96 @@ pub struct Python {
     pub user_site_enabled: bool,
     /// As a job started with this interpreter sees it, without the script's own directory.
     pub sys_path: Vec<PathBuf>,
+}
+
+/// Why a recorded Snapshot cannot be used. Each renders as one line that
+/// names the file, the place and the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read Snapshot `{path}`: {source}")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {problem}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
+    #[error("{path}: {problem}")]
+    NotASnapshot { path: PathBuf, problem: String },
+}
+
+/// Reads a Snapshot written by `envdoctor probe --format json`.
+///
+/// Later envdoctors only add keys within one schema version, so unknown keys
+/// are ignored and keys this version added are optional; a newer schema
+/// version is refused, because its meaning may have changed.
+pub fn read(path: &Path) -> Result<Snapshot, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let malformed = |error: serde_json::Error| {
+        let problem = match error.classify() {
+            serde_json::error::Category::Eof => format!("truncated: {}", without_position(&error)),
+            serde_json::error::Category::Syntax => format!("not JSON: {}", without_position(&error)),
+            _ => format!("not a valid Snapshot: {}", without_position(&error)),
+        };
+        ReadError::Malformed {
+            path: path.to_path_buf(),
+            line: error.line(),
+            column: error.column(),
+            problem,
+        }
+    };
+    let document: serde_json::Value = serde_json::from_str(&text).map_err(malformed)?;
+    check_schema(&document).map_err(|problem| ReadError::NotASnapshot {
+        path: path.to_path_buf(),
+        problem,
+    })?;
+    serde_json::from_str(&text).map_err(malformed)
+}
+
+fn check_schema(document: &serde_json::Value) -> Result<(), String> {
+    let Some(object) = document.as_object() else {
+        return Err("not an envdoctor Snapshot: the document is not a JSON object".to_string());
+    };
+    let Some(schema) = object.get("schema") else {
+        return Err("not an envdoctor Snapshot: it has no \"schema\" key".to_string());
+    };
+    let Some(schema) = schema.as_str() else {
+        return Err(format!(
+            "not an envdoctor Snapshot: \"schema\" is {schema}, not a string"
+        ));
+    };
+    let (kind, version) = schema.rsplit_once('/').unwrap_or((schema, ""));
+    let (expected_kind, expected_version) = SCHEMA.rsplit_once('/').expect("SCHEMA is kind/version");
+    if kind != expected_kind {
+        return Err(format!(
+            "not an envdoctor Snapshot: its schema is \"{schema}\", expected \"{SCHEMA}\""
+        ));
+    }
+    match (version.parse::<u32>(), expected_version.parse::<u32>()) {
+        (Ok(found), Ok(supported)) if found == supported => Ok(()),
+        (Ok(found), Ok(supported)) if found > supported => Err(format!(
+            "written by a newer envdoctor (schema \"{schema}\"); this envdoctor {} reads up to \"{SCHEMA}\": upgrade it",
+            env!("CARGO_PKG_VERSION")
+        )),
+        _ => Err(format!(
+            "unsupported Snapshot schema \"{schema}\", expected \"{SCHEMA}\""
+        )),
+    }
+}
+
+/// serde_json appends " at line L column C"; the position is already at the front.
+fn without_position(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    match message.rfind(" at line ") {
+        Some(end) => message[..end].to_string(),
+        None => message,
+    }
 }

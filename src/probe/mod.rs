@@ -1,10 +1,12 @@
 //! Collecting the Snapshot. Each submodule fills one part of it and judges nothing.
 
 pub mod cuda;
+pub mod cuda_devices;
 pub mod environment;
 pub mod frameworks;
 pub mod interpreter_cache;
 pub mod metadata;
+pub mod nvidia;
 pub mod packages;
 pub mod python;
 pub mod system;
@@ -21,7 +23,41 @@ pub struct PythonOptions {
     pub use_cache: bool,
 }
 
-pub fn snapshot(options: &PythonOptions) -> Result<Snapshot, python::InterpreterError> {
+/// Everything a probe can be told.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    pub python: PythonOptions,
+    /// How long NVML may take before the GPU or driver is reported hung.
+    pub nvml_deadline: Duration,
+}
+
+pub fn snapshot(options: &ProbeOptions) -> Result<Snapshot, python::InterpreterError> {
+    // NVML initialisation costs tens of milliseconds to seconds (without
+    // persistence mode the driver sets every GPU up); it overlaps with the
+    // interpreter's start-up instead of following it.
+    std::thread::scope(|scope| {
+        let nvidia = scope.spawn(|| nvidia::probe(options.nvml_deadline));
+        let snapshot = python_side(&options.python);
+        let nvidia = nvidia.join().expect("the NVIDIA probe does not panic");
+        snapshot.map(|snapshot| with_nvidia(snapshot, nvidia))
+    })
+}
+
+fn with_nvidia(mut snapshot: Snapshot, found: nvidia::Found) -> Snapshot {
+    snapshot.cuda_devices = found.nvidia.as_ref().map(|nvidia| {
+        cuda_devices::map(
+            &nvidia.gpus,
+            snapshot.env.get("CUDA_VISIBLE_DEVICES").map(String::as_str),
+            snapshot.env.get("CUDA_DEVICE_ORDER").map(String::as_str),
+        )
+    });
+    snapshot.nvidia = found.nvidia;
+    snapshot.nvidia_error = found.error;
+    snapshot.nvidia_kernel_module = found.kernel_module;
+    snapshot
+}
+
+fn python_side(options: &PythonOptions) -> Result<Snapshot, python::InterpreterError> {
     let located = python::locate(options.requested.as_deref(), |name| std::env::var_os(name))?;
     let answer = python::inspect(&located, options.deadline, options.use_cache)?;
     let inventory = packages::scan(&answer.sys_path);
@@ -45,6 +81,10 @@ pub fn snapshot(options: &PythonOptions) -> Result<Snapshot, python::Interpreter
             user_site_enabled: answer.user_site_enabled,
             sys_path: answer.sys_path,
         },
+        nvidia: None,
+        nvidia_error: None,
+        nvidia_kernel_module: None,
+        cuda_devices: None,
         cuda: cuda::probe(&cuda::Inputs {
             env: &|name| std::env::var_os(name),
             python_prefix: &answer_prefix,
