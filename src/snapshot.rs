@@ -30,6 +30,10 @@ pub struct Snapshot {
     pub package_scan_problems: Vec<PathProblem>,
     /// Selected environment variables that change how training behaves.
     pub env: BTreeMap<String, String>,
+    /// Variables that were selected but whose names look secret (TOKEN, KEY,
+    /// SECRET, PASSWORD, ...): named, so their presence is known, never valued.
+    #[serde(default)]
+    pub env_withheld: Vec<String>,
     /// The driver and every GPU, from NVML; `null` when NVML gave nothing, and then
     /// `nvidia_error` says why.
     #[serde(default)]

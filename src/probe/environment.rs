@@ -16,44 +16,148 @@ const NAMES: &[&str] = &[
     "CONDA_DEFAULT_ENV",
     "LD_LIBRARY_PATH",
     "LD_PRELOAD",
+    "PATH",
     "OMP_NUM_THREADS",
-    "HF_HOME",
-    "HF_HUB_OFFLINE",
     "TRANSFORMERS_OFFLINE",
-    "BNB_CUDA_VERSION",
-    "DS_BUILD_OPS",
-    "DS_SKIP_CUDA_CHECK",
     "MASTER_ADDR",
     "MASTER_PORT",
     "WORLD_SIZE",
-    "LOCAL_RANK",
     "RANK",
+    "LOCAL_RANK",
+    "LOCAL_WORLD_SIZE",
+    "NODE_RANK",
+    "GROUP_RANK",
 ];
 
-/// Whole families whose members are settings, not secrets.
-const PREFIXES: &[&str] = &["CUDA_", "NCCL_", "TORCH_", "PYTORCH_", "ACCELERATE_", "NVIDIA_"];
+/// Whole families whose members are settings. A member whose name looks
+/// secret is still withheld (see `looks_secret`).
+const PREFIXES: &[&str] = &[
+    "CUDA_",
+    "NCCL_",
+    "TORCH_",
+    "PYTORCH_",
+    "ACCELERATE_",
+    "NVIDIA_",
+    "DS_",
+    "BNB_",
+    "HF_",
+    "TRANSFORMERS_",
+    "SLURM_",
+];
 
-pub fn selected(variables: impl Iterator<Item = (String, String)>) -> BTreeMap<String, String> {
-    variables
-        .filter(|(name, _)| NAMES.contains(&name.as_str()) || PREFIXES.iter().any(|prefix| name.starts_with(prefix)))
-        .collect()
+/// Name fragments of variables that hold credentials (`HF_TOKEN`,
+/// `WANDB_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, ...).
+const SECRET_MARKERS: &[&str] = &["TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
+
+/// The recorded variables, and the names of those withheld because they look secret.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Selected {
+    pub values: BTreeMap<String, String>,
+    pub withheld: Vec<String>,
+}
+
+pub fn selected(variables: impl Iterator<Item = (String, String)>) -> Selected {
+    let mut selected = Selected::default();
+    for (name, value) in variables {
+        let wanted = NAMES.contains(&name.as_str()) || PREFIXES.iter().any(|prefix| name.starts_with(prefix));
+        if !wanted {
+            continue;
+        }
+        if looks_secret(&name) {
+            selected.withheld.push(name);
+        } else {
+            selected.values.insert(name, without_url_password(&value));
+        }
+    }
+    selected.withheld.sort();
+    selected
+}
+
+fn looks_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_MARKERS.iter().any(|marker| upper.contains(marker))
+}
+
+/// `https://user:password@host/...` keeps its user and loses its password:
+/// mirrors and proxies are worth recording, their credentials are not.
+fn without_url_password(value: &str) -> String {
+    let Some(scheme_end) = value.find("://") else {
+        return value.to_string();
+    };
+    let authority_start = scheme_end + 3;
+    let authority_end = value[authority_start..]
+        .find(['/', '?', '#'])
+        .map_or(value.len(), |offset| authority_start + offset);
+    let authority = &value[authority_start..authority_end];
+    let Some(at) = authority.rfind('@') else {
+        return value.to_string();
+    };
+    let Some(colon) = authority[..at].find(':') else {
+        return value.to_string();
+    };
+    format!(
+        "{}{}:***{}",
+        &value[..authority_start],
+        &authority[..colon],
+        &value[authority_start + at..]
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn select(variables: &[(&str, &str)]) -> Selected {
+        selected(
+            variables
+                .iter()
+                .map(|(name, value)| (name.to_string(), value.to_string())),
+        )
+    }
+
     #[test]
-    fn keeps_settings_and_drops_secrets() {
-        let variables = [
+    fn keeps_settings_and_drops_what_is_not_asked_for() {
+        let kept = select(&[
             ("CUDA_VISIBLE_DEVICES", "0,1"),
             ("NCCL_DEBUG", "INFO"),
-            ("HF_TOKEN", "hf_secret"),
-            ("WANDB_API_KEY", "secret"),
+            ("DS_BUILD_OPS", "1"),
+            ("EDITOR", "vi"),
             ("PIP_INDEX_URL", "https://user:pass@example/simple"),
-        ]
-        .map(|(name, value)| (name.to_string(), value.to_string()));
-        let kept = selected(variables.into_iter());
-        assert_eq!(kept.keys().collect::<Vec<_>>(), ["CUDA_VISIBLE_DEVICES", "NCCL_DEBUG"]);
+        ]);
+        assert_eq!(
+            kept.values.keys().collect::<Vec<_>>(),
+            ["CUDA_VISIBLE_DEVICES", "DS_BUILD_OPS", "NCCL_DEBUG"]
+        );
+        assert!(kept.withheld.is_empty());
+    }
+
+    #[test]
+    fn secret_looking_names_are_named_but_never_their_values() {
+        let kept = select(&[
+            ("HF_TOKEN", "hf_secret"),
+            ("HF_HUB_OFFLINE", "1"),
+            ("NCCL_IB_AUTH_KEY", "secret"),
+            ("SLURM_JOB_ID", "42"),
+            ("ACCELERATE_Api_Key", "secret"),
+        ]);
+        assert_eq!(
+            kept.values.keys().collect::<Vec<_>>(),
+            ["HF_HUB_OFFLINE", "SLURM_JOB_ID"]
+        );
+        assert_eq!(kept.withheld, ["ACCELERATE_Api_Key", "HF_TOKEN", "NCCL_IB_AUTH_KEY"]);
+    }
+
+    #[test]
+    fn passwords_in_urls_are_masked() {
+        assert_eq!(
+            without_url_password("https://user:hunter2@mirror.example/hf?x=1"),
+            "https://user:***@mirror.example/hf?x=1"
+        );
+        assert_eq!(
+            without_url_password("https://mirror.example/a@b"),
+            "https://mirror.example/a@b"
+        );
+        assert_eq!(without_url_password("http://proxy@host:3128"), "http://proxy@host:3128");
+        assert_eq!(without_url_password("0,1"), "0,1");
     }
 }

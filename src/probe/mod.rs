@@ -5,6 +5,7 @@ pub mod cuda_devices;
 pub mod environment;
 pub mod frameworks;
 pub mod interpreter_cache;
+pub mod limits;
 pub mod metadata;
 pub mod nvidia;
 pub mod packages;
@@ -61,6 +62,9 @@ fn python_side(options: &PythonOptions) -> Result<Snapshot, python::InterpreterE
     let located = python::locate(options.requested.as_deref(), |name| std::env::var_os(name))?;
     let answer = python::inspect(&located, options.deadline, options.use_cache)?;
     let inventory = packages::scan(&answer.sys_path);
+    let env = environment::selected(
+        std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?))),
+    );
     let answer_prefix = answer.prefix.clone();
     let answer_sys_path = answer.sys_path.clone();
     Ok(Snapshot {
@@ -94,8 +98,7 @@ fn python_side(options: &PythonOptions) -> Result<Snapshot, python::InterpreterE
         frameworks: frameworks::probe(&answer_sys_path, &inventory.packages),
         packages: inventory.packages,
         package_scan_problems: inventory.problems,
-        env: environment::selected(
-            std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?))),
-        ),
+        env: env.values,
+        env_withheld: env.withheld,
     })
 }

@@ -5,6 +5,8 @@ use std::fs;
 
 use serde::{Deserialize, Serialize};
 
+use crate::probe::limits::{self, Limits};
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct System {
     pub hostname: Option<String>,
@@ -22,6 +24,8 @@ pub struct System {
     pub cpus_usable: Option<usize>,
     pub memory_total_mib: Option<u64>,
     pub memory_available_mib: Option<u64>,
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 pub fn probe() -> System {
@@ -44,6 +48,7 @@ pub fn probe() -> System {
         cpus_usable: std::thread::available_parallelism().ok().map(usize::from),
         memory_total_mib: meminfo_mib(&meminfo, "MemTotal"),
         memory_available_mib: meminfo_mib(&meminfo, "MemAvailable"),
+        limits: limits::probe(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Rendering for people. Machine formats are the serde forms of the same values.
 
+mod gpu;
 pub mod text;
 
 /// Terminal colour, on only for a terminal and never when `NO_COLOR` is set

@@ -79,6 +79,8 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
         )),
     );
 
+    super::gpu::write(&mut out, snapshot, style);
+
     let packages = &snapshot.packages;
     let editable = packages
         .iter()
@@ -157,16 +159,16 @@ fn write_columns(out: &mut String, packages: &[Package]) {
     }
 }
 
-fn section(out: &mut String, style: Style, label: &str, text: &str) {
+pub(super) fn section(out: &mut String, style: Style, label: &str, text: &str) {
     let padded = format!("{label:<LABEL_WIDTH$}");
     let line = if text.is_empty() { label } else { &padded };
     let _ = writeln!(out, "{}{text}", style.heading(line));
 }
 
-fn continuation(out: &mut String, text: &str) {
+pub(super) fn continuation(out: &mut String, text: &str) {
     let _ = writeln!(out, "{:LABEL_WIDTH$}{text}", "");
 }
 
-fn gib(mib: u64) -> String {
+pub(super) fn gib(mib: u64) -> String {
     format!("{:.1} GiB", mib as f64 / 1024.0)
 }

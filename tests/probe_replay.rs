@@ -1,0 +1,181 @@
+//! `--snapshot FILE`: a Snapshot recorded on one node is shown on any other,
+//! and a file that is not one is refused with one line naming the file, the
+//! place and the problem, exit code 2.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{envdoctor, system_python};
+use serde_json::Value;
+
+fn record(directory: &Path) -> std::path::PathBuf {
+    let recorded = directory.join("node.json");
+    envdoctor(directory)
+        .args(["probe", "--format", "json", "-o"])
+        .arg(&recorded)
+        .arg("--python")
+        .arg(system_python())
+        .assert()
+        .success();
+    recorded
+}
+
+fn replay(directory: &Path, snapshot: &Path, format: &str) -> assert_cmd::assert::Assert {
+    envdoctor(directory)
+        .args(["probe", "--format", format, "--snapshot"])
+        .arg(snapshot)
+        .assert()
+}
+
+/// The one-line error of a refused Snapshot.
+fn refusal(directory: &Path, contents: &str) -> String {
+    let file = directory.join("bad.json");
+    fs::write(&file, contents).unwrap();
+    let output = replay(directory, &file, "text").code(2).get_output().clone();
+    assert!(output.stdout.is_empty(), "nothing is printed as if it were a Snapshot");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(&file.display().to_string()), "names the file: {stderr}");
+    stderr
+}
+
+fn assert_mentions(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "`{part}` missing from: {text}");
+    }
+}
+
+#[test]
+fn a_recorded_snapshot_replays_unchanged() {
+    let directory = tempfile::tempdir().unwrap();
+    let recorded = record(directory.path());
+    let original: Value = serde_json::from_slice(&fs::read(&recorded).unwrap()).unwrap();
+    let output = replay(directory.path(), &recorded, "json")
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let replayed: Value = serde_json::from_slice(&output).unwrap();
+    assert_eq!(replayed, original);
+}
+
+#[test]
+fn a_replayed_snapshot_renders_as_text() {
+    let directory = tempfile::tempdir().unwrap();
+    let recorded = record(directory.path());
+    let output = replay(directory.path(), &recorded, "text")
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    assert_mentions(&text, &["python", "nvidia"]);
+}
+
+#[test]
+fn unknown_keys_from_a_later_envdoctor_are_ignored_and_new_keys_are_optional() {
+    let directory = tempfile::tempdir().unwrap();
+    let recorded = record(directory.path());
+    let mut document: Value = serde_json::from_slice(&fs::read(&recorded).unwrap()).unwrap();
+    let object = document.as_object_mut().unwrap();
+    object.insert("a_key_from_the_future".to_string(), Value::Bool(true));
+    for added_by_this_version in ["nvidia", "nvidia_error", "cuda", "frameworks", "env_withheld"] {
+        object.remove(added_by_this_version);
+    }
+    fs::write(&recorded, serde_json::to_vec(&document).unwrap()).unwrap();
+    replay(directory.path(), &recorded, "json").success();
+}
+
+#[test]
+fn a_truncated_snapshot_is_refused_with_its_position() {
+    let directory = tempfile::tempdir().unwrap();
+    let recorded = record(directory.path());
+    let text = fs::read_to_string(&recorded).unwrap();
+    let cut = &text[..text.len() / 2];
+    let error = refusal(directory.path(), cut);
+    let expected_line = cut.lines().count();
+    assert!(error.contains(&format!("bad.json:{expected_line}:")), "{error}");
+    assert!(error.contains("truncated"), "{error}");
+}
+
+#[test]
+fn non_json_is_refused() {
+    let directory = tempfile::tempdir().unwrap();
+    let error = refusal(directory.path(), "{\n  \"schema\": envdoctor\n}\n");
+    assert!(error.contains("bad.json:2:"), "{error}");
+    assert!(error.contains("not JSON"), "{error}");
+}
+
+#[test]
+fn other_documents_are_not_snapshots() {
+    let directory = tempfile::tempdir().unwrap();
+    let error = refusal(directory.path(), r#"{"schema": "envdoctor.report/1", "findings": []}"#);
+    assert_mentions(&error, &["not an envdoctor Snapshot", "envdoctor.report/1"]);
+    let error = refusal(directory.path(), r#"{"packages": []}"#);
+    assert!(error.contains("no \"schema\" key"), "{error}");
+    let error = refusal(directory.path(), "[1, 2]");
+    assert!(error.contains("not a JSON object"), "{error}");
+}
+
+#[test]
+fn a_newer_schema_asks_for_a_newer_envdoctor() {
+    let directory = tempfile::tempdir().unwrap();
+    let error = refusal(directory.path(), r#"{"schema": "envdoctor.snapshot/2"}"#);
+    assert_mentions(&error, &["newer envdoctor", "envdoctor.snapshot/2"]);
+}
+
+#[test]
+fn a_wrongly_typed_field_is_named_with_its_position() {
+    let directory = tempfile::tempdir().unwrap();
+    let recorded = record(directory.path());
+    let text = fs::read_to_string(&recorded).unwrap();
+    let broken = text.replacen("\"packages\": [", "\"packages\": 5, \"was\": [", 1);
+    let error = refusal(directory.path(), &broken);
+    assert_mentions(&error, &["not a valid Snapshot", "invalid type"]);
+}
+
+#[test]
+fn a_missing_snapshot_file_is_an_error_not_a_probe() {
+    let directory = tempfile::tempdir().unwrap();
+    let missing = directory.path().join("missing.json");
+    let output = replay(directory.path(), &missing, "text").code(2).get_output().clone();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_mentions(&stderr, &["missing.json", "No such file"]);
+}
+
+#[test]
+fn replay_and_probing_options_do_not_mix() {
+    let directory = tempfile::tempdir().unwrap();
+    envdoctor(directory.path())
+        .args(["probe", "--snapshot", "x.json", "--python", "python3"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn secret_looking_variables_never_reach_the_snapshot() {
+    let directory = tempfile::tempdir().unwrap();
+    let output = envdoctor(directory.path())
+        .args(["probe", "--format", "json", "--python"])
+        .arg(system_python())
+        .env("HF_TOKEN", "hf_do_not_leak_1")
+        .env("NCCL_IB_SECRET_THING", "do_not_leak_2")
+        .env("HF_ENDPOINT", "https://me:do_not_leak_3@mirror.example/hf")
+        .env("NCCL_DEBUG", "INFO")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    for secret in ["do_not_leak_1", "do_not_leak_2", "do_not_leak_3"] {
+        assert!(!text.contains(secret), "{secret} leaked");
+    }
+    let snapshot: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(snapshot["env"]["NCCL_DEBUG"], "INFO");
+    assert_eq!(snapshot["env"]["HF_ENDPOINT"], "https://me:***@mirror.example/hf");
+    let withheld = snapshot["env_withheld"].as_array().unwrap();
+    assert!(withheld.contains(&Value::from("HF_TOKEN")) && withheld.contains(&Value::from("NCCL_IB_SECRET_THING")));
+}
