@@ -1,0 +1,288 @@
+//! CUDA toolkits on the node and the CUDA libraries (runtime, cuBLAS, cuDNN,
+//! NCCL, ...) that Python would load: from `nvidia-*` wheels, from a toolkit,
+//! or from the system.
+//!
+//! Toolkits are found through `nvcc` on `PATH`, `CUDA_HOME`, `CUDA_PATH`,
+//! `/usr/local/cuda` and `/usr/local/cuda-*`, a conda environment (`CONDA_PREFIX`
+//! and the interpreter's prefix) and `nvidia-cuda-nvcc` wheels; one directory
+//! reached several ways is one toolkit that lists every way. A toolkit's version
+//! comes from `version.json`, else `version.txt`, else `bin/nvcc --version`, run
+//! under a deadline of [`NVCC_DEADLINE`] (overridden, in seconds, by the
+//! environment variable `ENVDOCTOR_NVCC_TIMEOUT`).
+//!
+//! Libraries are read from the `RECORD` of every `nvidia-*` distribution (the
+//! version is the distribution's) and from the files in `LD_LIBRARY_PATH`, the
+//! toolkits' library directories, `/etc/ld.so.conf.d` and the standard library
+//! directories (the version is the one in the file name behind the symlinks, or
+//! a header's). Nothing here is fatal: what could not be read is a problem.
+
+mod headers;
+mod library_table;
+mod system_libraries;
+mod toolkit_version;
+mod toolkits;
+mod wheels;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::packages::Package;
+
+/// How long `nvcc --version` may take. A healthy nvcc answers in well under a
+/// second; one on a hung network file system must not hang the probe.
+pub const NVCC_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The environment variable that overrides [`NVCC_DEADLINE`], in seconds.
+pub const NVCC_TIMEOUT_VARIABLE: &str = "ENVDOCTOR_NVCC_TIMEOUT";
+
+/// What the CUDA probe needs to know about the rest of the node.
+pub struct Inputs<'a> {
+    /// Reads an environment variable; injected so tests need not touch the process environment.
+    pub env: &'a dyn Fn(&str) -> Option<OsString>,
+    /// The interpreter's `sys.prefix` (a conda environment keeps its toolkit there).
+    pub python_prefix: &'a Path,
+    pub sys_path: &'a [PathBuf],
+    pub packages: &'a [Package],
+}
+
+/// The places on the machine itself that are searched; injected so tests do not
+/// depend on what the test machine has installed.
+#[derive(Debug, Clone)]
+pub struct SearchRoots {
+    /// Where `cuda` and `cuda-*` toolkit directories are looked for.
+    pub usr_local: PathBuf,
+    /// Where `*.conf` files list library directories for the dynamic loader.
+    pub ld_so_conf_d: PathBuf,
+    /// The loader's default directories, searched last.
+    pub library_dirs: Vec<PathBuf>,
+}
+
+impl SearchRoots {
+    /// The real machine's. The library directories are Debian's multiarch ones
+    /// (x86_64 and aarch64, with and without the `/usr` merge), the Red Hat
+    /// `lib64` and the local ones: ld.so(8) searches the default paths `/lib`
+    /// and `/usr/lib` (`/lib64`, `/usr/lib64` on 64-bit Red Hat), and Debian's
+    /// loader is configured for `/{usr/,}lib/<triplet>`
+    /// (https://wiki.debian.org/Multiarch/Implementation).
+    pub fn system() -> SearchRoots {
+        SearchRoots {
+            usr_local: PathBuf::from("/usr/local"),
+            ld_so_conf_d: PathBuf::from("/etc/ld.so.conf.d"),
+            library_dirs: [
+                "/usr/lib/x86_64-linux-gnu",
+                "/lib/x86_64-linux-gnu",
+                "/usr/lib/aarch64-linux-gnu",
+                "/lib/aarch64-linux-gnu",
+                "/usr/lib64",
+                "/lib64",
+                "/usr/local/lib",
+                "/usr/lib",
+                "/lib",
+            ]
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cuda {
+    /// Every toolkit found, one entry per directory.
+    pub toolkits: Vec<Toolkit>,
+    /// Every CUDA library file found, one entry per real file: wheels first, in
+    /// `sys.path` order, then the system's in the loader's search order.
+    pub libraries: Vec<Library>,
+    /// Problems that belong to no one toolkit or library.
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Toolkit {
+    /// The toolkit's directory, with symlinks resolved.
+    pub root: PathBuf,
+    /// Every way it was found, in the order they were tried.
+    pub found_via: Vec<ToolkitFoundVia>,
+    /// Other spellings that lead to `root`: `/usr/local/cuda` when it is a
+    /// symlink to `/usr/local/cuda-12.4`, a `CUDA_HOME` through a link.
+    pub aliases: Vec<PathBuf>,
+    /// The toolkit release (`12.8.2`, `10.2.89`; `12.4` from nvcc, which says no more).
+    pub version: Option<String>,
+    pub version_source: Option<ToolkitVersionSource>,
+    /// The file the version was read from (for `nvcc`, the compiler that was run).
+    pub version_file: Option<PathBuf>,
+    pub nvcc: Option<PathBuf>,
+    /// The compiler's own version (`12.8.93`), which differs from the release's.
+    pub nvcc_version: Option<String>,
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolkitFoundVia {
+    /// The first `nvcc` on `PATH`, the one a build would run.
+    Path,
+    CudaHome,
+    CudaPath,
+    /// `/usr/local/cuda` or `/usr/local/cuda-*`.
+    UsrLocal,
+    CondaPrefix,
+    /// The interpreter's `sys.prefix` (a conda environment without `CONDA_PREFIX` set).
+    PythonPrefix,
+    /// An `nvcc` installed by an `nvidia-*` wheel (`nvidia-cuda-nvcc-cu12`, `nvidia-cuda-nvcc`).
+    Wheel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolkitVersionSource {
+    VersionJson,
+    VersionTxt,
+    Nvcc,
+}
+
+/// One library file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Library {
+    /// `cudart`, `cublas`, `cublaslt`, `cudnn`, `nccl`, `nvjitlink`, `cusparse`,
+    /// `cufft`, or `cuda_driver` (the driver's user-space `libcuda`).
+    pub name: String,
+    pub provided_by: Provider,
+    /// The file as found: the soname link (`libcudnn.so.9`) where there is one.
+    pub path: PathBuf,
+    /// The file behind the symlinks (`libcudnn.so.9.1.0`).
+    pub real_path: Option<PathBuf>,
+    pub version: Option<String>,
+    pub version_source: Option<LibraryVersionSource>,
+    /// The file the version was read from, where it was not the distribution.
+    pub version_file: Option<PathBuf>,
+    /// For `provided_by: wheel`, the distribution that installed the file.
+    pub distribution: Option<Distribution>,
+    /// For `provided_by: toolkit`, the toolkit's root.
+    pub toolkit_root: Option<PathBuf>,
+    /// Every way the file was found.
+    pub found_via: Vec<LibraryFoundVia>,
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provider {
+    /// Installed by an `nvidia-*` Python distribution.
+    Wheel,
+    /// Inside a toolkit's directory.
+    Toolkit,
+    /// Anywhere else on the machine: a distribution package, a manual copy, the driver.
+    System,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LibraryVersionSource {
+    /// The version of the distribution that installed it (wheels name their
+    /// files by soname only: `libcudnn.so.9`).
+    Distribution,
+    /// The fully versioned file name behind the symlinks.
+    FileName,
+    /// A header beside the library (`cudnn_version.h`, `nccl.h`).
+    Header,
+    /// Only the major version, from the soname.
+    Soname,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LibraryFoundVia {
+    /// Listed in a distribution's `RECORD`.
+    WheelRecord,
+    LdLibraryPath,
+    /// In a toolkit's `lib64`, `lib` or `targets/*/lib`.
+    Toolkit,
+    /// In a directory named by `/etc/ld.so.conf.d/*.conf`.
+    LdSoConf,
+    /// In one of the loader's default directories.
+    StandardDir,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distribution {
+    pub name: String,
+    pub version: Option<String>,
+}
+
+pub fn probe(inputs: &Inputs) -> Cuda {
+    probe_with(inputs, &SearchRoots::system())
+}
+
+pub fn probe_with(inputs: &Inputs, roots: &SearchRoots) -> Cuda {
+    let mut cuda = Cuda::default();
+    let from_wheels = wheels::scan(inputs.packages);
+    cuda.problems.extend(from_wheels.problems);
+
+    let deadline = nvcc_deadline(inputs.env, &mut cuda.problems);
+    let found = toolkits::find(inputs, roots, &from_wheels.nvcc);
+    cuda.problems.extend(found.problems);
+    cuda.toolkits = toolkit_version::fill_versions(found.toolkits, deadline);
+
+    cuda.libraries = from_wheels.libraries;
+    let search = system_libraries::search_dirs(inputs.env, roots, &cuda.toolkits);
+    system_libraries::scan(&search, &cuda.toolkits, &mut cuda.libraries);
+    cuda
+}
+
+fn nvcc_deadline(env: &dyn Fn(&str) -> Option<OsString>, problems: &mut Vec<String>) -> Duration {
+    let Some(raw) = env(NVCC_TIMEOUT_VARIABLE) else {
+        return NVCC_DEADLINE;
+    };
+    let text = raw.to_string_lossy();
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Duration::from_secs_f64(seconds),
+        _ => {
+            problems.push(format!(
+                "{NVCC_TIMEOUT_VARIABLE}={text:?} is not a positive number of seconds; using {} s",
+                NVCC_DEADLINE.as_secs()
+            ));
+            NVCC_DEADLINE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_cuda_anywhere_is_reported_as_nothing_found() {
+        let empty = tempfile::tempdir().unwrap();
+        let roots = SearchRoots {
+            usr_local: empty.path().join("usr/local"),
+            ld_so_conf_d: empty.path().join("etc/ld.so.conf.d"),
+            library_dirs: vec![empty.path().join("usr/lib")],
+        };
+        let cuda = probe_with(
+            &Inputs {
+                env: &|_| None,
+                python_prefix: empty.path(),
+                sys_path: &[],
+                packages: &[],
+            },
+            &roots,
+        );
+        assert_eq!(cuda, Cuda::default());
+    }
+
+    #[test]
+    fn a_bad_nvcc_timeout_is_a_problem_and_the_default_is_kept() {
+        let mut problems = Vec::new();
+        let deadline = nvcc_deadline(&|_| Some("soon".into()), &mut problems);
+        assert_eq!(deadline, NVCC_DEADLINE);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(
+            nvcc_deadline(&|_| Some("0.5".into()), &mut problems),
+            Duration::from_millis(500)
+        );
+    }
+}
