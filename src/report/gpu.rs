@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::probe::cuda::{Cuda, Provider};
 use crate::probe::cuda_devices::{CudaDevices, DeviceOrder};
 use crate::probe::nvidia::{Gpu, Nvidia};
 use crate::snapshot::Snapshot;
@@ -23,6 +24,7 @@ pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {
     if let Some(devices) = &snapshot.cuda_devices {
         write_cuda_devices(out, devices, style);
     }
+    write_cuda(out, &snapshot.cuda, style);
     write_limits(out, snapshot, style);
 }
 
@@ -164,6 +166,42 @@ fn write_cuda_devices(out: &mut String, devices: &CudaDevices, style: Style) {
     continuation(out, &style.dim(&format!("order {order}{certainty}, {visible}")));
     for note in &devices.notes {
         continuation(out, &style.warning(note));
+    }
+}
+
+fn write_cuda(out: &mut String, cuda: &Cuda, style: Style) {
+    if cuda.toolkits.is_empty() && cuda.libraries.is_empty() && cuda.problems.is_empty() {
+        section(out, style, "cuda", &style.dim("no toolkit and no CUDA library found"));
+        return;
+    }
+    let mut lines = Vec::new();
+    for toolkit in &cuda.toolkits {
+        let version = toolkit.version.as_deref().unwrap_or("of unknown version");
+        lines.push((format!("toolkit {version} at {}", toolkit.root.display()), false));
+        lines.extend(toolkit.problems.iter().map(|problem| (problem.clone(), true)));
+    }
+    for library in &cuda.libraries {
+        let version = library.version.as_deref().unwrap_or("?");
+        let from = match (library.provided_by, &library.distribution) {
+            (Provider::Wheel, Some(distribution)) => format!("wheel {}", distribution.name),
+            (Provider::Wheel, None) => "wheel".to_string(),
+            (Provider::Toolkit, _) => "toolkit".to_string(),
+            (Provider::System, _) => "system".to_string(),
+        };
+        lines.push((
+            format!("{} {version} ({from}) {}", library.name, library.path.display()),
+            false,
+        ));
+        lines.extend(library.problems.iter().map(|problem| (problem.clone(), true)));
+    }
+    lines.extend(cuda.problems.iter().map(|problem| (problem.clone(), true)));
+    for (index, (line, is_problem)) in lines.iter().enumerate() {
+        let line = if *is_problem { style.warning(line) } else { line.clone() };
+        if index == 0 {
+            section(out, style, "cuda", &line);
+        } else {
+            continuation(out, &line);
+        }
     }
 }
 
