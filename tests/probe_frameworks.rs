@@ -104,6 +104,7 @@ fn a_training_stack_reports_its_build_facts() {
         ]
     );
     for (name, framework) in &frameworks {
+        assert_eq!(&framework.name, name);
         assert_eq!(framework.problems, Vec::<String>::new(), "{name}");
     }
 

@@ -38,6 +38,8 @@ pub type Frameworks = BTreeMap<String, Framework>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Framework {
+    /// The key it is stored under: `torch`, `flash-attn`, ...
+    pub name: String,
     /// The distribution that provides it, as its metadata spells the name;
     /// `None` when the package directory is there without any metadata.
     pub distribution: Option<String>,
@@ -252,6 +254,7 @@ fn describe(spec: &Spec, distribution: Option<&Package>, located: Option<locate:
         _ => None,
     };
     Framework {
+        name: spec.name.to_string(),
         distribution: distribution.map(|package| package.name.clone()),
         version: distribution.and_then(|package| package.version.clone()),
         package_dir,
