@@ -179,3 +179,39 @@ fn secret_looking_variables_never_reach_the_snapshot() {
     let withheld = snapshot["env_withheld"].as_array().unwrap();
     assert!(withheld.contains(&Value::from("HF_TOKEN")) && withheld.contains(&Value::from("NCCL_IB_SECRET_THING")));
 }
+
+/// A GPU node's Snapshot, replayed on a machine that has no GPU.
+const H100_NODE: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
+
+#[test]
+fn a_gpu_node_replays_on_a_machine_without_one() {
+    let directory = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(H100_NODE);
+    let output = replay(directory.path(), &fixture, "text")
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    assert_mentions(
+        &text,
+        &[
+            "driver 535.183.01 (supports CUDA 12.2), proprietary kernel module 535.183.01, 6 GPUs",
+            "GPU 5  NVIDIA H100 80GB HBM3  sm 9.0",
+            "00000000:DB:00.0  PCIe gen5 x16  18 NVLinks",
+            "cuda:0=GPU 0, cuda:1=GPU 1",
+            "torch 2.3.1  build 2.3.1+cu121, CUDA 12.1",
+            "/dev/shm 1007.5 GiB",
+        ],
+    );
+
+    let output = replay(directory.path(), &fixture, "json")
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let snapshot: Value = serde_json::from_slice(&output).unwrap();
+    let original: Value = serde_json::from_slice(&fs::read(&fixture).unwrap()).unwrap();
+    assert_eq!(snapshot, original, "replay keeps every recorded fact");
+    assert_eq!(snapshot["nvidia"]["gpus"].as_array().unwrap().len(), 6);
+}

@@ -83,7 +83,9 @@ fn gpu_line(gpu: &Gpu) -> String {
     let pcie = &gpu.pcie;
     if let (Some(generation), Some(width)) = (pcie.generation_current, pcie.width_current) {
         let maximum = match (pcie.generation_max, pcie.width_max) {
-            (Some(max_generation), Some(max_width)) => format!(" of gen{max_generation} x{max_width}"),
+            (Some(max_generation), Some(max_width)) if (max_generation, max_width) != (generation, width) => {
+                format!(" (max gen{max_generation} x{max_width})")
+            }
             _ => String::new(),
         };
         let _ = write!(line, "  PCIe gen{generation} x{width}{maximum}");

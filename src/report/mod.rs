@@ -1,5 +1,6 @@
 //! Rendering for people. Machine formats are the serde forms of the same values.
 
+mod frameworks;
 mod gpu;
 pub mod text;
 

@@ -8,7 +8,7 @@ use crate::snapshot::Snapshot;
 
 use super::Style;
 
-const LABEL_WIDTH: usize = 10;
+const LABEL_WIDTH: usize = 12;
 
 pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
     let mut out = String::new();
@@ -80,6 +80,7 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
     );
 
     super::gpu::write(&mut out, snapshot, style);
+    super::frameworks::write(&mut out, snapshot, style);
 
     let packages = &snapshot.packages;
     let editable = packages
