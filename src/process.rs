@@ -24,7 +24,11 @@ pub enum RunError {
     #[error("cannot start the process")]
     Spawn(#[source] std::io::Error),
     #[error("no answer within {seconds} s")]
-    TimedOut { seconds: f64 },
+    TimedOut {
+        seconds: f64,
+        /// What the child printed before it was killed.
+        partial_stdout: Vec<u8>,
+    },
 }
 
 /// How long to wait, after the child has exited, for its pipes to reach end of
@@ -66,6 +70,7 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Fin
             let _ = exited.recv_timeout(Duration::from_secs(1));
             Err(RunError::TimedOut {
                 seconds: deadline.as_secs_f64(),
+                partial_stdout: stdout.finish(PIPE_GRACE),
             })
         }
     }

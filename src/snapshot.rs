@@ -78,7 +78,7 @@ pub struct Python {
 /// names the file, the place and the problem.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("cannot read Snapshot `{path}`: {source}")]
+    #[error("cannot read Snapshot `{path}`")]
     Unreadable {
         path: PathBuf,
         #[source]
@@ -101,7 +101,7 @@ pub enum ReadError {
 /// are ignored and keys this version added are optional; a newer schema
 /// version is refused, because its meaning may have changed.
 pub fn read(path: &Path) -> Result<Snapshot, ReadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Unreadable {
+    let bytes = std::fs::read(path).map_err(|source| ReadError::Unreadable {
         path: path.to_path_buf(),
         source,
     })?;
@@ -118,12 +118,12 @@ pub fn read(path: &Path) -> Result<Snapshot, ReadError> {
             problem,
         }
     };
-    let document: serde_json::Value = serde_json::from_str(&text).map_err(malformed)?;
+    let document: serde_json::Value = serde_json::from_slice(&bytes).map_err(malformed)?;
     check_schema(&document).map_err(|problem| ReadError::NotASnapshot {
         path: path.to_path_buf(),
         problem,
     })?;
-    serde_json::from_str(&text).map_err(malformed)
+    serde_json::from_slice(&bytes).map_err(malformed)
 }
 
 fn check_schema(document: &serde_json::Value) -> Result<(), String> {

@@ -29,6 +29,16 @@ fn replay(directory: &Path, snapshot: &Path, format: &str) -> assert_cmd::assert
         .assert()
 }
 
+/// What a successful text replay printed.
+fn replayed_text(directory: &Path, snapshot: &Path) -> String {
+    let output = replay(directory, snapshot, "text")
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(output).unwrap()
+}
+
 /// The one-line error of a refused Snapshot.
 fn refusal(directory: &Path, contents: &str) -> String {
     let file = directory.join("bad.json");
@@ -65,12 +75,7 @@ fn a_recorded_snapshot_replays_unchanged() {
 fn a_replayed_snapshot_renders_as_text() {
     let directory = tempfile::tempdir().unwrap();
     let recorded = record(directory.path());
-    let output = replay(directory.path(), &recorded, "text")
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(output).unwrap();
+    let text = replayed_text(directory.path(), &recorded);
     assert_mentions(&text, &["python", "nvidia"]);
 }
 
@@ -132,8 +137,16 @@ fn a_wrongly_typed_field_is_named_with_its_position() {
     let recorded = record(directory.path());
     let text = fs::read_to_string(&recorded).unwrap();
     let broken = text.replacen("\"packages\": [", "\"packages\": 5, \"was\": [", 1);
+    let line = broken
+        .lines()
+        .position(|line| line.contains("\"packages\": 5"))
+        .unwrap()
+        + 1;
     let error = refusal(directory.path(), &broken);
-    assert_mentions(&error, &["not a valid Snapshot", "invalid type"]);
+    assert_mentions(
+        &error,
+        &[&format!("bad.json:{line}:"), "not a valid Snapshot", "invalid type"],
+    );
 }
 
 #[test]
@@ -148,10 +161,38 @@ fn a_missing_snapshot_file_is_an_error_not_a_probe() {
 #[test]
 fn replay_and_probing_options_do_not_mix() {
     let directory = tempfile::tempdir().unwrap();
-    envdoctor(directory.path())
-        .args(["probe", "--snapshot", "x.json", "--python", "python3"])
+    let recorded = record(directory.path());
+    let output = envdoctor(directory.path())
+        .args(["probe", "--python", "python3", "--snapshot"])
+        .arg(&recorded)
         .assert()
-        .code(2);
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_mentions(&stderr, &["--snapshot", "cannot be used with"]);
+}
+
+#[test]
+fn values_a_later_envdoctor_may_add_are_read_as_unknown() {
+    let directory = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(H100_NODE);
+    let mut document: Value = serde_json::from_slice(&fs::read(fixture).unwrap()).unwrap();
+    document["frameworks"]["jax"] = serde_json::json!({
+        "name": "jax", "distribution": "jax", "version": "0.4.30", "package_dir": null,
+        "build": {"kind": "jax", "cuda": "12"}, "problems": []
+    });
+    document["cuda_devices"]["order"] = Value::from("slowest_first");
+    let later = directory.path().join("later.json");
+    fs::write(&later, serde_json::to_vec(&document).unwrap()).unwrap();
+    let text = replayed_text(directory.path(), &later);
+    assert_mentions(
+        &text,
+        &[
+            "jax 0.4.30  build facts of a kind this envdoctor does not know",
+            "order unknown",
+        ],
+    );
 }
 
 #[test]
@@ -187,12 +228,7 @@ const H100_NODE: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documente
 fn a_gpu_node_replays_on_a_machine_without_one() {
     let directory = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(H100_NODE);
-    let output = replay(directory.path(), &fixture, "text")
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(output).unwrap();
+    let text = replayed_text(directory.path(), &fixture);
     assert_mentions(
         &text,
         &[

@@ -44,6 +44,9 @@ pub struct CudaDevices {
 pub enum DeviceOrder {
     FastestFirst,
     PciBusId,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,7 +127,7 @@ fn enumeration_order(gpus: &[Gpu], order: DeviceOrder) -> Vec<&Gpu> {
     let by_bus = |a: &&Gpu, b: &&Gpu| bus_key(a).cmp(&bus_key(b));
     match order {
         DeviceOrder::PciBusId => enumerated.sort_by(by_bus),
-        DeviceOrder::FastestFirst => enumerated.sort_by(|a, b| {
+        DeviceOrder::FastestFirst | DeviceOrder::Unknown => enumerated.sort_by(|a, b| {
             capability_key(b.compute_capability.as_deref())
                 .cmp(&capability_key(a.compute_capability.as_deref()))
                 .then_with(|| by_bus(a, b))
@@ -157,10 +160,29 @@ fn select<'a>(enumerated: &[&'a Gpu], value: &str, notes: &mut Vec<String>) -> S
     let selected = if first.is_empty() && entries.len() == 1 {
         notes.push("CUDA_VISIBLE_DEVICES is set and empty: CUDA sees no GPU".to_string());
         Vec::new()
-    } else if first.starts_with("GPU-") {
-        select_by_uuid(enumerated, &entries, notes)
-    } else if first.starts_with("MIG-") {
-        select_mig(enumerated, &entries, notes)
+    } else if let Some(prefix) = ["GPU-", "MIG-"].into_iter().find(|prefix| first.starts_with(prefix)) {
+        // Repeats are found among the names before any is matched (PyTorch's
+        // `parse_list_with_prefix`).
+        let named: Vec<&str> = entries
+            .iter()
+            .copied()
+            .take_while(|entry| entry.starts_with(prefix))
+            .collect();
+        if let Some(repeat) = named
+            .iter()
+            .enumerate()
+            .find_map(|(at, entry)| named[..at].contains(entry).then_some(entry))
+        {
+            notes.push(format!(
+                "CUDA_VISIBLE_DEVICES names {repeat} twice: CUDA then sees no GPU at all"
+            ));
+            return Vec::new();
+        }
+        if prefix == "GPU-" {
+            select_by_uuid(enumerated, &entries, notes)
+        } else {
+            select_mig(enumerated, &entries, notes)
+        }
     } else {
         select_by_ordinal(enumerated, &entries, notes)
     };
@@ -186,7 +208,9 @@ fn truncated(notes: &mut Vec<String>, entry: &str, why: &str) {
 }
 
 fn select_by_ordinal<'a>(enumerated: &[&'a Gpu], entries: &[&str], notes: &mut Vec<String>) -> Selected<'a> {
-    let mut selected = Vec::new();
+    // Parsing ends before any index is checked against the GPUs, as in
+    // PyTorch's mirror: a repeat after an out-of-range entry still hides them all.
+    let mut ordinals: Vec<(i64, &str)> = Vec::new();
     for entry in entries {
         match leading_integer(entry) {
             None => {
@@ -197,14 +221,24 @@ fn select_by_ordinal<'a>(enumerated: &[&'a Gpu], entries: &[&str], notes: &mut V
                 truncated(notes, entry, "is negative");
                 break;
             }
-            Some(number) => match usize::try_from(number).ok().and_then(|ordinal| enumerated.get(ordinal)) {
-                Some(gpu) => selected.push((*gpu, None)),
-                None => {
-                    let count = enumerated.len();
-                    truncated(notes, entry, &format!("is past the last GPU (there are {count})"));
-                    break;
-                }
-            },
+            Some(number) if ordinals.iter().any(|(seen, _)| *seen == number) => {
+                notes.push(format!(
+                    "CUDA_VISIBLE_DEVICES names {number} twice: CUDA then sees no GPU at all"
+                ));
+                return Vec::new();
+            }
+            Some(number) => ordinals.push((number, entry)),
+        }
+    }
+    let mut selected = Vec::new();
+    for (number, entry) in ordinals {
+        match usize::try_from(number).ok().and_then(|ordinal| enumerated.get(ordinal)) {
+            Some(gpu) => selected.push((*gpu, None)),
+            None => {
+                let count = enumerated.len();
+                truncated(notes, entry, &format!("is past the last GPU (there are {count})"));
+                break;
+            }
         }
     }
     selected
@@ -277,13 +311,13 @@ fn select_mig<'a>(enumerated: &[&'a Gpu], entries: &[&str], notes: &mut Vec<Stri
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
     use crate::probe::nvidia::{MigDevice, PcieLink, Toggle};
 
-    fn gpu(index: u32, name: &str, capability: &str, bus: &str) -> Gpu {
+    pub(crate) fn gpu(index: u32, name: &str, capability: &str, bus: &str) -> Gpu {
         Gpu {
             index,
             name: Some(name.to_string()),
@@ -383,6 +417,8 @@ mod tests {
         assert_eq!(parse("4,3,two,one"), [4, 3]);
         // An ordinal past the last GPU ends the list, as in torch's _device_count_nvml.
         assert_eq!(parse("1,9,2"), [1]);
+        // A repeat hides every GPU even after an out-of-range entry.
+        assert_eq!(parse("0,9,0"), Vec::<u32>::new());
         assert_eq!(parse(""), Vec::<u32>::new());
     }
 

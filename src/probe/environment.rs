@@ -27,6 +27,10 @@ const NAMES: &[&str] = &[
     "LOCAL_WORLD_SIZE",
     "NODE_RANK",
     "GROUP_RANK",
+    "CUBLAS_WORKSPACE_CONFIG",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "TOKENIZERS_PARALLELISM",
 ];
 
 /// Whole families whose members are settings. A member whose name looks
@@ -43,6 +47,12 @@ const PREFIXES: &[&str] = &[
     "HF_",
     "TRANSFORMERS_",
     "SLURM_",
+    "CUDNN_",
+    "TRITON_",
+    "NVTE_",
+    "XLA_",
+    "FI_",
+    "UCX_",
 ];
 
 /// Name fragments of variables that hold credentials (`HF_TOKEN`,

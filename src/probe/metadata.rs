@@ -128,6 +128,9 @@ pub enum Source {
         hash: Option<String>,
         subdirectory: Option<String>,
     },
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 impl Source {
@@ -138,6 +141,7 @@ impl Source {
     pub fn url(&self) -> &str {
         match self {
             Source::Directory { url, .. } | Source::Vcs { url, .. } | Source::Archive { url, .. } => url,
+            Source::Unknown => "",
         }
     }
 }

@@ -46,11 +46,19 @@ pub fn snapshot(options: &ProbeOptions) -> Result<Snapshot, python::InterpreterE
 
 fn with_nvidia(mut snapshot: Snapshot, found: nvidia::Found) -> Snapshot {
     snapshot.cuda_devices = found.nvidia.as_ref().map(|nvidia| {
-        cuda_devices::map(
+        let mut devices = cuda_devices::map(
             &nvidia.gpus,
             snapshot.env.get("CUDA_VISIBLE_DEVICES").map(String::as_str),
             snapshot.env.get("CUDA_DEVICE_ORDER").map(String::as_str),
-        )
+        );
+        if !nvidia.unreadable_gpus.is_empty() {
+            // CUDA counts the GPUs NVML could not read; the numbering may shift.
+            devices.certain = false;
+            devices
+                .notes
+                .push("some GPUs could not be read, so CUDA's numbering may include GPUs not listed here".to_string());
+        }
+        devices
     });
     snapshot.nvidia = found.nvidia;
     snapshot.nvidia_error = found.error;

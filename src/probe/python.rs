@@ -27,6 +27,9 @@ pub enum Origin {
     VirtualEnv,
     CondaPrefix,
     Path,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,7 +183,7 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
             path: path.to_path_buf(),
             source,
         },
-        RunError::TimedOut { seconds } => InterpreterError::TimedOut {
+        RunError::TimedOut { seconds, .. } => InterpreterError::TimedOut {
             path: path.to_path_buf(),
             seconds,
         },

@@ -100,6 +100,7 @@ fn build_facts(build: &Build) -> Vec<String> {
                 facts.push("no compiled extension".to_string());
             }
         }
+        Build::Unknown => facts.push("build facts of a kind this envdoctor does not know".to_string()),
         Build::Triton(triton) => {
             let backends = triton.backends.clone().unwrap_or_default();
             facts.push(format!("backends: {}", or_none(&backends)));

@@ -46,9 +46,9 @@ fn write_nvidia(out: &mut String, snapshot: &Snapshot, nvidia: &Nvidia, style: S
         style,
         "nvidia",
         &format!(
-            "driver {}{cuda}{module}, {} GPUs",
-            nvidia.driver_version,
-            nvidia.gpus.len()
+            "driver {}{cuda}{module}, {}",
+            nvidia.driver_version.as_deref().unwrap_or("of unknown version"),
+            count(nvidia.gpus.len(), "GPU")
         ),
     );
     for gpu in &nvidia.gpus {
@@ -56,6 +56,9 @@ fn write_nvidia(out: &mut String, snapshot: &Snapshot, nvidia: &Nvidia, style: S
         for warning in gpu_warnings(gpu) {
             continuation(out, &style.warning(&format!("  {warning}")));
         }
+    }
+    for (field, error) in &nvidia.query_errors {
+        continuation(out, &style.warning(&format!("{field}: {error}")));
     }
     for gpu in &nvidia.unreadable_gpus {
         continuation(
@@ -143,6 +146,7 @@ fn write_cuda_devices(out: &mut String, devices: &CudaDevices, style: Style) {
     let order = match devices.order {
         DeviceOrder::FastestFirst => "FASTEST_FIRST",
         DeviceOrder::PciBusId => "PCI_BUS_ID",
+        DeviceOrder::Unknown => "unknown",
     };
     let visible = devices
         .cuda_visible_devices
@@ -189,6 +193,7 @@ fn write_cuda(out: &mut String, cuda: &Cuda, style: Style) {
             (Provider::Wheel, None) => "wheel".to_string(),
             (Provider::Toolkit, _) => "toolkit".to_string(),
             (Provider::System, _) => "system".to_string(),
+            (Provider::Unknown, _) => "unknown provider".to_string(),
         };
         lines.push((
             format!("{} {version} ({from}) {}", library.name, library.path.display()),
@@ -217,7 +222,10 @@ fn write_limits(out: &mut String, snapshot: &Snapshot, style: Style) {
         .open_files
         .map_or("unknown".to_string(), |limit| unlimited(limit.soft));
     let locked = limits.locked_memory_kib.map_or("unknown".to_string(), |limit| {
-        limit.soft.map_or("unlimited".to_string(), |kib| mebibytes(kib / 1024))
+        limit.soft.map_or("unlimited".to_string(), |kib| match kib {
+            0..1024 => format!("{kib} KiB"),
+            _ => mebibytes(kib / 1024),
+        })
     });
     section(
         out,
@@ -229,4 +237,12 @@ fn write_limits(out: &mut String, snapshot: &Snapshot, style: Style) {
 
 fn mebibytes(mib: u64) -> String {
     if mib >= 1024 { gib(mib) } else { format!("{mib} MiB") }
+}
+
+fn count(number: usize, noun: &str) -> String {
+    if number == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{number} {noun}s")
+    }
 }

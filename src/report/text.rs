@@ -69,6 +69,7 @@ pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
         Origin::VirtualEnv => "$VIRTUAL_ENV",
         Origin::CondaPrefix => "$CONDA_PREFIX",
         Origin::Path => "PATH",
+        Origin::Unknown => "an unknown rule",
     };
     continuation(
         &mut out,

@@ -134,6 +134,9 @@ pub enum ToolkitFoundVia {
     PythonPrefix,
     /// An `nvcc` installed by an `nvidia-*` wheel (`nvidia-cuda-nvcc-cu12`, `nvidia-cuda-nvcc`).
     Wheel,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,6 +145,9 @@ pub enum ToolkitVersionSource {
     VersionJson,
     VersionTxt,
     Nvcc,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 /// One library file.
@@ -177,6 +183,9 @@ pub enum Provider {
     Toolkit,
     /// Anywhere else on the machine: a distribution package, a manual copy, the driver.
     System,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,6 +200,9 @@ pub enum LibraryVersionSource {
     Header,
     /// Only the major version, from the soname.
     Soname,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +217,9 @@ pub enum LibraryFoundVia {
     LdSoConf,
     /// In one of the loader's default directories.
     StandardDir,
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,8 +253,13 @@ fn nvcc_deadline(env: &dyn Fn(&str) -> Option<OsString>, problems: &mut Vec<Stri
         return NVCC_DEADLINE;
     };
     let text = raw.to_string_lossy();
-    match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Duration::from_secs_f64(seconds),
+    let deadline = text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok());
+    match deadline {
+        Some(deadline) if !deadline.is_zero() => deadline,
         _ => {
             problems.push(format!(
                 "{NVCC_TIMEOUT_VARIABLE}={text:?} is not a positive number of seconds; using {} s",
@@ -253,6 +273,18 @@ fn nvcc_deadline(env: &dyn Fn(&str) -> Option<OsString>, problems: &mut Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deadline_that_fits_no_timer_falls_back_to_the_default() {
+        for value in ["1e20", "1e-12", "0", "-3", "soon", "NaN"] {
+            let mut problems = Vec::new();
+            let env = |_: &str| Some(OsString::from(value));
+            assert_eq!(nvcc_deadline(&env, &mut problems), NVCC_DEADLINE, "{value}");
+            assert_eq!(problems.len(), 1, "{value}");
+        }
+        let env = |_: &str| Some(OsString::from("2.5"));
+        assert_eq!(nvcc_deadline(&env, &mut Vec::new()), Duration::from_millis(2500));
+    }
 
     #[test]
     fn no_cuda_anywhere_is_reported_as_nothing_found() {

@@ -102,7 +102,7 @@ fn ask_nvcc(toolkit: &mut Toolkit, deadline: Duration) {
                 )),
             }
         }
-        Err(RunError::TimedOut { seconds }) => toolkit.problems.push(format!(
+        Err(RunError::TimedOut { seconds, .. }) => toolkit.problems.push(format!(
             "{} --version timed out after {seconds} s and was killed; its version is unknown",
             nvcc.display()
         )),

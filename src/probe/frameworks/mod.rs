@@ -66,6 +66,9 @@ pub enum Build {
     Xformers(XformersBuild),
     FlashAttn(FlashAttnBuild),
     Triton(TritonBuild),
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
 }
 
 /// What a reader is given about one framework.

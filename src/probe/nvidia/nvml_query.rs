@@ -8,7 +8,7 @@ use nvml_wrapper::enum_wrappers::device::{ComputeMode, EccCounter, MemoryError, 
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
 
-use super::{Answer, Failure, Gpu, LIBRARY_VARIABLE, MigDevice, Nvidia, PcieLink, RemappedRows, Toggle, UnreadableGpu};
+use super::{Driver, Failure, Gpu, LIBRARY_VARIABLE, Line, MigDevice, PcieLink, RemappedRows, Toggle, UnreadableGpu};
 
 /// The hidden subcommand the parent runs.
 pub const QUERY_COMMAND: &str = "__nvml-query";
@@ -18,21 +18,57 @@ const NVLINK_MAX_LINKS: u32 = 18;
 
 const MIB: u64 = 1024 * 1024;
 
-/// Prints the answer as one JSON line on standard output.
+/// Prints the answer on standard output, one JSON line at a time (see `Line`),
+/// each as soon as it is known.
 pub fn answer_query() {
-    let answer = match init() {
-        Ok(nvml) => Answer::Found(read(&nvml)),
-        Err(error) => Answer::Failed(Failure {
-            library_missing: matches!(error, NvmlError::LibloadingError(_)),
-            driver_not_loaded: matches!(error, NvmlError::DriverNotLoaded),
-            message: match error {
-                NvmlError::LibloadingError(error) => format!("cannot load the NVML library ({error})"),
-                other => format!("NVML: {other}"),
-            },
-        }),
+    let nvml = match init() {
+        Ok(nvml) => nvml,
+        Err(error) => {
+            emit(&Line::Failed(Failure {
+                library_missing: matches!(error, NvmlError::LibloadingError(_)),
+                driver_not_loaded: matches!(error, NvmlError::DriverNotLoaded),
+                no_permission: matches!(error, NvmlError::NoPermission),
+                message: match error {
+                    NvmlError::LibloadingError(error) => format!("cannot load the NVML library ({error})"),
+                    other => format!("NVML: {other}"),
+                },
+            }));
+            return;
+        }
     };
-    // The parent reads the answer from a pipe; if it went away there is nobody to tell.
-    println!("{}", serde_json::to_string(&answer).unwrap_or_default());
+    let mut fields = Fields::default();
+    let gpu_count = fields.get("gpu_count", nvml.device_count()).unwrap_or(0);
+    emit(&Line::Driver(Driver {
+        driver_version: fields.get("driver_version", nvml.sys_driver_version()),
+        cuda_driver_version: fields
+            .get("cuda_driver_version", nvml.sys_cuda_driver_version())
+            .map(|version| {
+                format!(
+                    "{}.{}",
+                    nvml_wrapper::cuda_driver_version_major(version),
+                    nvml_wrapper::cuda_driver_version_minor(version)
+                )
+            }),
+        nvml_version: fields.get("nvml_version", nvml.sys_nvml_version()),
+        gpu_count,
+        query_errors: fields.errors,
+    }));
+    for index in 0..gpu_count {
+        match nvml.device_by_index(index) {
+            Ok(device) => emit(&Line::Gpu(Box::new(read_gpu(&nvml, index, &device)))),
+            Err(error) => emit(&Line::UnreadableGpu(UnreadableGpu {
+                index,
+                error: error.to_string(),
+            })),
+        }
+    }
+    emit(&Line::Done);
+}
+
+/// Rust's stdout is line-buffered, so each line reaches the parent when printed.
+fn emit(line: &Line) {
+    // The parent reads from a pipe; if it went away there is nobody to tell.
+    println!("{}", serde_json::to_string(line).unwrap_or_default());
 }
 
 fn init() -> Result<Nvml, NvmlError> {
@@ -40,34 +76,6 @@ fn init() -> Result<Nvml, NvmlError> {
     match &library {
         Some(path) => Nvml::builder().lib_path(path).init(),
         None => Nvml::init(),
-    }
-}
-
-fn read(nvml: &Nvml) -> Nvidia {
-    let mut gpus = Vec::new();
-    let mut unreadable_gpus = Vec::new();
-    let count = nvml.device_count().unwrap_or(0);
-    for index in 0..count {
-        match nvml.device_by_index(index) {
-            Ok(device) => gpus.push(read_gpu(nvml, index, &device)),
-            Err(error) => unreadable_gpus.push(UnreadableGpu {
-                index,
-                error: error.to_string(),
-            }),
-        }
-    }
-    Nvidia {
-        driver_version: nvml.sys_driver_version().unwrap_or_default(),
-        cuda_driver_version: nvml.sys_cuda_driver_version().ok().map(|version| {
-            format!(
-                "{}.{}",
-                nvml_wrapper::cuda_driver_version_major(version),
-                nvml_wrapper::cuda_driver_version_minor(version)
-            )
-        }),
-        nvml_version: nvml.sys_nvml_version().ok(),
-        gpus,
-        unreadable_gpus,
     }
 }
 
@@ -155,16 +163,20 @@ fn read_gpu(nvml: &Nvml, index: u32, device: &Device) -> Gpu {
 }
 
 fn read_mig_devices(device: &Device, fields: &mut Fields) -> Vec<MigDevice> {
-    let count = fields.get("mig_devices", device.mig_device_count()).unwrap_or(0);
-    (0..count)
+    // The count is how many MIG devices the GPU can hold, not how many exist:
+    // an empty slot answers "not found".
+    let slots = fields.get("mig_devices", device.mig_device_count()).unwrap_or(0);
+    (0..slots)
         .filter_map(|index| {
-            let mig = fields.get("mig_devices", device.mig_device_by_index(index))?;
+            let field = format!("mig_devices[{index}]");
+            let mig = match device.mig_device_by_index(index) {
+                Err(NvmlError::NotFound) => return None,
+                other => fields.get(&field, other)?,
+            };
             Some(MigDevice {
                 index,
-                uuid: fields.get("mig_devices", mig.uuid()),
-                memory_total_mib: fields
-                    .get("mig_devices", mig.memory_info())
-                    .map(|memory| memory.total / MIB),
+                uuid: fields.get(&field, mig.uuid()),
+                memory_total_mib: fields.get(&field, mig.memory_info()).map(|memory| memory.total / MIB),
             })
         })
         .collect()
