@@ -73,8 +73,13 @@ fn python_side(options: &PythonOptions) -> Result<Snapshot, python::InterpreterE
     let env = environment::selected(
         std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?))),
     );
-    let answer_prefix = answer.prefix.clone();
-    let answer_sys_path = answer.sys_path.clone();
+    let cuda = cuda::probe(&cuda::Inputs {
+        env: &|name| std::env::var_os(name),
+        python_prefix: &answer.prefix,
+        sys_path: &answer.sys_path,
+        packages: &inventory.packages,
+    });
+    let frameworks = frameworks::probe(&answer.sys_path, &inventory.packages);
     Ok(Snapshot {
         schema: snapshot::SCHEMA.to_string(),
         envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -97,13 +102,8 @@ fn python_side(options: &PythonOptions) -> Result<Snapshot, python::InterpreterE
         nvidia_error: None,
         nvidia_kernel_module: None,
         cuda_devices: None,
-        cuda: cuda::probe(&cuda::Inputs {
-            env: &|name| std::env::var_os(name),
-            python_prefix: &answer_prefix,
-            sys_path: &answer_sys_path,
-            packages: &inventory.packages,
-        }),
-        frameworks: frameworks::probe(&answer_sys_path, &inventory.packages),
+        cuda,
+        frameworks,
         packages: inventory.packages,
         package_scan_problems: inventory.problems,
         env: env.values,

@@ -5,7 +5,7 @@ use crate::probe::frameworks::{Build, Framework};
 use crate::snapshot::Snapshot;
 
 use super::Style;
-use super::text::{continuation, section};
+use super::text::{block, section};
 
 pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {
     if snapshot.frameworks.is_empty() {
@@ -17,17 +17,14 @@ pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {
         );
         return;
     }
-    for (index, framework) in snapshot.frameworks.values().enumerate() {
-        let line = framework_line(framework);
-        if index == 0 {
-            section(out, style, "frameworks", &line);
-        } else {
-            continuation(out, &line);
-        }
-        for problem in &framework.problems {
-            continuation(out, &style.warning(&format!("  {problem}")));
-        }
-    }
+    let lines = snapshot.frameworks.values().flat_map(|framework| {
+        let problems = framework
+            .problems
+            .iter()
+            .map(move |problem| style.warning(&format!("  {problem}")));
+        std::iter::once(framework_line(framework)).chain(problems)
+    });
+    block(out, style, "frameworks", lines);
 }
 
 fn framework_line(framework: &Framework) -> String {

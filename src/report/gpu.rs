@@ -9,7 +9,7 @@ use crate::probe::nvidia::{Gpu, Nvidia};
 use crate::snapshot::Snapshot;
 
 use super::Style;
-use super::text::{continuation, gib, section};
+use super::text::{block, continuation, gib, section};
 
 pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {
     match (&snapshot.nvidia, &snapshot.nvidia_error) {
@@ -183,8 +183,8 @@ fn write_cuda(out: &mut String, cuda: &Cuda, style: Style) {
     let mut lines = Vec::new();
     for toolkit in &cuda.toolkits {
         let version = toolkit.version.as_deref().unwrap_or("of unknown version");
-        lines.push((format!("toolkit {version} at {}", toolkit.root.display()), false));
-        lines.extend(toolkit.problems.iter().map(|problem| (problem.clone(), true)));
+        lines.push(format!("toolkit {version} at {}", toolkit.root.display()));
+        lines.extend(toolkit.problems.iter().map(|problem| style.warning(problem)));
     }
     for library in &cuda.libraries {
         let version = library.version.as_deref().unwrap_or("?");
@@ -195,21 +195,15 @@ fn write_cuda(out: &mut String, cuda: &Cuda, style: Style) {
             (Provider::System, _) => "system".to_string(),
             (Provider::Unknown, _) => "unknown provider".to_string(),
         };
-        lines.push((
-            format!("{} {version} ({from}) {}", library.name, library.path.display()),
-            false,
+        lines.push(format!(
+            "{} {version} ({from}) {}",
+            library.name,
+            library.path.display()
         ));
-        lines.extend(library.problems.iter().map(|problem| (problem.clone(), true)));
+        lines.extend(library.problems.iter().map(|problem| style.warning(problem)));
     }
-    lines.extend(cuda.problems.iter().map(|problem| (problem.clone(), true)));
-    for (index, (line, is_problem)) in lines.iter().enumerate() {
-        let line = if *is_problem { style.warning(line) } else { line.clone() };
-        if index == 0 {
-            section(out, style, "cuda", &line);
-        } else {
-            continuation(out, &line);
-        }
-    }
+    lines.extend(cuda.problems.iter().map(|problem| style.warning(problem)));
+    block(out, style, "cuda", lines);
 }
 
 fn write_limits(out: &mut String, snapshot: &Snapshot, style: Style) {

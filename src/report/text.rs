@@ -167,6 +167,17 @@ pub(super) fn section(out: &mut String, style: Style, label: &str, text: &str) {
     let _ = writeln!(out, "{}{text}", style.heading(line));
 }
 
+/// A labelled section of several lines: the label on the first, the rest indented under it.
+pub(super) fn block(out: &mut String, style: Style, label: &str, lines: impl IntoIterator<Item = String>) {
+    for (index, line) in lines.into_iter().enumerate() {
+        if index == 0 {
+            section(out, style, label, &line);
+        } else {
+            continuation(out, &line);
+        }
+    }
+}
+
 pub(super) fn continuation(out: &mut String, text: &str) {
     let _ = writeln!(out, "{:LABEL_WIDTH$}{text}", "");
 }

@@ -30,10 +30,7 @@ pub fn probe() -> Option<KernelModule> {
 
 fn read(proc_version: &Path, sysfs_version: &Path) -> Option<KernelModule> {
     if let Ok(text) = fs::read_to_string(proc_version) {
-        return Some(KernelModule {
-            read_from: proc_version.to_path_buf(),
-            ..parse_proc_version(&text)
-        });
+        return Some(parse_proc_version(&text, proc_version));
     }
     let version = fs::read_to_string(sysfs_version).ok()?;
     Some(KernelModule {
@@ -50,7 +47,7 @@ fn read(proc_version: &Path, sysfs_version: &Path) -> Option<KernelModule> {
 /// x86_64  <version>  Release Build  (<builder>)  <date>` for the open one. In
 /// both the version is the first token after "Module" that starts with a digit
 /// (the open module puts "for x86_64" in between).
-fn parse_proc_version(text: &str) -> KernelModule {
+fn parse_proc_version(text: &str, read_from: &Path) -> KernelModule {
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default();
     let after_module = first.split_once("Kernel Module").map_or("", |(_, rest)| rest);
@@ -71,7 +68,7 @@ fn parse_proc_version(text: &str) -> KernelModule {
         version,
         flavor: first.contains("Kernel Module").then(|| flavor.to_string()),
         built_with,
-        read_from: PathBuf::new(),
+        read_from: read_from.to_path_buf(),
     }
 }
 
@@ -91,7 +88,7 @@ mod tests {
 
     #[test]
     fn reads_the_open_module() {
-        let module = parse_proc_version(OPEN_580);
+        let module = parse_proc_version(OPEN_580, Path::new(PROC_VERSION));
         assert_eq!(module.version.as_deref(), Some("580.95.05"));
         assert_eq!(module.flavor.as_deref(), Some("open"));
         assert_eq!(
@@ -102,14 +99,14 @@ mod tests {
 
     #[test]
     fn reads_the_proprietary_module() {
-        let module = parse_proc_version(PROPRIETARY_440);
+        let module = parse_proc_version(PROPRIETARY_440, Path::new(PROC_VERSION));
         assert_eq!(module.version.as_deref(), Some("440.95.01"));
         assert_eq!(module.flavor.as_deref(), Some("proprietary"));
     }
 
     #[test]
     fn unknown_text_yields_no_version_rather_than_a_wrong_one() {
-        let module = parse_proc_version("something else entirely 1.2.3\n");
+        let module = parse_proc_version("something else entirely 1.2.3\n", Path::new(PROC_VERSION));
         assert_eq!(module.version, None);
         assert_eq!(module.flavor, None);
     }

@@ -181,13 +181,21 @@ struct Driver {
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Failure {
-    /// The library could not be loaded at all.
-    library_missing: bool,
-    /// NVML said the kernel driver is not loaded.
-    driver_not_loaded: bool,
-    /// NVML may not open the GPU devices.
-    no_permission: bool,
+    cause: Cause,
     message: String,
+}
+
+/// The NVML failures that decide the diagnosis; the rest are `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Cause {
+    /// The library could not be loaded at all.
+    LibraryMissing,
+    /// NVML said the kernel driver is not loaded.
+    DriverNotLoaded,
+    /// NVML may not open the GPU devices.
+    NoPermission,
+    Other,
 }
 
 /// What the child's run came to.
@@ -303,10 +311,16 @@ fn assemble(stdout: &str, ending: Option<Ending>) -> ChildResult {
                 };
                 nvidia = Some((facts, driver.gpu_count));
             }
-            Line::Gpu(gpu) => nvidia.iter_mut().for_each(|(facts, _)| facts.gpus.push((*gpu).clone())),
-            Line::UnreadableGpu(gpu) => nvidia
-                .iter_mut()
-                .for_each(|(facts, _)| facts.unreadable_gpus.push(gpu.clone())),
+            Line::Gpu(gpu) => {
+                if let Some((facts, _)) = &mut nvidia {
+                    facts.gpus.push(*gpu);
+                }
+            }
+            Line::UnreadableGpu(gpu) => {
+                if let Some((facts, _)) = &mut nvidia {
+                    facts.unreadable_gpus.push(gpu);
+                }
+            }
             Line::Done => done = true,
         }
     }
@@ -335,37 +349,32 @@ fn assemble(stdout: &str, ending: Option<Ending>) -> ChildResult {
 }
 
 fn classify(failure: Failure, kernel_module: Option<&KernelModule>, control_device_present: bool) -> NvidiaError {
-    if failure.no_permission {
-        return NvidiaError {
-            kind: NvidiaErrorKind::Failed,
-            message: format!(
-                "{}: this user may not open the GPU devices (check the permissions of /dev/nvidia*)",
-                failure.message
-            ),
-        };
-    }
-    let Some(module) = kernel_module else {
-        let (kind, message) = if failure.library_missing {
-            (
+    let Failure { cause, message } = failure;
+    let error = |kind, message| NvidiaError { kind, message };
+    let module = match (cause, kernel_module) {
+        (Cause::NoPermission, _) => {
+            return error(
+                NvidiaErrorKind::Failed,
+                format!("{message}: this user may not open the GPU devices (check the permissions of /dev/nvidia*)"),
+            );
+        }
+        (Cause::LibraryMissing, None) => {
+            return error(
                 NvidiaErrorKind::NoDriver,
-                format!(
-                    "no NVIDIA driver: {}, and no NVIDIA kernel module is loaded",
-                    failure.message
-                ),
-            )
-        } else if failure.driver_not_loaded {
-            (
+                format!("no NVIDIA driver: {message}, and no NVIDIA kernel module is loaded"),
+            );
+        }
+        (Cause::DriverNotLoaded, None) => {
+            return error(
                 NvidiaErrorKind::ModuleNotLoaded,
                 format!(
-                    "the NVIDIA user-space driver is installed but its kernel module is not loaded ({}); \
-                     load it with `modprobe nvidia`, or reboot after a driver upgrade",
-                    failure.message
+                    "the NVIDIA user-space driver is installed but its kernel module is not loaded ({message}); \
+                     load it with `modprobe nvidia`, or reboot after a driver upgrade"
                 ),
-            )
-        } else {
-            (NvidiaErrorKind::Failed, failure.message)
-        };
-        return NvidiaError { kind, message };
+            );
+        }
+        (Cause::Other, None) => return error(NvidiaErrorKind::Failed, message),
+        (_, Some(module)) => module,
     };
     let module_version = module.version.as_deref().unwrap_or("of unknown version");
     if !control_device_present {
@@ -374,18 +383,16 @@ fn classify(failure: Failure, kernel_module: Option<&KernelModule>, control_devi
             message: format!(
                 "the NVIDIA kernel module {module_version} is loaded but {CONTROL_DEVICE} is missing: \
                  in a container, it was started without GPUs (`docker run --gpus all`, the NVIDIA container \
-                 toolkit); on a host, the device nodes were never created ({})",
-                failure.message
+                 toolkit); on a host, the device nodes were never created ({message})"
             ),
         };
     }
     NvidiaError {
         kind: NvidiaErrorKind::BrokenInstall,
         message: format!(
-            "the NVIDIA kernel module {module_version} is loaded ({}) but NVML fails: {}; \
+            "the NVIDIA kernel module {module_version} is loaded ({}) but NVML fails: {message}; \
              the driver's user-space libraries are missing or of another version than the module",
             module.read_from.display(),
-            failure.message
         ),
     }
 }
@@ -394,11 +401,9 @@ fn classify(failure: Failure, kernel_module: Option<&KernelModule>, control_devi
 mod tests {
     use super::*;
 
-    fn failure(library_missing: bool, driver_not_loaded: bool) -> Failure {
+    fn failure(cause: Cause) -> Failure {
         Failure {
-            library_missing,
-            driver_not_loaded,
-            no_permission: false,
+            cause,
             message: "libnvidia-ml.so.1: cannot open shared object file".to_string(),
         }
     }
@@ -414,15 +419,15 @@ mod tests {
 
     #[test]
     fn no_library_and_no_module_is_a_node_without_a_driver() {
-        let error = classify(failure(true, false), None, false);
+        let error = classify(failure(Cause::LibraryMissing), None, false);
         assert_eq!(error.kind, NvidiaErrorKind::NoDriver);
         assert!(error.message.contains("no NVIDIA kernel module"), "{}", error.message);
     }
 
     #[test]
     fn a_loaded_module_without_working_nvml_is_a_broken_install() {
-        for (library_missing, driver_not_loaded) in [(true, false), (false, false), (false, true)] {
-            let error = classify(failure(library_missing, driver_not_loaded), Some(&module()), true);
+        for cause in [Cause::LibraryMissing, Cause::Other, Cause::DriverNotLoaded] {
+            let error = classify(failure(cause), Some(&module()), true);
             assert_eq!(error.kind, NvidiaErrorKind::BrokenInstall);
             assert!(error.message.contains("550.54.14"), "{}", error.message);
         }
@@ -430,29 +435,27 @@ mod tests {
 
     #[test]
     fn nvml_without_a_module_says_to_load_it() {
-        let error = classify(failure(false, true), None, false);
+        let error = classify(failure(Cause::DriverNotLoaded), None, false);
         assert_eq!(error.kind, NvidiaErrorKind::ModuleNotLoaded);
         assert!(error.message.contains("modprobe nvidia"), "{}", error.message);
     }
 
     #[test]
     fn other_failures_without_a_module_are_reported_as_they_are() {
-        let error = classify(failure(false, false), None, false);
+        let error = classify(failure(Cause::Other), None, false);
         assert_eq!(error.kind, NvidiaErrorKind::Failed);
     }
 
     #[test]
     fn a_module_without_device_nodes_is_a_container_without_gpus_not_a_broken_install() {
-        let error = classify(failure(true, false), Some(&module()), false);
+        let error = classify(failure(Cause::LibraryMissing), Some(&module()), false);
         assert_eq!(error.kind, NvidiaErrorKind::NoDeviceNodes);
         assert!(error.message.contains("--gpus"), "{}", error.message);
     }
 
     #[test]
     fn no_permission_is_said_as_such() {
-        let mut denied = failure(false, false);
-        denied.no_permission = true;
-        let error = classify(denied, Some(&module()), true);
+        let error = classify(failure(Cause::NoPermission), Some(&module()), true);
         assert_eq!(error.kind, NvidiaErrorKind::Failed);
         assert!(
             error.message.contains("permissions of /dev/nvidia"),

@@ -8,7 +8,9 @@ use nvml_wrapper::enum_wrappers::device::{ComputeMode, EccCounter, MemoryError, 
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
 
-use super::{Driver, Failure, Gpu, LIBRARY_VARIABLE, Line, MigDevice, PcieLink, RemappedRows, Toggle, UnreadableGpu};
+use super::{
+    Cause, Driver, Failure, Gpu, LIBRARY_VARIABLE, Line, MigDevice, PcieLink, RemappedRows, Toggle, UnreadableGpu,
+};
 
 /// The hidden subcommand the parent runs.
 pub const QUERY_COMMAND: &str = "__nvml-query";
@@ -25,9 +27,12 @@ pub fn answer_query() {
         Ok(nvml) => nvml,
         Err(error) => {
             emit(&Line::Failed(Failure {
-                library_missing: matches!(error, NvmlError::LibloadingError(_)),
-                driver_not_loaded: matches!(error, NvmlError::DriverNotLoaded),
-                no_permission: matches!(error, NvmlError::NoPermission),
+                cause: match error {
+                    NvmlError::LibloadingError(_) => Cause::LibraryMissing,
+                    NvmlError::DriverNotLoaded => Cause::DriverNotLoaded,
+                    NvmlError::NoPermission => Cause::NoPermission,
+                    _ => Cause::Other,
+                },
                 message: match error {
                     NvmlError::LibloadingError(error) => format!("cannot load the NVML library ({error})"),
                     other => format!("NVML: {other}"),
