@@ -3,8 +3,13 @@
 //! codes; everything else lives here, one module per concern.
 
 pub mod atomic_write;
+pub mod checks;
 pub mod cli;
 pub mod commands;
+pub mod configs;
+pub mod facts;
+pub mod findings;
+pub mod matrix;
 pub mod probe;
 pub mod process;
 pub mod report;

@@ -1,0 +1,66 @@
+//! Built-in checks: what needs computing rather than matching (dependency
+//! consistency, which GPU architectures a torch build can run, hardware health).
+//! Knowledge they compute from (driver floors, compiled architectures) lives in
+//! `compat-matrix/tables/`, not here.
+//!
+//! Each module exports `CHECKS`; a check is one JUnit test case and may produce
+//! any number of findings, each with one of the ids it declares in `produces`.
+
+use crate::facts::Facts;
+use crate::findings::Finding;
+
+mod devices;
+mod driver;
+mod frameworks;
+mod hardware;
+mod requirements;
+mod shadowing;
+
+pub struct BuiltinCheck {
+    /// Stable kebab-case id of the check itself.
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Every finding id `run` can return, so `--ignore`, `matrix list` and
+    /// `matrix explain` know them without running anything.
+    pub produces: &'static [&'static str],
+    /// What the check looks at and why it matters: `matrix explain` prints it.
+    pub explanation: &'static str,
+    pub run: fn(&Facts) -> Vec<Finding>,
+}
+
+pub fn all() -> impl Iterator<Item = &'static BuiltinCheck> {
+    [
+        driver::CHECKS,
+        devices::CHECKS,
+        hardware::CHECKS,
+        frameworks::CHECKS,
+        requirements::CHECKS,
+        shadowing::CHECKS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn check_and_finding_ids_are_unique_and_kebab_case() {
+        let mut seen = BTreeSet::new();
+        for check in all() {
+            for id in std::iter::once(check.id).chain(check.produces.iter().copied()) {
+                assert!(
+                    id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                    "{id} is not kebab-case"
+                );
+                // A check may produce a finding under its own id.
+                if id != check.id || !check.produces.contains(&id) {
+                    assert!(seen.insert(id), "{id} is declared twice");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The facts a check reasons about, read once from a Snapshot (and the training
+//! configs the user named) into typed values: versions as PEP 440 versions, the
+//! GPUs CUDA will actually see, in `cuda:N` order. Rules and built-in checks
+//! both read this, so a value is parsed in one place and judged the same way.
+//!
+//! Driver, CUDA and compute-capability numbers are dotted integers. They are
+//! held as PEP 440 versions because for purely numeric releases the PEP 440
+//! ordering is exactly the dotted-integer ordering (`580.65.06` = `580.65.6`),
+//! which lets one specifier syntax (`<580.65.06`, `>=12.8`) serve every condition.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use pep440_rs::Version;
+
+use crate::configs::TrainingConfigs;
+use crate::probe::frameworks::{Build, TorchBuild};
+use crate::probe::nvidia::Gpu;
+use crate::probe::packages::{Package, normalize_name as normalize};
+use crate::snapshot::Snapshot;
+
+pub struct Facts<'a> {
+    pub snapshot: &'a Snapshot,
+    /// Installed distributions by PEP 503-normalized name: the copy Python imports.
+    pub packages: BTreeMap<&'a str, &'a Package>,
+    /// `major.minor.micro` of the interpreter.
+    pub python_version: Option<Version>,
+    pub torch: Option<&'a TorchBuild>,
+    /// `torch.version.cuda`: `None` for a CPU or ROCm build, or no torch.
+    pub torch_cuda: Option<Version>,
+    pub driver: Option<Version>,
+    /// The newest CUDA the driver supports (what `nvidia-smi` prints as "CUDA Version").
+    pub driver_cuda: Option<Version>,
+    /// The GPUs a CUDA program started here would see, in `cuda:N` order.
+    pub gpus: Vec<VisibleGpu<'a>>,
+    pub configs: &'a TrainingConfigs,
+}
+
+pub struct VisibleGpu<'a> {
+    pub ordinal: u32,
+    pub gpu: &'a Gpu,
+    pub compute_capability: Option<Version>,
+}
+
+impl<'a> VisibleGpu<'a> {
+    pub fn new(ordinal: u32, gpu: &'a Gpu) -> VisibleGpu<'a> {
+        let compute_capability = gpu.compute_capability.as_deref().and_then(dotted);
+        VisibleGpu { ordinal, gpu, compute_capability }
+    }
+
+    /// `cuda:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)`: how findings name a GPU.
+    pub fn describe(&self) -> String {
+        let name = self.gpu.name.as_deref().unwrap_or("unnamed GPU");
+        match &self.gpu.compute_capability {
+            Some(cc) => format!("cuda:{} {name} (compute capability {cc})", self.ordinal),
+            None => format!("cuda:{} {name}", self.ordinal),
+        }
+    }
+}
+
+impl<'a> Facts<'a> {
+    pub fn new(snapshot: &'a Snapshot, configs: &'a TrainingConfigs) -> Facts<'a> {
+        let mut packages = BTreeMap::new();
+        for package in &snapshot.packages {
+            // The inventory lists the winning copy once; a later duplicate would be a
+            // shadowed copy, which `shadowed` already records.
+            packages.entry(package.normalized_name.as_str()).or_insert(package);
+        }
+        let torch = snapshot.frameworks.get("torch").and_then(|framework| match &framework.build {
+            Some(Build::Torch(build)) => Some(build),
+            _ => None,
+        });
+        let nvidia = snapshot.nvidia.as_ref();
+        Facts {
+            snapshot,
+            packages,
+            python_version: dotted(&snapshot.python.version),
+            torch,
+            torch_cuda: torch.and_then(|build| build.cuda.as_deref()).and_then(dotted),
+            driver: nvidia.and_then(|n| n.driver_version.as_deref()).and_then(dotted),
+            driver_cuda: nvidia.and_then(|n| n.cuda_driver_version.as_deref()).and_then(dotted),
+            gpus: visible_gpus(snapshot),
+            configs,
+        }
+    }
+
+    /// The installed version of a distribution, by any spelling of its name.
+    pub fn package_version(&self, name: &str) -> Option<Version> {
+        let package = self.packages.get(normalize(name).as_str())?;
+        Version::from_str(package.version.as_deref()?).ok()
+    }
+
+    pub fn is_installed(&self, name: &str) -> bool {
+        self.packages.contains_key(normalize(name).as_str())
+    }
+
+    pub fn env(&self, name: &str) -> Option<&'a str> {
+        self.snapshot.env.get(name).map(String::as_str)
+    }
+}
+
+/// The leading dotted-integer part of a version string (`12.8`, `580.65.06`,
+/// `3.11.7` out of `3.11.7+`), as a version; `None` when there is none.
+pub fn dotted(text: &str) -> Option<Version> {
+    let end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let numeric = text[..end].trim_end_matches('.');
+    if numeric.is_empty() {
+        return None;
+    }
+    Version::from_str(numeric).ok()
+}
+
+/// Visible GPUs in ordinal order. Without a `cuda:N` mapping (no NVML answer),
+/// every GPU NVML listed counts, in NVML order.
+fn visible_gpus(snapshot: &Snapshot) -> Vec<VisibleGpu<'_>> {
+    let Some(nvidia) = &snapshot.nvidia else { return Vec::new() };
+    match &snapshot.cuda_devices {
+        Some(mapping) => {
+            let mut seen = Vec::new();
+            mapping
+                .devices
+                .iter()
+                .filter_map(|device| {
+                    let gpu = nvidia.gpus.iter().find(|gpu| gpu.index == device.nvml_index)?;
+                    // MIG slices of one GPU appear as several devices; the hardware is one.
+                    if device.mig_uuid.is_some() && seen.contains(&device.nvml_index) {
+                        return None;
+                    }
+                    seen.push(device.nvml_index);
+                    Some(VisibleGpu::new(device.ordinal, gpu))
+                })
+                .collect()
+        }
+        None => nvidia.gpus.iter().enumerate().map(|(i, gpu)| VisibleGpu::new(i as u32, gpu)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotted_reads_the_numeric_prefix() {
+        assert_eq!(dotted("580.65.06"), Version::from_str("580.65.6").ok());
+        assert_eq!(dotted("12.8"), Version::from_str("12.8").ok());
+        assert_eq!(dotted("3.11.7+"), Version::from_str("3.11.7").ok());
+        assert_eq!(dotted("unknown"), None);
+    }
+}

@@ -1,0 +1,68 @@
+//! What a check says about a node: a Finding with a stable id, a severity, what
+//! was observed, why it matters and the command that fixes it. Matrix rules and
+//! built-in checks both produce these; every report format renders the same value.
+
+use serde::{Deserialize, Serialize};
+
+/// Ordered so that `severity >= threshold` reads as "at least this bad".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    /// One step down: what a rule says when a fact it needs (a training config
+    /// it was not given) is missing, so it can still speak without crying wolf.
+    pub fn lowered(self) -> Severity {
+        match self {
+            Severity::Error => Severity::Warning,
+            Severity::Warning | Severity::Info => Severity::Info,
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        match text {
+            "info" => Some(Severity::Info),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable kebab-case id: what `--ignore` and `matrix explain` take.
+    pub id: String,
+    pub severity: Severity,
+    pub title: String,
+    /// What was observed on this node, naming the values (versions, GPUs, paths).
+    pub detail: String,
+    /// Why that breaks training, in a sentence or two.
+    pub why: String,
+    /// The exact command (or, where no command exists, the exact action) that fixes it.
+    pub fix: Option<String>,
+    /// Upstream issues, pull requests, release notes; the first is the one to read.
+    pub references: Vec<String>,
+    /// Set when the finding was lowered because a fact was missing: what would
+    /// settle it (`pass --deepspeed-config FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsettled: Option<String>,
+}

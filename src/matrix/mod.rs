@@ -1,0 +1,1 @@
+//! The compatibility matrix: loading, linting and evaluating compat-matrix rules.
