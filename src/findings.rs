@@ -51,6 +51,10 @@ impl std::fmt::Display for Severity {
 pub struct Finding {
     /// Stable kebab-case id: what `--ignore` and `matrix explain` take.
     pub id: String,
+    /// The rule or built-in check that produced it (a rule's own id; a check's
+    /// id, which may produce several kinds of finding). Filled in by the runner.
+    #[serde(default)]
+    pub origin: String,
     pub severity: Severity,
     pub title: String,
     /// What was observed on this node, naming the values (versions, GPUs, paths).

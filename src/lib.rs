@@ -3,6 +3,7 @@
 //! codes; everything else lives here, one module per concern.
 
 pub mod atomic_write;
+pub mod check;
 pub mod checks;
 pub mod cli;
 pub mod commands;
