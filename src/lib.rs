@@ -15,3 +15,4 @@ pub mod probe;
 pub mod process;
 pub mod report;
 pub mod snapshot;
+pub mod tables;
