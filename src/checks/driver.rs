@@ -1,5 +1,544 @@
-//! (filled in by the issue-4 work)
+//! Whether the NVIDIA driver runs the CUDA torch was built with, and whether
+//! this interpreter is one the installed torch release was made for. Both
+//! compute from `compat-matrix/tables/` (driver floors, the drivers toolkits
+//! shipped with, torch's Python ranges) rather than matching a rule.
+
+use std::str::FromStr;
+
+use pep440_rs::Version;
 
 use super::BuiltinCheck;
+use crate::facts::Facts;
+use crate::findings::{Finding, Severity};
+use crate::tables::{self, MajorMinor, Tables, TorchBuildRow};
 
-pub(super) const CHECKS: &[BuiltinCheck] = &[];
+const DRIVER_TOO_OLD: &str = "driver-too-old-for-torch-cuda";
+const PTX_CAVEAT: &str = "driver-older-than-torch-cuda-minor";
+const PYTHON_OUTSIDE: &str = "python-outside-torch-range";
+
+const MVC_PAGE: &str = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html";
+
+pub(super) const CHECKS: &[BuiltinCheck] = &[
+    BuiltinCheck {
+        id: "driver-runs-torch-cuda",
+        title: "The NVIDIA driver runs the CUDA torch was built with",
+        produces: &[DRIVER_TOO_OLD, PTX_CAVEAT],
+        explanation: "Compares the NVIDIA driver with the CUDA version of the installed torch build \
+            (torch.version.cuda). Software built with CUDA N.x needs at least the driver of CUDA N.0 \
+            (NVIDIA's minor-version compatibility floor: 450.80.02 for 11.x, 525.60.13 for 12.x, \
+            580.65.06 for 13.x); below it torch cannot use the GPU at all, an error. Above the floor \
+            but below the driver the torch build's own CUDA release shipped with, torch runs under \
+            minor-version compatibility, which cannot JIT-compile PTX from the newer toolkit: \
+            torch.compile/Triton kernels and extensions shipping PTX may fail with \
+            cudaErrorUnsupportedPtxVersion, a warning.",
+        run: driver_runs_torch_cuda,
+    },
+    BuiltinCheck {
+        id: "python-supported-by-torch",
+        title: "The interpreter is one the torch release supports",
+        produces: &[PYTHON_OUTSIDE],
+        explanation: "Compares the interpreter's version with the Python range PyTorch's release \
+            compatibility matrix gives for the installed torch release. PyTorch publishes wheels only \
+            for those versions, so a torch outside its range is a source build, a wheel made for another \
+            interpreter, or an experimental build.",
+        run: python_supported_by_torch,
+    },
+];
+
+/// The installed torch, as the table rows name it.
+pub(super) struct TorchVersion {
+    /// `2.3` of `2.3.1+cu121`.
+    pub release: MajorMinor,
+    /// `2.3.1`: what `pip install "torch==..."` takes.
+    pub public: String,
+    /// A final release, not a nightly or release candidate, whose build lists may differ.
+    pub is_final: bool,
+}
+
+pub(super) fn torch_version(facts: &Facts) -> Option<TorchVersion> {
+    let text = facts.torch.and_then(|build| build.version.as_deref()).or_else(|| {
+        facts
+            .packages
+            .get("torch")
+            .and_then(|package| package.version.as_deref())
+    })?;
+    let version = Version::from_str(text).ok()?;
+    Some(TorchVersion {
+        release: MajorMinor::of(&version)?,
+        is_final: !version.any_prerelease() && !version.is_dev(),
+        public: version.without_local().to_string(),
+    })
+}
+
+/// The CPU architecture torch wheels are built for, as the tables name it.
+pub(super) fn platform<'a>(facts: &Facts<'a>) -> &'a str {
+    &facts.snapshot.system.architecture
+}
+
+/// The newest CUDA the driver runs: as NVML reported it, else as NVIDIA's
+/// table of toolkit drivers implies.
+pub(super) fn driver_cuda(facts: &Facts, tables: &Tables) -> Option<(MajorMinor, bool)> {
+    if let Some(reported) = facts.driver_cuda.as_ref().and_then(MajorMinor::of) {
+        return Some((reported, true));
+    }
+    let driver = facts.driver.as_ref()?;
+    tables
+        .drivers
+        .newest_release_for(driver)
+        .map(|release| (release.cuda, false))
+}
+
+/// A CUDA build of torch on this platform, and whether this node's driver
+/// runs it fully (`true`) or only under minor-version compatibility.
+pub(super) type Candidate<'t> = (&'t TorchBuildRow, bool);
+
+/// The CUDA builds of `release` whose driver floor this node's driver meets,
+/// oldest CUDA first. Without any driver facts, every build, as run fully.
+pub(super) fn builds_the_driver_runs<'t>(facts: &Facts, tables: &'t Tables, release: MajorMinor) -> Vec<Candidate<'t>> {
+    let driver_cuda = driver_cuda(facts, tables).map(|(cuda, _)| cuda);
+    let platform = platform(facts);
+    let mut builds: Vec<Candidate> = tables
+        .torch
+        .builds
+        .iter()
+        .filter(|row| row.torch == release && row.platform == platform)
+        .filter(|row| match (&facts.driver, tables.drivers.floor(row.cuda.major)) {
+            (Some(driver), Some(floor)) => *driver >= floor.linux_min_driver.version,
+            (Some(_), None) => false,
+            (None, _) => driver_cuda.is_none_or(|cuda| row.cuda.major <= cuda.major),
+        })
+        .map(|row| (row, driver_cuda.is_none_or(|cuda| row.cuda <= cuda)))
+        .collect();
+    builds.sort_by_key(|(row, _)| row.cuda);
+    builds
+}
+
+/// The build to suggest among candidates: the newest the driver runs fully,
+/// else the oldest it runs under minor-version compatibility.
+pub(super) fn best<'t>(candidates: impl IntoIterator<Item = Candidate<'t>>) -> Option<Candidate<'t>> {
+    let candidates: Vec<Candidate> = candidates.into_iter().collect();
+    candidates
+        .iter()
+        .rfind(|(_, fully)| *fully)
+        .or_else(|| candidates.first())
+        .copied()
+}
+
+/// How a suggested build runs, for the text of a fix.
+pub(super) fn how_it_runs(candidate: Candidate) -> String {
+    let (row, fully) = candidate;
+    if fully {
+        format!("a build for CUDA {} that this driver runs", row.cuda)
+    } else {
+        format!(
+            "a build for CUDA {}, which this driver runs under minor-version compatibility",
+            row.cuda
+        )
+    }
+}
+
+/// `pip install "torch==2.9.1" "torchvision==0.24.1" --index-url .../cu126`:
+/// torch and the companions installed beside it, pinned, from one variant's index.
+pub(super) fn pip_install_torch(facts: &Facts, torch: &str, variant: &str) -> String {
+    let mut command = format!("pip install \"torch=={torch}\"");
+    for companion in ["torchvision", "torchaudio"] {
+        if let Some(version) = facts.package_version(companion) {
+            command.push_str(&format!(" \"{companion}=={}\"", version.without_local()));
+        }
+    }
+    command.push_str(&format!(" --index-url https://download.pytorch.org/whl/{variant}"));
+    command
+}
+
+fn finding(
+    id: &str,
+    severity: Severity,
+    title: String,
+    detail: String,
+    why: String,
+    fix: Option<String>,
+    references: Vec<String>,
+) -> Finding {
+    Finding {
+        id: id.to_string(),
+        origin: String::new(),
+        severity,
+        title,
+        detail,
+        why,
+        fix,
+        references,
+        unsettled: None,
+    }
+}
+
+fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
+    let Some(torch_cuda) = facts.torch_cuda.as_ref().and_then(MajorMinor::of) else {
+        return Vec::new();
+    };
+    let tables = tables::tables();
+    let driver = facts.snapshot.nvidia.as_ref().and_then(|n| n.driver_version.as_deref());
+    let reported = driver_cuda(facts, tables);
+    if driver.is_none() && reported.is_none() {
+        // No driver facts at all: `no-gpu-visible` says why.
+        return Vec::new();
+    }
+    let torch_text = facts
+        .torch
+        .and_then(|build| build.version.clone())
+        .unwrap_or_else(|| "torch".to_string());
+    let driver_text = driver.unwrap_or("of unknown version");
+    let driver_cuda_text = match reported {
+        Some((cuda, true)) => format!(", which supports CUDA {cuda}"),
+        Some((cuda, false)) => format!(", which by NVIDIA's table of toolkit drivers supports CUDA {cuda}"),
+        None => String::new(),
+    };
+    let floor = tables.drivers.floor(torch_cuda.major);
+    let below_floor =
+        matches!((&facts.driver, floor), (Some(driver), Some(floor)) if *driver < floor.linux_min_driver.version);
+    let major_behind = reported.is_some_and(|(cuda, _)| cuda.major < torch_cuda.major);
+
+    if below_floor || major_behind {
+        let needed = match floor {
+            Some(floor) => format!("driver {} or newer", floor.linux_min_driver),
+            None => format!("a driver that supports CUDA {}", torch_cuda.major),
+        };
+        let mut fixes = Vec::new();
+        if let Some(torch) = torch_version(facts)
+            && let Some(candidate) = best(builds_the_driver_runs(facts, tables, torch.release))
+        {
+            fixes.push(format!(
+                "{} ({})",
+                pip_install_torch(facts, &torch.public, &candidate.0.variant),
+                how_it_runs(candidate)
+            ));
+        }
+        let branch = tables
+            .drivers
+            .branch_for(torch_cuda.major)
+            .map(|branch| {
+                format!(
+                    " (branch {}, a {} supported until {})",
+                    branch.branch, branch.support, branch.end_of_life
+                )
+            })
+            .unwrap_or_default();
+        let target = match floor {
+            Some(floor) => format!("{} or newer", floor.linux_min_driver),
+            None => format!("a version that supports CUDA {}", torch_cuda.major),
+        };
+        fixes.push(format!("upgrade the NVIDIA driver to {target}{branch}"));
+        let mut references = vec![MVC_PAGE.to_string()];
+        references.extend(floor.map(|floor| floor.source.clone()));
+        references.push("https://pytorch.org/get-started/previous-versions/".to_string());
+        return vec![finding(
+            DRIVER_TOO_OLD,
+            Severity::Error,
+            format!("The NVIDIA driver is too old for torch built with CUDA {torch_cuda}"),
+            format!(
+                "torch {torch_text} was built with CUDA {torch_cuda}, which needs {needed} on Linux; \
+                 this node has driver {driver_text}{driver_cuda_text}."
+            ),
+            format!(
+                "Software built with CUDA {major}.x runs only on a driver at least as new as the one CUDA {major}.0 \
+                 shipped with (NVIDIA's minor-version compatibility floor). With an older driver \
+                 torch.cuda.is_available() returns False and the first CUDA call fails with \
+                 cudaErrorInsufficientDriver (\"CUDA driver version is insufficient for CUDA runtime version\").",
+                major = torch_cuda.major
+            ),
+            Some(fixes.join("; or ")),
+            references,
+        )];
+    }
+
+    let Some((driver_cuda, _)) = reported else {
+        return Vec::new();
+    };
+    if driver_cuda.major != torch_cuda.major || driver_cuda >= torch_cuda {
+        return Vec::new();
+    }
+    let mut fixes = Vec::new();
+    if let Some(release) = tables.drivers.release(torch_cuda) {
+        fixes.push(format!(
+            "upgrade the NVIDIA driver to {} or newer, the driver CUDA {} shipped with",
+            release.linux_driver, torch_cuda
+        ));
+    }
+    if let Some(torch) = torch_version(facts)
+        && let Some((build, true)) = best(builds_the_driver_runs(facts, tables, torch.release))
+    {
+        fixes.push(format!(
+            "{} (a build for CUDA {}, which this driver runs without minor-version compatibility)",
+            pip_install_torch(facts, &torch.public, &build.variant),
+            build.cuda
+        ));
+    }
+    let mut references = vec![
+        MVC_PAGE.to_string(),
+        "https://github.com/NVIDIA/nvbandwidth/issues/61".to_string(),
+    ];
+    references.extend(tables.drivers.release(torch_cuda).map(|release| release.source.clone()));
+    vec![finding(
+        PTX_CAVEAT,
+        Severity::Warning,
+        format!("The driver supports CUDA {driver_cuda}, older than torch's CUDA {torch_cuda}"),
+        format!(
+            "torch {torch_text} was built with CUDA {torch_cuda}; this node has driver {driver_text}{driver_cuda_text}, \
+             so torch runs under minor-version compatibility."
+        ),
+        format!(
+            "Minor-version compatibility runs CUDA {major}.x code on any CUDA {major} driver, but the driver cannot \
+             JIT-compile PTX produced by a newer toolkit than its own. Precompiled kernels work; Triton kernels \
+             (torch.compile) and extensions that ship PTX may fail with cudaErrorUnsupportedPtxVersion \
+             (\"the provided PTX was compiled with an unsupported toolchain\").",
+            major = torch_cuda.major
+        ),
+        (!fixes.is_empty()).then(|| fixes.join("; or ")),
+        references,
+    )]
+}
+
+fn python_supported_by_torch(facts: &Facts) -> Vec<Finding> {
+    let (Some(torch), Some(python)) = (
+        torch_version(facts),
+        facts.python_version.as_ref().and_then(MajorMinor::of),
+    ) else {
+        return Vec::new();
+    };
+    let tables = tables::tables();
+    let Some(release) = tables.torch.release(torch.release) else {
+        return Vec::new();
+    };
+    if (release.python_min..=release.python_max).contains(&python) {
+        return Vec::new();
+    }
+    let range = format!("Python {} to {}", release.python_min, release.python_max);
+    let references = vec![release.source.clone()];
+    if release.python_experimental.contains(&python) {
+        return vec![finding(
+            PYTHON_OUTSIDE,
+            Severity::Info,
+            format!("Python {python} is experimental for torch {}", torch.release),
+            format!(
+                "The interpreter is Python {python}; PyTorch's release matrix supports torch {} on {range} \
+                 and marks {python} experimental.",
+                torch.release
+            ),
+            "Experimental builds are published but not held to the release's tests; a failure there is \
+             more likely than on a supported version."
+                .to_string(),
+            Some(format!(
+                "use {range} for torch {} to stay on a supported combination",
+                torch.release
+            )),
+            references,
+        )];
+    }
+    // The torch releases made for this Python, to name one in the fix.
+    let supporting: Vec<MajorMinor> = tables
+        .torch
+        .releases
+        .iter()
+        .filter(|row| (row.python_min..=row.python_max).contains(&python))
+        .map(|row| row.torch)
+        .collect();
+    let alternative = if python < release.python_min {
+        supporting.last()
+    } else {
+        supporting.first()
+    };
+    let mut fix = format!("use {range} (a new virtual environment with that interpreter)");
+    if let Some(alternative) = alternative {
+        fix.push_str(&format!(
+            ", or install a torch release made for Python {python}: pip install \"torch=={alternative}.*\""
+        ));
+    }
+    vec![finding(
+        PYTHON_OUTSIDE,
+        Severity::Warning,
+        format!("Python {python} is outside torch {}'s supported range", torch.release),
+        format!(
+            "The interpreter is Python {python}; PyTorch's release matrix supports torch {} ({}) on {range}.",
+            torch.release, torch.public
+        ),
+        "PyTorch publishes wheels of a release only for the Python versions in its matrix, so this torch is a \
+         source build or a wheel made for another interpreter; the latter fails at import, and either is \
+         outside what the release was tested on."
+            .to_string(),
+        Some(fix),
+        references,
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::configs::TrainingConfigs;
+    use crate::probe::frameworks::Build;
+    use crate::snapshot::{self, Snapshot};
+
+    const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
+
+    fn healthy() -> Snapshot {
+        snapshot::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
+    }
+
+    fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
+        let configs = TrainingConfigs::default();
+        check(&Facts::new(snapshot, &configs))
+    }
+
+    fn set_torch(snapshot: &mut Snapshot, version: &str, cuda: &str) {
+        let Some(Build::Torch(build)) = snapshot.frameworks.get_mut("torch").and_then(|f| f.build.as_mut()) else {
+            panic!("the fixture has a torch build");
+        };
+        build.version = Some(version.to_string());
+        build.variant = version.split_once('+').map(|(_, variant)| variant.to_string());
+        build.cuda = Some(cuda.to_string());
+    }
+
+    fn set_driver(snapshot: &mut Snapshot, driver: &str, cuda: Option<&str>) {
+        let nvidia = snapshot.nvidia.as_mut().expect("the fixture has NVIDIA facts");
+        nvidia.driver_version = Some(driver.to_string());
+        nvidia.cuda_driver_version = cuda.map(str::to_string);
+    }
+
+    fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {
+        findings.iter().map(|f| (f.id.as_str(), f.severity)).collect()
+    }
+
+    #[test]
+    fn the_healthy_node_is_quiet() {
+        let snapshot = healthy();
+        assert_eq!(run(&snapshot, driver_runs_torch_cuda), []);
+        assert_eq!(run(&snapshot, python_supported_by_torch), []);
+    }
+
+    #[test]
+    fn a_cuda_13_torch_on_a_535_driver_is_an_error_with_both_ways_out() {
+        let mut snapshot = healthy();
+        set_torch(&mut snapshot, "2.9.1+cu130", "13.0");
+        let findings = run(&snapshot, driver_runs_torch_cuda);
+        assert_eq!(ids(&findings), [(DRIVER_TOO_OLD, Severity::Error)]);
+        let finding = &findings[0];
+        assert!(
+            finding.detail.contains("needs driver 580.65.06 or newer"),
+            "{}",
+            finding.detail
+        );
+        assert!(finding.detail.contains("driver 535.183.01, which supports CUDA 12.2"));
+        let fix = finding.fix.as_deref().unwrap();
+        // No torch 2.9 build is for CUDA <= 12.2; cu126 runs on this driver
+        // under minor-version compatibility, and the fix says so.
+        assert!(
+            fix.starts_with(
+                "pip install \"torch==2.9.1\" --index-url https://download.pytorch.org/whl/cu126 \
+                 (a build for CUDA 12.6, which this driver runs under minor-version compatibility)"
+            ),
+            "{fix}"
+        );
+        assert!(
+            fix.contains("; or upgrade the NVIDIA driver to 580.65.06 or newer (branch R580"),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn the_suggested_build_is_one_the_driver_runs() {
+        let mut snapshot = healthy();
+        set_torch(&mut snapshot, "2.9.1+cu130", "13.0");
+        set_driver(&mut snapshot, "570.124.06", Some("12.8"));
+        let findings = run(&snapshot, driver_runs_torch_cuda);
+        assert_eq!(ids(&findings), [(DRIVER_TOO_OLD, Severity::Error)]);
+        let fix = findings[0].fix.as_deref().unwrap();
+        assert!(
+            fix.starts_with("pip install \"torch==2.9.1\" --index-url https://download.pytorch.org/whl/cu128"),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn a_driver_below_the_major_floor_is_caught_without_a_reported_cuda() {
+        let mut snapshot = healthy();
+        set_driver(&mut snapshot, "520.61.05", None);
+        let findings = run(&snapshot, driver_runs_torch_cuda);
+        assert_eq!(ids(&findings), [(DRIVER_TOO_OLD, Severity::Error)]);
+        assert!(
+            findings[0]
+                .detail
+                .contains("by NVIDIA's table of toolkit drivers supports CUDA 11.8")
+        );
+        // 2.3 has a cu118 build, which a 520 driver runs.
+        assert!(findings[0].fix.as_deref().unwrap().contains("whl/cu118"));
+    }
+
+    #[test]
+    fn a_newer_minor_than_the_driver_is_the_ptx_caveat() {
+        let mut snapshot = healthy();
+        set_torch(&mut snapshot, "2.5.1+cu124", "12.4");
+        let findings = run(&snapshot, driver_runs_torch_cuda);
+        assert_eq!(ids(&findings), [(PTX_CAVEAT, Severity::Warning)]);
+        let fix = findings[0].fix.as_deref().unwrap();
+        assert!(
+            fix.contains("550.54.14 or newer, the driver CUDA 12.4 shipped with"),
+            "{fix}"
+        );
+        assert!(
+            fix.contains("\"torch==2.5.1\" --index-url https://download.pytorch.org/whl/cu121"),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn an_equal_or_newer_driver_cuda_is_quiet_and_so_is_a_cpu_torch() {
+        let mut snapshot = healthy();
+        set_torch(&mut snapshot, "2.5.1+cu124", "12.4");
+        set_driver(&mut snapshot, "550.54.14", Some("12.4"));
+        assert_eq!(run(&snapshot, driver_runs_torch_cuda), []);
+        set_driver(&mut snapshot, "580.65.06", Some("13.0"));
+        assert_eq!(run(&snapshot, driver_runs_torch_cuda), []);
+        set_torch(&mut snapshot, "2.5.1+cpu", "");
+        set_driver(&mut snapshot, "450.80.02", Some("11.0"));
+        assert_eq!(run(&snapshot, driver_runs_torch_cuda), []);
+    }
+
+    #[test]
+    fn no_driver_facts_leave_the_absence_to_the_device_check() {
+        let mut snapshot = healthy();
+        snapshot.nvidia = None;
+        assert_eq!(run(&snapshot, driver_runs_torch_cuda), []);
+    }
+
+    #[test]
+    fn python_outside_the_release_range_is_a_warning_and_experimental_is_info() {
+        let mut snapshot = healthy();
+        snapshot.python.version = "3.8.18".to_string();
+        set_torch(&mut snapshot, "2.9.1+cu128", "12.8");
+        let findings = run(&snapshot, python_supported_by_torch);
+        assert_eq!(ids(&findings), [(PYTHON_OUTSIDE, Severity::Warning)]);
+        let fix = findings[0].fix.as_deref().unwrap();
+        assert!(fix.contains("Python 3.10 to 3.14"), "{fix}");
+        assert!(fix.contains("pip install \"torch==2.4.*\""), "{fix}");
+
+        snapshot.python.version = "3.12.3".to_string();
+        set_torch(&mut snapshot, "2.3.1+cu121", "12.1");
+        assert_eq!(
+            ids(&run(&snapshot, python_supported_by_torch)),
+            [(PYTHON_OUTSIDE, Severity::Info)]
+        );
+
+        snapshot.python.version = "3.13.0".to_string();
+        let findings = run(&snapshot, python_supported_by_torch);
+        assert!(findings[0].fix.as_deref().unwrap().contains("torch==2.6.*"));
+    }
+
+    #[test]
+    fn a_torch_release_the_table_does_not_know_is_not_judged() {
+        let mut snapshot = healthy();
+        snapshot.python.version = "3.7.0".to_string();
+        set_torch(&mut snapshot, "1.13.1+cu117", "11.7");
+        assert_eq!(run(&snapshot, python_supported_by_torch), []);
+    }
+}
