@@ -6,7 +6,7 @@
 //! (`crate::probe::cuda_devices`); these checks judge it.
 
 use super::BuiltinCheck;
-use crate::facts::{Facts, VisibleGpu};
+use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::probe::cuda_devices::DeviceOrder;
 use crate::probe::nvidia::NvidiaErrorKind;
@@ -113,6 +113,27 @@ fn mapping(facts: &Facts) -> String {
         .join(", ")
 }
 
+/// `6 GPUs: 5x NVIDIA H100 80GB HBM3 (compute capability 9.0), 1x Tesla T4 (compute capability 7.5)`.
+fn models(facts: &Facts) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for gpu in &facts.gpus {
+        let name = gpu.gpu.name.as_deref().unwrap_or("unnamed GPU");
+        let model = match &gpu.gpu.compute_capability {
+            Some(capability) => format!("{name} (compute capability {capability})"),
+            None => name.to_string(),
+        };
+        match counts.iter_mut().find(|(seen, _)| *seen == model) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((model, 1)),
+        }
+    }
+    let listed: Vec<String> = counts
+        .iter()
+        .map(|(model, count)| format!("{count}x {model}"))
+        .collect();
+    format!("{} GPUs: {}", facts.gpus.len(), listed.join(", "))
+}
+
 fn nvml_gpu_count(facts: &Facts) -> usize {
     facts.snapshot.nvidia.as_ref().map_or(0, |nvidia| nvidia.gpus.len())
 }
@@ -184,20 +205,27 @@ fn cuda_device_order(facts: &Facts) -> Vec<Finding> {
         Some(value) => format!("CUDA_DEVICE_ORDER={value}"),
         None => "CUDA_DEVICE_ORDER is unset (CUDA's default, FASTEST_FIRST)".to_string(),
     };
-    let gpus: Vec<String> = facts
+    let renumbered: Vec<String> = facts
         .gpus
         .iter()
-        .map(|gpu| format!("{} = nvidia-smi GPU {}", gpu.describe(), gpu.gpu.index))
+        .filter(|gpu| gpu.ordinal != gpu.gpu.index)
+        .map(|gpu| format!("cuda:{} is nvidia-smi GPU {}", gpu.ordinal, gpu.gpu.index))
         .collect();
+    let numbering = if renumbered.is_empty() {
+        "CUDA's numbering happens to match nvidia-smi's here, but any change to the set of visible GPUs can \
+         change that"
+            .to_string()
+    } else {
+        format!(
+            "by envdoctor's reading of CUDA's undocumented fastest-first heuristic, {}",
+            renumbered.join(", ")
+        )
+    };
     vec![finding(
         ORDER_UNSET,
         Severity::Warning,
         "Different GPU models are numbered fastest first, not as nvidia-smi numbers them".to_string(),
-        format!(
-            "{setting}, and CUDA sees different GPU models: {} (envdoctor's reading of CUDA's undocumented \
-             fastest-first heuristic).",
-            gpus.join(", ")
-        ),
+        format!("{setting}, and CUDA sees {}; {numbering}.", models(facts)),
         "nvidia-smi and NVML number GPUs by PCI bus id; CUDA numbers them fastest first by default, so \
          CUDA_VISIBLE_DEVICES indices and cuda:N may point at another GPU than the nvidia-smi index a user \
          or scheduler picked, putting a job on the slower card or two jobs on one."
@@ -364,15 +392,7 @@ fn shared_memory(facts: &Facts) -> Vec<Finding> {
         SHM_SMALL,
         Severity::Warning,
         format!("/dev/shm is {total} MiB on a node with {gpus} GPUs"),
-        format!(
-            "/dev/shm holds {total} MiB{free}; CUDA sees {gpus} GPUs ({}).",
-            facts
-                .gpus
-                .iter()
-                .map(VisibleGpu::describe)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        format!("/dev/shm holds {total} MiB{free}; CUDA sees {}.", models(facts)),
         "NCCL creates its shared-memory segments in /dev/shm and fails to initialize when it cannot extend \
          them (\"NCCL WARN Error: failed to extend /dev/shm/nccl-... to ... bytes\"); DataLoader workers pass \
          batches through shared memory and die with \"bus error\" when it is full. Docker gives containers \

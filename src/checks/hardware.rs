@@ -282,7 +282,7 @@ fn gpu_pcie_link(facts: &Facts) -> Vec<Finding> {
             judged.severity(severity),
             format!("{} runs its PCIe link below its maximum", judged.label),
             format!(
-                "{} ({state}): PCIe width {}, generation {}.",
+                "{}, {state}: PCIe width {}, generation {}.",
                 judged.label,
                 text(link.width_current, link.width_max, "x"),
                 text(link.generation_current, link.generation_max, "Gen"),
@@ -554,7 +554,7 @@ mod tests {
         assert!(
             findings[0]
                 .detail
-                .contains("(idle): PCIe width x8 of x16, generation Gen1 of Gen5"),
+                .contains(", idle: PCIe width x8 of x16, generation Gen1 of Gen5"),
             "{}",
             findings[0].detail
         );
