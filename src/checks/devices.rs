@@ -535,13 +535,15 @@ mod tests {
         let findings = run(&snapshot, cuda_device_order);
         assert_eq!(ids(&findings), [(ORDER_UNSET, Severity::Warning)]);
         // Fastest first puts the H100s before the T4 that nvidia-smi calls GPU 0.
+        let detail = &findings[0].detail;
         assert!(
-            findings[0]
-                .detail
-                .contains("cuda:5 Tesla T4 (compute capability 7.5) = nvidia-smi GPU 0"),
-            "{}",
-            findings[0].detail
+            detail.contains(
+                "CUDA sees 6 GPUs: 5x NVIDIA H100 80GB HBM3 (compute capability 9.0), 1x Tesla T4 (compute capability 7.5)"
+            ),
+            "{detail}"
         );
+        assert!(detail.contains("cuda:0 is nvidia-smi GPU 1"), "{detail}");
+        assert!(detail.contains("cuda:5 is nvidia-smi GPU 0"), "{detail}");
         assert_eq!(findings[0].fix.as_deref(), Some("export CUDA_DEVICE_ORDER=PCI_BUS_ID"));
         with_env(&mut snapshot, None, Some("PCI_BUS_ID"));
         assert_eq!(run(&snapshot, cuda_device_order), []);
