@@ -127,7 +127,8 @@ fn the_recorded_h100_node_has_no_error_and_no_built_in_finding() {
         "{:#?}",
         report.findings
     );
-    let built_in: Vec<&str> = envdoctor::checks::all()
+    let built_in: Vec<&str> = our_checks()
+        .into_iter()
         .flat_map(|check| check.produces.iter().copied())
         .collect();
     let fired: Vec<&str> = report
@@ -530,22 +531,28 @@ fn a_gpu_nvml_counts_but_cannot_read() {
     assert_quiet(&snapshot, "gpu-unreadable");
 }
 
-#[test]
-fn every_built_in_finding_id_has_a_test_here() {
-    let source = std::fs::read_to_string(repository("tests/check_builtin.rs")).unwrap();
-    let ours = ["driver", "devices", "hardware", "frameworks"];
-    let modules: Vec<String> = ours
+/// The built-in checks of the modules this file covers (driver, devices,
+/// hardware, frameworks); the dependency checks are tested in their own files.
+fn our_checks() -> Vec<&'static envdoctor::checks::BuiltinCheck> {
+    let modules: Vec<String> = ["driver", "devices", "hardware", "frameworks"]
         .iter()
         .map(|name| std::fs::read_to_string(repository(&format!("src/checks/{name}.rs"))).unwrap())
         .collect();
-    for check in envdoctor::checks::all() {
-        // Checks of other modules (requirements, shadowing) are tested in their own files.
-        if !modules
-            .iter()
-            .any(|module| module.contains(&format!("id: \"{}\"", check.id)))
-        {
-            continue;
-        }
+    envdoctor::checks::all()
+        .filter(|check| {
+            modules
+                .iter()
+                .any(|module| module.contains(&format!("id: \"{}\"", check.id)))
+        })
+        .collect()
+}
+
+#[test]
+fn every_built_in_finding_id_has_a_test_here() {
+    let source = std::fs::read_to_string(repository("tests/check_builtin.rs")).unwrap();
+    let checks = our_checks();
+    assert!(checks.len() >= 15, "{} checks found", checks.len());
+    for check in checks {
         for id in check.produces {
             let fires = [
                 format!("assert_fires(&snapshot, \"{id}\""),

@@ -395,7 +395,8 @@ fn shared_memory(facts: &Facts) -> Vec<Finding> {
         format!("/dev/shm holds {total} MiB{free}; CUDA sees {}.", models(facts)),
         "NCCL creates its shared-memory segments in /dev/shm and fails to initialize when it cannot extend \
          them (\"NCCL WARN Error: failed to extend /dev/shm/nccl-... to ... bytes\"); DataLoader workers pass \
-         batches through shared memory and die with \"bus error\" when it is full. Docker gives containers \
+         batches through shared memory and die when it is full (\"Unexpected bus error encountered in worker. \
+         This might be caused by insufficient shared memory (shm)\"). Docker gives containers \
          64 MiB unless told otherwise."
             .to_string(),
         Some(

@@ -647,10 +647,10 @@ fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
              (CUDA {toolkit_cuda}{nvcc}), chosen by {chosen_by}. {consequence}",
             toolkit.root.display()
         ),
-        "torch.utils.cpp_extension raises \"The detected CUDA version mismatches the version that was used to \
-         compile PyTorch\" when the majors differ, and DeepSpeed's op builder raises \"Installed CUDA version does \
-         not match the version torch was compiled with\" (DS_SKIP_CUDA_CHECK=1 bypasses it at the risk of a \
-         broken binary)."
+        "torch.utils.cpp_extension raises \"The detected CUDA version (X) mismatches the version that was used \
+         to compile PyTorch (Y)\" when the majors differ, and DeepSpeed's op builder raises \"Installed CUDA version X \
+         does not match the version torch was compiled with Y, unable to compile cuda/cpp extensions without a \
+         matching cuda version\" (DS_SKIP_CUDA_CHECK=1 bypasses it at the risk of a broken binary)."
             .to_string(),
         Some(fix),
         vec![

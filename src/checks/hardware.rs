@@ -215,9 +215,9 @@ fn gpu_memory_health(facts: &Facts) -> Vec<Finding> {
                         "{}: row remapping failed ({} rows remapped for uncorrectable and {} for correctable errors).",
                         judged.label, rows.uncorrectable, rows.correctable
                     ),
-                    "Row remapping replaces a memory row that had errors with a spare; when it fails, the bad \
-                     row stays in use and errors will recur. NVIDIA's memory error management guide treats a \
-                     remapping failure as grounds for replacing the GPU."
+                    "Row remapping replaces a memory row that had errors with a spare row; when a remap fails (Xid 64 \
+                     records a failure to store one), the bad row stays in use and its errors recur. NVIDIA's memory \
+                     error management guide sets out in its RMA policy when such a GPU is replaced."
                         .to_string(),
                     Some(format!(
                         "drain GPU {index} (exclude it with CUDA_VISIBLE_DEVICES or the scheduler) and have it serviced"
