@@ -255,7 +255,7 @@ fn gpu_visible(facts: &Facts) -> Vec<Finding> {
                 "there is no NVIDIA driver: neither its library (libnvidia-ml) nor its kernel module is present"
                     .to_string(),
                 "install the NVIDIA driver (on a GPU node), or run the job on a node that has GPUs".to_string(),
-                vec!["https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html".to_string()],
+                vec!["https://docs.nvidia.com/datacenter/tesla/drivers/".to_string()],
             ),
             NvidiaErrorKind::NoDeviceNodes => (
                 "the NVIDIA kernel module is loaded but /dev/nvidiactl is missing: a container started without \
@@ -271,7 +271,7 @@ fn gpu_visible(facts: &Facts) -> Vec<Finding> {
                 "sudo modprobe nvidia (and check dmesg for why it did not load, such as Secure Boot or a kernel \
                  without the module built)"
                     .to_string(),
-                vec!["https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html".to_string()],
+                vec!["https://docs.nvidia.com/datacenter/tesla/drivers/".to_string()],
             ),
             NvidiaErrorKind::BrokenInstall => (
                 format!(
@@ -281,7 +281,7 @@ fn gpu_visible(facts: &Facts) -> Vec<Finding> {
                 ),
                 "reboot so the kernel module matches the installed driver libraries, or reinstall the driver"
                     .to_string(),
-                vec!["https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html".to_string()],
+                vec!["https://docs.nvidia.com/datacenter/tesla/drivers/".to_string()],
             ),
             NvidiaErrorKind::Timeout => (
                 format!(
