@@ -18,8 +18,13 @@ fn main() {
     let mut source = String::from("pub const RULE_FILES: &[(&str, &str)] = &[\n");
     for path in files {
         let relative = path.strip_prefix(root).expect("under the manifest dir");
-        writeln!(source, "    ({:?}, include_str!({:?})),", relative.display().to_string(), path.display().to_string())
-            .unwrap();
+        writeln!(
+            source,
+            "    ({:?}, include_str!({:?})),",
+            relative.display().to_string(),
+            path.display().to_string()
+        )
+        .unwrap();
     }
     source.push_str("];\n");
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

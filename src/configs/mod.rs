@@ -65,7 +65,12 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     #[error("{}:{line}:{column}: {problem}", path.display())]
-    Malformed { path: PathBuf, line: usize, column: usize, problem: String },
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
 }
 
 /// Reads a DeepSpeed config (JSON, as `deepspeed --deepspeed_config` and the HF
@@ -73,7 +78,10 @@ pub enum ConfigError {
 pub fn read_deepspeed(path: &std::path::Path) -> Result<Loaded<DeepSpeedConfig>, ConfigError> {
     let value = read_json(path)?;
     let config = deepspeed_from(&value).map_err(|problem| malformed(path, 1, 1, problem))?;
-    Ok(Loaded { path: path.to_path_buf(), config })
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        config,
+    })
 }
 
 /// Reads an accelerate config, YAML or JSON as accelerate itself chooses by
@@ -86,11 +94,19 @@ pub fn read_accelerate(path: &std::path::Path) -> Result<Loaded<AccelerateConfig
         yaml::parse(&text).map_err(|error| malformed(path, error.line, 1, error.problem))?
     };
     let Some(map) = value.as_object() else {
-        return Err(malformed(path, 1, 1, "an accelerate config must be a mapping".to_string()));
+        return Err(malformed(
+            path,
+            1,
+            1,
+            "an accelerate config must be a mapping".to_string(),
+        ));
     };
     let text = |key: &str| map.get(key).and_then(scalar_text);
     let block = map.get("deepspeed_config").and_then(Value::as_object);
-    let deepspeed = match block.and_then(|block| block.get("deepspeed_config_file")).and_then(Value::as_str) {
+    let deepspeed = match block
+        .and_then(|block| block.get("deepspeed_config_file"))
+        .and_then(Value::as_str)
+    {
         Some(file) if !file.is_empty() => {
             let file = path.parent().unwrap_or(std::path::Path::new(".")).join(file);
             Some(read_deepspeed(&file)?.config)
@@ -110,7 +126,10 @@ pub fn read_accelerate(path: &std::path::Path) -> Result<Loaded<AccelerateConfig
         mixed_precision: text("mixed_precision"),
         deepspeed,
     };
-    Ok(Loaded { path: path.to_path_buf(), config })
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        config,
+    })
 }
 
 /// Where `accelerate launch` looks when given no `--config_file`
@@ -181,7 +200,9 @@ fn deepspeed_from(value: &Value) -> Result<DeepSpeedConfig, String> {
 
 /// An offload device as written, `none` when absent.
 fn device(value: Option<&Value>) -> String {
-    value.and_then(scalar_text).map_or_else(|| "none".to_string(), |device| device.to_lowercase())
+    value
+        .and_then(scalar_text)
+        .map_or_else(|| "none".to_string(), |device| device.to_lowercase())
 }
 
 fn integer(value: &Value) -> Option<u64> {
@@ -202,7 +223,10 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
-    let bytes = std::fs::read(path).map_err(|source| ConfigError::Unreadable { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| ConfigError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     String::from_utf8(bytes).map_err(|_| malformed(path, 1, 1, "not UTF-8".to_string()))
 }
 
@@ -215,7 +239,12 @@ fn read_json(path: &std::path::Path) -> Result<Value, ConfigError> {
 }
 
 fn malformed(path: &std::path::Path, line: usize, column: usize, problem: String) -> ConfigError {
-    ConfigError::Malformed { path: path.to_path_buf(), line, column, problem }
+    ConfigError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        column,
+        problem,
+    }
 }
 
 #[cfg(test)]
@@ -254,8 +283,14 @@ mod tests {
         assert_eq!(default_accelerate_path(env), None);
         std::fs::create_dir_all(home.path().join("accelerate")).unwrap();
         std::fs::write(home.path().join("accelerate/default_config.json"), "{}").unwrap();
-        assert_eq!(default_accelerate_path(env), Some(home.path().join("accelerate/default_config.json")));
+        assert_eq!(
+            default_accelerate_path(env),
+            Some(home.path().join("accelerate/default_config.json"))
+        );
         std::fs::write(home.path().join("accelerate/default_config.yaml"), "").unwrap();
-        assert_eq!(default_accelerate_path(env), Some(home.path().join("accelerate/default_config.yaml")));
+        assert_eq!(
+            default_accelerate_path(env),
+            Some(home.path().join("accelerate/default_config.yaml"))
+        );
     }
 }

@@ -30,7 +30,10 @@ pub fn parse(text: &str) -> Result<Value, YamlError> {
     let mut position = 0;
     let map = block(&lines, &mut position, 0)?;
     if let Some((line, _, _)) = lines.get(position) {
-        return Err(YamlError { line: *line, problem: "indentation does not match any enclosing key".into() });
+        return Err(YamlError {
+            line: *line,
+            problem: "indentation does not match any enclosing key".into(),
+        });
     }
     Ok(Value::Object(map))
 }
@@ -42,16 +45,24 @@ fn block(lines: &[(usize, usize, &str)], position: &mut usize, indent: usize) ->
             break;
         }
         if this_indent > indent {
-            return Err(YamlError { line, problem: "unexpected indentation".into() });
+            return Err(YamlError {
+                line,
+                problem: "unexpected indentation".into(),
+            });
         }
         if content.starts_with("- ") || content == "-" {
             // A list item at mapping level belongs to the key above; skip it.
             *position += 1;
             continue;
         }
-        let Some((key, value)) = content.split_once(':').filter(|(_, rest)| rest.is_empty() || rest.starts_with(' '))
+        let Some((key, value)) = content
+            .split_once(':')
+            .filter(|(_, rest)| rest.is_empty() || rest.starts_with(' '))
         else {
-            return Err(YamlError { line, problem: format!("expected `key: value`, found `{content}`") });
+            return Err(YamlError {
+                line,
+                problem: format!("expected `key: value`, found `{content}`"),
+            });
         };
         let key = unquote(key.trim()).to_string();
         let value = value.trim();
@@ -76,9 +87,15 @@ fn block(lines: &[(usize, usize, &str)], position: &mut usize, indent: usize) ->
             }
         } else if value == "{}" {
             Value::Object(Map::new())
-        } else if value.starts_with('{') || value.starts_with('[') || value.starts_with('|') || value.starts_with('>')
-        {
-            return Err(YamlError { line, problem: format!("`{key}`: flow and block scalars are not read") });
+        } else if let Some(items) = value.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) {
+            // A flow list of scalars (`tpu_env: []`, `gpu_ids: [0, 1]`).
+            let items = items.split(',').map(str::trim).filter(|item| !item.is_empty());
+            Value::Array(items.map(scalar).collect())
+        } else if value.starts_with('{') || value.starts_with('[') || value.starts_with('|') || value.starts_with('>') {
+            return Err(YamlError {
+                line,
+                problem: format!("`{key}`: flow and block scalars are not read"),
+            });
         } else {
             scalar(value)
         };

@@ -36,7 +36,11 @@ pub struct LintError {
 pub enum MatrixError {
     /// The first problem, and how many more `matrix lint` would show.
     #[error("{first}{}", more_hint(*.more, .dir))]
-    Invalid { first: LintError, more: usize, dir: PathBuf },
+    Invalid {
+        first: LintError,
+        more: usize,
+        dir: PathBuf,
+    },
     #[error("cannot read matrix directory `{}`: {source}", path.display())]
     Unreadable {
         path: PathBuf,
@@ -79,7 +83,11 @@ impl Matrix {
         }
         if let Some(first) = errors.first() {
             // Compiled-in rules are linted in CI; this only fires on a broken build.
-            return Err(MatrixError::Invalid { first: first.clone(), more: errors.len() - 1, dir: "compat-matrix".into() });
+            return Err(MatrixError::Invalid {
+                first: first.clone(),
+                more: errors.len() - 1,
+                dir: "compat-matrix".into(),
+            });
         }
         for dir in site_dirs {
             let linted = lint_dir(dir)?;
@@ -98,7 +106,11 @@ impl Matrix {
                 rules.push(rule);
             }
             if let Some(first) = errors.first() {
-                return Err(MatrixError::Invalid { first: first.clone(), more: errors.len() - 1, dir: dir.clone() });
+                return Err(MatrixError::Invalid {
+                    first: first.clone(),
+                    more: errors.len() - 1,
+                    dir: dir.clone(),
+                });
             }
         }
         Ok(Matrix { rules })
@@ -107,6 +119,23 @@ impl Matrix {
     pub fn rule(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.id == id)
     }
+}
+
+/// Lints the matrix compiled into this binary, as `matrix lint` without DIR does.
+pub fn lint_builtin() -> Linted {
+    let mut linted = Linted::default();
+    linted.files += 1;
+    linted
+        .errors
+        .extend(format_problems(Path::new("compat-matrix/matrix.toml"), BUILTIN_FORMAT));
+    for (path, text) in compiled::RULE_FILES {
+        linted.files += 1;
+        match parse_file(Path::new(path), text) {
+            Ok(rule) => linted.rules.push(rule),
+            Err(problems) => linted.errors.extend(problems),
+        }
+    }
+    linted
 }
 
 /// What `matrix lint DIR` found: the rules that parsed, and every problem.
@@ -121,7 +150,10 @@ pub struct Linted {
 /// rule files in `rules/` (or, for a small site matrix, directly in DIR), and
 /// `EXAMPLE.toml`, which must itself be a valid rule with id `example-rule`.
 pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
-    let unreadable = |path: &Path, source| MatrixError::Unreadable { path: path.to_path_buf(), source };
+    let unreadable = |path: &Path, source| MatrixError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
     if !dir.is_dir() {
         let source = std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory");
         return Err(unreadable(dir, source));
@@ -136,7 +168,9 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
                 None
             }
             Err(error) => {
-                linted.errors.push(error_at(path, 1, 1, &format!("cannot read: {error}")));
+                linted
+                    .errors
+                    .push(error_at(path, 1, 1, &format!("cannot read: {error}")));
                 None
             }
         }
@@ -154,13 +188,22 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
     {
         linted.errors.extend(problems);
     }
-    let rules_dir = if dir.join("rules").is_dir() { dir.join("rules") } else { dir.to_path_buf() };
+    let rules_dir = if dir.join("rules").is_dir() {
+        dir.join("rules")
+    } else {
+        dir.to_path_buf()
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&rules_dir)
         .map_err(|source| unreadable(&rules_dir, source))?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
-        .filter(|path| !matches!(path.file_name().and_then(|n| n.to_str()), Some("matrix.toml" | "EXAMPLE.toml")))
+        .filter(|path| {
+            !matches!(
+                path.file_name().and_then(|n| n.to_str()),
+                Some("matrix.toml" | "EXAMPLE.toml")
+            )
+        })
         .collect();
     files.sort();
     let mut first_file_of: BTreeMap<String, PathBuf> = BTreeMap::new();
@@ -186,7 +229,12 @@ fn parse_file(path: &Path, text: &str) -> Result<Rule, Vec<LintError>> {
 }
 
 fn error_at(path: &Path, line: usize, column: usize, message: &str) -> LintError {
-    LintError { path: path.to_path_buf(), line, column, message: message.to_string() }
+    LintError {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: message.to_string(),
+    }
 }
 
 /// Problems with `matrix.toml`: it must name a format this envdoctor reads.
@@ -195,7 +243,12 @@ fn format_problems(path: &Path, text: &str) -> Vec<LintError> {
         Ok(document) => document,
         Err(error) => {
             let (line, column) = position(text, error.span().map_or(0, |span| span.start));
-            return vec![error_at(path, line, column, &format!("not TOML: {}", error.message().trim()))];
+            return vec![error_at(
+                path,
+                line,
+                column,
+                &format!("not TOML: {}", error.message().trim()),
+            )];
         }
     };
     let Some(item) = document.as_table().get("format") else {
@@ -203,7 +256,12 @@ fn format_problems(path: &Path, text: &str) -> Vec<LintError> {
     };
     let (line, column) = position(text, item.span().map_or(0, |span| span.start));
     let Some(version) = item.as_str().and_then(|text| semver::Version::parse(text).ok()) else {
-        return vec![error_at(path, line, column, "`format` must be a semver version string, like \"1.0.0\"")];
+        return vec![error_at(
+            path,
+            line,
+            column,
+            "`format` must be a semver version string, like \"1.0.0\"",
+        )];
     };
     let reads = semver::VersionReq::parse(READS_FORMAT).expect("a valid requirement");
     if reads.matches(&version) {

@@ -13,8 +13,18 @@ use super::template;
 use super::{LintError, position};
 use crate::findings::Severity;
 
-const RULE_KEYS: &[&str] =
-    &["id", "title", "severity", "message", "why", "fix", "references", "symptoms", "withdrawn", "when"];
+const RULE_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "severity",
+    "message",
+    "why",
+    "fix",
+    "references",
+    "symptoms",
+    "withdrawn",
+    "when",
+];
 const WHEN_KEYS: &[&str] = &[
     "packages",
     "python",
@@ -41,7 +51,12 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn error(&mut self, span: Option<Range<usize>>, message: impl Into<String>) {
         let (line, column) = position(self.text, span.map_or(0, |span| span.start));
-        self.errors.push(LintError { path: self.path.to_path_buf(), line, column, message: message.into() });
+        self.errors.push(LintError {
+            path: self.path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        });
     }
 
     /// Reports keys the format does not have: a typo must not silently turn a
@@ -50,7 +65,13 @@ impl Reader<'_> {
         for (key, _) in table.iter() {
             if !allowed.contains(&key) {
                 let span = table.get_key_value(key).and_then(|(key, _)| key.span());
-                self.error(span, format!("unknown key `{key}` in {context} (expected one of: {})", allowed.join(", ")));
+                self.error(
+                    span,
+                    format!(
+                        "unknown key `{key}` in {context} (expected one of: {})",
+                        allowed.join(", ")
+                    ),
+                );
             }
         }
     }
@@ -135,7 +156,11 @@ impl Reader<'_> {
 /// Parses `text` (the contents of `path`) into a rule, or every problem in it.
 /// `expected_id` is the file's stem, which the id must equal.
 pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<LintError>> {
-    let mut reader = Reader { path, text, errors: Vec::new() };
+    let mut reader = Reader {
+        path,
+        text,
+        errors: Vec::new(),
+    };
     let document = match toml_edit::Document::parse(text) {
         Ok(document) => document,
         Err(error) => {
@@ -180,11 +205,17 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
             references
         }
         None => {
-            reader.error(None, "missing required key `references`: every rule cites its upstream source");
+            reader.error(
+                None,
+                "missing required key `references`: every rule cites its upstream source",
+            );
             Vec::new()
         }
     };
-    let symptoms = root.get("symptoms").map(|item| reader.strings(item, "symptoms")).unwrap_or_default();
+    let symptoms = root
+        .get("symptoms")
+        .map(|item| reader.strings(item, "symptoms"))
+        .unwrap_or_default();
     let withdrawn = root.get("withdrawn").and_then(|item| reader.string(item, "withdrawn"));
     let when = match root.get("when") {
         Some(item) => reader.table(item, "when").map(|table| when(&mut reader, table)),
@@ -201,6 +232,8 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
     }
 
     if !reader.errors.is_empty() {
+        // In file order, so the first one reported is the first one a reader meets.
+        reader.errors.sort_by_key(|error| (error.line, error.column));
         return Err(reader.errors);
     }
     let missing = "validated above";
@@ -217,6 +250,7 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
         when: when.expect(missing),
         path: path.to_path_buf(),
         site: None,
+        text: text.to_string(),
     })
 }
 
@@ -225,14 +259,19 @@ fn is_kebab_case(id: &str) -> bool {
         && !id.starts_with('-')
         && !id.ends_with('-')
         && !id.contains("--")
-        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
     reader.known_keys(table, WHEN_KEYS, "[when]");
     let mut when = When::default();
     if table.is_empty() {
-        reader.error(table.get("").and_then(Item::span), "[when] is empty: a rule needs at least one condition");
+        reader.error(
+            table.get("").and_then(Item::span),
+            "[when] is empty: a rule needs at least one condition",
+        );
     }
     for (key, item) in table.iter() {
         match key {
@@ -256,7 +295,9 @@ fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
 }
 
 fn packages(reader: &mut Reader, item: &Item) -> Vec<(String, PackageCondition)> {
-    let Some(table) = reader.table(item, "packages") else { return Vec::new() };
+    let Some(table) = reader.table(item, "packages") else {
+        return Vec::new();
+    };
     let mut packages = Vec::new();
     for (name, item) in table.iter() {
         let key = format!("packages.{name}");
@@ -294,14 +335,21 @@ fn gpu(reader: &mut Reader, item: &Item, key: &str) -> Option<GpuCondition> {
 }
 
 fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
-    let Some(table) = reader.table(item, "env") else { return Vec::new() };
+    let Some(table) = reader.table(item, "env") else {
+        return Vec::new();
+    };
     let mut conditions = Vec::new();
     for (name, item) in table.iter() {
         let context = format!("env.{name}");
-        let Some(condition) = reader.table(item, &context) else { continue };
+        let Some(condition) = reader.table(item, &context) else {
+            continue;
+        };
         reader.known_keys(condition, &["set", "equals", "differs"], &context);
         if condition.len() != 1 {
-            reader.error(item.span(), format!("`{context}` must have exactly one of: set, equals, differs"));
+            reader.error(
+                item.span(),
+                format!("`{context}` must have exactly one of: set, equals, differs"),
+            );
             continue;
         }
         let parsed = if let Some(item) = condition.get("set") {
@@ -315,7 +363,10 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
         };
         match parsed {
             Some(parsed) => conditions.push((name.to_string(), parsed)),
-            None => reader.error(item.span(), format!("`{context}` must be {{ set = bool }}, {{ equals = \"..\" }} or {{ differs = \"..\" }}")),
+            None => reader.error(
+                item.span(),
+                format!("`{context}` must be {{ set = bool }}, {{ equals = \"..\" }} or {{ differs = \"..\" }}"),
+            ),
         }
     }
     conditions
@@ -337,7 +388,13 @@ fn platform(reader: &mut Reader, item: &Item) -> Option<PlatformCondition> {
 
 fn deepspeed(reader: &mut Reader, item: &Item) -> Option<DeepSpeedCondition> {
     let table = reader.table(item, "deepspeed_config")?;
-    let keys = ["zero_stage", "offload_optimizer_device", "offload_param_device", "bf16", "fp16"];
+    let keys = [
+        "zero_stage",
+        "offload_optimizer_device",
+        "offload_param_device",
+        "bf16",
+        "fp16",
+    ];
     reader.known_keys(table, &keys, "[when.deepspeed_config]");
     let mut condition = DeepSpeedCondition::default();
     for (field, item) in table.iter() {
@@ -373,7 +430,11 @@ fn stages(reader: &mut Reader, item: &Item) -> Vec<u64> {
 
 fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
     let table = reader.table(item, "accelerate_config")?;
-    reader.known_keys(table, &["distributed_type", "num_processes", "mixed_precision"], "[when.accelerate_config]");
+    reader.known_keys(
+        table,
+        &["distributed_type", "num_processes", "mixed_precision"],
+        "[when.accelerate_config]",
+    );
     let mut condition = AccelerateCondition::default();
     for (field, item) in table.iter() {
         match field {

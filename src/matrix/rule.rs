@@ -24,6 +24,8 @@ pub struct Rule {
     pub path: PathBuf,
     /// `None` for compiled-in rules; the `--matrix DIR` for a site's own.
     pub site: Option<PathBuf>,
+    /// The file as written, comments and all: what `matrix explain` shows.
+    pub text: String,
 }
 
 /// A PEP 440 specifier set, with the text it was written as (for messages).
