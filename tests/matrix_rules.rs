@@ -26,13 +26,41 @@ struct Node {
 
 /// GPUs by the name NVML gives them, with compute capability and memory as
 /// NVIDIA lists them (developer.nvidia.com/cuda-gpus and cuda-legacy-gpus).
-const T4: Gpu = Gpu { name: "Tesla T4", compute_capability: "7.5", memory_mib: 15360 };
-const V100: Gpu = Gpu { name: "Tesla V100-SXM2-32GB", compute_capability: "7.0", memory_mib: 32768 };
-const P100: Gpu = Gpu { name: "Tesla P100-PCIE-16GB", compute_capability: "6.0", memory_mib: 16384 };
-const M40: Gpu = Gpu { name: "Tesla M40 24GB", compute_capability: "5.2", memory_mib: 22945 };
-const A100: Gpu = Gpu { name: "NVIDIA A100-SXM4-80GB", compute_capability: "8.0", memory_mib: 81920 };
-const H200: Gpu = Gpu { name: "NVIDIA H200", compute_capability: "9.0", memory_mib: 143771 };
-const B200: Gpu = Gpu { name: "NVIDIA B200", compute_capability: "10.0", memory_mib: 183359 };
+const T4: Gpu = Gpu {
+    name: "Tesla T4",
+    compute_capability: "7.5",
+    memory_mib: 15360,
+};
+const V100: Gpu = Gpu {
+    name: "Tesla V100-SXM2-32GB",
+    compute_capability: "7.0",
+    memory_mib: 32768,
+};
+const P100: Gpu = Gpu {
+    name: "Tesla P100-PCIE-16GB",
+    compute_capability: "6.0",
+    memory_mib: 16384,
+};
+const M40: Gpu = Gpu {
+    name: "Tesla M40 24GB",
+    compute_capability: "5.2",
+    memory_mib: 22945,
+};
+const A100: Gpu = Gpu {
+    name: "NVIDIA A100-SXM4-80GB",
+    compute_capability: "8.0",
+    memory_mib: 81920,
+};
+const H200: Gpu = Gpu {
+    name: "NVIDIA H200",
+    compute_capability: "9.0",
+    memory_mib: 143771,
+};
+const B200: Gpu = Gpu {
+    name: "NVIDIA B200",
+    compute_capability: "10.0",
+    memory_mib: 183359,
+};
 
 #[derive(Clone, Copy)]
 struct Gpu {
@@ -45,7 +73,11 @@ impl Node {
     /// The recorded healthy node: torch 2.11.0+cu130 on one H200, driver 580.65.06.
     fn h200() -> Node {
         let text = std::fs::read_to_string(repo(HEALTHY_H200)).unwrap();
-        Node { snapshot: serde_json::from_str(&text).unwrap(), deepspeed_config: None, accelerate_config: None }
+        Node {
+            snapshot: serde_json::from_str(&text).unwrap(),
+            deepspeed_config: None,
+            accelerate_config: None,
+        }
     }
 
     fn packages(&mut self) -> &mut Vec<Value> {
@@ -168,13 +200,21 @@ impl Node {
         std::fs::write(&snapshot, serde_json::to_vec_pretty(&self.snapshot).unwrap()).unwrap();
         let mut command = envdoctor(directory.path());
         // No accelerate default config from the machine running the tests.
-        command.env("HF_HOME", directory.path().join("hf-home")).env_remove("ACCELERATE_CONFIG_FILE");
-        command.args(["check", "--no-smoke", "--format", "json", "--snapshot"]).arg(&snapshot);
+        command
+            .env("HF_HOME", directory.path().join("hf-home"))
+            .env_remove("ACCELERATE_CONFIG_FILE");
+        command
+            .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
+            .arg(&snapshot);
         if let Some(file) = self.deepspeed_config {
-            command.arg("--deepspeed-config").arg(repo(&format!("{CONFIGS}/{file}")));
+            command
+                .arg("--deepspeed-config")
+                .arg(repo(&format!("{CONFIGS}/{file}")));
         }
         if let Some(file) = self.accelerate_config {
-            command.arg("--accelerate-config").arg(repo(&format!("{CONFIGS}/{file}")));
+            command
+                .arg("--accelerate-config")
+                .arg(repo(&format!("{CONFIGS}/{file}")));
         }
         let output = command.output().unwrap();
         let code = output.status.code().expect("envdoctor exited on its own");
@@ -191,13 +231,23 @@ impl Node {
 
 /// The findings of `report` with this id.
 fn findings<'r>(report: &'r Value, id: &str) -> Vec<&'r Value> {
-    report["findings"].as_array().unwrap().iter().filter(|finding| finding["id"] == id).collect()
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["id"] == id)
+        .collect()
 }
 
 fn assert_fires(id: &str, severity: &str, node: Node) {
     let (code, report) = node.check();
     let found = findings(&report, id);
-    assert_eq!(found.len(), 1, "{id} should fire once; findings: {:#}", report["findings"]);
+    assert_eq!(
+        found.len(),
+        1,
+        "{id} should fire once; findings: {:#}",
+        report["findings"]
+    );
     let finding = found[0];
     assert_eq!(finding["severity"], severity, "{id}: {finding:#}");
     let detail = finding["detail"].as_str().unwrap();
@@ -205,15 +255,34 @@ fn assert_fires(id: &str, severity: &str, node: Node) {
     for unfilled in ["{", "}", "not installed", "unknown", "none found"] {
         assert!(!detail.contains(unfilled), "{id}: detail has `{unfilled}`: {detail}");
     }
-    assert!(finding["fix"].as_str().is_some_and(|fix| !fix.is_empty()), "{id}: {finding:#}");
-    assert!(finding["references"].as_array().is_some_and(|refs| !refs.is_empty()), "{id}: {finding:#}");
-    let errors = report["findings"].as_array().unwrap().iter().any(|finding| finding["severity"] == "error");
-    assert_eq!(code, if errors { 1 } else { 0 }, "{id}: exit code against the findings: {:#}", report["findings"]);
+    assert!(
+        finding["fix"].as_str().is_some_and(|fix| !fix.is_empty()),
+        "{id}: {finding:#}"
+    );
+    assert!(
+        finding["references"].as_array().is_some_and(|refs| !refs.is_empty()),
+        "{id}: {finding:#}"
+    );
+    let errors = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|finding| finding["severity"] == "error");
+    assert_eq!(
+        code,
+        if errors { 1 } else { 0 },
+        "{id}: exit code against the findings: {:#}",
+        report["findings"]
+    );
 }
 
 fn assert_quiet(id: &str, node: Node) {
     let (_, report) = node.check();
-    assert!(findings(&report, id).is_empty(), "{id} should stay quiet; findings: {:#}", report["findings"]);
+    assert!(
+        findings(&report, id).is_empty(),
+        "{id} should stay quiet; findings: {:#}",
+        report["findings"]
+    );
 }
 
 /// One module per rule, each with a `fires` and a `quiet` test; `RULES` lists
@@ -361,8 +430,14 @@ fn every_rule_has_a_firing_and_a_quiet_case() {
     covered.sort();
     let missing: Vec<_> = files.iter().filter(|id| !covered.contains(id)).collect();
     let unknown: Vec<_> = covered.iter().filter(|id| !files.contains(id)).collect();
-    assert!(missing.is_empty(), "rules without a firing and a quiet case in tests/matrix_rules.rs: {missing:?}");
-    assert!(unknown.is_empty(), "cases for rules that have no file in compat-matrix/rules: {unknown:?}");
+    assert!(
+        missing.is_empty(),
+        "rules without a firing and a quiet case in tests/matrix_rules.rs: {missing:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "cases for rules that have no file in compat-matrix/rules: {unknown:?}"
+    );
     assert!(files.len() >= 30, "the matrix has {} rules", files.len());
 }
 
@@ -372,11 +447,20 @@ fn every_rule_has_a_firing_and_a_quiet_case() {
 fn the_healthy_h200_node_has_no_error_and_no_rule_finding() {
     let (code, report) = Node::h200().check();
     let findings = report["findings"].as_array().unwrap();
-    let errors: Vec<_> = findings.iter().filter(|finding| finding["severity"] == "error").collect();
+    let errors: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding["severity"] == "error")
+        .collect();
     assert!(errors.is_empty(), "error-level findings on a healthy node: {errors:#?}");
     assert_eq!(code, 0, "{report:#}");
-    let from_rules: Vec<_> = findings.iter().filter(|finding| RULES.contains(&finding["id"].as_str().unwrap())).collect();
-    assert!(from_rules.is_empty(), "rules speaking about a healthy node: {from_rules:#?}");
+    let from_rules: Vec<_> = findings
+        .iter()
+        .filter(|finding| RULES.contains(&finding["id"].as_str().unwrap()))
+        .collect();
+    assert!(
+        from_rules.is_empty(),
+        "rules speaking about a healthy node: {from_rules:#?}"
+    );
 }
 
 // Config facts: a rule whose config file was not given speaks one severity
@@ -389,15 +473,23 @@ fn zero3_offload_rule_without_a_deepspeed_config_is_a_warning_naming_the_flag() 
     let found = findings(&report, "deepspeed-zero3-offload-device-mismatch");
     assert_eq!(found.len(), 1, "{:#}", report["findings"]);
     assert_eq!(found[0]["severity"], "warning");
-    assert!(found[0]["unsettled"].as_str().unwrap().contains("--deepspeed-config"), "{:#}", found[0]);
+    assert!(
+        found[0]["unsettled"].as_str().unwrap().contains("--deepspeed-config"),
+        "{:#}",
+        found[0]
+    );
     assert_eq!(code, 0, "a lowered finding is not an error: {:#}", report["findings"]);
 }
 
 #[test]
 fn zero3_without_offload_and_deepspeed_0_14_0_are_quiet() {
-    let without_offload = Node::h200().package("deepspeed", "0.14.2").deepspeed_config("ds-zero3-no-offload.json");
+    let without_offload = Node::h200()
+        .package("deepspeed", "0.14.2")
+        .deepspeed_config("ds-zero3-no-offload.json");
     assert_quiet("deepspeed-zero3-offload-device-mismatch", without_offload);
-    let before = Node::h200().package("deepspeed", "0.14.0").deepspeed_config("ds-zero3-offload-cpu.json");
+    let before = Node::h200()
+        .package("deepspeed", "0.14.0")
+        .deepspeed_config("ds-zero3-offload-cpu.json");
     assert_quiet("deepspeed-zero3-offload-device-mismatch", before);
 }
 
@@ -438,18 +530,27 @@ fn distributed_device_map_rule_without_an_accelerate_config_is_info() {
     let found = findings(&report, "device-map-auto-distributed-launch");
     assert_eq!(found.len(), 1, "{:#}", report["findings"]);
     assert_eq!(found[0]["severity"], "info");
-    assert!(found[0]["unsettled"].as_str().unwrap().contains("--accelerate-config"), "{:#}", found[0]);
+    assert!(
+        found[0]["unsettled"].as_str().unwrap().contains("--accelerate-config"),
+        "{:#}",
+        found[0]
+    );
 }
 
 #[test]
 fn bf16_rule_reads_the_gpu_that_lacks_bf16_in_a_mixed_node() {
-    let (_, report) =
-        Node::h200().gpus(&[A100, T4]).accelerate_config("accelerate-multi-gpu-bf16.yaml").check();
+    let (_, report) = Node::h200()
+        .gpus(&[A100, T4])
+        .accelerate_config("accelerate-multi-gpu-bf16.yaml")
+        .check();
     let found = findings(&report, "bf16-pre-ampere-accelerate");
     assert_eq!(found.len(), 1, "{:#}", report["findings"]);
     let detail = found[0]["detail"].as_str().unwrap();
     assert!(detail.contains("cuda:1 Tesla T4 (compute capability 7.5)"), "{detail}");
-    assert!(!detail.contains("A100"), "only the GPU that satisfied the condition is named: {detail}");
+    assert!(
+        !detail.contains("A100"),
+        "only the GPU that satisfied the condition is named: {detail}"
+    );
 }
 
 // Boundaries: the versions on either side of each range the references give.
@@ -520,6 +621,10 @@ fn peft_bands_under_transformers_5_do_not_overlap() {
             .filter_map(|finding| finding["id"].as_str())
             .filter(|id| id.starts_with("transformers-5") && id.contains("-peft-"))
             .collect();
-        assert_eq!(peft_rules, expected.into_iter().collect::<Vec<_>>(), "transformers {transformers}, peft {peft}");
+        assert_eq!(
+            peft_rules,
+            expected.into_iter().collect::<Vec<_>>(),
+            "transformers {transformers}, peft {peft}"
+        );
     }
 }
