@@ -16,6 +16,8 @@ use envdoctor::probe::nvidia::{NvidiaError, NvidiaErrorKind, RemappedRows, Toggl
 use envdoctor::snapshot::{self, Snapshot};
 
 const H100: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
+/// A current torch (2.11, CUDA 13.0) on Hopper with a current driver (580.65.06).
+const H200: &str = "tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json";
 const FRAMEWORK_FIXTURES: &str = "tests/fixtures/frameworks";
 
 fn repository(relative: &str) -> PathBuf {
@@ -120,31 +122,33 @@ fn install(snapshot: &mut Snapshot, deepspeed: Option<&str>, bitsandbytes: Optio
 }
 
 #[test]
-fn the_recorded_h100_node_has_no_error_and_no_built_in_finding() {
-    let report = check(&healthy());
-    assert!(
-        report.findings.iter().all(|finding| finding.severity < Severity::Error),
-        "{:#?}",
-        report.findings
-    );
+fn the_recorded_healthy_nodes_have_no_error_and_no_built_in_finding() {
     let built_in: Vec<&str> = our_checks()
         .into_iter()
         .flat_map(|check| check.produces.iter().copied())
         .collect();
-    let fired: Vec<&str> = report
-        .findings
-        .iter()
-        .map(|finding| finding.id.as_str())
-        .filter(|id| built_in.contains(id))
-        .collect();
-    assert_eq!(fired, Vec::<&str>::new());
-    // Every built-in check ran.
-    for check in envdoctor::checks::all() {
+    for fixture in [H100, H200] {
+        let report = check(&snapshot::read(&repository(fixture)).unwrap());
         assert!(
-            report.evaluated.iter().any(|evaluated| evaluated.id == check.id),
-            "{} not evaluated",
-            check.id
+            report.findings.iter().all(|finding| finding.severity < Severity::Error),
+            "{fixture}: {:#?}",
+            report.findings
         );
+        let fired: Vec<&str> = report
+            .findings
+            .iter()
+            .map(|finding| finding.id.as_str())
+            .filter(|id| built_in.contains(id))
+            .collect();
+        assert_eq!(fired, Vec::<&str>::new(), "{fixture}");
+        // Every built-in check ran.
+        for check in envdoctor::checks::all() {
+            assert!(
+                report.evaluated.iter().any(|evaluated| evaluated.id == check.id),
+                "{fixture}: {} not evaluated",
+                check.id
+            );
+        }
     }
 }
 
