@@ -30,6 +30,9 @@ const GPUS_FILE: &str = "gpus.toml";
 /// Where the compiled-in tables come from, as `matrix lint` names them.
 const BUILTIN_DIR: &str = "compat-matrix/tables";
 
+/// How many table files are compiled in, for `matrix lint`'s count.
+pub const BUILTIN_FILE_COUNT: usize = BUILTIN.len();
+
 const BUILTIN: [(&str, &str); 3] = [
     (DRIVERS_FILE, include_str!("../compat-matrix/tables/cuda-drivers.toml")),
     (TORCH_FILE, include_str!("../compat-matrix/tables/torch-builds.toml")),

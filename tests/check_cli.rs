@@ -449,3 +449,28 @@ fn the_repository_matrix_lints_clean_and_every_rule_explains_itself() {
             .assert(),
     );
 }
+
+#[test]
+fn matrix_lint_reads_the_tables_and_a_site_matrix_cannot_bring_its_own() {
+    let setup = Setup::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let gpus = std::fs::read_to_string(root.join("compat-matrix/tables/gpus.toml")).unwrap();
+    common::write_file(
+        &setup.path("copy/tables/gpus.toml"),
+        gpus.replacen("compute_capability = \"", "compute_capability = \"x", 1),
+    );
+    let assert = common::envdoctor(&setup.path("cache"))
+        .arg("matrix")
+        .arg("lint")
+        .arg(setup.path("copy"))
+        .assert();
+    let text = stdout(&assert.code(1));
+    assert!(text.contains("copy/tables/gpus.toml:"), "{text}");
+
+    common::write_file(&setup.path("site/tables/gpus.toml"), gpus);
+    let error = one_line_error(setup.check(&[]));
+    assert!(
+        error.contains("site/tables:1:1: a site matrix adds rules only"),
+        "{error}"
+    );
+}

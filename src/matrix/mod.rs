@@ -90,6 +90,17 @@ impl Matrix {
             });
         }
         for dir in site_dirs {
+            if dir.join("tables").is_dir() {
+                // Silently ignoring a site's tables would be worse than refusing them.
+                let message =
+                    "a site matrix adds rules only; the tables are compiled in (change compat-matrix/tables/ instead)";
+                let first = error_at(&dir.join("tables"), 1, 1, message);
+                return Err(MatrixError::Invalid {
+                    first,
+                    more: 0,
+                    dir: dir.clone(),
+                });
+            }
             let linted = lint_dir(dir)?;
             let mut errors = linted.errors;
             for mut rule in linted.rules {
@@ -135,7 +146,22 @@ pub fn lint_builtin() -> Linted {
             Err(problems) => linted.errors.extend(problems),
         }
     }
+    linted.files += crate::tables::BUILTIN_FILE_COUNT;
     linted
+        .errors
+        .extend(crate::tables::lint_builtin().into_iter().map(LintError::from));
+    linted
+}
+
+impl From<crate::tables::TableProblem> for LintError {
+    fn from(problem: crate::tables::TableProblem) -> LintError {
+        LintError {
+            path: problem.path,
+            line: problem.line,
+            column: problem.column,
+            message: problem.message,
+        }
+    }
 }
 
 /// What `matrix lint DIR` found: the rules that parsed, and every problem.
@@ -188,24 +214,27 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
     {
         linted.errors.extend(problems);
     }
+    let tables_dir = dir.join("tables");
+    if tables_dir.is_dir() {
+        linted.files += toml_files(&tables_dir)
+            .map_err(|source| unreadable(&tables_dir, source))?
+            .len();
+        linted
+            .errors
+            .extend(crate::tables::lint(dir).into_iter().map(LintError::from));
+    }
     let rules_dir = if dir.join("rules").is_dir() {
         dir.join("rules")
     } else {
         dir.to_path_buf()
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&rules_dir)
-        .map_err(|source| unreadable(&rules_dir, source))?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
-        .filter(|path| {
-            !matches!(
-                path.file_name().and_then(|n| n.to_str()),
-                Some("matrix.toml" | "EXAMPLE.toml")
-            )
-        })
-        .collect();
-    files.sort();
+    let mut files = toml_files(&rules_dir).map_err(|source| unreadable(&rules_dir, source))?;
+    files.retain(|path| {
+        !matches!(
+            path.file_name().and_then(|n| n.to_str()),
+            Some("matrix.toml" | "EXAMPLE.toml")
+        )
+    });
     let mut first_file_of: BTreeMap<String, PathBuf> = BTreeMap::new();
     for path in files {
         let Some(text) = read(&path, &mut linted) else { continue };
@@ -221,6 +250,17 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
         }
     }
     Ok(linted)
+}
+
+/// The `.toml` files of a directory, sorted.
+fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 fn parse_file(path: &Path, text: &str) -> Result<Rule, Vec<LintError>> {
