@@ -45,7 +45,11 @@ pub struct VisibleGpu<'a> {
 impl<'a> VisibleGpu<'a> {
     pub fn new(ordinal: u32, gpu: &'a Gpu) -> VisibleGpu<'a> {
         let compute_capability = gpu.compute_capability.as_deref().and_then(dotted);
-        VisibleGpu { ordinal, gpu, compute_capability }
+        VisibleGpu {
+            ordinal,
+            gpu,
+            compute_capability,
+        }
     }
 
     /// `cuda:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)`: how findings name a GPU.
@@ -66,10 +70,13 @@ impl<'a> Facts<'a> {
             // shadowed copy, which `shadowed` already records.
             packages.entry(package.normalized_name.as_str()).or_insert(package);
         }
-        let torch = snapshot.frameworks.get("torch").and_then(|framework| match &framework.build {
-            Some(Build::Torch(build)) => Some(build),
-            _ => None,
-        });
+        let torch = snapshot
+            .frameworks
+            .get("torch")
+            .and_then(|framework| match &framework.build {
+                Some(Build::Torch(build)) => Some(build),
+                _ => None,
+            });
         let nvidia = snapshot.nvidia.as_ref();
         Facts {
             snapshot,
@@ -102,7 +109,9 @@ impl<'a> Facts<'a> {
 /// The leading dotted-integer part of a version string (`12.8`, `580.65.06`,
 /// `3.11.7` out of `3.11.7+`), as a version; `None` when there is none.
 pub fn dotted(text: &str) -> Option<Version> {
-    let end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
     let numeric = text[..end].trim_end_matches('.');
     if numeric.is_empty() {
         return None;
@@ -113,7 +122,9 @@ pub fn dotted(text: &str) -> Option<Version> {
 /// Visible GPUs in ordinal order. Without a `cuda:N` mapping (no NVML answer),
 /// every GPU NVML listed counts, in NVML order.
 fn visible_gpus(snapshot: &Snapshot) -> Vec<VisibleGpu<'_>> {
-    let Some(nvidia) = &snapshot.nvidia else { return Vec::new() };
+    let Some(nvidia) = &snapshot.nvidia else {
+        return Vec::new();
+    };
     match &snapshot.cuda_devices {
         Some(mapping) => {
             let mut seen = Vec::new();
@@ -131,7 +142,12 @@ fn visible_gpus(snapshot: &Snapshot) -> Vec<VisibleGpu<'_>> {
                 })
                 .collect()
         }
-        None => nvidia.gpus.iter().enumerate().map(|(i, gpu)| VisibleGpu::new(i as u32, gpu)).collect(),
+        None => nvidia
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(i, gpu)| VisibleGpu::new(i as u32, gpu))
+            .collect(),
     }
 }
 

@@ -53,7 +53,8 @@ mod tests {
         for check in all() {
             for id in std::iter::once(check.id).chain(check.produces.iter().copied()) {
                 assert!(
-                    id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                    id.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
                     "{id} is not kebab-case"
                 );
                 // A check may produce a finding under its own id.
