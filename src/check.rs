@@ -57,7 +57,7 @@ pub struct ConfigsRead {
     pub accelerate: Option<std::path::PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Error,
@@ -66,6 +66,14 @@ pub enum FailOn {
 }
 
 impl FailOn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Never => "never",
+        }
+    }
+
     pub fn fails(self, severity: Severity) -> bool {
         match self {
             FailOn::Error => severity >= Severity::Error,
@@ -86,4 +94,240 @@ pub struct Summary {
     pub fail_on: FailOn,
     /// `true` when some finding is at or above `fail_on`: exit code 1.
     pub failed: bool,
+}
+
+/// One silenced finding id (or check id), with the reason and where it was said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ignore {
+    pub id: String,
+    pub reason: Option<String>,
+    /// `--ignore` or the config file and line, for the unmatched-ignore finding.
+    pub source: String,
+}
+
+impl Ignore {
+    /// `ID` or `ID=REASON`, as given to `--ignore`.
+    pub fn from_flag(text: &str) -> Ignore {
+        let (id, reason) = match text.split_once('=') {
+            Some((id, reason)) => (
+                id.trim(),
+                Some(reason.trim().to_string()).filter(|reason| !reason.is_empty()),
+            ),
+            None => (text.trim(), None),
+        };
+        Ignore {
+            id: id.to_string(),
+            reason,
+            source: format!("--ignore {text}"),
+        }
+    }
+}
+
+pub struct CheckInput<'a> {
+    pub matrix: &'a crate::matrix::Matrix,
+    pub configs: &'a crate::configs::TrainingConfigs,
+    pub ignores: &'a [Ignore],
+    pub fail_on: FailOn,
+}
+
+/// Evaluates every rule and built-in check against `snapshot`.
+pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
+    let facts = crate::facts::Facts::new(&snapshot, input.configs);
+    let mut evaluated = Vec::new();
+    let mut raised = Vec::new();
+    for rule in input.matrix.rules.iter().filter(|rule| rule.withdrawn.is_none()) {
+        evaluated.push(Evaluated {
+            id: rule.id.clone(),
+            kind: EvaluatedKind::Rule,
+            title: rule.title.clone(),
+            source: rule.site.as_ref().map(|dir| dir.display().to_string()),
+        });
+        raised.extend(crate::matrix::evaluate(rule, &facts));
+    }
+    for check in crate::checks::all() {
+        evaluated.push(Evaluated {
+            id: check.id.to_string(),
+            kind: EvaluatedKind::Check,
+            title: check.title.to_string(),
+            source: None,
+        });
+        raised.extend((check.run)(&facts).into_iter().map(|finding| Finding {
+            origin: check.id.to_string(),
+            ..finding
+        }));
+    }
+    let known_ids: Vec<&str> = input
+        .matrix
+        .rules
+        .iter()
+        .map(|rule| rule.id.as_str())
+        .chain(crate::checks::all().flat_map(|check| std::iter::once(check.id).chain(check.produces.iter().copied())))
+        .collect();
+    let (mut findings, ignored) = apply_ignores(raised, input.ignores, &known_ids);
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
+    let configs = ConfigsRead {
+        deepspeed: input.configs.deepspeed.as_ref().map(|loaded| loaded.path.clone()),
+        accelerate: input.configs.accelerate.as_ref().map(|loaded| loaded.path.clone()),
+    };
+    drop(facts);
+    let count = |severity| {
+        findings
+            .iter()
+            .filter(|finding: &&Finding| finding.severity == severity)
+            .count()
+    };
+    let summary = Summary {
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        infos: count(Severity::Info),
+        ignored: ignored.len(),
+        rules_evaluated: evaluated.iter().filter(|e| e.kind == EvaluatedKind::Rule).count(),
+        checks_evaluated: evaluated.iter().filter(|e| e.kind == EvaluatedKind::Check).count(),
+        fail_on: input.fail_on,
+        failed: findings.iter().any(|finding| input.fail_on.fails(finding.severity)),
+    };
+    Report {
+        schema: REPORT_SCHEMA.to_string(),
+        envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
+        snapshot,
+        findings,
+        ignored,
+        evaluated,
+        configs,
+        smoke: None,
+        summary,
+    }
+}
+
+pub const UNMATCHED_IGNORE: &str = "ignore-unmatched";
+
+/// Moves findings the user silenced aside, and reports each ignore that
+/// silenced nothing (cargo-deny's rule): a stale ignore hides the next real finding.
+fn apply_ignores(raised: Vec<Finding>, ignores: &[Ignore], known_ids: &[&str]) -> (Vec<Finding>, Vec<Ignored>) {
+    let mut used = vec![false; ignores.len()];
+    let mut findings = Vec::new();
+    let mut ignored = Vec::new();
+    for finding in raised {
+        let matching = ignores
+            .iter()
+            .position(|ignore| ignore.id == finding.id || ignore.id == finding.origin);
+        match matching {
+            Some(index) => {
+                used[index] = true;
+                ignored.push(Ignored {
+                    reason: ignores[index].reason.clone(),
+                    finding,
+                });
+            }
+            None => findings.push(finding),
+        }
+    }
+    for (ignore, used) in ignores.iter().zip(used) {
+        if used {
+            continue;
+        }
+        let known = known_ids.contains(&ignore.id.as_str());
+        let (severity, detail) = if known {
+            (
+                Severity::Info,
+                format!(
+                    "`{}` ({}) did not fire on this node, so the ignore silenced nothing.",
+                    ignore.id, ignore.source
+                ),
+            )
+        } else {
+            (
+                Severity::Warning,
+                format!(
+                    "`{}` ({}) is not the id of any rule, check or finding: a typo silences nothing.",
+                    ignore.id, ignore.source
+                ),
+            )
+        };
+        findings.push(Finding {
+            id: UNMATCHED_IGNORE.to_string(),
+            origin: UNMATCHED_IGNORE.to_string(),
+            severity,
+            title: "An ignore matched no finding".to_string(),
+            detail,
+            why: "An ignore that matches nothing is stale or misspelled; left in place it will silence the next real finding of that id without anyone deciding to.".to_string(),
+            fix: Some(format!("remove `{}` from the ignores ({})", ignore.id, ignore.source)),
+            references: vec!["https://embarkstudios.github.io/cargo-deny/checks/advisories/cfg.html#the-ignore-field-optional".to_string()],
+            unsettled: None,
+        });
+    }
+    (findings, ignored)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IgnoreFileError {
+    #[error("cannot read ignore file `{}`: {source}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}:{column}: {problem}", path.display())]
+    Malformed {
+        path: std::path::PathBuf,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
+}
+
+/// Reads `[[ignore]]` tables (`id`, and the `reason` a file must give) from a config file.
+pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, IgnoreFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| IgnoreFileError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let malformed = |offset: usize, problem: String| {
+        let (line, column) = crate::matrix::position(&text, offset);
+        IgnoreFileError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            column,
+            problem,
+        }
+    };
+    let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
+        malformed(
+            error.span().map_or(0, |span| span.start),
+            error.message().trim().to_string(),
+        )
+    })?;
+    let mut ignores = Vec::new();
+    for (key, item) in document.as_table().iter() {
+        let start = |item: &toml_edit::Item| item.span().map_or(0, |span| span.start);
+        if key != "ignore" {
+            return Err(malformed(
+                start(item),
+                format!("unknown key `{key}` (expected `[[ignore]]`)"),
+            ));
+        }
+        let Some(tables) = item.as_array_of_tables() else {
+            return Err(malformed(
+                start(item),
+                "`ignore` must be an array of tables: `[[ignore]]`".to_string(),
+            ));
+        };
+        for table in tables.iter() {
+            let offset = table.span().map_or(0, |span| span.start);
+            let field = |name: &str| table.get(name).and_then(toml_edit::Item::as_str).map(str::to_string);
+            let Some(id) = field("id") else {
+                return Err(malformed(offset, "an `[[ignore]]` needs `id = \"...\"`".to_string()));
+            };
+            let Some(reason) = field("reason").filter(|reason| !reason.trim().is_empty()) else {
+                return Err(malformed(offset, format!("the ignore of `{id}` needs a `reason`")));
+            };
+            let (line, _) = crate::matrix::position(&text, offset);
+            ignores.push(Ignore {
+                id,
+                reason: Some(reason),
+                source: format!("{}:{line}", path.display()),
+            });
+        }
+    }
+    Ok(ignores)
 }

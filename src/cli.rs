@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::check::FailOn;
+
 const EXAMPLES: &str = "\
 Examples:
   envdoctor probe                          what this node's default Python will train with
@@ -31,6 +33,14 @@ pub enum Command {
     #[command(after_help = "Examples:\n  envdoctor probe\n  envdoctor probe --python python3.11 --format json")]
     Probe(ProbeArgs),
 
+    /// Judge this node (or a recorded Snapshot): the compatibility matrix and the built-in checks.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
+
+    /// Inspect and validate the compatibility matrix.
+    #[command(subcommand)]
+    Matrix(MatrixCommand),
+
     /// Internal: the NVML query `probe` runs in a child process, so a hung GPU can be killed.
     #[command(name = "__nvml-query", hide = true)]
     NvmlQuery,
@@ -52,8 +62,9 @@ pub struct PythonArgs {
     pub no_cache: bool,
 }
 
+/// Which node: this one (probed through an interpreter and NVML) or a recording of one.
 #[derive(Debug, Args)]
-pub struct ProbeArgs {
+pub struct NodeArgs {
     #[command(flatten)]
     pub python: PythonArgs,
 
@@ -61,9 +72,15 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = positive_seconds)]
     pub nvml_timeout: f64,
 
-    /// Show a Snapshot recorded with `probe --format json` instead of probing this node.
+    /// Use a Snapshot recorded with `probe --format json` instead of probing this node.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["python", "python_timeout", "nvml_timeout"])]
     pub snapshot: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub node: NodeArgs,
 
     /// `text` for people; `json` for tools (schema `envdoctor.snapshot/1`).
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
@@ -72,6 +89,94 @@ pub struct ProbeArgs {
     /// Write to FILE (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  envdoctor check                                      this node, its default Python
+  envdoctor check --deepspeed-config ds_z3.json        also judge the job's DeepSpeed config
+  envdoctor check --snapshot node.json --format junit -o envdoctor.xml
+  envdoctor check --fail-on warning --ignore gpu-mig-enabled=\"MIG by design\"
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 envdoctor could not do its job.";
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    /// Do not run the GPU smoke test.
+    #[arg(long)]
+    pub no_smoke: bool,
+
+    /// A directory of the site's own rules, added to the built-in matrix (repeatable).
+    #[arg(long = "matrix", value_name = "DIR")]
+    pub matrix: Vec<PathBuf>,
+
+    /// The DeepSpeed config (JSON) the job will use: settles rules about ZeRO stage, offload, bf16.
+    #[arg(long, value_name = "FILE")]
+    pub deepspeed_config: Option<PathBuf>,
+
+    /// The accelerate config the job will use. Default, when probing this node: accelerate's
+    /// own default file ($HF_HOME/accelerate/default_config.yaml), if it exists.
+    #[arg(long, value_name = "FILE")]
+    pub accelerate_config: Option<PathBuf>,
+
+    /// Silence a finding, by its id or its check's id, optionally with a reason: ID or ID=REASON
+    /// (repeatable). An ignore that matches nothing is itself reported.
+    #[arg(long, value_name = "ID[=REASON]")]
+    pub ignore: Vec<String>,
+
+    /// A file of ignores (`[[ignore]]` tables with `id` and `reason`). Default: ./envdoctor.toml, if present.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// `text` for people, `json` (schema `envdoctor.report/1`), `junit` for CI test reports,
+    /// `markdown` for a CI job summary or a pull-request comment.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+
+    /// The lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Junit,
+    Markdown,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MatrixCommand {
+    /// Every rule and built-in check, with its severity and title.
+    List {
+        /// Also list the rules of a site's matrix directory (repeatable).
+        #[arg(long = "matrix", value_name = "DIR")]
+        matrix: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
+        format: SnapshotFormat,
+    },
+    /// Validate a matrix directory: every problem in every file, with file, line and column.
+    /// Without DIR, the matrix compiled into this binary.
+    Lint {
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Everything known about one rule or check: conditions, why, fix, references.
+    Explain {
+        #[arg(value_name = "ID")]
+        id: String,
+        /// Also look in a site's matrix directory (repeatable).
+        #[arg(long = "matrix", value_name = "DIR")]
+        matrix: Vec<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

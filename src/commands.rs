@@ -7,9 +7,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::{Cli, Command, ProbeArgs, PythonArgs, SnapshotFormat};
+use crate::check::{CheckInput, Ignore};
+use crate::cli::{
+    CheckArgs, Cli, Command, MatrixCommand, NodeArgs, ProbeArgs, PythonArgs, ReportFormat, SnapshotFormat,
+};
+use crate::configs::TrainingConfigs;
+use crate::matrix::Matrix;
 use crate::report::{Style, text};
-use crate::{atomic_write, probe, snapshot};
+use crate::{atomic_write, check, configs, probe, snapshot};
 
 /// The exit code contract, the same for every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +37,8 @@ impl Outcome {
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Probe(args) => probe(args),
+        Command::Check(args) => check(args),
+        Command::Matrix(command) => matrix_command(command),
         Command::NvmlQuery => {
             probe::nvidia::answer_query();
             Ok(Outcome::Clean)
@@ -40,20 +47,118 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
 }
 
 fn probe(args: ProbeArgs) -> anyhow::Result<Outcome> {
-    let snapshot = match &args.snapshot {
-        Some(path) => snapshot::read(path)?,
-        None => probe::snapshot(&probe::ProbeOptions {
-            python: python_options(&args.python),
-            nvml_deadline: Duration::from_secs_f64(args.nvml_timeout),
-        })?,
-    };
-    let style = Style::for_output(args.output.is_none() && std::io::stdout().is_terminal());
+    let snapshot = replay_or_probe(&args.node)?;
+    let style = style_for(args.output.as_deref());
     let rendered = match args.format {
         SnapshotFormat::Json => serde_json::to_string_pretty(&snapshot)? + "\n",
         SnapshotFormat::Text => text::snapshot(&snapshot, style),
     };
     emit(args.output.as_deref(), rendered.as_bytes())?;
     Ok(Outcome::Clean)
+}
+
+/// The Snapshot to work on: a recorded one, or this node's, probed now.
+fn replay_or_probe(node: &NodeArgs) -> anyhow::Result<snapshot::Snapshot> {
+    Ok(match &node.snapshot {
+        Some(path) => snapshot::read(path)?,
+        None => probe::snapshot(&probe::ProbeOptions {
+            python: python_options(&node.python),
+            nvml_deadline: Duration::from_secs_f64(node.nvml_timeout),
+        })?,
+    })
+}
+
+fn style_for(output: Option<&Path>) -> Style {
+    Style::for_output(output.is_none() && std::io::stdout().is_terminal())
+}
+
+/// The ignore file read when `--config` is not given, if it exists.
+const DEFAULT_IGNORE_FILE: &str = "envdoctor.toml";
+
+fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
+    // Every input is read before the probe, so a typo fails in milliseconds.
+    let matrix = Matrix::load(&args.matrix)?;
+    let mut configs = TrainingConfigs::default();
+    if let Some(path) = &args.deepspeed_config {
+        configs.deepspeed = Some(configs::read_deepspeed(path)?);
+    }
+    // accelerate's default file describes jobs launched from this node, not a recorded one.
+    let accelerate = match (&args.accelerate_config, &args.node.snapshot) {
+        (Some(path), _) => Some(path.clone()),
+        (None, None) => configs::default_accelerate_path(|name| std::env::var(name).ok()),
+        (None, Some(_)) => None,
+    };
+    if let Some(path) = accelerate {
+        configs.accelerate = Some(configs::read_accelerate(&path)?);
+    }
+    let mut ignores: Vec<Ignore> = args.ignore.iter().map(|flag| Ignore::from_flag(flag)).collect();
+    let ignore_file = args.config.clone().or_else(|| {
+        let default = Path::new(DEFAULT_IGNORE_FILE);
+        default.is_file().then(|| default.to_path_buf())
+    });
+    if let Some(path) = ignore_file {
+        ignores.extend(check::read_ignore_file(&path)?);
+    }
+
+    let snapshot = replay_or_probe(&args.node)?;
+    let input = CheckInput {
+        matrix: &matrix,
+        configs: &configs,
+        ignores: &ignores,
+        fail_on: args.fail_on,
+    };
+    let report = check::run(snapshot, &input);
+    let rendered = match args.format {
+        ReportFormat::Text => crate::report::check::text(&report, style_for(args.output.as_deref())),
+        ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        ReportFormat::Junit => crate::report::junit::render(&report),
+        ReportFormat::Markdown => crate::report::markdown::render(&report),
+    };
+    emit(args.output.as_deref(), rendered.as_bytes())?;
+    Ok(if report.summary.failed {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
+    match command {
+        MatrixCommand::List { matrix, format } => {
+            let matrix = Matrix::load(&matrix)?;
+            let rendered = match format {
+                SnapshotFormat::Text => crate::report::matrix::list_text(&matrix),
+                SnapshotFormat::Json => {
+                    serde_json::to_string_pretty(&crate::report::matrix::list_json(&matrix))? + "\n"
+                }
+            };
+            emit(None, rendered.as_bytes())?;
+            Ok(Outcome::Clean)
+        }
+        MatrixCommand::Lint { dir } => {
+            let linted = match &dir {
+                Some(dir) => crate::matrix::lint_dir(dir)?,
+                None => crate::matrix::lint_builtin(),
+            };
+            emit(
+                None,
+                crate::report::matrix::lint_text(&linted, dir.as_deref()).as_bytes(),
+            )?;
+            Ok(if linted.errors.is_empty() {
+                Outcome::Clean
+            } else {
+                Outcome::Findings
+            })
+        }
+        MatrixCommand::Explain { id, matrix } => {
+            let matrix = Matrix::load(&matrix)?;
+            let Some(rendered) = crate::report::matrix::explain(&matrix, &id) else {
+                anyhow::bail!("no rule, check or finding has the id `{id}` (see `envdoctor matrix list`)");
+            };
+            emit(None, rendered.as_bytes())?;
+            Ok(Outcome::Clean)
+        }
+    }
 }
 
 fn python_options(args: &PythonArgs) -> probe::PythonOptions {

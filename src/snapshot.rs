@@ -164,7 +164,7 @@ fn check_schema(document: &serde_json::Value) -> Result<(), String> {
 }
 
 /// serde_json appends " at line L column C"; the position is already at the front.
-fn without_position(error: &serde_json::Error) -> String {
+pub(crate) fn without_position(error: &serde_json::Error) -> String {
     let message = error.to_string();
     match message.rfind(" at line ") {
         Some(end) => message[..end].to_string(),

@@ -51,3 +51,246 @@ impl TrainingConfigs {
         Some((&accelerate.path, accelerate.config.deepspeed.as_ref()?))
     }
 }
+
+mod yaml;
+
+use serde_json::Value;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config `{}`: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}:{column}: {problem}", path.display())]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
+}
+
+/// Reads a DeepSpeed config (JSON, as `deepspeed --deepspeed_config` and the HF
+/// Trainer take it).
+pub fn read_deepspeed(path: &std::path::Path) -> Result<Loaded<DeepSpeedConfig>, ConfigError> {
+    let value = read_json(path)?;
+    let config = deepspeed_from(&value).map_err(|problem| malformed(path, 1, 1, problem))?;
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        config,
+    })
+}
+
+/// Reads an accelerate config, YAML or JSON as accelerate itself chooses by
+/// extension. A `deepspeed_config_file` it names is read as the DeepSpeed config.
+pub fn read_accelerate(path: &std::path::Path) -> Result<Loaded<AccelerateConfig>, ConfigError> {
+    let value = if path.extension().is_some_and(|extension| extension == "json") {
+        read_json(path)?
+    } else {
+        let text = read_text(path)?;
+        yaml::parse(&text).map_err(|error| malformed(path, error.line, 1, error.problem))?
+    };
+    let Some(map) = value.as_object() else {
+        return Err(malformed(
+            path,
+            1,
+            1,
+            "an accelerate config must be a mapping".to_string(),
+        ));
+    };
+    let text = |key: &str| map.get(key).and_then(scalar_text);
+    let block = map.get("deepspeed_config").and_then(Value::as_object);
+    let deepspeed = match block
+        .and_then(|block| block.get("deepspeed_config_file"))
+        .and_then(Value::as_str)
+    {
+        Some(file) if !file.is_empty() => {
+            let file = path.parent().unwrap_or(std::path::Path::new(".")).join(file);
+            Some(read_deepspeed(&file)?.config)
+        }
+        _ => block.map(|block| DeepSpeedConfig {
+            zero_stage: block.get("zero_stage").and_then(integer),
+            offload_optimizer_device: Some(device(block.get("offload_optimizer_device"))),
+            offload_param_device: Some(device(block.get("offload_param_device"))),
+            // accelerate sets DeepSpeed's precision from its own mixed_precision.
+            bf16: text("mixed_precision").map(|precision| precision == "bf16"),
+            fp16: text("mixed_precision").map(|precision| precision == "fp16"),
+        }),
+    };
+    let config = AccelerateConfig {
+        distributed_type: text("distributed_type"),
+        num_processes: map.get("num_processes").and_then(integer),
+        mixed_precision: text("mixed_precision"),
+        deepspeed,
+    };
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        config,
+    })
+}
+
+/// Where `accelerate launch` looks when given no `--config_file`
+/// (accelerate/commands/config/config_args.py): the YAML file under
+/// `$HF_HOME/accelerate` (default `~/.cache/huggingface`), unless only the JSON one exists.
+pub fn default_accelerate_path(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let hf_home = match env("HF_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => {
+            let cache = match env("XDG_CACHE_HOME") {
+                Some(cache) => PathBuf::from(cache),
+                None => PathBuf::from(env("HOME")?).join(".cache"),
+            };
+            cache.join("huggingface")
+        }
+    };
+    let directory = hf_home.join("accelerate");
+    let yaml = directory.join("default_config.yaml");
+    let json = directory.join("default_config.json");
+    if yaml.is_file() {
+        Some(yaml)
+    } else if json.is_file() {
+        Some(json)
+    } else {
+        None
+    }
+}
+
+fn deepspeed_from(value: &Value) -> Result<DeepSpeedConfig, String> {
+    let Some(map) = value.as_object() else {
+        return Err("a DeepSpeed config must be a JSON object".to_string());
+    };
+    let zero = map.get("zero_optimization");
+    let zero_map = zero.and_then(Value::as_object);
+    // DeepSpeed's defaults: no zero_optimization block is stage 0, no offload block is no offload.
+    let zero_stage = match zero_map.and_then(|zero| zero.get("stage")) {
+        None => Some(0),
+        Some(stage) => integer(stage),
+    };
+    let offload = |block: &str, legacy: &str| {
+        let zero = zero_map?;
+        if let Some(offload) = zero.get(block) {
+            return Some(device(offload.get("device")));
+        }
+        // DeepSpeed before 0.3.x: `cpu_offload: true` and `cpu_offload_params: true`.
+        match zero.get(legacy).and_then(Value::as_bool) {
+            Some(true) => Some("cpu".to_string()),
+            _ => Some("none".to_string()),
+        }
+    };
+    let enabled = |keys: &[&str]| {
+        let block = keys.iter().find_map(|key| map.get(*key));
+        match block.and_then(|block| block.get("enabled")) {
+            // DeepSpeed's default for a missing block or a missing `enabled` is off.
+            None => Some(false),
+            Some(Value::Bool(enabled)) => Some(*enabled),
+            Some(_) => None, // "auto": the HF Trainer decides from its own arguments.
+        }
+    };
+    Ok(DeepSpeedConfig {
+        zero_stage,
+        offload_optimizer_device: offload("offload_optimizer", "cpu_offload").or(Some("none".into())),
+        offload_param_device: offload("offload_param", "cpu_offload_params").or(Some("none".into())),
+        bf16: enabled(&["bf16", "bfloat16"]),
+        fp16: enabled(&["fp16"]),
+    })
+}
+
+/// An offload device as written, `none` when absent.
+fn device(value: Option<&Value>) -> String {
+    value
+        .and_then(scalar_text)
+        .map_or_else(|| "none".to_string(), |device| device.to_lowercase())
+}
+
+fn integer(value: &Value) -> Option<u64> {
+    match value {
+        Value::Number(number) => number.as_u64(),
+        Value::String(text) => text.parse().ok(),
+        _ => None,
+    }
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
+    let bytes = std::fs::read(path).map_err(|source| ConfigError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|_| malformed(path, 1, 1, "not UTF-8".to_string()))
+}
+
+fn read_json(path: &std::path::Path) -> Result<Value, ConfigError> {
+    let text = read_text(path)?;
+    serde_json::from_str(&text).map_err(|error| {
+        let problem = format!("not JSON: {}", crate::snapshot::without_position(&error));
+        malformed(path, error.line(), error.column(), problem)
+    })
+}
+
+fn malformed(path: &std::path::Path, line: usize, column: usize, problem: String) -> ConfigError {
+    ConfigError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        column,
+        problem,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deepspeed_zero3_with_cpu_offload() {
+        let config = deepspeed_from(&json!({
+            "bf16": {"enabled": "auto"},
+            "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": true},
+                                   "offload_param": {"device": "cpu"}}
+        }))
+        .unwrap();
+        assert_eq!(config.zero_stage, Some(3));
+        assert_eq!(config.offload_optimizer_device.as_deref(), Some("cpu"));
+        assert_eq!(config.offload_param_device.as_deref(), Some("cpu"));
+        assert_eq!(config.bf16, None, "auto is decided at run time");
+        assert_eq!(config.fp16, Some(false));
+    }
+
+    #[test]
+    fn deepspeed_defaults_are_stage_0_and_no_offload() {
+        let config = deepspeed_from(&json!({"train_batch_size": 8})).unwrap();
+        assert_eq!(config.zero_stage, Some(0));
+        assert_eq!(config.offload_optimizer_device.as_deref(), Some("none"));
+        let legacy = deepspeed_from(&json!({"zero_optimization": {"stage": 2, "cpu_offload": true}})).unwrap();
+        assert_eq!(legacy.offload_optimizer_device.as_deref(), Some("cpu"));
+    }
+
+    #[test]
+    fn default_accelerate_path_follows_hf_home() {
+        let home = tempfile::tempdir().unwrap();
+        let env = |name: &str| (name == "HF_HOME").then(|| home.path().display().to_string());
+        assert_eq!(default_accelerate_path(env), None);
+        std::fs::create_dir_all(home.path().join("accelerate")).unwrap();
+        std::fs::write(home.path().join("accelerate/default_config.json"), "{}").unwrap();
+        assert_eq!(
+            default_accelerate_path(env),
+            Some(home.path().join("accelerate/default_config.json"))
+        );
+        std::fs::write(home.path().join("accelerate/default_config.yaml"), "").unwrap();
+        assert_eq!(
+            default_accelerate_path(env),
+            Some(home.path().join("accelerate/default_config.yaml"))
+        );
+    }
+}

@@ -1,1 +1,298 @@
-//! The compatibility matrix: loading, linting and evaluating compat-matrix rules.
+//! The compatibility matrix: rule files (`compat-matrix/rules/*.toml`, compiled
+//! into the binary, plus any `--matrix DIR`), their linter and their evaluation.
+//! The format is documented field by field in `compat-matrix/EXAMPLE.toml`.
+
+mod evaluate;
+mod parse;
+pub mod rule;
+mod template;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use evaluate::evaluate;
+pub use rule::Rule;
+
+mod compiled {
+    include!(concat!(env!("OUT_DIR"), "/compat_matrix.rs"));
+}
+
+/// `compat-matrix/matrix.toml`, compiled in.
+const BUILTIN_FORMAT: &str = include_str!("../../compat-matrix/matrix.toml");
+/// The matrix formats this envdoctor reads: a minor version only adds optional fields.
+const READS_FORMAT: &str = "^1.0";
+
+/// One problem in one matrix file, placed at its line and column (1-based).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", path.display())]
+pub struct LintError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MatrixError {
+    /// The first problem, and how many more `matrix lint` would show.
+    #[error("{first}{}", more_hint(*.more, .dir))]
+    Invalid {
+        first: LintError,
+        more: usize,
+        dir: PathBuf,
+    },
+    #[error("cannot read matrix directory `{}`: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn more_hint(more: usize, dir: &Path) -> String {
+    match more {
+        0 => String::new(),
+        _ => format!(" (and {more} more; run `envdoctor matrix lint {}`)", dir.display()),
+    }
+}
+
+/// 1-based line and column of a byte offset.
+pub(crate) fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |line| line.chars().count()) + 1;
+    (line, column)
+}
+
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    pub rules: Vec<Rule>,
+}
+
+impl Matrix {
+    /// The compiled-in rules, then each site directory's, in order.
+    pub fn load(site_dirs: &[PathBuf]) -> Result<Matrix, MatrixError> {
+        let mut errors = Vec::new();
+        errors.extend(format_problems(Path::new("compat-matrix/matrix.toml"), BUILTIN_FORMAT));
+        let mut rules = Vec::new();
+        for (path, text) in compiled::RULE_FILES {
+            match parse_file(Path::new(path), text) {
+                Ok(rule) => rules.push(rule),
+                Err(problems) => errors.extend(problems),
+            }
+        }
+        if let Some(first) = errors.first() {
+            // Compiled-in rules are linted in CI; this only fires on a broken build.
+            return Err(MatrixError::Invalid {
+                first: first.clone(),
+                more: errors.len() - 1,
+                dir: "compat-matrix".into(),
+            });
+        }
+        for dir in site_dirs {
+            let linted = lint_dir(dir)?;
+            let mut errors = linted.errors;
+            for mut rule in linted.rules {
+                if rules.iter().any(|existing: &Rule| existing.id == rule.id) {
+                    errors.push(LintError {
+                        path: rule.path.clone(),
+                        line: 1,
+                        column: 1,
+                        message: format!("rule id `{}` is already defined by an earlier matrix", rule.id),
+                    });
+                    continue;
+                }
+                rule.site = Some(dir.clone());
+                rules.push(rule);
+            }
+            if let Some(first) = errors.first() {
+                return Err(MatrixError::Invalid {
+                    first: first.clone(),
+                    more: errors.len() - 1,
+                    dir: dir.clone(),
+                });
+            }
+        }
+        Ok(Matrix { rules })
+    }
+
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|rule| rule.id == id)
+    }
+}
+
+/// Lints the matrix compiled into this binary, as `matrix lint` without DIR does.
+pub fn lint_builtin() -> Linted {
+    let mut linted = Linted::default();
+    linted.files += 1;
+    linted
+        .errors
+        .extend(format_problems(Path::new("compat-matrix/matrix.toml"), BUILTIN_FORMAT));
+    for (path, text) in compiled::RULE_FILES {
+        linted.files += 1;
+        match parse_file(Path::new(path), text) {
+            Ok(rule) => linted.rules.push(rule),
+            Err(problems) => linted.errors.extend(problems),
+        }
+    }
+    linted
+}
+
+/// What `matrix lint DIR` found: the rules that parsed, and every problem.
+#[derive(Debug, Default)]
+pub struct Linted {
+    pub files: usize,
+    pub rules: Vec<Rule>,
+    pub errors: Vec<LintError>,
+}
+
+/// Reads a matrix directory: `matrix.toml` (optional for a site's own matrix),
+/// rule files in `rules/` (or, for a small site matrix, directly in DIR), and
+/// `EXAMPLE.toml`, which must itself be a valid rule with id `example-rule`.
+pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
+    let unreadable = |path: &Path, source| MatrixError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    if !dir.is_dir() {
+        let source = std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory");
+        return Err(unreadable(dir, source));
+    }
+    let mut linted = Linted::default();
+    let read = |path: &Path, linted: &mut Linted| -> Option<String> {
+        linted.files += 1;
+        match std::fs::read(path).map(String::from_utf8) {
+            Ok(Ok(text)) => Some(text),
+            Ok(Err(_)) => {
+                linted.errors.push(error_at(path, 1, 1, "not UTF-8"));
+                None
+            }
+            Err(error) => {
+                linted
+                    .errors
+                    .push(error_at(path, 1, 1, &format!("cannot read: {error}")));
+                None
+            }
+        }
+    };
+    let format_file = dir.join("matrix.toml");
+    if format_file.exists()
+        && let Some(text) = read(&format_file, &mut linted)
+    {
+        linted.errors.extend(format_problems(&format_file, &text));
+    }
+    let example = dir.join("EXAMPLE.toml");
+    if example.exists()
+        && let Some(text) = read(&example, &mut linted)
+        && let Err(problems) = parse::rule(&example, &text, "example-rule")
+    {
+        linted.errors.extend(problems);
+    }
+    let rules_dir = if dir.join("rules").is_dir() {
+        dir.join("rules")
+    } else {
+        dir.to_path_buf()
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&rules_dir)
+        .map_err(|source| unreadable(&rules_dir, source))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
+        .filter(|path| {
+            !matches!(
+                path.file_name().and_then(|n| n.to_str()),
+                Some("matrix.toml" | "EXAMPLE.toml")
+            )
+        })
+        .collect();
+    files.sort();
+    let mut first_file_of: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for path in files {
+        let Some(text) = read(&path, &mut linted) else { continue };
+        match parse_file(&path, &text) {
+            Ok(rule) => {
+                if let Some(earlier) = first_file_of.insert(rule.id.clone(), path.clone()) {
+                    let message = format!("rule id `{}` is also used by `{}`", rule.id, earlier.display());
+                    linted.errors.push(error_at(&path, 1, 1, &message));
+                }
+                linted.rules.push(rule);
+            }
+            Err(problems) => linted.errors.extend(problems),
+        }
+    }
+    Ok(linted)
+}
+
+fn parse_file(path: &Path, text: &str) -> Result<Rule, Vec<LintError>> {
+    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+    parse::rule(path, text, stem)
+}
+
+fn error_at(path: &Path, line: usize, column: usize, message: &str) -> LintError {
+    LintError {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: message.to_string(),
+    }
+}
+
+/// Problems with `matrix.toml`: it must name a format this envdoctor reads.
+fn format_problems(path: &Path, text: &str) -> Vec<LintError> {
+    let document = match toml_edit::Document::parse(text) {
+        Ok(document) => document,
+        Err(error) => {
+            let (line, column) = position(text, error.span().map_or(0, |span| span.start));
+            return vec![error_at(
+                path,
+                line,
+                column,
+                &format!("not TOML: {}", error.message().trim()),
+            )];
+        }
+    };
+    let Some(item) = document.as_table().get("format") else {
+        return vec![error_at(path, 1, 1, "missing `format = \"MAJOR.MINOR.PATCH\"`")];
+    };
+    let (line, column) = position(text, item.span().map_or(0, |span| span.start));
+    let Some(version) = item.as_str().and_then(|text| semver::Version::parse(text).ok()) else {
+        return vec![error_at(
+            path,
+            line,
+            column,
+            "`format` must be a semver version string, like \"1.0.0\"",
+        )];
+    };
+    let reads = semver::VersionReq::parse(READS_FORMAT).expect("a valid requirement");
+    if reads.matches(&version) {
+        return Vec::new();
+    }
+    let message =
+        format!("matrix format {version} is not one this envdoctor reads ({READS_FORMAT}); upgrade envdoctor");
+    vec![error_at(path, line, column, &message)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compiled_in_matrix_loads() {
+        Matrix::load(&[]).expect("compiled-in rules are valid");
+    }
+
+    #[test]
+    fn position_is_one_based() {
+        assert_eq!(position("ab\ncd", 0), (1, 1));
+        assert_eq!(position("ab\ncd", 4), (2, 2));
+    }
+
+    #[test]
+    fn a_newer_major_format_is_refused_and_a_minor_is_read() {
+        assert!(format_problems(Path::new("m.toml"), "format = \"1.3.0\"").is_empty());
+        let problems = format_problems(Path::new("m.toml"), "format = \"2.0.0\"");
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].message.contains("upgrade envdoctor"), "{problems:?}");
+        assert_eq!((problems[0].line, problems[0].column), (1, 10));
+    }
+}

@@ -1,7 +1,11 @@
 //! Rendering for people. Machine formats are the serde forms of the same values.
 
+pub mod check;
 mod frameworks;
 mod gpu;
+pub mod junit;
+pub mod markdown;
+pub mod matrix;
 pub mod text;
 
 /// Terminal colour, on only for a terminal and never when `NO_COLOR` is set
@@ -37,5 +41,9 @@ impl Style {
 
     pub fn warning(self, text: &str) -> String {
         self.paint("33", text)
+    }
+
+    pub fn error(self, text: &str) -> String {
+        self.paint("1;31", text)
     }
 }

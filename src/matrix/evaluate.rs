@@ -1,0 +1,359 @@
+//! Evaluates one rule against the facts. A condition on a training config that
+//! was not given is neither true nor false: the rule still speaks, one severity
+//! lower, and says which file would settle it.
+
+use std::path::Path;
+
+use super::rule::*;
+use super::template;
+use crate::configs::{AccelerateConfig, DeepSpeedConfig};
+use crate::facts::{Facts, VisibleGpu, dotted};
+use crate::findings::Finding;
+
+/// How a rule matched: the GPUs that satisfied it, the config it read, and
+/// what was left unsettled.
+struct Matched<'f, 'a> {
+    gpus: Vec<&'f VisibleGpu<'a>>,
+    config: Option<&'f Path>,
+    unsettled: Vec<String>,
+}
+
+/// The finding `rule` raises on this node, if it matches. Withdrawn rules never do.
+pub fn evaluate(rule: &Rule, facts: &Facts) -> Option<Finding> {
+    if rule.withdrawn.is_some() {
+        return None;
+    }
+    let matched = matches(&rule.when, facts)?;
+    let mut detail = template::render(&rule.message, facts, &matched.gpus, matched.config);
+    let unsettled = (!matched.unsettled.is_empty()).then(|| matched.unsettled.join("; "));
+    let mut severity = rule.severity;
+    if let Some(unsettled) = &unsettled {
+        severity = severity.lowered();
+        detail.push_str(&format!(" Not settled: {unsettled}."));
+    }
+    Some(Finding {
+        id: rule.id.clone(),
+        origin: rule.id.clone(),
+        severity,
+        title: rule.title.clone(),
+        detail,
+        why: rule.why.clone(),
+        fix: Some(rule.fix.clone()),
+        references: rule.references.clone(),
+        unsettled,
+    })
+}
+
+fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>> {
+    let mut matched = Matched {
+        gpus: Vec::new(),
+        config: None,
+        unsettled: Vec::new(),
+    };
+    for (name, condition) in &when.packages {
+        let holds = match condition {
+            PackageCondition::Installed => facts.is_installed(name),
+            PackageCondition::Absent => !facts.is_installed(name),
+            PackageCondition::Version(spec) => facts.package_version(name).is_some_and(|v| spec.contains(&v)),
+        };
+        holds.then_some(())?;
+    }
+    let version_holds = |spec: &Option<Spec>, version: &Option<pep440_rs::Version>| match spec {
+        None => true,
+        Some(spec) => version.as_ref().is_some_and(|version| spec.contains(version)),
+    };
+    version_holds(&when.python, &facts.python_version).then_some(())?;
+    version_holds(&when.driver, &facts.driver).then_some(())?;
+    version_holds(&when.driver_cuda, &facts.driver_cuda).then_some(())?;
+    version_holds(&when.torch_cuda, &facts.torch_cuda).then_some(())?;
+    if let Some(spec) = &when.cuda_toolkit {
+        let mut versions = facts
+            .snapshot
+            .cuda
+            .toolkits
+            .iter()
+            .filter_map(|t| t.version.as_deref().and_then(dotted));
+        versions.any(|version| spec.contains(&version)).then_some(())?;
+    }
+    if let Some(spec) = &when.gpu_count {
+        spec.contains_number(facts.gpus.len() as u64).then_some(())?;
+    }
+    if let Some(condition) = &when.any_gpu {
+        let satisfying: Vec<_> = facts.gpus.iter().filter(|gpu| gpu_holds(condition, gpu)).collect();
+        (!satisfying.is_empty()).then_some(())?;
+        matched.gpus = satisfying;
+    }
+    if let Some(condition) = &when.all_gpus {
+        (!facts.gpus.is_empty() && facts.gpus.iter().all(|gpu| gpu_holds(condition, gpu))).then_some(())?;
+        matched.gpus = facts.gpus.iter().collect();
+    }
+    for (name, condition) in &when.env {
+        let value = facts.env(name);
+        let holds = match condition {
+            EnvCondition::Set(set) => value.is_some() == *set,
+            EnvCondition::Equals(expected) => value == Some(expected.as_str()),
+            EnvCondition::Differs(other) => value != Some(other.as_str()),
+        };
+        holds.then_some(())?;
+    }
+    if let Some(platform) = &when.platform {
+        let system = &facts.snapshot.system;
+        let listed = |list: &[String], value: Option<&str>| {
+            list.is_empty() || value.is_some_and(|value| list.iter().any(|item| item == value))
+        };
+        listed(&platform.machine, Some(&system.architecture)).then_some(())?;
+        listed(&platform.os_id, system.os_id.as_deref()).then_some(())?;
+    }
+    if let Some(condition) = &when.deepspeed_config {
+        match facts.configs.deepspeed() {
+            Some((path, config)) => {
+                matched.config = Some(path);
+                deepspeed_holds(condition, config, path, &mut matched.unsettled)?;
+            }
+            None => matched.unsettled.push(format!(
+                "no DeepSpeed config was given; pass --deepspeed-config FILE to know whether the job uses {}",
+                describe_deepspeed(condition)
+            )),
+        }
+    }
+    if let Some(condition) = &when.accelerate_config {
+        match &facts.configs.accelerate {
+            Some(loaded) => {
+                matched.config = Some(&loaded.path);
+                accelerate_holds(condition, &loaded.config, &loaded.path, &mut matched.unsettled)?;
+            }
+            None => matched.unsettled.push(format!(
+                "no accelerate config was given; pass --accelerate-config FILE to know whether the job uses {}",
+                describe_accelerate(condition)
+            )),
+        }
+    }
+    Some(matched)
+}
+
+fn gpu_holds(condition: &GpuCondition, gpu: &VisibleGpu) -> bool {
+    let capability_holds = condition.compute_capability.as_ref().is_none_or(|spec| {
+        gpu.compute_capability
+            .as_ref()
+            .is_some_and(|capability| spec.contains(capability))
+    });
+    let name_holds = condition.name.is_empty()
+        || gpu.gpu.name.as_deref().is_some_and(|name| {
+            let name = name.to_lowercase();
+            condition.name.iter().any(|part| name.contains(&part.to_lowercase()))
+        });
+    let memory_holds = condition.memory_mib.as_ref().is_none_or(|spec| {
+        gpu.gpu
+            .memory_total_mib
+            .is_some_and(|memory| spec.contains_number(memory))
+    });
+    capability_holds && name_holds && memory_holds
+}
+
+/// One config condition: `Some(true)` holds, `Some(false)` does not, `None`
+/// when the file leaves the value open (`"auto"`, filled in at run time).
+fn config_fact<T: PartialEq>(allowed: &[T], actual: Option<&T>) -> Option<bool> {
+    if allowed.is_empty() {
+        return Some(true);
+    }
+    actual.map(|actual| allowed.contains(actual))
+}
+
+/// Applies one config fact: a definite "no" ends the match (`None`); an open
+/// value is recorded as unsettled.
+fn settle(fact: Option<bool>, path: &Path, key: &str, unsettled: &mut Vec<String>) -> Option<()> {
+    match fact {
+        Some(true) => Some(()),
+        Some(false) => None,
+        None => {
+            unsettled.push(format!(
+                "`{}` leaves `{key}` to be decided at run time (\"auto\")",
+                path.display()
+            ));
+            Some(())
+        }
+    }
+}
+
+fn deepspeed_holds(
+    condition: &DeepSpeedCondition,
+    config: &DeepSpeedConfig,
+    path: &Path,
+    unsettled: &mut Vec<String>,
+) -> Option<()> {
+    settle(
+        config_fact(&condition.zero_stage, config.zero_stage.as_ref()),
+        path,
+        "zero_optimization.stage",
+        unsettled,
+    )?;
+    let optimizer = config_fact(
+        &condition.offload_optimizer_device,
+        config.offload_optimizer_device.as_ref(),
+    );
+    settle(optimizer, path, "zero_optimization.offload_optimizer.device", unsettled)?;
+    let param = config_fact(&condition.offload_param_device, config.offload_param_device.as_ref());
+    settle(param, path, "zero_optimization.offload_param.device", unsettled)?;
+    let flag = |wanted: Option<bool>, actual: Option<bool>| match wanted {
+        None => Some(true),
+        Some(wanted) => actual.map(|actual| actual == wanted),
+    };
+    settle(flag(condition.bf16, config.bf16), path, "bf16.enabled", unsettled)?;
+    settle(flag(condition.fp16, config.fp16), path, "fp16.enabled", unsettled)
+}
+
+fn accelerate_holds(
+    condition: &AccelerateCondition,
+    config: &AccelerateConfig,
+    path: &Path,
+    unsettled: &mut Vec<String>,
+) -> Option<()> {
+    let distributed = config_fact(&condition.distributed_type, config.distributed_type.as_ref());
+    settle(distributed, path, "distributed_type", unsettled)?;
+    let processes = match &condition.num_processes {
+        None => Some(true),
+        Some(spec) => config.num_processes.map(|count| spec.contains_number(count)),
+    };
+    settle(processes, path, "num_processes", unsettled)?;
+    let precision = config_fact(&condition.mixed_precision, config.mixed_precision.as_ref());
+    settle(precision, path, "mixed_precision", unsettled)
+}
+
+fn describe_deepspeed(condition: &DeepSpeedCondition) -> String {
+    let mut parts = Vec::new();
+    if !condition.zero_stage.is_empty() {
+        let stages: Vec<_> = condition.zero_stage.iter().map(u64::to_string).collect();
+        parts.push(format!("ZeRO stage {}", stages.join(" or ")));
+    }
+    if !condition.offload_optimizer_device.is_empty() {
+        parts.push(format!(
+            "optimizer offload to {}",
+            condition.offload_optimizer_device.join(" or ")
+        ));
+    }
+    if !condition.offload_param_device.is_empty() {
+        parts.push(format!(
+            "parameter offload to {}",
+            condition.offload_param_device.join(" or ")
+        ));
+    }
+    for (name, wanted) in [("bf16", condition.bf16), ("fp16", condition.fp16)] {
+        if let Some(wanted) = wanted {
+            parts.push(format!("{name} {}", if wanted { "enabled" } else { "disabled" }));
+        }
+    }
+    parts.join(" with ")
+}
+
+fn describe_accelerate(condition: &AccelerateCondition) -> String {
+    let mut parts = Vec::new();
+    if !condition.distributed_type.is_empty() {
+        parts.push(format!("distributed_type {}", condition.distributed_type.join(" or ")));
+    }
+    if let Some(spec) = &condition.num_processes {
+        parts.push(format!("num_processes {}", spec.text));
+    }
+    if !condition.mixed_precision.is_empty() {
+        parts.push(format!("mixed_precision {}", condition.mixed_precision.join(" or ")));
+    }
+    parts.join(" with ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::configs::{Loaded, TrainingConfigs};
+    use crate::findings::Severity;
+    use crate::snapshot::Snapshot;
+
+    const H100: &str = include_str!("../../tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json");
+
+    fn rule(text: &str) -> Rule {
+        super::super::parse::rule(Path::new("t.toml"), text, "t").unwrap_or_else(|errors| panic!("{errors:?}"))
+    }
+
+    fn rule_with(when: &str) -> Rule {
+        let message = if when.contains("gpu") {
+            "torch {package.torch} on {gpus}"
+        } else {
+            "torch {package.torch}"
+        };
+        rule(&format!(
+            "id = \"t\"\ntitle = \"T\"\nseverity = \"error\"\nmessage = \"{message}\"\n\
+             why = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\n[when]\n{when}\n"
+        ))
+    }
+
+    fn h100() -> Snapshot {
+        serde_json::from_str(H100).unwrap()
+    }
+
+    fn evaluate_on(rule: &Rule, snapshot: &Snapshot, configs: &TrainingConfigs) -> Option<Finding> {
+        evaluate(rule, &Facts::new(snapshot, configs))
+    }
+
+    #[test]
+    fn versions_and_gpus_match_and_fill_the_message() {
+        let snapshot = h100();
+        let configs = TrainingConfigs::default();
+        let fires =
+            rule_with("packages = { torch = \"<2.4\" }\nany_gpu = { compute_capability = \">=9.0\", name = \"h100\" }");
+        let finding = evaluate_on(&fires, &snapshot, &configs).expect("torch 2.3.1 on H100s");
+        assert_eq!(finding.severity, Severity::Error);
+        assert!(
+            finding.detail.starts_with("torch 2.3.1 on cuda:0 "),
+            "{}",
+            finding.detail
+        );
+        let quiet = rule_with("packages = { torch = \">=2.4\" }\nany_gpu = { compute_capability = \">=9.0\" }");
+        assert!(evaluate_on(&quiet, &snapshot, &configs).is_none());
+        let no_such_gpu = rule_with("any_gpu = { name = [\"T4\", \"V100\"] }");
+        assert!(evaluate_on(&no_such_gpu, &snapshot, &configs).is_none());
+    }
+
+    #[test]
+    fn env_differs_holds_when_unset() {
+        let snapshot = h100();
+        let configs = TrainingConfigs::default();
+        let differs = rule_with("env = { CUDA_DEVICE_ORDER = { differs = \"PCI_BUS_ID\" } }");
+        assert!(evaluate_on(&differs, &snapshot, &configs).is_some());
+        let set = rule_with("env = { NCCL_DEBUG = { equals = \"WARN\" } }");
+        assert!(evaluate_on(&set, &snapshot, &configs).is_some());
+        let unset = rule_with("env = { NCCL_DEBUG = { set = false } }");
+        assert!(evaluate_on(&unset, &snapshot, &configs).is_none());
+    }
+
+    #[test]
+    fn a_missing_config_lowers_the_severity_and_names_the_flag() {
+        let snapshot = h100();
+        let rule = rule_with("packages = { torch = \"*\" }\ndeepspeed_config = { zero_stage = [3] }");
+        let finding = evaluate_on(&rule, &snapshot, &TrainingConfigs::default()).expect("still speaks");
+        assert_eq!(finding.severity, Severity::Warning);
+        assert!(finding.unsettled.as_deref().unwrap().contains("--deepspeed-config"));
+
+        let with = |stage| TrainingConfigs {
+            deepspeed: Some(Loaded {
+                path: "ds.json".into(),
+                config: DeepSpeedConfig {
+                    zero_stage: stage,
+                    ..DeepSpeedConfig::default()
+                },
+            }),
+            accelerate: None,
+        };
+        let settled = evaluate_on(&rule, &snapshot, &with(Some(3))).expect("stage 3");
+        assert_eq!((settled.severity, settled.unsettled), (Severity::Error, None));
+        assert!(evaluate_on(&rule, &snapshot, &with(Some(2))).is_none());
+        let open = evaluate_on(&rule, &snapshot, &with(None)).expect("auto stays open");
+        assert_eq!(open.severity, Severity::Warning);
+    }
+
+    #[test]
+    fn withdrawn_rules_never_fire() {
+        let mut rule = rule_with("packages = { torch = \"*\" }");
+        rule.withdrawn = Some("wrong".into());
+        assert!(evaluate_on(&rule, &h100(), &TrainingConfigs::default()).is_none());
+    }
+}

@@ -1,0 +1,449 @@
+//! Reads one rule file into a [`Rule`], collecting every problem in it (not just
+//! the first) with its line and column, the way `matrix lint` reports them.
+
+use std::ops::Range;
+use std::path::Path;
+use std::str::FromStr;
+
+use pep440_rs::VersionSpecifiers;
+use toml_edit::{Item, TableLike};
+
+use super::rule::*;
+use super::template;
+use super::{LintError, position};
+use crate::findings::Severity;
+
+const RULE_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "severity",
+    "message",
+    "why",
+    "fix",
+    "references",
+    "symptoms",
+    "withdrawn",
+    "when",
+];
+const WHEN_KEYS: &[&str] = &[
+    "packages",
+    "python",
+    "driver",
+    "driver_cuda",
+    "torch_cuda",
+    "cuda_toolkit",
+    "gpu_count",
+    "any_gpu",
+    "all_gpus",
+    "env",
+    "platform",
+    "deepspeed_config",
+    "accelerate_config",
+];
+
+/// Problems found so far in one file, each placed at the span it concerns.
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+    errors: Vec<LintError>,
+}
+
+impl Reader<'_> {
+    fn error(&mut self, span: Option<Range<usize>>, message: impl Into<String>) {
+        let (line, column) = position(self.text, span.map_or(0, |span| span.start));
+        self.errors.push(LintError {
+            path: self.path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        });
+    }
+
+    /// Reports keys the format does not have: a typo must not silently turn a
+    /// condition off.
+    fn known_keys(&mut self, table: &dyn TableLike, allowed: &[&str], context: &str) {
+        for (key, _) in table.iter() {
+            if !allowed.contains(&key) {
+                let span = table.get_key_value(key).and_then(|(key, _)| key.span());
+                self.error(
+                    span,
+                    format!(
+                        "unknown key `{key}` in {context} (expected one of: {})",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn string(&mut self, item: &Item, key: &str) -> Option<String> {
+        match item.as_str() {
+            Some(text) if !text.trim().is_empty() => Some(text.to_string()),
+            Some(_) => {
+                self.error(item.span(), format!("`{key}` is empty"));
+                None
+            }
+            None => {
+                self.error(item.span(), format!("`{key}` must be a string"));
+                None
+            }
+        }
+    }
+
+    fn required_string(&mut self, table: &dyn TableLike, key: &str) -> Option<String> {
+        match table.get(key) {
+            Some(item) => self.string(item, key),
+            None => {
+                self.error(None, format!("missing required key `{key}`"));
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, item: &Item, key: &str) -> Vec<String> {
+        if let Some(text) = item.as_str() {
+            return vec![text.to_string()];
+        }
+        let Some(array) = item.as_array() else {
+            self.error(item.span(), format!("`{key}` must be a string or an array of strings"));
+            return Vec::new();
+        };
+        let mut strings = Vec::new();
+        for value in array.iter() {
+            match value.as_str() {
+                Some(text) => strings.push(text.to_string()),
+                None => self.error(value.span(), format!("`{key}` must contain only strings")),
+            }
+        }
+        if strings.is_empty() {
+            self.error(item.span(), format!("`{key}` is empty"));
+        }
+        strings
+    }
+
+    fn spec(&mut self, item: &Item, key: &str) -> Option<Spec> {
+        let text = self.string(item, key)?;
+        match VersionSpecifiers::from_str(&text) {
+            Ok(specifiers) if !specifiers.is_empty() => Some(Spec { text, specifiers }),
+            Ok(_) => {
+                self.error(item.span(), format!("`{key}` has no specifier"));
+                None
+            }
+            Err(error) => {
+                self.error(item.span(), format!("`{key}` is not a PEP 440 specifier set: {error}"));
+                None
+            }
+        }
+    }
+
+    fn table<'t>(&mut self, item: &'t Item, key: &str) -> Option<&'t dyn TableLike> {
+        let table = item.as_table_like();
+        if table.is_none() {
+            self.error(item.span(), format!("`{key}` must be a table"));
+        }
+        table
+    }
+
+    fn boolean(&mut self, item: &Item, key: &str) -> Option<bool> {
+        let value = item.as_bool();
+        if value.is_none() {
+            self.error(item.span(), format!("`{key}` must be true or false"));
+        }
+        value
+    }
+}
+
+/// Parses `text` (the contents of `path`) into a rule, or every problem in it.
+/// `expected_id` is the file's stem, which the id must equal.
+pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<LintError>> {
+    let mut reader = Reader {
+        path,
+        text,
+        errors: Vec::new(),
+    };
+    let document = match toml_edit::Document::parse(text) {
+        Ok(document) => document,
+        Err(error) => {
+            let message = error.message().trim().to_string();
+            reader.error(error.span(), format!("not TOML: {message}"));
+            return Err(reader.errors);
+        }
+    };
+    let root = document.as_table();
+    reader.known_keys(root, RULE_KEYS, "a rule");
+
+    let id = reader.required_string(root, "id");
+    if let Some(id) = &id {
+        let span = root.get("id").and_then(Item::span);
+        if !is_kebab_case(id) {
+            reader.error(span.clone(), format!("id `{id}` must be kebab-case (a-z, 0-9, -)"));
+        }
+        if id != expected_id {
+            reader.error(span, format!("id `{id}` must equal the file name `{expected_id}`"));
+        }
+    }
+    let title = reader.required_string(root, "title");
+    let severity = reader.required_string(root, "severity").and_then(|text| {
+        let severity = Severity::parse(&text);
+        if severity.is_none() {
+            let span = root.get("severity").and_then(Item::span);
+            reader.error(span, format!("severity `{text}` must be one of: error, warning, info"));
+        }
+        severity
+    });
+    let message = reader.required_string(root, "message");
+    let why = reader.required_string(root, "why");
+    let fix = reader.required_string(root, "fix");
+    let references = match root.get("references") {
+        Some(item) => {
+            let references = reader.strings(item, "references");
+            for reference in &references {
+                if !reference.starts_with("https://") {
+                    reader.error(item.span(), format!("reference `{reference}` must be an https:// URL"));
+                }
+            }
+            references
+        }
+        None => {
+            reader.error(
+                None,
+                "missing required key `references`: every rule cites its upstream source",
+            );
+            Vec::new()
+        }
+    };
+    let symptoms = root
+        .get("symptoms")
+        .map(|item| reader.strings(item, "symptoms"))
+        .unwrap_or_default();
+    let withdrawn = root.get("withdrawn").and_then(|item| reader.string(item, "withdrawn"));
+    let when = match root.get("when") {
+        Some(item) => reader.table(item, "when").map(|table| when(&mut reader, table)),
+        None => {
+            reader.error(None, "missing required table `[when]`");
+            None
+        }
+    };
+    if let (Some(message), Some(when)) = (&message, &when) {
+        for problem in template::problems(message, when) {
+            let span = root.get("message").and_then(Item::span);
+            reader.error(span, problem);
+        }
+    }
+
+    if !reader.errors.is_empty() {
+        return Err(reader.errors);
+    }
+    let missing = "validated above";
+    Ok(Rule {
+        id: id.expect(missing),
+        title: title.expect(missing),
+        severity: severity.expect(missing),
+        message: message.expect(missing),
+        why: why.expect(missing),
+        fix: fix.expect(missing),
+        references,
+        symptoms,
+        withdrawn,
+        when: when.expect(missing),
+        path: path.to_path_buf(),
+        site: None,
+        text: text.to_string(),
+    })
+}
+
+fn is_kebab_case(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && !id.ends_with('-')
+        && !id.contains("--")
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
+    reader.known_keys(table, WHEN_KEYS, "[when]");
+    let mut when = When::default();
+    if table.is_empty() {
+        reader.error(
+            table.get("").and_then(Item::span),
+            "[when] is empty: a rule needs at least one condition",
+        );
+    }
+    for (key, item) in table.iter() {
+        match key {
+            "packages" => when.packages = packages(reader, item),
+            "python" => when.python = reader.spec(item, key),
+            "driver" => when.driver = reader.spec(item, key),
+            "driver_cuda" => when.driver_cuda = reader.spec(item, key),
+            "torch_cuda" => when.torch_cuda = reader.spec(item, key),
+            "cuda_toolkit" => when.cuda_toolkit = reader.spec(item, key),
+            "gpu_count" => when.gpu_count = reader.spec(item, key),
+            "any_gpu" => when.any_gpu = gpu(reader, item, key),
+            "all_gpus" => when.all_gpus = gpu(reader, item, key),
+            "env" => when.env = env(reader, item),
+            "platform" => when.platform = platform(reader, item),
+            "deepspeed_config" => when.deepspeed_config = deepspeed(reader, item),
+            "accelerate_config" => when.accelerate_config = accelerate(reader, item),
+            _ => {} // reported by known_keys
+        }
+    }
+    when
+}
+
+fn packages(reader: &mut Reader, item: &Item) -> Vec<(String, PackageCondition)> {
+    let Some(table) = reader.table(item, "packages") else {
+        return Vec::new();
+    };
+    let mut packages = Vec::new();
+    for (name, item) in table.iter() {
+        let key = format!("packages.{name}");
+        let condition = match item.as_str().map(str::trim) {
+            Some("*") => Some(PackageCondition::Installed),
+            Some("absent") => Some(PackageCondition::Absent),
+            _ => reader.spec(item, &key).map(PackageCondition::Version),
+        };
+        if let Some(condition) = condition {
+            packages.push((name.to_string(), condition));
+        }
+    }
+    if packages.is_empty() && table.is_empty() {
+        reader.error(item.span(), "`packages` is empty");
+    }
+    packages
+}
+
+fn gpu(reader: &mut Reader, item: &Item, key: &str) -> Option<GpuCondition> {
+    let table = reader.table(item, key)?;
+    reader.known_keys(table, &["compute_capability", "name", "memory_mib"], key);
+    let mut condition = GpuCondition::default();
+    for (field, item) in table.iter() {
+        match field {
+            "compute_capability" => condition.compute_capability = reader.spec(item, field),
+            "name" => condition.name = reader.strings(item, field),
+            "memory_mib" => condition.memory_mib = reader.spec(item, field),
+            _ => {}
+        }
+    }
+    if table.is_empty() {
+        reader.error(item.span(), format!("`{key}` has no condition"));
+    }
+    Some(condition)
+}
+
+fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
+    let Some(table) = reader.table(item, "env") else {
+        return Vec::new();
+    };
+    let mut conditions = Vec::new();
+    for (name, item) in table.iter() {
+        let context = format!("env.{name}");
+        let Some(condition) = reader.table(item, &context) else {
+            continue;
+        };
+        reader.known_keys(condition, &["set", "equals", "differs"], &context);
+        if condition.len() != 1 {
+            reader.error(
+                item.span(),
+                format!("`{context}` must have exactly one of: set, equals, differs"),
+            );
+            continue;
+        }
+        let parsed = if let Some(item) = condition.get("set") {
+            reader.boolean(item, "set").map(EnvCondition::Set)
+        } else if let Some(item) = condition.get("equals") {
+            item.as_str().map(|value| EnvCondition::Equals(value.to_string()))
+        } else if let Some(item) = condition.get("differs") {
+            item.as_str().map(|value| EnvCondition::Differs(value.to_string()))
+        } else {
+            None
+        };
+        match parsed {
+            Some(parsed) => conditions.push((name.to_string(), parsed)),
+            None => reader.error(
+                item.span(),
+                format!("`{context}` must be {{ set = bool }}, {{ equals = \"..\" }} or {{ differs = \"..\" }}"),
+            ),
+        }
+    }
+    conditions
+}
+
+fn platform(reader: &mut Reader, item: &Item) -> Option<PlatformCondition> {
+    let table = reader.table(item, "platform")?;
+    reader.known_keys(table, &["machine", "os_id"], "platform");
+    let mut condition = PlatformCondition::default();
+    for (field, item) in table.iter() {
+        match field {
+            "machine" => condition.machine = reader.strings(item, field),
+            "os_id" => condition.os_id = reader.strings(item, field),
+            _ => {}
+        }
+    }
+    Some(condition)
+}
+
+fn deepspeed(reader: &mut Reader, item: &Item) -> Option<DeepSpeedCondition> {
+    let table = reader.table(item, "deepspeed_config")?;
+    let keys = [
+        "zero_stage",
+        "offload_optimizer_device",
+        "offload_param_device",
+        "bf16",
+        "fp16",
+    ];
+    reader.known_keys(table, &keys, "[when.deepspeed_config]");
+    let mut condition = DeepSpeedCondition::default();
+    for (field, item) in table.iter() {
+        match field {
+            "zero_stage" => condition.zero_stage = stages(reader, item),
+            "offload_optimizer_device" => condition.offload_optimizer_device = reader.strings(item, field),
+            "offload_param_device" => condition.offload_param_device = reader.strings(item, field),
+            "bf16" => condition.bf16 = reader.boolean(item, field),
+            "fp16" => condition.fp16 = reader.boolean(item, field),
+            _ => {}
+        }
+    }
+    if table.is_empty() {
+        reader.error(item.span(), "[when.deepspeed_config] has no condition");
+    }
+    Some(condition)
+}
+
+fn stages(reader: &mut Reader, item: &Item) -> Vec<u64> {
+    let values: Vec<_> = match item.as_array() {
+        Some(array) => array.iter().map(|value| (value.as_integer(), value.span())).collect(),
+        None => vec![(item.as_integer(), item.span())],
+    };
+    let mut stages = Vec::new();
+    for (value, span) in values {
+        match value {
+            Some(stage @ 0..=3) => stages.push(stage as u64),
+            _ => reader.error(span, "`zero_stage` must be an integer 0-3 or an array of them"),
+        }
+    }
+    stages
+}
+
+fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
+    let table = reader.table(item, "accelerate_config")?;
+    reader.known_keys(
+        table,
+        &["distributed_type", "num_processes", "mixed_precision"],
+        "[when.accelerate_config]",
+    );
+    let mut condition = AccelerateCondition::default();
+    for (field, item) in table.iter() {
+        match field {
+            "distributed_type" => condition.distributed_type = reader.strings(item, field),
+            "num_processes" => condition.num_processes = reader.spec(item, field),
+            "mixed_precision" => condition.mixed_precision = reader.strings(item, field),
+            _ => {}
+        }
+    }
+    if table.is_empty() {
+        reader.error(item.span(), "[when.accelerate_config] has no condition");
+    }
+    Some(condition)
+}

@@ -1,0 +1,110 @@
+//! A compat-matrix rule as the evaluator sees it: already validated, every
+//! specifier parsed. `compat-matrix/EXAMPLE.toml` documents each field.
+
+use std::path::PathBuf;
+
+use pep440_rs::{Version, VersionSpecifiers};
+
+use crate::findings::Severity;
+
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub id: String,
+    pub title: String,
+    pub severity: Severity,
+    pub message: String,
+    pub why: String,
+    pub fix: String,
+    pub references: Vec<String>,
+    pub symptoms: Vec<String>,
+    /// Why the rule was withdrawn; a withdrawn rule is never evaluated.
+    pub withdrawn: Option<String>,
+    pub when: When,
+    /// The file it was read from (for compiled-in rules, its path in the repository).
+    pub path: PathBuf,
+    /// `None` for compiled-in rules; the `--matrix DIR` for a site's own.
+    pub site: Option<PathBuf>,
+    /// The file as written, comments and all: what `matrix explain` shows.
+    pub text: String,
+}
+
+/// A PEP 440 specifier set, with the text it was written as (for messages).
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub text: String,
+    pub specifiers: VersionSpecifiers,
+}
+
+impl Spec {
+    pub fn contains(&self, version: &Version) -> bool {
+        self.specifiers.contains(version)
+    }
+
+    pub fn contains_number(&self, number: u64) -> bool {
+        self.contains(&Version::new([number]))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum PackageCondition {
+    Installed,
+    Absent,
+    Version(Spec),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct GpuCondition {
+    pub compute_capability: Option<Spec>,
+    /// Case-insensitive substrings of the GPU name, any of which may match.
+    pub name: Vec<String>,
+    pub memory_mib: Option<Spec>,
+}
+
+#[derive(Debug, Clone)]
+pub enum EnvCondition {
+    Set(bool),
+    Equals(String),
+    /// Holds for any other value, and when unset.
+    Differs(String),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PlatformCondition {
+    pub machine: Vec<String>,
+    pub os_id: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DeepSpeedCondition {
+    pub zero_stage: Vec<u64>,
+    pub offload_optimizer_device: Vec<String>,
+    pub offload_param_device: Vec<String>,
+    pub bf16: Option<bool>,
+    pub fp16: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct AccelerateCondition {
+    pub distributed_type: Vec<String>,
+    pub num_processes: Option<Spec>,
+    pub mixed_precision: Vec<String>,
+}
+
+/// Every condition present must hold.
+#[derive(Debug, Clone, Default)]
+pub struct When {
+    /// In the order written, by the name as written.
+    pub packages: Vec<(String, PackageCondition)>,
+    pub python: Option<Spec>,
+    pub driver: Option<Spec>,
+    pub driver_cuda: Option<Spec>,
+    pub torch_cuda: Option<Spec>,
+    pub cuda_toolkit: Option<Spec>,
+    pub gpu_count: Option<Spec>,
+    pub any_gpu: Option<GpuCondition>,
+    pub all_gpus: Option<GpuCondition>,
+    pub env: Vec<(String, EnvCondition)>,
+    pub platform: Option<PlatformCondition>,
+    pub deepspeed_config: Option<DeepSpeedCondition>,
+    pub accelerate_config: Option<AccelerateCondition>,
+}

@@ -1,0 +1,187 @@
+//! `envdoctor check` for people: findings grouped by severity, each with what
+//! was observed, why it matters, the fix and one reference; a verdict last.
+
+use std::fmt::Write;
+
+use super::Style;
+use crate::check::Report;
+use crate::findings::{Finding, Severity};
+use crate::snapshot::Snapshot;
+
+const LABEL_WIDTH: usize = 10;
+
+pub fn text(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}\n",
+        style.heading(&format!("envdoctor check: {}", node_summary(&report.snapshot)))
+    );
+    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+        let group: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|finding| finding.severity == severity)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        let heading = format!("{} ({})", plural(severity), group.len());
+        let _ = writeln!(out, "{}", paint(style, severity, &heading));
+        for finding in group {
+            finding_text(&mut out, style, finding);
+        }
+    }
+    for ignored in &report.ignored {
+        let reason = ignored
+            .reason
+            .as_deref()
+            .map(|reason| format!(": {reason}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}",
+            style.dim(&format!(
+                "ignored {} ({}){reason}",
+                ignored.finding.id, ignored.finding.severity
+            ))
+        );
+    }
+    if !report.ignored.is_empty() {
+        out.push('\n');
+    }
+    if report.smoke.is_none() {
+        let _ = writeln!(out, "{}", style.dim("smoke test: not run"));
+    }
+    let _ = writeln!(out, "{}", verdict(report, style));
+    out
+}
+
+fn finding_text(out: &mut String, style: Style, finding: &Finding) {
+    let _ = writeln!(
+        out,
+        "  {} {}",
+        paint(style, finding.severity, &format!("[{}]", finding.id)),
+        style.heading(&finding.title)
+    );
+    labelled(out, style, "observed", &finding.detail);
+    labelled(out, style, "why", &finding.why);
+    if let Some(fix) = &finding.fix {
+        labelled(out, style, "fix", fix);
+    }
+    if let Some(reference) = finding.references.first() {
+        labelled(out, style, "see", reference);
+    }
+    out.push('\n');
+}
+
+/// A label and its text, wrapped to a readable width under the label.
+fn labelled(out: &mut String, style: Style, label: &str, text: &str) {
+    let indent = 4 + LABEL_WIDTH;
+    for (index, line) in wrap(text, 100 - indent).into_iter().enumerate() {
+        if index == 0 {
+            let _ = writeln!(out, "    {}{line}", style.dim(&format!("{label:<LABEL_WIDTH$}")));
+        } else {
+            let _ = writeln!(out, "{:indent$}{line}", "");
+        }
+    }
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+fn plural(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "Errors",
+        Severity::Warning => "Warnings",
+        Severity::Info => "Notes",
+    }
+}
+
+fn paint(style: Style, severity: Severity, text: &str) -> String {
+    match severity {
+        Severity::Error => style.error(text),
+        Severity::Warning => style.warning(text),
+        Severity::Info => style.dim(text),
+    }
+}
+
+/// `FAIL: 2 errors, 1 warning, 0 notes (1 ignored); 34 rules and 14 checks evaluated; failing on error`.
+pub(super) fn verdict_words(report: &Report) -> (String, String) {
+    let summary = &report.summary;
+    let word = if summary.failed { "FAIL" } else { "PASS" };
+    let ignored = if summary.ignored > 0 {
+        format!(" ({} ignored)", summary.ignored)
+    } else {
+        String::new()
+    };
+    let fail_on = match summary.fail_on {
+        crate::check::FailOn::Never => "never failing".to_string(),
+        other => format!("failing on {}", other.as_str()),
+    };
+    let counts = format!(
+        "{} {}, {} {}, {} {}{ignored}; {} rules and {} checks evaluated; {fail_on}",
+        summary.errors,
+        if summary.errors == 1 { "error" } else { "errors" },
+        summary.warnings,
+        if summary.warnings == 1 { "warning" } else { "warnings" },
+        summary.infos,
+        if summary.infos == 1 { "note" } else { "notes" },
+        summary.rules_evaluated,
+        summary.checks_evaluated,
+    );
+    (word.to_string(), counts)
+}
+
+fn verdict(report: &Report, style: Style) -> String {
+    let (word, counts) = verdict_words(report);
+    let word = if report.summary.failed {
+        style.error(&word)
+    } else {
+        style.heading(&word)
+    };
+    format!("{word}: {counts}")
+}
+
+/// `host gpu-07 · Python 3.11.7 · torch 2.3.1+cu121 · driver 535.183.01 · 6 GPUs`.
+pub(super) fn node_summary(snapshot: &Snapshot) -> String {
+    let mut parts = Vec::new();
+    if let Some(host) = &snapshot.system.hostname {
+        parts.push(format!("host {host}"));
+    }
+    parts.push(format!("Python {}", snapshot.python.version));
+    let torch = snapshot.frameworks.get("torch").and_then(|torch| match &torch.build {
+        Some(crate::probe::frameworks::Build::Torch(build)) => build.version.clone(),
+        _ => torch.version.clone(),
+    });
+    parts.push(match torch {
+        Some(version) => format!("torch {version}"),
+        None => "no torch".to_string(),
+    });
+    match &snapshot.nvidia {
+        Some(nvidia) => {
+            if let Some(driver) = &nvidia.driver_version {
+                parts.push(format!("driver {driver}"));
+            }
+            let count = nvidia.gpus.len();
+            parts.push(format!("{count} GPU{}", if count == 1 { "" } else { "s" }));
+        }
+        None => parts.push("no NVIDIA driver answer".to_string()),
+    }
+    parts.join(" · ")
+}

@@ -1,0 +1,113 @@
+//! `envdoctor matrix list|lint|explain`: the matrix and the built-in checks, for people.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::checks;
+use crate::matrix::{Linted, Matrix};
+
+#[derive(Serialize)]
+pub struct Listed {
+    pub id: String,
+    /// `rule` or `check`.
+    pub kind: &'static str,
+    /// A rule's severity; `null` for a check, whose findings each carry their own.
+    pub severity: Option<String>,
+    pub title: String,
+    pub withdrawn: bool,
+    /// Finding ids a check can produce.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub produces: Vec<String>,
+    /// The `--matrix DIR` a site rule came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
+    let rules = matrix.rules.iter().map(|rule| Listed {
+        id: rule.id.clone(),
+        kind: "rule",
+        severity: Some(rule.severity.to_string()),
+        title: rule.title.clone(),
+        withdrawn: rule.withdrawn.is_some(),
+        produces: Vec::new(),
+        source: rule.site.as_ref().map(|dir| dir.display().to_string()),
+    });
+    let checks = checks::all().map(|check| Listed {
+        id: check.id.to_string(),
+        kind: "check",
+        severity: None,
+        title: check.title.to_string(),
+        withdrawn: false,
+        produces: check.produces.iter().map(|id| id.to_string()).collect(),
+        source: None,
+    });
+    rules.chain(checks).collect()
+}
+
+pub fn list_text(matrix: &Matrix) -> String {
+    let listed = list_json(matrix);
+    let width = listed.iter().map(|item| item.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    let rules = listed.iter().filter(|item| item.kind == "rule").count();
+    let _ = writeln!(out, "Rules ({rules})");
+    for item in listed.iter().filter(|item| item.kind == "rule") {
+        let severity = item.severity.as_deref().unwrap_or("");
+        let withdrawn = if item.withdrawn { " (withdrawn)" } else { "" };
+        let _ = writeln!(out, "  {severity:<8}{:<width$}  {}{withdrawn}", item.id, item.title);
+    }
+    let _ = writeln!(out, "\nBuilt-in checks ({})", listed.len() - rules);
+    for item in listed.iter().filter(|item| item.kind == "check") {
+        let _ = writeln!(out, "  {:<width$}  {}", item.id, item.title);
+        if !(item.produces.len() == 1 && item.produces[0] == item.id) {
+            let _ = writeln!(out, "  {:<width$}  finds: {}", "", item.produces.join(", "));
+        }
+    }
+    out
+}
+
+pub fn lint_text(linted: &Linted, dir: Option<&Path>) -> String {
+    let mut out = String::new();
+    for error in &linted.errors {
+        let _ = writeln!(out, "{error}");
+    }
+    let what = dir.map_or_else(
+        || "the compiled-in matrix".to_string(),
+        |dir| format!("`{}`", dir.display()),
+    );
+    let plural = |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
+    let files = plural(linted.files, "file");
+    let _ = match linted.errors.len() {
+        0 => writeln!(
+            out,
+            "{what}: {files}, {}, no problems",
+            plural(linted.rules.len(), "rule")
+        ),
+        n => writeln!(out, "{what}: {} in {files}", plural(n, "problem")),
+    };
+    out
+}
+
+/// Everything about one rule (its file, verbatim) or check; `None` for an unknown id.
+pub fn explain(matrix: &Matrix, id: &str) -> Option<String> {
+    let mut out = String::new();
+    if let Some(rule) = matrix.rule(id) {
+        let _ = writeln!(out, "{} ({}): {}", rule.id, rule.severity, rule.title);
+        if let Some(reason) = &rule.withdrawn {
+            let _ = writeln!(out, "WITHDRAWN: {reason}");
+        }
+        let _ = writeln!(out, "\nWhy: {}\n\nFix: {}\n\nReferences:", rule.why, rule.fix);
+        for reference in &rule.references {
+            let _ = writeln!(out, "  {reference}");
+        }
+        let _ = writeln!(out, "\nRule file {}:\n", rule.path.display());
+        out.push_str(&rule.text);
+        return Some(out);
+    }
+    let check = checks::all().find(|check| check.id == id || check.produces.contains(&id))?;
+    let _ = writeln!(out, "{} (built-in check): {}", check.id, check.title);
+    let _ = writeln!(out, "\n{}\n\nFinds: {}", check.explanation, check.produces.join(", "));
+    Some(out)
+}
