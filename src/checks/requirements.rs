@@ -185,7 +185,7 @@ fn check_package(
                         marker_note.unwrap_or_default()
                     ),
                     why: format!(
-                        "{project} {project_version} declares it works with {dependency} {specifiers} only; with \
+                        "{project} {project_version} declares it works with {dependency} {specifiers} only; with {dependency} \
                          {installed_version} it may fail at import or behave differently where {dependency}'s API \
                          changed. pip's resolver would not have chosen this pair: something installed one of them \
                          afterwards without resolving both (a later install with --no-deps, another installer, a \

@@ -147,10 +147,10 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
         Origin::PythonPath { others } => Some(format!("export PYTHONPATH='{}'", others.join(":"))),
         // pip uninstalls the first copy it finds, the user site's: Python's order.
         Origin::UserSite => Some(format!("{executable} -m pip uninstall {name}")),
-        Origin::Other => Some(format!(
-            "grep -lF '{imported_at}' {}  # then delete that line, or that directory's copy of {name}",
-            pth_globs(facts)
-        )),
+        // With no site directory to search, grep would wait on standard input.
+        Origin::Other => pth_globs(facts).map(|globs| {
+            format!("grep -lF '{imported_at}' {globs}  # then delete that line, or that directory's copy of {name}")
+        }),
     };
     if same_version || imported_from_site {
         let why = if imported_from_site {
@@ -198,7 +198,7 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
 }
 
 /// The `.pth` files `site` reads: those in the site-packages and user site directories.
-fn pth_globs(facts: &Facts) -> String {
+fn pth_globs(facts: &Facts) -> Option<String> {
     let python = &facts.snapshot.python;
     let mut directories: Vec<String> = python
         .site_packages
@@ -208,7 +208,7 @@ fn pth_globs(facts: &Facts) -> String {
     if let (true, Some(user_site)) = (python.user_site_enabled, &python.user_site) {
         directories.push(format!("'{}'/*.pth", user_site.display()));
     }
-    directories.join(" ")
+    (!directories.is_empty()).then(|| directories.join(" "))
 }
 
 #[cfg(test)]
