@@ -232,6 +232,8 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
     }
 
     if !reader.errors.is_empty() {
+        // In file order, so the first one reported is the first one a reader meets.
+        reader.errors.sort_by_key(|error| (error.line, error.column));
         return Err(reader.errors);
     }
     let missing = "validated above";

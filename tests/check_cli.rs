@@ -1,0 +1,451 @@
+//! `envdoctor check` and `envdoctor matrix` driven as a user drives them: the
+//! report in each format read back by a parser of that format, exit codes,
+//! ignores, site matrices, training configs, and bad input of every kind.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use envdoctor::check::Report;
+use serde_json::Value;
+
+const H100: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
+
+/// A site rule that fires on the H100 fixture (torch 2.3.1 on Hopper), so these
+/// tests do not depend on which built-in rules happen to fire.
+const SITE_RULE: &str = r#"
+id = "site-old-torch-on-hopper"
+title = "This site requires torch 2.4 or later on Hopper"
+severity = "warning"
+message = "torch {package.torch} is installed and {gpus} are visible."
+why = "The site's kernels need torch 2.4."
+fix = 'pip install "torch>=2.4"'
+references = ["https://example.org/site-policy"]
+[when]
+packages = { torch = "<2.4" }
+any_gpu = { compute_capability = ">=9.0" }
+"#;
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let setup = Setup {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        common::write_file(&setup.path("site/rules/site-old-torch-on-hopper.toml"), SITE_RULE);
+        setup
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// `envdoctor check --snapshot H100 --matrix site ARGS`, run in the temp dir.
+    fn check(&self, arguments: &[&str]) -> assert_cmd::assert::Assert {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(H100);
+        let mut command = common::envdoctor(&self.path("cache"));
+        command
+            .current_dir(self.dir.path())
+            .arg("check")
+            .arg("--snapshot")
+            .arg(fixture);
+        command.arg("--matrix").arg(self.path("site")).args(arguments);
+        command.assert()
+    }
+}
+
+fn stdout(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(assert.get_output().stdout.clone()).unwrap()
+}
+
+fn stderr(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(assert.get_output().stderr.clone()).unwrap()
+}
+
+fn report(assert: &assert_cmd::assert::Assert) -> Report {
+    serde_json::from_str(&stdout(assert)).expect("check --format json prints a Report")
+}
+
+fn ids(report: &Report) -> Vec<&str> {
+    report.findings.iter().map(|finding| finding.id.as_str()).collect()
+}
+
+#[test]
+fn json_report_has_the_schema_the_findings_and_a_summary() {
+    let setup = Setup::new();
+    let assert = setup.check(&["--format", "json"]);
+    let report = report(&assert);
+    assert_eq!(report.schema, "envdoctor.report/1");
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.id == "site-old-torch-on-hopper")
+        .expect("the site rule fires");
+    assert_eq!(finding.origin, "site-old-torch-on-hopper");
+    assert!(
+        finding.detail.starts_with("torch 2.3.1 is installed and cuda:0 "),
+        "{}",
+        finding.detail
+    );
+    assert_eq!(finding.fix.as_deref(), Some("pip install \"torch>=2.4\""));
+    assert!(
+        report
+            .evaluated
+            .iter()
+            .any(|e| e.id == "site-old-torch-on-hopper" && e.source.is_some())
+    );
+    assert_eq!(
+        report.summary.warnings,
+        report
+            .findings
+            .iter()
+            .filter(|f| f.severity.as_str() == "warning")
+            .count()
+    );
+    // The Snapshot is carried whole, so a report can be judged again later.
+    assert_eq!(report.snapshot.nvidia.as_ref().unwrap().gpus.len(), 6);
+}
+
+#[test]
+fn fail_on_decides_the_exit_code() {
+    let setup = Setup::new();
+    let errors = report(&setup.check(&["--format", "json"])).summary.errors;
+    // The site rule is a warning: failing on warnings fails, never never does.
+    setup.check(&["--format", "json", "--fail-on", "warning"]).code(1);
+    setup.check(&["--format", "json", "--fail-on", "never"]).code(0);
+    setup.check(&["--format", "json"]).code(if errors > 0 { 1 } else { 0 });
+}
+
+#[test]
+fn junit_is_xml_a_junit_consumer_reads() {
+    let setup = Setup::new();
+    let assert = setup.check(&["--format", "junit", "--fail-on", "warning"]).code(1);
+    let xml = stdout(&assert);
+    let document = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let suites = document.root_element();
+    assert_eq!(suites.tag_name().name(), "testsuites");
+    let suite = suites
+        .children()
+        .find(|n| n.has_tag_name("testsuite"))
+        .expect("one testsuite");
+    let cases: Vec<_> = suite.children().filter(|n| n.has_tag_name("testcase")).collect();
+    assert_eq!(suite.attribute("tests").unwrap().parse::<usize>().unwrap(), cases.len());
+    let failures = cases
+        .iter()
+        .flat_map(|case| case.children())
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    assert_eq!(suite.attribute("failures").unwrap().parse::<usize>().unwrap(), failures);
+    let site = cases
+        .iter()
+        .find(|case| case.attribute("name") == Some("site-old-torch-on-hopper"))
+        .unwrap();
+    assert_eq!(site.attribute("classname"), Some("envdoctor.rule"));
+    let failure = site
+        .children()
+        .find(|n| n.has_tag_name("failure"))
+        .expect("a warning fails at --fail-on warning");
+    assert!(failure.text().unwrap().contains("Fix: pip install \"torch>=2.4\""));
+
+    // Below the threshold the same finding is output, not a failure.
+    let xml = stdout(&setup.check(&["--format", "junit", "--fail-on", "error"]));
+    let document = roxmltree::Document::parse(&xml).unwrap();
+    let site = document
+        .descendants()
+        .find(|n| n.attribute("name") == Some("site-old-torch-on-hopper"))
+        .unwrap();
+    assert!(site.children().all(|n| !n.has_tag_name("failure")));
+    assert!(site.children().any(|n| n.has_tag_name("system-out")));
+}
+
+#[test]
+fn markdown_has_a_verdict_a_table_and_each_finding_with_its_fix() {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    let setup = Setup::new();
+    let markdown = stdout(&setup.check(&["--format", "markdown", "--fail-on", "warning"]));
+    let mut headings = Vec::new();
+    let mut in_heading = false;
+    let mut table_rows = 0;
+    let mut code_blocks = Vec::new();
+    let mut in_code = false;
+    for event in Parser::new_ext(&markdown, pulldown_cmark::Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => {
+                in_heading = true;
+                headings.push(String::new());
+            }
+            Event::End(TagEnd::Heading(_)) => in_heading = false,
+            Event::Start(Tag::TableRow) => table_rows += 1,
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
+                in_code = true;
+                code_blocks.push(String::new());
+            }
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Text(text) | Event::Code(text) if in_heading => headings.last_mut().unwrap().push_str(&text),
+            Event::Text(text) if in_code => code_blocks.last_mut().unwrap().push_str(&text),
+            _ => {}
+        }
+    }
+    assert_eq!(headings[0], "envdoctor check: FAIL");
+    assert!(
+        headings.iter().any(|h| h.contains("site-old-torch-on-hopper")),
+        "{headings:?}"
+    );
+    assert!(table_rows >= 1, "a row per finding");
+    assert!(
+        code_blocks
+            .iter()
+            .any(|code| code.trim() == "pip install \"torch>=2.4\""),
+        "{code_blocks:?}"
+    );
+}
+
+#[test]
+fn text_groups_by_severity_and_ends_with_the_verdict() {
+    let setup = Setup::new();
+    let text = stdout(&setup.check(&[]));
+    assert!(text.contains("Warnings ("), "{text}");
+    assert!(text.contains("[site-old-torch-on-hopper]"));
+    assert!(text.contains("fix       pip install \"torch>=2.4\""), "{text}");
+    assert!(text.contains("see       https://example.org/site-policy"));
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("PASS: ") || last.starts_with("FAIL: "), "{last}");
+}
+
+#[test]
+fn an_ignored_finding_is_set_aside_with_its_reason() {
+    let setup = Setup::new();
+    let report = report(&setup.check(&[
+        "--format",
+        "json",
+        "--ignore",
+        "site-old-torch-on-hopper=upgrading in Q3",
+    ]));
+    assert!(!ids(&report).contains(&"site-old-torch-on-hopper"));
+    assert_eq!(report.ignored.len(), 1);
+    assert_eq!(report.ignored[0].reason.as_deref(), Some("upgrading in Q3"));
+    assert_eq!(report.summary.ignored, 1);
+}
+
+#[test]
+fn an_ignore_that_matches_nothing_is_reported() {
+    let setup = Setup::new();
+    let report = report(&setup.check(&["--format", "json", "--ignore", "site-old-torch-on-hoper"]));
+    let unmatched = report
+        .findings
+        .iter()
+        .find(|f| f.id == "ignore-unmatched")
+        .expect("reported");
+    assert_eq!(unmatched.severity.as_str(), "warning", "an unknown id is likely a typo");
+    assert!(unmatched.detail.contains("site-old-torch-on-hoper"));
+}
+
+#[test]
+fn ignores_are_read_from_envdoctor_toml_and_need_a_reason() {
+    let setup = Setup::new();
+    common::write_file(
+        &setup.path("envdoctor.toml"),
+        "[[ignore]]\nid = \"site-old-torch-on-hopper\"\nreason = \"ticket OPS-1\"\n",
+    );
+    let report = report(&setup.check(&["--format", "json"]));
+    assert_eq!(report.ignored[0].reason.as_deref(), Some("ticket OPS-1"));
+
+    common::write_file(
+        &setup.path("envdoctor.toml"),
+        "[[ignore]]\nid = \"site-old-torch-on-hopper\"\n",
+    );
+    let assert = setup.check(&["--format", "json"]).code(2);
+    let error = stderr(&assert);
+    assert!(
+        error.contains("envdoctor.toml:1:1") && error.contains("needs a `reason`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_deepspeed_config_settles_a_config_rule() {
+    let setup = Setup::new();
+    common::write_file(
+        &setup.path("site/rules/site-zero3-offload.toml"),
+        r#"
+id = "site-zero3-offload"
+title = "ZeRO-3 with CPU offload is not allowed here"
+severity = "error"
+message = "torch {package.torch} with {config}."
+why = "Site policy."
+fix = "use ZeRO-2"
+references = ["https://example.org/policy"]
+[when]
+packages = { torch = "*" }
+[when.deepspeed_config]
+zero_stage = [3]
+offload_optimizer_device = ["cpu"]
+"#,
+    );
+    let unsettled = report(&setup.check(&["--format", "json"]));
+    let finding = unsettled
+        .findings
+        .iter()
+        .find(|f| f.id == "site-zero3-offload")
+        .unwrap();
+    assert_eq!(finding.severity.as_str(), "warning", "lowered: no config was given");
+    assert!(finding.unsettled.as_deref().unwrap().contains("--deepspeed-config"));
+
+    common::write_file(
+        &setup.path("ds_z3.json"),
+        r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}, "bf16": {"enabled": "auto"}}"#,
+    );
+    let config = setup.path("ds_z3.json");
+    let settled = report(&setup.check(&["--format", "json", "--deepspeed-config", config.to_str().unwrap()]));
+    let finding = settled.findings.iter().find(|f| f.id == "site-zero3-offload").unwrap();
+    assert_eq!(
+        (finding.severity.as_str(), finding.unsettled.as_deref()),
+        ("error", None)
+    );
+    assert!(finding.detail.contains("ds_z3.json"), "{}", finding.detail);
+    assert_eq!(settled.configs.deepspeed.as_deref(), Some(config.as_path()));
+
+    common::write_file(&setup.path("ds_z2.json"), r#"{"zero_optimization": {"stage": 2}}"#);
+    let stage2 = setup.path("ds_z2.json");
+    let quiet = report(&setup.check(&["--format", "json", "--deepspeed-config", stage2.to_str().unwrap()]));
+    assert!(!ids(&quiet).contains(&"site-zero3-offload"));
+}
+
+#[test]
+fn the_accelerate_default_config_is_read_when_probing_this_node() {
+    let setup = Setup::new();
+    // `envdoctor()` points XDG_CACHE_HOME at the test's cache, where accelerate looks too.
+    common::write_file(
+        &setup.path("cache/huggingface/accelerate/default_config.yaml"),
+        "distributed_type: MULTI_GPU\nnum_processes: 4\nmixed_precision: bf16\n",
+    );
+    let python = common::system_python();
+    let assert = common::envdoctor(&setup.path("cache"))
+        .current_dir(setup.dir.path())
+        .env_remove("HF_HOME")
+        .args(["check", "--no-smoke", "--format", "json", "--python"])
+        .arg(python)
+        .assert();
+    let live = report(&assert);
+    let read = live.configs.accelerate.expect("the default file was read");
+    assert!(read.ends_with("huggingface/accelerate/default_config.yaml"), "{read:?}");
+
+    // A recorded Snapshot is another node: this node's default file says nothing about it.
+    let replay = report(&setup.check(&["--format", "json"]));
+    assert!(replay.configs.accelerate.is_none());
+}
+
+/// Bad input: exit 2, one line on stderr naming the file and place, nothing on stdout.
+fn one_line_error(assert: assert_cmd::assert::Assert) -> String {
+    let assert = assert.code(2);
+    assert!(stdout(&assert).is_empty(), "nothing on stdout");
+    let error = stderr(&assert);
+    assert_eq!(error.lines().count(), 1, "one line: {error}");
+    assert!(!error.contains("panicked"), "{error}");
+    error
+}
+
+#[test]
+fn bad_configs_and_matrices_are_one_line_errors() {
+    let setup = Setup::new();
+    common::write_file(&setup.path("bad.json"), "{\"zero_optimization\": {\"stage\": 3,}\n");
+    let bad = setup.path("bad.json");
+    let error = one_line_error(setup.check(&["--deepspeed-config", bad.to_str().unwrap()]));
+    assert!(error.contains("bad.json:1:") && error.contains("not JSON"), "{error}");
+
+    let missing = setup.path("missing.json");
+    let error = one_line_error(setup.check(&["--deepspeed-config", missing.to_str().unwrap()]));
+    assert!(error.contains("missing.json"), "{error}");
+
+    common::write_file(
+        &setup.path("accelerate.yaml"),
+        "distributed_type: MULTI_GPU\n  num_processes: 2\n",
+    );
+    let yaml = setup.path("accelerate.yaml");
+    let error = one_line_error(setup.check(&["--accelerate-config", yaml.to_str().unwrap()]));
+    assert!(error.contains("accelerate.yaml:2:"), "{error}");
+
+    let broken = SITE_RULE
+        .replace("site-old-torch-on-hopper", "broken")
+        .replace("\"warning\"", "\"fatal\"");
+    common::write_file(
+        &setup.path("site/rules/broken.toml"),
+        broken.replace("[when]", "bogus = 1\n[when]"),
+    );
+    let error = one_line_error(setup.check(&[]));
+    assert!(error.contains("broken.toml:4:12: severity `fatal`"), "{error}");
+    assert!(error.contains("(and 1 more; run `envdoctor matrix lint"), "{error}");
+}
+
+#[test]
+fn a_matrix_of_a_newer_format_is_refused() {
+    let setup = Setup::new();
+    common::write_file(&setup.path("site/matrix.toml"), "format = \"2.0.0\"\n");
+    let error = one_line_error(setup.check(&[]));
+    assert!(
+        error.contains("matrix.toml:1:10") && error.contains("upgrade envdoctor"),
+        "{error}"
+    );
+}
+
+#[test]
+fn matrix_lint_reports_every_problem_in_every_file_with_its_place() {
+    let setup = Setup::new();
+    common::write_file(
+        &setup.path("lint/rules/two-problems.toml"),
+        "id = \"two-problems\"\ntitle = \"t\"\nseverity = \"error\"\nmessage = \"{nope}\"\nwhy = \"w\"\nfix = \"f\"\n\
+         references = [\"http://insecure\"]\n[when]\npython = \">=3.x\"\n",
+    );
+    common::write_file(&setup.path("lint/rules/wrong-name.toml"), SITE_RULE);
+    let assert = common::envdoctor(&setup.path("cache"))
+        .arg("matrix")
+        .arg("lint")
+        .arg(setup.path("lint"))
+        .assert();
+    let text = stdout(&assert.code(1));
+    for expected in [
+        "two-problems.toml:4:11: unknown placeholder `{nope}`",
+        "two-problems.toml:7:14: reference `http://insecure` must be an https:// URL",
+        "two-problems.toml:9:10: `python` is not a PEP 440 specifier set",
+        "wrong-name.toml:2:6: id `site-old-torch-on-hopper` must equal the file name `wrong-name`",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert!(
+        text.lines().last().unwrap().ends_with("4 problems in 2 files"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_repository_matrix_lints_clean_and_every_rule_explains_itself() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cache = tempfile::tempdir().unwrap();
+    let lint = common::envdoctor(cache.path())
+        .args(["matrix", "lint"])
+        .arg(root.join("compat-matrix"))
+        .assert();
+    assert!(stdout(&lint.success()).contains("no problems"));
+
+    let list = common::envdoctor(cache.path())
+        .args(["matrix", "list", "--format", "json"])
+        .assert()
+        .success();
+    let listed: Vec<Value> = serde_json::from_str(&stdout(&list)).unwrap();
+    for item in &listed {
+        let id = item["id"].as_str().unwrap();
+        let explain = common::envdoctor(cache.path())
+            .args(["matrix", "explain", id])
+            .assert()
+            .success();
+        assert!(stdout(&explain).starts_with(id), "{id}");
+    }
+    one_line_error(
+        common::envdoctor(cache.path())
+            .args(["matrix", "explain", "no-such-rule"])
+            .assert(),
+    );
+}
