@@ -331,8 +331,13 @@ impl MarkerContext {
     }
 
     fn from_values(mut values: BTreeMap<&'static str, Option<String>>, rebuilt: Option<String>) -> MarkerContext {
-        // A version `pep440_rs` cannot read (a development build's `3.14.0+`) is
-        // compared by its numeric part, as `packaging` does after its own fallback.
+        // An untagged build reports `3.14.0+`, which is not PEP 440. `packaging`
+        // (`_repair_python_full_version`) reads it as `3.14.0+local`, and its
+        // specifiers ignore a local label, so every comparison with a release
+        // (`==`, `>`, `<=`, ...) comes out as for `3.14.0`. `pep508_rs` orders
+        // local versions above their release instead, so the label is dropped
+        // here to get packaging's answers. Anything else unreadable falls back
+        // to its numeric part the same way.
         for name in VERSION_VARIABLES {
             if let Some(value) = values.get_mut(name) {
                 *value = value.take().and_then(|text| match Version::from_str(&text) {
@@ -747,15 +752,27 @@ mod tests {
     }
 
     #[test]
-    fn a_development_build_version_is_compared_by_its_numeric_part() {
-        let mut dev = snapshot(vec![package("a", "1.0", &["tomli; python_version < \"3.11\""])]);
+    fn an_untagged_build_version_is_read_as_packaging_reads_it() {
+        // `3.10.0+` is `3.10.0+local` to packaging: equal to 3.10.0 for `==`, not greater for `>`.
+        let mut dev = snapshot(vec![package(
+            "a",
+            "1.0",
+            &[
+                "tomli; python_version < \"3.11\"",
+                "exact; python_full_version == \"3.10.0\"",
+                "later; python_full_version > \"3.10.0\"",
+            ],
+        )]);
         if let Some(markers) = dev.python.markers.as_mut() {
             markers.python_full_version = "3.10.0+".into();
             markers.python_version = "3.10".into();
         }
         assert_eq!(
             summary(&findings_of(&dev)),
-            pairs(&[(NOT_INSTALLED, "a 1.0 requires tomli, which is not installed")])
+            pairs(&[
+                (NOT_INSTALLED, "a 1.0 requires tomli, which is not installed"),
+                (NOT_INSTALLED, "a 1.0 requires exact, which is not installed"),
+            ])
         );
     }
 

@@ -1,5 +1,5 @@
 //! Finding the interpreter a training job would use, and asking it, once, where
-//! it looks for packages.
+//! it looks for packages and what its PEP 508 marker values are.
 //!
 //! Discovery order (part of the public contract): `--python`, then
 //! `$VIRTUAL_ENV`, then `$CONDA_PREFIX`, then `python3` and `python` on `PATH`.
