@@ -22,11 +22,14 @@
 //! - an installed version that is not valid PEP 440 is not compared (the
 //!   package inventory already records that problem); pip's older `LegacyVersion`
 //!   fails most specifiers;
-//! - `pip check` 24.1 and later also reports installed wheels whose tags this
-//!   platform does not support. That needs the interpreter's full list of
-//!   supported tags (`packaging.tags.sys_tags()`: manylinux glibc probing,
-//!   ABI flags), which cannot be rebuilt from a Snapshot without guessing; it is
-//!   not covered here;
+//! - `pip check` also reports installed wheels whose `WHEEL` tags this platform
+//!   does not support ("X 1.0 is not supported on this platform"; added in
+//!   pypa/pip#11088, shipped with pip 24.2 by the account of pypa/pip#12884).
+//!   That needs the interpreter's full list of supported tags
+//!   (`packaging.tags.sys_tags()`: manylinux glibc probing, ABI flags), which
+//!   cannot be rebuilt from a Snapshot without guessing, and pypa/pip#12884 and
+//!   pypa/pip#13709 show it flagging wheels that work (tags missing or split
+//!   by a blank line in `WHEEL`). It is not covered here;
 //! - string comparisons in markers (`platform_release >= "5"`) are lexicographic
 //!   in `pep508_rs`; `packaging` tries a version comparison first. Markers like
 //!   that are rare in published metadata.
