@@ -120,8 +120,9 @@ fn value(name: &str, facts: &Facts, gpus: &[&VisibleGpu], config: Option<&std::p
         }
         "gpu_count" => facts.gpus.len().to_string(),
         "gpus" => gpus.iter().map(|gpu| gpu.describe()).collect::<Vec<_>>().join(", "),
+        // Unsettled: the sentence must not read as an observation.
         "config" => config.map_or_else(
-            || "the training config".to_string(),
+            || "the job's config (not given; assumed)".to_string(),
             |path| format!("`{}`", path.display()),
         ),
         _ => format!("{{{name}}}"),

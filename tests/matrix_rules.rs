@@ -1,0 +1,630 @@
+//! Every compat-matrix rule, driven through `envdoctor check --snapshot`: one
+//! node it must fire on and one it must stay quiet on, each built from the
+//! hand-made healthy H200 Snapshot by changing only what the rule is about.
+//! A rule file without a case here fails `every_rule_has_a_firing_and_a_quiet_case`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::envdoctor;
+use serde_json::{Value, json};
+
+const HEALTHY_H200: &str = "tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json";
+const CONFIGS: &str = "tests/fixtures/configs";
+
+fn repo(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// A node to check: a Snapshot (as JSON) and the training configs to pass.
+struct Node {
+    snapshot: Value,
+    deepspeed_config: Option<&'static str>,
+    accelerate_config: Option<&'static str>,
+}
+
+/// GPUs by the name NVML gives them, with compute capability and memory as
+/// NVIDIA lists them (developer.nvidia.com/cuda-gpus and cuda-legacy-gpus).
+const T4: Gpu = Gpu {
+    name: "Tesla T4",
+    compute_capability: "7.5",
+    memory_mib: 15360,
+};
+const V100: Gpu = Gpu {
+    name: "Tesla V100-SXM2-32GB",
+    compute_capability: "7.0",
+    memory_mib: 32768,
+};
+const P100: Gpu = Gpu {
+    name: "Tesla P100-PCIE-16GB",
+    compute_capability: "6.0",
+    memory_mib: 16384,
+};
+const M40: Gpu = Gpu {
+    name: "Tesla M40 24GB",
+    compute_capability: "5.2",
+    memory_mib: 22945,
+};
+const A100: Gpu = Gpu {
+    name: "NVIDIA A100-SXM4-80GB",
+    compute_capability: "8.0",
+    memory_mib: 81920,
+};
+const H200: Gpu = Gpu {
+    name: "NVIDIA H200",
+    compute_capability: "9.0",
+    memory_mib: 143771,
+};
+const B200: Gpu = Gpu {
+    name: "NVIDIA B200",
+    compute_capability: "10.0",
+    memory_mib: 183359,
+};
+
+#[derive(Clone, Copy)]
+struct Gpu {
+    name: &'static str,
+    compute_capability: &'static str,
+    memory_mib: u64,
+}
+
+impl Node {
+    /// The recorded healthy node: torch 2.11.0+cu130 on one H200, driver 580.65.06.
+    fn h200() -> Node {
+        let text = std::fs::read_to_string(repo(HEALTHY_H200)).unwrap();
+        Node {
+            snapshot: serde_json::from_str(&text).unwrap(),
+            deepspeed_config: None,
+            accelerate_config: None,
+        }
+    }
+
+    fn packages(&mut self) -> &mut Vec<Value> {
+        self.snapshot["packages"].as_array_mut().unwrap()
+    }
+
+    /// Installs `name` at `version` (replacing an installed copy), with the
+    /// fields the probe records for a distribution.
+    fn package(mut self, name: &str, version: &str) -> Node {
+        let normalized = common::normalize(name);
+        let packages = self.packages();
+        packages.retain(|package| package["normalized_name"] != normalized.as_str());
+        let site = "/opt/venvs/train/lib/python3.12/site-packages";
+        packages.push(json!({
+            "name": name,
+            "normalized_name": normalized,
+            "version": version,
+            "version_as_written": null,
+            "location": site,
+            "metadata_path": format!("{site}/{}-{version}.dist-info", name.replace('-', "_")),
+            "metadata_format": "dist_info",
+            "installer": "pip",
+            "requested": true,
+            "source": null,
+            "editable_project_location": null,
+            "editable_hooks": [],
+            "requires_python": null,
+            "requires_dist": [],
+            "wheel_tags": [],
+            "shadowed": [],
+            "problems": []
+        }));
+        self
+    }
+
+    /// torch `version` with its local label, as download.pytorch.org's wheels
+    /// record it: `2.6.0+cu126` is built for CUDA 12.6, `2.11.0+cpu` for none.
+    fn torch(mut self, version: &str) -> Node {
+        let public = version.split('+').next().unwrap();
+        let cuda = version
+            .split_once("+cu")
+            .map(|(_, digits)| format!("{}.{}", &digits[..digits.len() - 1], &digits[digits.len() - 1..]));
+        self = self.package("torch", version);
+        let torch = &mut self.snapshot["frameworks"]["torch"];
+        torch["version"] = json!(public);
+        let build = &mut torch["build"];
+        build["version"] = json!(version);
+        build["variant"] = json!(version.split_once('+').map(|(_, local)| local));
+        build["cuda"] = json!(cuda);
+        self
+    }
+
+    /// Replaces the node's GPUs, each at its own PCI address, all visible.
+    fn gpus(mut self, gpus: &[Gpu]) -> Node {
+        let template = self.snapshot["nvidia"]["gpus"][0].clone();
+        let device_template = self.snapshot["cuda_devices"]["devices"][0].clone();
+        let mut entries = Vec::new();
+        let mut devices = Vec::new();
+        for (index, gpu) in gpus.iter().enumerate() {
+            let uuid = format!("GPU-0000000{index}-test-0000-0000-placeholder");
+            let bus = format!("00000000:{:02X}:00.0", 0x18 + index * 0x10);
+            let mut entry = template.clone();
+            entry["index"] = json!(index);
+            entry["name"] = json!(gpu.name);
+            entry["uuid"] = json!(uuid);
+            entry["pci_bus_id"] = json!(bus);
+            entry["compute_capability"] = json!(gpu.compute_capability);
+            entry["memory_total_mib"] = json!(gpu.memory_mib);
+            entries.push(entry);
+            let mut device = device_template.clone();
+            device["ordinal"] = json!(index);
+            device["nvml_index"] = json!(index);
+            device["uuid"] = json!(uuid);
+            device["pci_bus_id"] = json!(bus);
+            device["name"] = json!(gpu.name);
+            devices.push(device);
+        }
+        self.snapshot["nvidia"]["gpus"] = Value::Array(entries);
+        self.snapshot["cuda_devices"]["devices"] = Value::Array(devices);
+        self
+    }
+
+    fn env(mut self, name: &str, value: &str) -> Node {
+        self.snapshot["env"][name] = json!(value);
+        self
+    }
+
+    /// A CUDA toolkit at /usr/local/cuda-VERSION, its nvcc first on PATH.
+    fn toolkit(mut self, version: &str) -> Node {
+        let root = format!("/usr/local/cuda-{version}");
+        self.snapshot["cuda"]["toolkits"] = json!([{
+            "root": root,
+            "found_via": ["path", "usr_local"],
+            "aliases": ["/usr/local/cuda"],
+            "version": version,
+            "version_source": "version_json",
+            "version_file": format!("{root}/version.json"),
+            "nvcc": format!("{root}/bin/nvcc"),
+            "nvcc_version": null,
+            "problems": []
+        }]);
+        self
+    }
+
+    fn deepspeed_config(mut self, file: &'static str) -> Node {
+        self.deepspeed_config = Some(file);
+        self
+    }
+
+    fn accelerate_config(mut self, file: &'static str) -> Node {
+        self.accelerate_config = Some(file);
+        self
+    }
+
+    /// `envdoctor check --snapshot ... --no-smoke --format json` on this node:
+    /// the exit code and the report.
+    fn check(&self) -> (i32, Value) {
+        let directory = tempfile::tempdir().unwrap();
+        let snapshot = directory.path().join("node.json");
+        std::fs::write(&snapshot, serde_json::to_vec_pretty(&self.snapshot).unwrap()).unwrap();
+        let mut command = envdoctor(directory.path());
+        // No accelerate default config from the machine running the tests.
+        command
+            .env("HF_HOME", directory.path().join("hf-home"))
+            .env_remove("ACCELERATE_CONFIG_FILE");
+        command
+            .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
+            .arg(&snapshot);
+        if let Some(file) = self.deepspeed_config {
+            command
+                .arg("--deepspeed-config")
+                .arg(repo(&format!("{CONFIGS}/{file}")));
+        }
+        if let Some(file) = self.accelerate_config {
+            command
+                .arg("--accelerate-config")
+                .arg(repo(&format!("{CONFIGS}/{file}")));
+        }
+        let output = command.output().unwrap();
+        let code = output.status.code().expect("envdoctor exited on its own");
+        let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+            panic!(
+                "check printed no JSON report ({error}), exit {code}\nstdout: {}\nstderr: {}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        (code, report)
+    }
+}
+
+/// The findings of `report` with this id.
+fn findings<'r>(report: &'r Value, id: &str) -> Vec<&'r Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["id"] == id)
+        .collect()
+}
+
+fn assert_fires(id: &str, severity: &str, node: Node) {
+    let (code, report) = node.check();
+    let found = findings(&report, id);
+    assert_eq!(
+        found.len(),
+        1,
+        "{id} should fire once; findings: {:#}",
+        report["findings"]
+    );
+    let finding = found[0];
+    assert_eq!(finding["severity"], severity, "{id}: {finding:#}");
+    let detail = finding["detail"].as_str().unwrap();
+    // A placeholder left unfilled, or filled from a fact the rule never matched.
+    for unfilled in ["{", "}", "not installed", "unknown", "none found"] {
+        assert!(!detail.contains(unfilled), "{id}: detail has `{unfilled}`: {detail}");
+    }
+    assert!(
+        finding["fix"].as_str().is_some_and(|fix| !fix.is_empty()),
+        "{id}: {finding:#}"
+    );
+    assert!(
+        finding["references"].as_array().is_some_and(|refs| !refs.is_empty()),
+        "{id}: {finding:#}"
+    );
+    let errors = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|finding| finding["severity"] == "error");
+    assert_eq!(
+        code,
+        if errors { 1 } else { 0 },
+        "{id}: exit code against the findings: {:#}",
+        report["findings"]
+    );
+}
+
+fn assert_quiet(id: &str, node: Node) {
+    let (_, report) = node.check();
+    assert!(
+        findings(&report, id).is_empty(),
+        "{id} should stay quiet; findings: {:#}",
+        report["findings"]
+    );
+}
+
+/// One module per rule, each with a `fires` and a `quiet` test; `RULES` lists
+/// the ids covered, for the completeness test below.
+macro_rules! rule_cases {
+    ($($module:ident: $id:literal, $severity:literal, fires: $fires:expr, quiet: $quiet:expr;)*) => {
+        const RULES: &[&str] = &[$($id),*];
+        $(
+            mod $module {
+                use super::*;
+
+                #[test]
+                fn fires() {
+                    assert_fires($id, $severity, $fires);
+                }
+
+                #[test]
+                fn quiet() {
+                    assert_quiet($id, $quiet);
+                }
+            }
+        )*
+    };
+}
+
+rule_cases! {
+    deepspeed_zero3_offload_device_mismatch: "deepspeed-zero3-offload-device-mismatch", "error",
+        fires: Node::h200().package("deepspeed", "0.14.2").deepspeed_config("ds-zero3-offload-cpu.json"),
+        quiet: Node::h200().package("deepspeed", "0.14.3").deepspeed_config("ds-zero3-offload-cpu.json");
+    quantized_lora_cpu_offload_small_gpu: "quantized-lora-cpu-offload-small-gpu", "warning",
+        fires: Node::h200().gpus(&[T4]).package("bitsandbytes", "0.45.0"),
+        quiet: Node::h200().package("bitsandbytes", "0.45.0");
+    device_map_auto_multi_gpu_lora: "device-map-auto-multi-gpu-lora", "info",
+        fires: Node::h200().gpus(&[H200, H200]),
+        quiet: Node::h200();
+    device_map_auto_distributed_launch: "device-map-auto-distributed-launch", "warning",
+        fires: Node::h200().gpus(&[H200, H200]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
+        quiet: Node::h200().gpus(&[H200, H200]).accelerate_config("accelerate-single-gpu-fp16.yaml");
+    quantized_model_multi_device_distributed: "quantized-model-multi-device-distributed", "warning",
+        fires: Node::h200().gpus(&[H200, H200]).package("bitsandbytes", "0.49.2")
+            .accelerate_config("accelerate-multi-gpu-bf16.yaml"),
+        quiet: Node::h200().gpus(&[H200, H200]).package("bitsandbytes", "0.49.2")
+            .accelerate_config("accelerate-single-gpu-fp16.yaml");
+    adapters_dataparallel_device_mismatch: "adapters-dataparallel-device-mismatch", "warning",
+        fires: Node::h200().gpus(&[A100, A100]).package("adapters", "0.1.2"),
+        quiet: Node::h200().gpus(&[A100, A100]).package("adapters", "0.2.0");
+    adapter_transformers_dataparallel_device_mismatch: "adapter-transformers-dataparallel-device-mismatch", "warning",
+        fires: Node::h200().gpus(&[V100, V100]).package("adapter-transformers", "2.1.2"),
+        quiet: Node::h200().gpus(&[V100, V100]).package("adapter-transformers", "2.2.0");
+    bf16_pre_ampere_accelerate: "bf16-pre-ampere-accelerate", "warning",
+        fires: Node::h200().gpus(&[T4]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
+        quiet: Node::h200().gpus(&[T4]).accelerate_config("accelerate-single-gpu-fp16.yaml");
+    bf16_pre_ampere_deepspeed: "bf16-pre-ampere-deepspeed", "warning",
+        fires: Node::h200().gpus(&[V100]).package("deepspeed", "0.16.3").deepspeed_config("ds-zero2-bf16.json"),
+        quiet: Node::h200().gpus(&[V100]).package("deepspeed", "0.16.3").deepspeed_config("ds-zero2-fp16.json");
+    blackwell_torch_without_sm100_sm120: "blackwell-torch-without-sm100-sm120", "error",
+        fires: Node::h200().gpus(&[B200]).torch("2.6.0+cu126"),
+        quiet: Node::h200().gpus(&[B200]).torch("2.7.1+cu128");
+    maxwell_pascal_torch_cuda_12_8: "maxwell-pascal-torch-cuda-12-8", "error",
+        fires: Node::h200().gpus(&[P100]).torch("2.8.0+cu128"),
+        quiet: Node::h200().gpus(&[P100]).torch("2.8.0+cu126");
+    volta_torch_cuda_13: "volta-torch-cuda-13", "error",
+        fires: Node::h200().gpus(&[V100]),
+        quiet: Node::h200().gpus(&[V100]).torch("2.11.0+cu126");
+    volta_torch_2_7_cu128: "volta-torch-2-7-cu128", "error",
+        fires: Node::h200().gpus(&[V100]).torch("2.7.1+cu128"),
+        quiet: Node::h200().gpus(&[V100]).torch("2.8.0+cu128");
+    volta_torch_2_11_cu128: "volta-torch-2-11-cu128", "error",
+        fires: Node::h200().gpus(&[V100]).torch("2.11.0+cu128"),
+        quiet: Node::h200().gpus(&[V100]).torch("2.10.0+cu128");
+    flash_attn_pre_ampere: "flash-attn-pre-ampere", "warning",
+        fires: Node::h200().gpus(&[T4]).package("flash_attn", "2.8.3"),
+        quiet: Node::h200().gpus(&[A100]).package("flash_attn", "2.8.3");
+    flash_attn_4_pre_hopper: "flash-attn-4-pre-hopper", "warning",
+        fires: Node::h200().gpus(&[A100]).package("flash-attn-4", "4.0.0b36"),
+        quiet: Node::h200().package("flash-attn-4", "4.0.0b36");
+    peft_0_14_needs_transformers_4_43: "peft-0-14-needs-transformers-4-43", "error",
+        fires: Node::h200().package("peft", "0.14.0").package("transformers", "4.42.4"),
+        quiet: Node::h200().package("peft", "0.14.0").package("transformers", "4.43.0");
+    peft_0_18_0_needs_transformers_4_52: "peft-0-18-0-needs-transformers-4-52", "error",
+        fires: Node::h200().package("peft", "0.18.0").package("transformers", "4.51.3"),
+        quiet: Node::h200().package("peft", "0.18.1").package("transformers", "4.51.3");
+    transformers_5_peft_hybridcache_import: "transformers-5-peft-hybridcache-import", "error",
+        fires: Node::h200().package("peft", "0.17.1").package("transformers", "5.0.0"),
+        quiet: Node::h200().package("peft", "0.18.0").package("transformers", "5.0.0");
+    transformers_5_peft_below_0_16: "transformers-5-peft-below-0-16", "warning",
+        fires: Node::h200().package("peft", "0.15.2"),
+        quiet: Node::h200().package("peft", "0.15.2").package("transformers", "4.57.6");
+    transformers_5_6_peft_below_0_18_2: "transformers-5-6-peft-below-0-18-2", "warning",
+        fires: Node::h200().package("transformers", "5.6.0"),
+        quiet: Node::h200().package("transformers", "5.6.0").package("peft", "0.19.0");
+    transformers_5_13_peft_below_0_19_1: "transformers-5-13-peft-below-0-19-1", "warning",
+        fires: Node::h200().package("transformers", "5.13.0").package("peft", "0.19.0"),
+        quiet: Node::h200().package("transformers", "5.13.0").package("peft", "0.19.1");
+    transformers_5_18_peft_below_0_20: "transformers-5-18-peft-below-0-20", "warning",
+        fires: Node::h200().package("transformers", "5.18.0").package("peft", "0.19.1"),
+        quiet: Node::h200().package("transformers", "5.18.0").package("peft", "0.20.0");
+    transformers_4_48_torch_below_2_0: "transformers-4-48-torch-below-2-0", "warning",
+        fires: Node::h200().package("transformers", "4.48.0").torch("1.13.1+cu117"),
+        quiet: Node::h200().package("transformers", "4.48.0").torch("2.0.1+cu118");
+    transformers_4_52_torch_below_2_1: "transformers-4-52-torch-below-2-1", "error",
+        fires: Node::h200().package("transformers", "4.52.1").torch("2.0.1+cu118"),
+        quiet: Node::h200().package("transformers", "4.52.1").torch("2.1.2+cu121");
+    transformers_5_0_torch_below_2_2: "transformers-5-0-torch-below-2-2", "error",
+        fires: Node::h200().package("transformers", "5.0.0").torch("2.1.2+cu121"),
+        quiet: Node::h200().package("transformers", "5.0.0").torch("2.2.2+cu121");
+    transformers_5_1_torch_below_2_4: "transformers-5-1-torch-below-2-4", "error",
+        fires: Node::h200().torch("2.3.1+cu121"),
+        quiet: Node::h200().torch("2.4.1+cu124");
+    transformers_5_15_torch_below_2_5: "transformers-5-15-torch-below-2-5", "error",
+        fires: Node::h200().package("transformers", "5.15.0").torch("2.4.1+cu124"),
+        quiet: Node::h200().package("transformers", "5.15.0").torch("2.5.1+cu124");
+    transformers_5_20_torch_below_2_6: "transformers-5-20-torch-below-2-6", "error",
+        fires: Node::h200().package("transformers", "5.20.0").torch("2.5.1+cu124"),
+        quiet: Node::h200().package("transformers", "5.20.0").torch("2.6.0+cu124");
+    bnb_int8_cast_below_turing: "bnb-int8-cast-below-turing", "info",
+        fires: Node::h200().gpus(&[V100]).package("bitsandbytes", "0.45.0"),
+        quiet: Node::h200().gpus(&[T4]).package("bitsandbytes", "0.45.0");
+    bnb_cuda_version_override: "bnb-cuda-version-override", "warning",
+        fires: Node::h200().package("bitsandbytes", "0.49.2").env("BNB_CUDA_VERSION", "124"),
+        quiet: Node::h200().package("bitsandbytes", "0.49.2");
+    bnb_before_0_43_cuda_12_4_runtime: "bnb-before-0-43-cuda-12-4-runtime", "error",
+        fires: Node::h200().package("bitsandbytes", "0.42.0").torch("2.4.1+cu124"),
+        quiet: Node::h200().package("bitsandbytes", "0.42.0").torch("2.1.2+cu121");
+    bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
+        fires: Node::h200().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
+        quiet: Node::h200().gpus(&[M40]).package("bitsandbytes", "0.47.0");
+    cuda_13_nvcc_pre_turing_deepspeed_ops: "cuda-13-nvcc-pre-turing-deepspeed-ops", "warning",
+        fires: Node::h200().gpus(&[V100]).package("deepspeed", "0.16.3").toolkit("13.0.2"),
+        quiet: Node::h200().gpus(&[V100]).package("deepspeed", "0.16.3").toolkit("12.6.3");
+}
+
+/// A rule file without a case above, or a case for a rule that does not exist,
+/// fails here: every rule ships with a test that makes it fire and one that must not.
+#[test]
+fn every_rule_has_a_firing_and_a_quiet_case() {
+    let mut files: Vec<String> = std::fs::read_dir(repo("compat-matrix/rules"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
+        .map(|path| path.file_stem().unwrap().to_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    let mut covered: Vec<String> = RULES.iter().map(|id| id.to_string()).collect();
+    covered.sort();
+    let missing: Vec<_> = files.iter().filter(|id| !covered.contains(id)).collect();
+    let unknown: Vec<_> = covered.iter().filter(|id| !files.contains(id)).collect();
+    assert!(
+        missing.is_empty(),
+        "rules without a firing and a quiet case in tests/matrix_rules.rs: {missing:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "cases for rules that have no file in compat-matrix/rules: {unknown:?}"
+    );
+    assert!(files.len() >= 30, "the matrix has {} rules", files.len());
+}
+
+/// False alarms are bugs too: a current torch on a Hopper GPU with a current
+/// driver gives no error, and no rule speaks about it.
+#[test]
+fn the_healthy_h200_node_has_no_error_and_no_rule_finding() {
+    let (code, report) = Node::h200().check();
+    let findings = report["findings"].as_array().unwrap();
+    let errors: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding["severity"] == "error")
+        .collect();
+    assert!(errors.is_empty(), "error-level findings on a healthy node: {errors:#?}");
+    assert_eq!(code, 0, "{report:#}");
+    let from_rules: Vec<_> = findings
+        .iter()
+        .filter(|finding| RULES.contains(&finding["id"].as_str().unwrap()))
+        .collect();
+    assert!(
+        from_rules.is_empty(),
+        "rules speaking about a healthy node: {from_rules:#?}"
+    );
+}
+
+// Config facts: a rule whose config file was not given speaks one severity
+// lower and names the flag that would settle it; a config that says otherwise
+// silences it.
+
+#[test]
+fn zero3_offload_rule_without_a_deepspeed_config_is_a_warning_naming_the_flag() {
+    let (code, report) = Node::h200().package("deepspeed", "0.14.1").check();
+    let found = findings(&report, "deepspeed-zero3-offload-device-mismatch");
+    assert_eq!(found.len(), 1, "{:#}", report["findings"]);
+    assert_eq!(found[0]["severity"], "warning");
+    assert!(
+        found[0]["unsettled"].as_str().unwrap().contains("--deepspeed-config"),
+        "{:#}",
+        found[0]
+    );
+    assert_eq!(code, 0, "a lowered finding is not an error: {:#}", report["findings"]);
+}
+
+#[test]
+fn zero3_without_offload_and_deepspeed_0_14_0_are_quiet() {
+    let without_offload = Node::h200()
+        .package("deepspeed", "0.14.2")
+        .deepspeed_config("ds-zero3-no-offload.json");
+    assert_quiet("deepspeed-zero3-offload-device-mismatch", without_offload);
+    let before = Node::h200()
+        .package("deepspeed", "0.14.0")
+        .deepspeed_config("ds-zero3-offload-cpu.json");
+    assert_quiet("deepspeed-zero3-offload-device-mismatch", before);
+}
+
+#[test]
+fn zero3_offload_from_the_accelerate_deepspeed_block_fires() {
+    // accelerate's own DeepSpeed block (offload to cpu, stage 3) is read as the
+    // DeepSpeed config when no --deepspeed-config is given.
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("accelerate.yaml");
+    std::fs::write(
+        &config,
+        "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  offload_optimizer_device: cpu\n  \
+         offload_param_device: cpu\n  zero3_init_flag: true\n  zero_stage: 3\ndistributed_type: DEEPSPEED\n\
+         mixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n",
+    )
+    .unwrap();
+    let node = Node::h200().package("deepspeed", "0.14.2");
+    let mut snapshot = tempfile::NamedTempFile::new_in(directory.path()).unwrap();
+    serde_json::to_writer(&mut snapshot, &node.snapshot).unwrap();
+    let output = envdoctor(directory.path())
+        .env("HF_HOME", directory.path())
+        .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
+        .arg(snapshot.path())
+        .arg("--accelerate-config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let found = findings(&report, "deepspeed-zero3-offload-device-mismatch");
+    assert_eq!(found.len(), 1, "{:#}", report["findings"]);
+    assert_eq!(found[0]["severity"], "error");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn distributed_device_map_rule_without_an_accelerate_config_is_info() {
+    let (_, report) = Node::h200().gpus(&[H200, H200]).check();
+    let found = findings(&report, "device-map-auto-distributed-launch");
+    assert_eq!(found.len(), 1, "{:#}", report["findings"]);
+    assert_eq!(found[0]["severity"], "info");
+    assert!(
+        found[0]["unsettled"].as_str().unwrap().contains("--accelerate-config"),
+        "{:#}",
+        found[0]
+    );
+}
+
+#[test]
+fn bf16_rule_reads_the_gpu_that_lacks_bf16_in_a_mixed_node() {
+    let (_, report) = Node::h200()
+        .gpus(&[A100, T4])
+        .accelerate_config("accelerate-multi-gpu-bf16.yaml")
+        .check();
+    let found = findings(&report, "bf16-pre-ampere-accelerate");
+    assert_eq!(found.len(), 1, "{:#}", report["findings"]);
+    let detail = found[0]["detail"].as_str().unwrap();
+    assert!(detail.contains("cuda:1 Tesla T4 (compute capability 7.5)"), "{detail}");
+    assert!(
+        !detail.contains("A100"),
+        "only the GPU that satisfied the condition is named: {detail}"
+    );
+}
+
+// Boundaries: the versions on either side of each range the references give.
+
+#[test]
+fn blackwell_is_fine_on_cuda_13_and_ampere_is_fine_on_cuda_12_6() {
+    assert_quiet("blackwell-torch-without-sm100-sm120", Node::h200().gpus(&[B200]));
+    let ampere = Node::h200().gpus(&[A100]).torch("2.6.0+cu126");
+    assert_quiet("blackwell-torch-without-sm100-sm120", ampere);
+}
+
+#[test]
+fn a_cpu_build_of_torch_is_not_judged_by_gpu_architecture_rules() {
+    let cpu = Node::h200().gpus(&[V100]).torch("2.11.0+cpu");
+    assert_quiet("volta-torch-cuda-13", cpu);
+}
+
+#[test]
+fn turing_is_in_cuda_13_builds() {
+    assert_quiet("volta-torch-cuda-13", Node::h200().gpus(&[T4]));
+    assert_quiet("maxwell-pascal-torch-cuda-12-8", Node::h200().gpus(&[T4]));
+}
+
+#[test]
+fn transformers_torch_floor_bands_meet_without_gaps() {
+    // The last version of one band and the first of the next, each with the
+    // torch just below the later floor: exactly one band speaks.
+    let cases = [
+        ("4.51.3", "1.13.1+cu117", "transformers-4-48-torch-below-2-0"),
+        ("4.57.6", "2.0.1+cu118", "transformers-4-52-torch-below-2-1"),
+        ("5.0.0", "2.1.2+cu121", "transformers-5-0-torch-below-2-2"),
+        ("5.14.1", "2.3.1+cu121", "transformers-5-1-torch-below-2-4"),
+        ("5.19.0", "2.4.1+cu124", "transformers-5-15-torch-below-2-5"),
+        ("5.23.0", "2.5.1+cu124", "transformers-5-20-torch-below-2-6"),
+    ];
+    for (transformers, torch, id) in cases {
+        let node = Node::h200().package("transformers", transformers).torch(torch);
+        let (_, report) = node.check();
+        let bands: Vec<_> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|finding| finding["id"].as_str())
+            .filter(|finding| finding.starts_with("transformers-") && finding.contains("-torch-below-"))
+            .collect();
+        assert_eq!(bands, [id], "transformers {transformers} with torch {torch}");
+    }
+}
+
+#[test]
+fn peft_bands_under_transformers_5_do_not_overlap() {
+    let cases = [
+        ("5.5.4", "0.18.0", None),
+        ("5.5.4", "0.17.1", Some("transformers-5-peft-hybridcache-import")),
+        ("5.5.4", "0.13.2", Some("transformers-5-peft-below-0-16")),
+        ("5.12.1", "0.18.1", Some("transformers-5-6-peft-below-0-18-2")),
+        ("5.17.0", "0.19.0", Some("transformers-5-13-peft-below-0-19-1")),
+        ("5.23.0", "0.19.1", Some("transformers-5-18-peft-below-0-20")),
+        ("5.23.0", "0.20.0", None),
+    ];
+    for (transformers, peft, expected) in cases {
+        let node = Node::h200().package("transformers", transformers).package("peft", peft);
+        let (_, report) = node.check();
+        let peft_rules: Vec<_> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|finding| finding["id"].as_str())
+            .filter(|id| id.starts_with("transformers-5") && id.contains("-peft-"))
+            .collect();
+        assert_eq!(
+            peft_rules,
+            expected.into_iter().collect::<Vec<_>>(),
+            "transformers {transformers}, peft {peft}"
+        );
+    }
+}
