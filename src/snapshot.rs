@@ -13,7 +13,7 @@ use crate::probe::cuda_devices::CudaDevices;
 use crate::probe::frameworks::Frameworks;
 use crate::probe::nvidia::{KernelModule, Nvidia, NvidiaError};
 use crate::probe::packages::{Package, PathProblem};
-use crate::probe::python::Origin;
+use crate::probe::python::{MarkerValues, Origin};
 use crate::probe::system::System;
 
 pub const SCHEMA: &str = "envdoctor.snapshot/1";
@@ -72,6 +72,12 @@ pub struct Python {
     pub user_site_enabled: bool,
     /// As a job started with this interpreter sees it, without the script's own directory.
     pub sys_path: Vec<PathBuf>,
+    /// The PEP 508 marker variables, for evaluating `Requires-Dist` markers as pip
+    /// would. `None` in a Snapshot from an envdoctor before they were recorded;
+    /// the dependency check then rebuilds what it can from the fields above.
+    /// Left out when `None`, so an older Snapshot replays exactly as recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markers: Option<MarkerValues>,
 }
 
 /// Why a recorded Snapshot cannot be used. Each renders as one line that

@@ -77,7 +77,15 @@ struct Entry {
 
 pub fn load(key: &Key) -> Option<InterpreterAnswer> {
     let text = fs::read(cache_file(key)?).ok()?;
-    let entry: Entry = serde_json::from_slice(&text).ok()?;
+    read_entry(&text, key)
+}
+
+/// An entry written by an envdoctor whose answer had another shape (a field
+/// added since, such as `markers`) does not read, and counts as absent: the
+/// interpreter is asked again. Its key could not match anyway, since the key
+/// holds the script's hash and envdoctor's version; this is the second lock.
+fn read_entry(text: &[u8], key: &Key) -> Option<InterpreterAnswer> {
+    let entry: Entry = serde_json::from_slice(text).ok()?;
     let still_valid = entry.key == *key && entry.watched.iter().all(|(path, stamp)| stamp_of(path) == *stamp);
     still_valid.then_some(entry.answer)
 }
@@ -198,4 +206,59 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 fn nanoseconds_since_epoch(time: SystemTime) -> i128 {
     time.duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |since| since.as_nanos() as i128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> Key {
+        Key {
+            envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
+            script_hash: fnv1a(INTERPRETER_INFO_SCRIPT.as_bytes()),
+            interpreter: PathBuf::from("/usr/bin/python3"),
+            variables: Vec::new(),
+            working_directory: None,
+        }
+    }
+
+    fn answer_json() -> serde_json::Value {
+        serde_json::json!({
+            "executable": "/usr/bin/python3", "version": "3.11.7", "implementation": "cpython",
+            "prefix": "/usr", "base_prefix": "/usr", "site_packages": [], "user_site": null,
+            "user_site_enabled": false, "sys_path": [], "pth_files": [], "pth_directories": [],
+            "customize_files": [],
+            "markers": {
+                "implementation_name": "cpython", "implementation_version": "3.11.7", "os_name": "posix",
+                "platform_machine": "x86_64", "platform_python_implementation": "CPython",
+                "platform_release": "6.1.0", "platform_system": "Linux", "platform_version": "#1 SMP",
+                "python_full_version": "3.11.7", "python_version": "3.11", "sys_platform": "linux"
+            }
+        })
+    }
+
+    fn entry_bytes(answer: serde_json::Value) -> Vec<u8> {
+        let entry = serde_json::json!({ "key": key(), "watched": [], "answer": answer });
+        serde_json::to_vec(&entry).unwrap()
+    }
+
+    #[test]
+    fn a_current_entry_is_read() {
+        let answer = read_entry(&entry_bytes(answer_json()), &key()).expect("a current entry reads");
+        assert_eq!(answer.markers.python_version, "3.11");
+    }
+
+    #[test]
+    fn an_entry_from_before_markers_were_asked_is_asked_again() {
+        let mut older = answer_json();
+        older.as_object_mut().unwrap().remove("markers");
+        assert_eq!(read_entry(&entry_bytes(older), &key()), None);
+    }
+
+    #[test]
+    fn the_key_holds_the_script_so_a_changed_question_misses() {
+        let mut other = key();
+        other.script_hash ^= 1;
+        assert_eq!(read_entry(&entry_bytes(answer_json()), &other), None);
+    }
 }

@@ -71,6 +71,49 @@ def pth_path_lines(pth_file):
             if line.strip() and not line.startswith(("#", "import ", "import\t"))]
 
 
+def blank_if_unknown(value):
+    # `platform.uname()` reports "unknown" as "".
+    return "" if value == "unknown" else value
+
+
+def marker_environment():
+    """PEP 508's environment markers, as `packaging.markers.default_environment()`
+    computes them (what pip evaluates `Requires-Dist` markers with), without
+    importing `platform`: on POSIX, `platform.uname()` is `os.uname()`, and
+    `platform.python_implementation()` reads `sys.version` the way done here."""
+    try:
+        system, _node, release, version, machine = os.uname()
+    except AttributeError:
+        # Not POSIX: envdoctor does not run there, but the script must still answer.
+        system, release, version, machine = sys.platform, "", "", ""
+    full_version = sys.version.split()[0]
+    if sys.platform.startswith("java"):
+        python_implementation = "Jython"
+    elif "IronPython" in sys.version:
+        python_implementation = "IronPython"
+    elif "PyPy" in sys.version:
+        python_implementation = "PyPy"
+    else:
+        python_implementation = "CPython"
+    info = sys.implementation.version
+    implementation_version = "%d.%d.%d" % (info.major, info.minor, info.micro)
+    if info.releaselevel != "final":
+        implementation_version += info.releaselevel[0] + str(info.serial)
+    return {
+        "implementation_name": sys.implementation.name,
+        "implementation_version": implementation_version,
+        "os_name": os.name,
+        "platform_machine": blank_if_unknown(machine),
+        "platform_python_implementation": python_implementation,
+        "platform_release": blank_if_unknown(release),
+        "platform_system": blank_if_unknown(system),
+        "platform_version": blank_if_unknown(version),
+        "python_full_version": full_version,
+        "python_version": ".".join(full_version.split(".")[:2]),
+        "sys_platform": sys.platform,
+    }
+
+
 def answer(value):
     # A leading newline ends any line that site-time code left unfinished.
     sys.stdout.write("\n" + ANSWER_MARKER + to_json(value) + "\n")
@@ -115,6 +158,7 @@ def main():
         "pth_files": pth_files,
         "pth_directories": [line for p in pth_files for line in pth_path_lines(p)],
         "customize_files": customize,
+        "markers": marker_environment(),
     })
 
 

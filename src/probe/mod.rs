@@ -97,6 +97,7 @@ fn python_side(options: &PythonOptions) -> Result<Snapshot, python::InterpreterE
             user_site: answer.user_site,
             user_site_enabled: answer.user_site_enabled,
             sys_path: answer.sys_path,
+            markers: Some(answer.markers),
         },
         nvidia: None,
         nvidia_error: None,

@@ -1,5 +1,5 @@
 //! Finding the interpreter a training job would use, and asking it, once, where
-//! it looks for packages.
+//! it looks for packages and what its PEP 508 marker values are.
 //!
 //! Discovery order (part of the public contract): `--python`, then
 //! `$VIRTUAL_ENV`, then `$CONDA_PREFIX`, then `python3` and `python` on `PATH`.
@@ -54,6 +54,28 @@ pub struct InterpreterAnswer {
     /// The directories `.pth` files name, existing or not (watched by the cache).
     pub pth_directories: Vec<PathBuf>,
     pub customize_files: Vec<PathBuf>,
+    /// Required, not defaulted: a cached answer from before this field existed
+    /// fails to read and is asked again (its script hash differs too).
+    pub markers: MarkerValues,
+}
+
+/// The PEP 508 environment marker variables of an interpreter, as
+/// `packaging.markers.default_environment()` computes them: what pip evaluates a
+/// `Requires-Dist` marker such as `python_version < "3.11"` against.
+/// <https://packaging.python.org/en/latest/specifications/dependency-specifiers/#environment-markers>
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkerValues {
+    pub implementation_name: String,
+    pub implementation_version: String,
+    pub os_name: String,
+    pub platform_machine: String,
+    pub platform_python_implementation: String,
+    pub platform_release: String,
+    pub platform_system: String,
+    pub platform_version: String,
+    pub python_full_version: String,
+    pub python_version: String,
+    pub sys_platform: String,
 }
 
 #[derive(Debug, Deserialize)]
