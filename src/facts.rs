@@ -14,6 +14,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::configs::TrainingConfigs;
+use crate::probe::cuda::{Toolkit, ToolkitFoundVia};
 use crate::probe::frameworks::{Build, TorchBuild};
 use crate::probe::nvidia::Gpu;
 use crate::probe::packages::{Package, normalize_name as normalize};
@@ -99,6 +100,30 @@ impl<'a> Facts<'a> {
 
     pub fn is_installed(&self, name: &str) -> bool {
         self.packages.contains_key(normalize(name).as_str())
+    }
+
+    /// The toolkit torch's cpp_extension (and so DeepSpeed's JIT ops and
+    /// flash-attn's source build) would use: `CUDA_HOME`, else `CUDA_PATH`,
+    /// else the `nvcc` on `PATH`, else `/usr/local/cuda` (`_find_cuda_home` in
+    /// pytorch/pytorch `torch/utils/cpp_extension.py`), with how it was chosen.
+    pub fn active_toolkit(&self) -> Option<(&'a Toolkit, &'static str)> {
+        let toolkits = &self.snapshot.cuda.toolkits;
+        for (via, name) in [
+            (ToolkitFoundVia::CudaHome, "CUDA_HOME"),
+            (ToolkitFoundVia::CudaPath, "CUDA_PATH"),
+            (ToolkitFoundVia::Path, "the nvcc on PATH"),
+        ] {
+            if let Some(toolkit) = toolkits.iter().find(|toolkit| toolkit.found_via.contains(&via)) {
+                return Some((toolkit, name));
+            }
+        }
+        let usr_local_cuda = std::path::Path::new("/usr/local/cuda");
+        toolkits
+            .iter()
+            .find(|toolkit| {
+                toolkit.root == usr_local_cuda || toolkit.aliases.iter().any(|alias| alias == usr_local_cuda)
+            })
+            .map(|toolkit| (toolkit, "/usr/local/cuda"))
     }
 
     pub fn env(&self, name: &str) -> Option<&'a str> {

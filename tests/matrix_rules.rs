@@ -318,10 +318,10 @@ rule_cases! {
     device_map_auto_multi_gpu_lora: "device-map-auto-multi-gpu-lora", "info",
         fires: Node::h200().gpus(&[H200, H200]),
         quiet: Node::h200();
-    device_map_auto_distributed_launch: "device-map-auto-distributed-launch", "warning",
+    device_map_auto_distributed_launch: "device-map-auto-distributed-launch", "info",
         fires: Node::h200().gpus(&[H200, H200]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
         quiet: Node::h200().gpus(&[H200, H200]).accelerate_config("accelerate-single-gpu-fp16.yaml");
-    quantized_model_multi_device_distributed: "quantized-model-multi-device-distributed", "warning",
+    quantized_model_multi_device_distributed: "quantized-model-multi-device-distributed", "info",
         fires: Node::h200().gpus(&[H200, H200]).package("bitsandbytes", "0.49.2")
             .accelerate_config("accelerate-multi-gpu-bf16.yaml"),
         quiet: Node::h200().gpus(&[H200, H200]).package("bitsandbytes", "0.49.2")
@@ -404,7 +404,7 @@ rule_cases! {
     bnb_cuda_version_override: "bnb-cuda-version-override", "warning",
         fires: Node::h200().package("bitsandbytes", "0.49.2").env("BNB_CUDA_VERSION", "124"),
         quiet: Node::h200().package("bitsandbytes", "0.49.2");
-    bnb_before_0_43_cuda_12_4_runtime: "bnb-before-0-43-cuda-12-4-runtime", "error",
+    bnb_before_0_43_1_cuda_12_4_runtime: "bnb-before-0-43-1-cuda-12-4-runtime", "error",
         fires: Node::h200().package("bitsandbytes", "0.42.0").torch("2.4.1+cu124"),
         quiet: Node::h200().package("bitsandbytes", "0.42.0").torch("2.1.2+cu121");
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",

@@ -12,7 +12,7 @@ use super::BuiltinCheck;
 use super::driver::{self, Candidate, TorchVersion};
 use crate::facts::{Facts, VisibleGpu};
 use crate::findings::{Finding, Severity};
-use crate::probe::cuda::{Toolkit, ToolkitFoundVia};
+use crate::probe::cuda::Toolkit;
 use crate::probe::frameworks::{Build, DeepSpeedBuild};
 use crate::tables::{self, Capability, Confidence, MajorMinor, Tables};
 
@@ -550,26 +550,6 @@ fn bitsandbytes_library(facts: &Facts) -> Vec<Finding> {
     }
 }
 
-/// The toolkit torch's cpp_extension would build with: `CUDA_HOME`, else
-/// `CUDA_PATH`, else the `nvcc` on `PATH`, else `/usr/local/cuda`
-/// (`_find_cuda_home` in pytorch/pytorch `torch/utils/cpp_extension.py`).
-fn build_toolkit(toolkits: &[Toolkit]) -> Option<(&Toolkit, &'static str)> {
-    for (via, name) in [
-        (ToolkitFoundVia::CudaHome, "CUDA_HOME"),
-        (ToolkitFoundVia::CudaPath, "CUDA_PATH"),
-        (ToolkitFoundVia::Path, "the nvcc on PATH"),
-    ] {
-        if let Some(toolkit) = toolkits.iter().find(|toolkit| toolkit.found_via.contains(&via)) {
-            return Some((toolkit, name));
-        }
-    }
-    let usr_local_cuda = std::path::Path::new("/usr/local/cuda");
-    toolkits
-        .iter()
-        .find(|toolkit| toolkit.root == usr_local_cuda || toolkit.aliases.iter().any(|alias| alias == usr_local_cuda))
-        .map(|toolkit| (toolkit, "/usr/local/cuda"))
-}
-
 fn cuda_of_toolkit(toolkit: &Toolkit) -> Option<MajorMinor> {
     let text = toolkit.version.as_deref().or(toolkit.nvcc_version.as_deref())?;
     MajorMinor::of(&crate::facts::dotted(text)?)
@@ -580,7 +560,7 @@ fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
         return Vec::new();
     };
     let toolkits = &facts.snapshot.cuda.toolkits;
-    let Some((toolkit, chosen_by)) = build_toolkit(toolkits) else {
+    let Some((toolkit, chosen_by)) = facts.active_toolkit() else {
         return Vec::new();
     };
     let Some(toolkit_cuda) = cuda_of_toolkit(toolkit) else {
@@ -666,6 +646,7 @@ mod tests {
 
     use super::*;
     use crate::configs::TrainingConfigs;
+    use crate::probe::cuda::ToolkitFoundVia;
     use crate::probe::frameworks;
     use crate::snapshot::{self, Snapshot};
 

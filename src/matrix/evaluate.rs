@@ -67,13 +67,11 @@ fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>>
     version_holds(&when.driver_cuda, &facts.driver_cuda).then_some(())?;
     version_holds(&when.torch_cuda, &facts.torch_cuda).then_some(())?;
     if let Some(spec) = &when.cuda_toolkit {
-        let mut versions = facts
-            .snapshot
-            .cuda
-            .toolkits
-            .iter()
-            .filter_map(|t| t.version.as_deref().and_then(dotted));
-        versions.any(|version| spec.contains(&version)).then_some(())?;
+        // The toolkit a build would use, not any toolkit left on disk.
+        let active = facts
+            .active_toolkit()
+            .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted));
+        active.is_some_and(|version| spec.contains(&version)).then_some(())?;
     }
     if let Some(spec) = &when.gpu_count {
         spec.contains_number(facts.gpus.len() as u64).then_some(())?;
@@ -90,7 +88,9 @@ fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>>
     for (name, condition) in &when.env {
         let value = facts.env(name);
         let holds = match condition {
-            EnvCondition::Set(set) => value.is_some() == *set,
+            // Empty counts as unset, as the tools reading these variables treat it
+            // (bitsandbytes: `if override_value:`; shells: `${VAR:+...}`).
+            EnvCondition::Set(set) => value.is_some_and(|value| !value.is_empty()) == *set,
             EnvCondition::Equals(expected) => value == Some(expected.as_str()),
             EnvCondition::Differs(other) => value != Some(other.as_str()),
         };
@@ -355,5 +355,33 @@ mod tests {
         let mut rule = rule_with("packages = { torch = \"*\" }");
         rule.withdrawn = Some("wrong".into());
         assert!(evaluate_on(&rule, &h100(), &TrainingConfigs::default()).is_none());
+    }
+
+    #[test]
+    fn installed_versions_compare_as_the_frameworks_compare_them() {
+        let spec = |text: &str| Spec {
+            text: text.into(),
+            specifiers: text.parse().unwrap(),
+        };
+        let version = |text: &str| text.parse::<pep440_rs::Version>().unwrap();
+        // transformers disables an NVIDIA container's torch 2.6.0a0 as "below 2.6".
+        assert!(spec("<2.6").contains(&version("2.6.0a0+ecf3bae40a.nv25.01")));
+        assert!(!spec("<2.6").contains(&version("2.6.0+cu126")));
+        // Local build labels never move a version across a bound.
+        assert!(spec("<=0.14.2").contains(&version("0.14.2+cu121")));
+        assert!(!spec(">0.14.2").contains(&version("0.14.2+cu121")));
+        assert!(spec(">=0.14.1,<0.14.3").contains(&version("0.14.2")));
+        assert!(spec("==2.7.*").contains(&version("2.7.1+cu128")));
+    }
+
+    #[test]
+    fn an_empty_variable_is_not_set() {
+        let mut snapshot = h100();
+        snapshot.env.insert("BNB_CUDA_VERSION".into(), String::new());
+        let configs = TrainingConfigs::default();
+        let set = rule_with("env = { BNB_CUDA_VERSION = { set = true } }");
+        assert!(evaluate_on(&set, &snapshot, &configs).is_none());
+        snapshot.env.insert("BNB_CUDA_VERSION".into(), "124".into());
+        assert!(evaluate_on(&set, &snapshot, &configs).is_some());
     }
 }

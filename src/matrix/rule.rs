@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use pep440_rs::{Version, VersionSpecifiers};
+use pep440_rs::{Operator, Version, VersionSpecifiers};
 
 use crate::findings::Severity;
 
@@ -36,8 +36,26 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// Whether an installed version satisfies every specifier, compared the
+    /// way the frameworks themselves compare (`packaging.version` ordering):
+    /// pre-releases are not excluded, so an NVIDIA container's
+    /// `2.6.0a0+ecf3bae.nv25.01` is below `2.6` exactly as transformers judges
+    /// it, and local build labels (`+cu121`) are ignored. PEP 440's
+    /// pre-release exclusion is a rule for choosing what to install, not for
+    /// judging what is installed.
     pub fn contains(&self, version: &Version) -> bool {
-        self.specifiers.contains(version)
+        let version = version.clone().without_local();
+        self.specifiers.iter().all(|specifier| {
+            let bound = specifier.version();
+            match specifier.operator() {
+                Operator::LessThan => version < *bound,
+                Operator::LessThanEqual => version <= *bound,
+                Operator::GreaterThan => version > *bound,
+                Operator::GreaterThanEqual => version >= *bound,
+                // ==, !=, ~=, wildcards: PEP 440's own definitions.
+                _ => specifier.contains(&version),
+            }
+        })
     }
 
     pub fn contains_number(&self, number: u64) -> bool {
