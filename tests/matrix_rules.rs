@@ -401,9 +401,6 @@ rule_cases! {
     bnb_int8_cast_below_turing: "bnb-int8-cast-below-turing", "info",
         fires: Node::h200().gpus(&[V100]).package("bitsandbytes", "0.45.0"),
         quiet: Node::h200().gpus(&[T4]).package("bitsandbytes", "0.45.0");
-    bnb_cuda_version_override: "bnb-cuda-version-override", "warning",
-        fires: Node::h200().package("bitsandbytes", "0.49.2").env("BNB_CUDA_VERSION", "124"),
-        quiet: Node::h200().package("bitsandbytes", "0.49.2");
     bnb_before_0_43_1_cuda_12_4_runtime: "bnb-before-0-43-1-cuda-12-4-runtime", "error",
         fires: Node::h200().package("bitsandbytes", "0.42.0").torch("2.4.1+cu124"),
         quiet: Node::h200().package("bitsandbytes", "0.42.0").torch("2.1.2+cu121");
