@@ -160,11 +160,6 @@ impl Node {
         self
     }
 
-    fn env(mut self, name: &str, value: &str) -> Node {
-        self.snapshot["env"][name] = json!(value);
-        self
-    }
-
     /// A CUDA toolkit at /usr/local/cuda-VERSION, its nvcc first on PATH.
     fn toolkit(mut self, version: &str) -> Node {
         let root = format!("/usr/local/cuda-{version}");
