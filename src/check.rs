@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::configs::ConfigError;
 use crate::findings::{Finding, Severity};
 use crate::snapshot::Snapshot;
 
@@ -169,7 +170,6 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         deepspeed: input.configs.deepspeed.as_ref().map(|loaded| loaded.path.clone()),
         accelerate: input.configs.accelerate.as_ref().map(|loaded| loaded.path.clone()),
     };
-    drop(facts);
     let count = |severity| {
         findings
             .iter()
@@ -259,37 +259,12 @@ fn apply_ignores(raised: Vec<Finding>, ignores: &[Ignore], known_ids: &[&str]) -
     (findings, ignored)
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum IgnoreFileError {
-    #[error("cannot read ignore file `{}`: {source}", path.display())]
-    Unreadable {
-        path: std::path::PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{}:{line}:{column}: {problem}", path.display())]
-    Malformed {
-        path: std::path::PathBuf,
-        line: usize,
-        column: usize,
-        problem: String,
-    },
-}
-
 /// Reads `[[ignore]]` tables (`id`, and the `reason` a file must give) from a config file.
-pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, IgnoreFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| IgnoreFileError::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    })?;
+pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, ConfigError> {
+    let text = crate::configs::read_text(path)?;
     let malformed = |offset: usize, problem: String| {
         let (line, column) = crate::matrix::position(&text, offset);
-        IgnoreFileError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            column,
-            problem,
-        }
+        crate::configs::malformed(path, line, column, problem)
     };
     let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
         malformed(

@@ -93,13 +93,17 @@ impl<'a> Facts<'a> {
     }
 
     /// The installed version of a distribution, by any spelling of its name.
+    /// The installed distribution, by any spelling of its name.
+    pub fn package(&self, name: &str) -> Option<&'a Package> {
+        self.packages.get(normalize(name).as_str()).copied()
+    }
+
     pub fn package_version(&self, name: &str) -> Option<Version> {
-        let package = self.packages.get(normalize(name).as_str())?;
-        Version::from_str(package.version.as_deref()?).ok()
+        Version::from_str(self.package(name)?.version.as_deref()?).ok()
     }
 
     pub fn is_installed(&self, name: &str) -> bool {
-        self.packages.contains_key(normalize(name).as_str())
+        self.package(name).is_some()
     }
 
     /// The toolkit torch's cpp_extension (and so DeepSpeed's JIT ops and

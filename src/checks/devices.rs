@@ -5,7 +5,7 @@
 //! The mapping from `cuda:N` to NVML's GPUs is the probe's
 //! (`crate::probe::cuda_devices`); these checks judge it.
 
-use super::BuiltinCheck;
+use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::probe::cuda_devices::DeviceOrder;
@@ -68,28 +68,6 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
         run: shared_memory,
     },
 ];
-
-fn finding(
-    id: &str,
-    severity: Severity,
-    title: String,
-    detail: String,
-    why: String,
-    fix: Option<String>,
-    references: Vec<String>,
-) -> Finding {
-    Finding {
-        id: id.to_string(),
-        origin: String::new(),
-        severity,
-        title,
-        detail,
-        why,
-        fix,
-        references,
-        unsettled: None,
-    }
-}
 
 /// The note the probe writes when the variable is set and empty: that is a
 /// deliberate way to hide GPUs, reported by `gpu-visible`, not an invalid entry.
@@ -413,29 +391,14 @@ fn shared_memory(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use super::*;
+    use crate::checks::test_support::{healthy, ids, run};
     use crate::configs::TrainingConfigs;
     use crate::probe::cuda_devices;
     use crate::probe::frameworks::Build;
     use crate::probe::nvidia::NvidiaError;
-    use crate::snapshot::{self, Snapshot};
-
-    const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
-
-    fn healthy() -> Snapshot {
-        snapshot::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
-    }
-
-    fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
-        let configs = TrainingConfigs::default();
-        check(&Facts::new(snapshot, &configs))
-    }
-
-    fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {
-        findings.iter().map(|f| (f.id.as_str(), f.severity)).collect()
-    }
+    use crate::snapshot::Snapshot;
 
     /// Sets the variables and maps the devices again, as the probe would have.
     fn with_env(snapshot: &mut Snapshot, visible: Option<&str>, order: Option<&str>) {

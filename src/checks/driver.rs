@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use pep440_rs::Version;
 
-use super::BuiltinCheck;
+use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::tables::{self, MajorMinor, Tables, TorchBuildRow};
@@ -148,28 +148,6 @@ pub(super) fn pip_install_torch(facts: &Facts, torch: &str, variant: &str) -> St
     }
     command.push_str(&format!(" --index-url https://download.pytorch.org/whl/{variant}"));
     command
-}
-
-fn finding(
-    id: &str,
-    severity: Severity,
-    title: String,
-    detail: String,
-    why: String,
-    fix: Option<String>,
-    references: Vec<String>,
-) -> Finding {
-    Finding {
-        id: id.to_string(),
-        origin: String::new(),
-        severity,
-        title,
-        detail,
-        why,
-        fix,
-        references,
-        unsettled: None,
-    }
 }
 
 fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
@@ -372,23 +350,11 @@ fn python_supported_by_torch(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use super::*;
-    use crate::configs::TrainingConfigs;
+    use crate::checks::test_support::{healthy, ids, run};
     use crate::probe::frameworks::Build;
-    use crate::snapshot::{self, Snapshot};
-
-    const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
-
-    fn healthy() -> Snapshot {
-        snapshot::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
-    }
-
-    fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
-        let configs = TrainingConfigs::default();
-        check(&Facts::new(snapshot, &configs))
-    }
+    use crate::snapshot::Snapshot;
 
     fn set_torch(snapshot: &mut Snapshot, version: &str, cuda: &str) {
         let Some(Build::Torch(build)) = snapshot.frameworks.get_mut("torch").and_then(|f| f.build.as_mut()) else {
@@ -403,10 +369,6 @@ mod tests {
         let nvidia = snapshot.nvidia.as_mut().expect("the fixture has NVIDIA facts");
         nvidia.driver_version = Some(driver.to_string());
         nvidia.cuda_driver_version = cuda.map(str::to_string);
-    }
-
-    fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {
-        findings.iter().map(|f| (f.id.as_str(), f.severity)).collect()
     }
 
     #[test]

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeSet;
 
-use super::BuiltinCheck;
 use super::driver::{self, Candidate, TorchVersion};
+use super::{BuiltinCheck, finding};
 use crate::facts::{Facts, VisibleGpu};
 use crate::findings::{Finding, Severity};
 use crate::probe::cuda::Toolkit;
@@ -82,28 +82,6 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
         run: nvcc_matches_torch_cuda,
     },
 ];
-
-fn finding(
-    id: &str,
-    severity: Severity,
-    title: String,
-    detail: String,
-    why: String,
-    fix: Option<String>,
-    references: Vec<String>,
-) -> Finding {
-    Finding {
-        id: id.to_string(),
-        origin: String::new(),
-        severity,
-        title,
-        detail,
-        why,
-        fix,
-        references,
-        unsettled: None,
-    }
-}
 
 /// A GPU's compute capability: as NVML reported it, else by its name from the GPU table.
 fn capability(tables: &Tables, gpu: &VisibleGpu) -> Option<Capability> {
@@ -645,26 +623,13 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::checks::test_support::{healthy, ids, run};
     use crate::configs::TrainingConfigs;
     use crate::probe::cuda::ToolkitFoundVia;
     use crate::probe::frameworks;
-    use crate::snapshot::{self, Snapshot};
+    use crate::snapshot::Snapshot;
 
-    const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
     const FRAMEWORK_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/frameworks");
-
-    fn healthy() -> Snapshot {
-        snapshot::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
-    }
-
-    fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
-        let configs = TrainingConfigs::default();
-        check(&Facts::new(snapshot, &configs))
-    }
-
-    fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {
-        findings.iter().map(|f| (f.id.as_str(), f.severity)).collect()
-    }
 
     fn torch_build(snapshot: &mut Snapshot) -> &mut crate::probe::frameworks::TorchBuild {
         match snapshot.frameworks.get_mut("torch").and_then(|f| f.build.as_mut()) {

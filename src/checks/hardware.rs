@@ -4,7 +4,7 @@
 //! judged, not only those CUDA_VISIBLE_DEVICES selects; a GPU this job cannot
 //! see is reported one level milder, since it affects the node, not this job.
 
-use super::BuiltinCheck;
+use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::probe::nvidia::Gpu;
@@ -77,28 +77,6 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
         run: gpu_readable,
     },
 ];
-
-fn finding(
-    id: &str,
-    severity: Severity,
-    title: String,
-    detail: String,
-    why: String,
-    fix: Option<String>,
-    references: Vec<String>,
-) -> Finding {
-    Finding {
-        id: id.to_string(),
-        origin: String::new(),
-        severity,
-        title,
-        detail,
-        why,
-        fix,
-        references,
-        unsettled: None,
-    }
-}
 
 /// Every GPU NVML read, with how this job sees it.
 fn gpus<'a>(facts: &Facts<'a>) -> Vec<Judged<'a>> {
@@ -433,28 +411,13 @@ fn gpu_readable(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use super::*;
+    use crate::checks::test_support::{healthy, ids, run};
     use crate::configs::TrainingConfigs;
     use crate::probe::cuda_devices;
     use crate::probe::nvidia::{RemappedRows, Toggle, UnreadableGpu};
-    use crate::snapshot::{self, Snapshot};
-
-    const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
-
-    fn healthy() -> Snapshot {
-        snapshot::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
-    }
-
-    fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
-        let configs = TrainingConfigs::default();
-        check(&Facts::new(snapshot, &configs))
-    }
-
-    fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {
-        findings.iter().map(|f| (f.id.as_str(), f.severity)).collect()
-    }
+    use crate::snapshot::Snapshot;
 
     fn gpu(snapshot: &mut Snapshot, index: usize) -> &mut Gpu {
         &mut snapshot.nvidia.as_mut().unwrap().gpus[index]

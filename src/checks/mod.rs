@@ -28,6 +28,29 @@ pub struct BuiltinCheck {
     pub run: fn(&Facts) -> Vec<Finding>,
 }
 
+/// A finding with the fields every built-in check fills; `origin` is set by the runner.
+pub(super) fn finding(
+    id: &str,
+    severity: crate::findings::Severity,
+    title: String,
+    detail: String,
+    why: String,
+    fix: Option<String>,
+    references: Vec<String>,
+) -> Finding {
+    Finding {
+        id: id.to_string(),
+        origin: String::new(),
+        severity,
+        title,
+        detail,
+        why,
+        fix,
+        references,
+        unsettled: None,
+    }
+}
+
 pub fn all() -> impl Iterator<Item = &'static BuiltinCheck> {
     [
         driver::CHECKS,
@@ -39,6 +62,30 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinCheck> {
     ]
     .into_iter()
     .flatten()
+}
+
+/// What the checks' unit tests share: the recorded healthy node and a runner.
+#[cfg(test)]
+pub(super) mod test_support {
+    use crate::configs::TrainingConfigs;
+    use crate::facts::Facts;
+    use crate::findings::{Finding, Severity};
+    use crate::snapshot::{self, Snapshot};
+
+    const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
+
+    pub fn healthy() -> Snapshot {
+        snapshot::read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
+    }
+
+    pub fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
+        let configs = TrainingConfigs::default();
+        check(&Facts::new(snapshot, &configs))
+    }
+
+    pub fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {
+        findings.iter().map(|f| (f.id.as_str(), f.severity)).collect()
+    }
 }
 
 #[cfg(test)]

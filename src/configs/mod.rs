@@ -222,7 +222,7 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
-fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
+pub(crate) fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
     let bytes = std::fs::read(path).map_err(|source| ConfigError::Unreadable {
         path: path.to_path_buf(),
         source,
@@ -238,7 +238,7 @@ fn read_json(path: &std::path::Path) -> Result<Value, ConfigError> {
     })
 }
 
-fn malformed(path: &std::path::Path, line: usize, column: usize, problem: String) -> ConfigError {
+pub(crate) fn malformed(path: &std::path::Path, line: usize, column: usize, problem: String) -> ConfigError {
     ConfigError::Malformed {
         path: path.to_path_buf(),
         line,

@@ -83,10 +83,7 @@ fn value(name: &str, facts: &Facts, gpus: &[&VisibleGpu], config: Option<&std::p
     let unknown = || "unknown".to_string();
     let version = |version: &Option<pep440_rs::Version>| version.as_ref().map_or_else(unknown, ToString::to_string);
     if let Some(package) = name.strip_prefix("package.") {
-        let found = facts
-            .packages
-            .get(crate::probe::packages::normalize_name(package).as_str());
-        return match found {
+        return match facts.package(package) {
             Some(package) => package.version.clone().unwrap_or_else(unknown),
             None => "not installed".to_string(),
         };
