@@ -23,8 +23,10 @@ pub struct Report {
     pub evaluated: Vec<Evaluated>,
     /// Training config files that were read.
     pub configs: ConfigsRead,
-    /// The GPU smoke test; `null` when it did not run (`--no-smoke`, a replay).
-    pub smoke: Option<serde_json::Value>,
+    /// The GPU smoke test; `null` when it did not run, and then `smoke_not_run` says why.
+    pub smoke: Option<crate::smoke::SmokeRun>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smoke_not_run: Option<String>,
     pub summary: Summary,
 }
 
@@ -129,6 +131,29 @@ pub struct CheckInput<'a> {
     pub configs: &'a crate::configs::TrainingConfigs,
     pub ignores: &'a [Ignore],
     pub fail_on: FailOn,
+    pub smoke: Smoke,
+}
+
+/// The smoke test's part in a check.
+#[derive(Debug, Clone)]
+pub enum Smoke {
+    Ran(crate::smoke::SmokeRun),
+    /// Why it did not run: `--no-smoke`, a replay, no GPU, no torch.
+    NotRun(String),
+}
+
+/// Why the smoke test cannot run on this node, if it cannot: it needs torch
+/// and a GPU that CUDA would see.
+pub fn smoke_unsupported(snapshot: &Snapshot) -> Option<String> {
+    let configs = crate::configs::TrainingConfigs::default();
+    let facts = crate::facts::Facts::new(snapshot, &configs);
+    if facts.torch.is_none() {
+        Some("torch is not installed for this interpreter".to_string())
+    } else if facts.gpus.is_empty() {
+        Some("no GPU is visible to CUDA on this node".to_string())
+    } else {
+        None
+    }
 }
 
 /// Evaluates every rule and built-in check against `snapshot`.
@@ -157,12 +182,33 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             ..finding
         }));
     }
+    if let Smoke::Ran(smoke) = &input.smoke {
+        evaluated.push(Evaluated {
+            id: crate::smoke::CHECK.id.to_string(),
+            kind: EvaluatedKind::Check,
+            title: crate::smoke::CHECK.title.to_string(),
+            source: None,
+        });
+        let diagnosis = crate::smoke::Diagnosis {
+            matrix: input.matrix,
+            fired: &raised,
+        };
+        let mut from_smoke = crate::smoke::findings(smoke, &diagnosis);
+        from_smoke.extend(crate::smoke::reconcile_architectures(smoke, &mut raised));
+        raised.extend(from_smoke.into_iter().map(|finding| Finding {
+            origin: crate::smoke::CHECK.id.to_string(),
+            ..finding
+        }));
+    }
     let known_ids: Vec<&str> = input
         .matrix
         .rules
         .iter()
         .map(|rule| rule.id.as_str())
-        .chain(crate::checks::all().flat_map(|check| std::iter::once(check.id).chain(check.produces.iter().copied())))
+        .chain(
+            crate::checks::catalogue()
+                .flat_map(|check| std::iter::once(check.id).chain(check.produces.iter().copied())),
+        )
         .collect();
     let (mut findings, ignored) = apply_ignores(raised, input.ignores, &known_ids);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
@@ -194,7 +240,14 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         ignored,
         evaluated,
         configs,
-        smoke: None,
+        smoke: match &input.smoke {
+            Smoke::Ran(smoke) => Some(smoke.clone()),
+            Smoke::NotRun(_) => None,
+        },
+        smoke_not_run: match &input.smoke {
+            Smoke::Ran(_) => None,
+            Smoke::NotRun(reason) => Some(reason.clone()),
+        },
         summary,
     }
 }

@@ -37,6 +37,10 @@ pub enum Command {
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
 
+    /// Run the GPU smoke test alone: a short, bounded test of the real stack on every GPU.
+    #[command(after_help = SMOKE_EXAMPLES)]
+    Smoke(SmokeArgs),
+
     /// Inspect and validate the compatibility matrix.
     #[command(subcommand)]
     Matrix(MatrixCommand),
@@ -105,9 +109,17 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub node: NodeArgs,
 
-    /// Do not run the GPU smoke test.
+    /// Do not run the GPU smoke test (it runs when probing a node with torch and a GPU).
     #[arg(long)]
     pub no_smoke: bool,
+
+    /// Seconds the whole smoke test may take before it is killed; each step also has its own deadline.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive_seconds)]
+    pub smoke_timeout: f64,
+
+    /// Also run the smoke test's long steps (one DeepSpeed ZeRO-3 step with CPU optimizer offload).
+    #[arg(long)]
+    pub smoke_deep: bool,
 
     /// A directory of the site's own rules, added to the built-in matrix (repeatable).
     #[arg(long = "matrix", value_name = "DIR")]
@@ -135,6 +147,42 @@ pub struct CheckArgs {
     /// `markdown` for a CI job summary or a pull-request comment.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+
+    /// The lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+const SMOKE_EXAMPLES: &str = "\
+Examples:
+  envdoctor smoke                              the default Python's torch on every visible GPU
+  envdoctor smoke --python .venv/bin/python --timeout 60 --format json -o smoke.json
+  CUDA_VISIBLE_DEVICES=2,3 envdoctor smoke     two GPUs, with an NCCL all-reduce between them
+
+Exit codes: 0 nothing at or above --fail-on, 1 a step failed or hung, 2 envdoctor could not do its job.";
+
+#[derive(Debug, Args)]
+pub struct SmokeArgs {
+    /// The interpreter the job uses: a path, or a name looked up on PATH. Default: $VIRTUAL_ENV,
+    /// then $CONDA_PREFIX, then python3 or python on PATH.
+    #[arg(long, value_name = "PY")]
+    pub python: Option<String>,
+
+    /// Seconds the whole test may take before it is killed; each step also has its own deadline.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive_seconds)]
+    pub timeout: f64,
+
+    /// Also run the long steps (one DeepSpeed ZeRO-3 step with CPU optimizer offload).
+    #[arg(long)]
+    pub deep: bool,
+
+    /// `text` for people; `json` for tools (schema `envdoctor.smoke/1`).
+    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
+    pub format: SnapshotFormat,
 
     /// The lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]

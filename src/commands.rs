@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::check::{CheckInput, Ignore};
+use crate::check::{CheckInput, Ignore, Smoke};
 use crate::cli::{
-    CheckArgs, Cli, Command, MatrixCommand, NodeArgs, ProbeArgs, PythonArgs, ReportFormat, SnapshotFormat,
+    CheckArgs, Cli, Command, MatrixCommand, NodeArgs, ProbeArgs, PythonArgs, ReportFormat, SmokeArgs, SnapshotFormat,
 };
 use crate::configs::TrainingConfigs;
 use crate::matrix::Matrix;
@@ -38,6 +38,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Probe(args) => probe(args),
         Command::Check(args) => check(args),
+        Command::Smoke(args) => smoke(args),
         Command::Matrix(command) => matrix_command(command),
         Command::NvmlQuery => {
             probe::nvidia::answer_query();
@@ -101,11 +102,30 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
     }
 
     let snapshot = replay_or_probe(&args.node)?;
+    let smoke = match (args.no_smoke, &args.node.snapshot) {
+        (true, _) => Smoke::NotRun("--no-smoke".to_string()),
+        (false, Some(_)) => {
+            Smoke::NotRun("a recorded Snapshot was replayed; the smoke test needs the node".to_string())
+        }
+        (false, None) => match check::smoke_unsupported(&snapshot) {
+            Some(reason) => Smoke::NotRun(reason),
+            None => {
+                let options = crate::smoke::Options {
+                    python: snapshot.python.invoked.clone(),
+                    timeout: Duration::from_secs_f64(args.smoke_timeout),
+                    deep: args.smoke_deep,
+                };
+                let mut progress = crate::smoke::progress::for_stderr(args.format == ReportFormat::Text);
+                Smoke::Ran(crate::smoke::run(&options, progress.as_mut())?)
+            }
+        },
+    };
     let input = CheckInput {
         matrix: &matrix,
         configs: &configs,
         ignores: &ignores,
         fail_on: args.fail_on,
+        smoke,
     };
     let report = check::run(snapshot, &input);
     let rendered = match args.format {
@@ -116,6 +136,33 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
     };
     emit(args.output.as_deref(), rendered.as_bytes())?;
     Ok(if report.summary.failed {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
+    let matrix = Matrix::load(&[])?;
+    let python = probe::python::locate(args.python.as_deref(), |name| std::env::var_os(name))?;
+    let options = crate::smoke::Options {
+        python: python.path,
+        timeout: Duration::from_secs_f64(args.timeout),
+        deep: args.deep,
+    };
+    let mut progress = crate::smoke::progress::for_stderr(args.format == SnapshotFormat::Text);
+    let run = crate::smoke::run(&options, progress.as_mut())?;
+    let diagnosis = crate::smoke::Diagnosis {
+        matrix: &matrix,
+        fired: &[],
+    };
+    let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on);
+    let rendered = match args.format {
+        SnapshotFormat::Text => crate::report::smoke::text(&report, style_for(args.output.as_deref())),
+        SnapshotFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+    };
+    emit(args.output.as_deref(), rendered.as_bytes())?;
+    Ok(if report.failed {
         Outcome::Findings
     } else {
         Outcome::Clean

@@ -14,5 +14,6 @@ pub mod matrix;
 pub mod probe;
 pub mod process;
 pub mod report;
+pub mod smoke;
 pub mod snapshot;
 pub mod tables;

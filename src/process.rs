@@ -78,13 +78,18 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Fin
 
 /// Reads a pipe on its own thread into a buffer that can be taken at any time,
 /// so that output already read is never lost to a pipe that stays open.
-struct PipeReader {
+pub(crate) struct PipeReader {
     buffer: Arc<Mutex<Vec<u8>>>,
     done: mpsc::Receiver<()>,
 }
 
 impl PipeReader {
-    fn start(pipe: Option<impl Read + Send + 'static>) -> PipeReader {
+    pub(crate) fn start(pipe: Option<impl Read + Send + 'static>) -> PipeReader {
+        PipeReader::start_bounded(pipe, usize::MAX)
+    }
+
+    /// Keeps only the last `keep` bytes: for a child that may write without end.
+    pub(crate) fn start_bounded(pipe: Option<impl Read + Send + 'static>, keep: usize) -> PipeReader {
         let buffer = Arc::new(Mutex::new(Vec::new()));
         let (done_tx, done) = mpsc::channel();
         if let Some(mut pipe) = pipe {
@@ -92,10 +97,10 @@ impl PipeReader {
             thread::spawn(move || {
                 let mut chunk = [0u8; 8192];
                 while let Ok(read @ 1..) = pipe.read(&mut chunk) {
-                    buffer
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .extend_from_slice(&chunk[..read]);
+                    let mut buffer = buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    buffer.extend_from_slice(&chunk[..read]);
+                    let excess = buffer.len().saturating_sub(keep);
+                    buffer.drain(..excess);
                 }
                 let _ = done_tx.send(());
             });
@@ -103,13 +108,13 @@ impl PipeReader {
         PipeReader { buffer, done }
     }
 
-    fn finish(self, grace: Duration) -> Vec<u8> {
+    pub(crate) fn finish(self, grace: Duration) -> Vec<u8> {
         let _ = self.done.recv_timeout(grace);
         std::mem::take(&mut *self.buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 }
 
-fn kill_group(group: libc::pid_t) {
+pub(crate) fn kill_group(group: libc::pid_t) {
     // SAFETY: kill(2) with a negative pid signals a process group; it touches no
     // memory of ours. ESRCH (group already gone) is the common, harmless case.
     unsafe {

@@ -29,7 +29,7 @@ pub struct BuiltinCheck {
 }
 
 /// A finding with the fields every built-in check fills; `origin` is set by the runner.
-pub(super) fn finding(
+pub(crate) fn finding(
     id: &str,
     severity: crate::findings::Severity,
     title: String,
@@ -51,6 +51,7 @@ pub(super) fn finding(
     }
 }
 
+/// Every check that runs on the Snapshot, in report order.
 pub fn all() -> impl Iterator<Item = &'static BuiltinCheck> {
     [
         driver::CHECKS,
@@ -62,6 +63,12 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinCheck> {
     ]
     .into_iter()
     .flatten()
+}
+
+/// Every check envdoctor knows, for listing, explaining and ignoring: those that
+/// run on the Snapshot, and the smoke test, whose findings come from running it.
+pub fn catalogue() -> impl Iterator<Item = &'static BuiltinCheck> {
+    all().chain(std::iter::once(&crate::smoke::CHECK))
 }
 
 /// What the checks' unit tests share: the recorded healthy node and a runner.
@@ -97,7 +104,7 @@ mod tests {
     #[test]
     fn check_and_finding_ids_are_unique_and_kebab_case() {
         let mut seen = BTreeSet::new();
-        for check in all() {
+        for check in catalogue() {
             for id in std::iter::once(check.id).chain(check.produces.iter().copied()) {
                 assert!(
                     id.chars()

@@ -50,14 +50,21 @@ pub fn text(report: &Report, style: Style) -> String {
     if !report.ignored.is_empty() {
         out.push('\n');
     }
-    if report.smoke.is_none() {
-        let _ = writeln!(out, "{}", style.dim("smoke test: not run"));
+    match (&report.smoke, &report.smoke_not_run) {
+        (Some(run), _) => super::smoke::steps_text(&mut out, run, style),
+        (None, reason) => {
+            let reason = reason
+                .as_deref()
+                .map(|reason| format!(" ({reason})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{}\n", style.dim(&format!("smoke test: not run{reason}")));
+        }
     }
     let _ = writeln!(out, "{}", verdict(report, style));
     out
 }
 
-fn finding_text(out: &mut String, style: Style, finding: &Finding) {
+pub(super) fn finding_text(out: &mut String, style: Style, finding: &Finding) {
     let _ = writeln!(
         out,
         "  {} {}",

@@ -35,7 +35,7 @@ pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
         produces: Vec::new(),
         source: rule.site.as_ref().map(|dir| dir.display().to_string()),
     });
-    let checks = checks::all().map(|check| Listed {
+    let checks = checks::catalogue().map(|check| Listed {
         id: check.id.to_string(),
         kind: "check",
         severity: None,
@@ -106,7 +106,7 @@ pub fn explain(matrix: &Matrix, id: &str) -> Option<String> {
         out.push_str(&rule.text);
         return Some(out);
     }
-    let check = checks::all().find(|check| check.id == id || check.produces.contains(&id))?;
+    let check = checks::catalogue().find(|check| check.id == id || check.produces.contains(&id))?;
     let _ = writeln!(out, "{} (built-in check): {}", check.id, check.title);
     let _ = writeln!(out, "\n{}\n\nFinds: {}", check.explanation, check.produces.join(", "));
     Some(out)

@@ -6,6 +6,7 @@ mod gpu;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod smoke;
 pub mod text;
 
 /// Terminal colour, on only for a terminal and never when `NO_COLOR` is set

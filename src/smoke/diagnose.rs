@@ -1,0 +1,367 @@
+//! From what the smoke test saw to findings: a failed or hung step, tied to the
+//! rule or check that explains it on this node; a GPU far slower than its peers;
+//! and the live answer on architectures, which outranks the table's.
+
+use crate::checks::BuiltinCheck;
+use crate::findings::{Finding, Severity};
+use crate::matrix::Matrix;
+
+use super::{Ending, SmokeRun, Status, Step};
+
+const STEP_FAILED: &str = "smoke-step-failed";
+const STEP_TIMEOUT: &str = "smoke-step-timeout";
+const CRASHED: &str = "smoke-crashed";
+const INCOMPLETE: &str = "smoke-incomplete";
+const STRAGGLER: &str = "smoke-gpu-straggler";
+const ARCH_CORRECTED: &str = "smoke-arch-table-corrected";
+
+/// The finding of the table-driven architecture check that a live run can contradict.
+const ARCH_FROM_TABLE: &str = "gpu-arch-not-in-torch-build";
+
+/// The smoke test as the catalogue of checks shows it (`matrix list`,
+/// `matrix explain`, `--ignore`). Its findings come from running the test, not
+/// from the Snapshot, so `run` has nothing to say on its own.
+pub const CHECK: BuiltinCheck = BuiltinCheck {
+    id: "smoke-test",
+    title: "The GPU smoke test: the real stack runs on every GPU",
+    produces: &[
+        STEP_FAILED,
+        STEP_TIMEOUT,
+        CRASHED,
+        INCOMPLETE,
+        STRAGGLER,
+        ARCH_CORRECTED,
+    ],
+    explanation: "Runs a short, bounded test of the real stack with the job's interpreter: import torch, \
+        CUDA as torch sees it, on every GPU a kernel, memory fill and copy, fp32/fp16/bf16 matrix products \
+        against a CPU reference with their throughput, between GPUs peer access, copies and an NCCL \
+        all-reduce, then bitsandbytes 4-bit and 8-bit layers, a PEFT LoRA (and QLoRA) training step and \
+        DeepSpeed's op compatibility where installed. Every step has a deadline; a hung step is killed with \
+        its whole process group. A failure is tied to the rule or check that explains it on this node.",
+    run: |_| Vec::new(),
+};
+
+/// What else is known about the node, to explain a failure with.
+pub struct Diagnosis<'a> {
+    pub matrix: &'a Matrix,
+    /// What the rules and checks found on this node (empty for `envdoctor smoke` alone).
+    pub fired: &'a [Finding],
+}
+
+/// A failure text that is known, what causes it and which findings name the cause.
+struct KnownFailure {
+    /// Lowercase; matched as a substring of the step's detail and error message.
+    text: &'static str,
+    cause: &'static str,
+    /// Finding ids of rules and checks that report the cause before the job runs.
+    explained_by: &'static [&'static str],
+    fix: &'static str,
+    reference: &'static str,
+}
+
+const KNOWN_FAILURES: &[KnownFailure] = &[
+    KnownFailure {
+        text: "no kernel image is available",
+        cause: "the torch build has no code (cubin or PTX) for this GPU's architecture",
+        explained_by: &[ARCH_FROM_TABLE, "torch-build-not-in-table"],
+        fix: "install a torch build compiled for this GPU: pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XY> (see https://pytorch.org/get-started/locally/)",
+        reference: "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility",
+    },
+    KnownFailure {
+        text: "unsupported toolchain",
+        cause: "PTX compiled by a newer CUDA than the driver supports cannot be JIT-compiled by this driver",
+        explained_by: &["driver-older-than-torch-cuda-minor", "driver-too-old-for-torch-cuda"],
+        fix: "upgrade the NVIDIA driver to one of the CUDA version torch was built with, or install a torch build for the driver's CUDA",
+        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+    },
+    KnownFailure {
+        text: "driver version is insufficient",
+        cause: "the NVIDIA driver is older than the CUDA runtime torch ships needs",
+        explained_by: &["driver-too-old-for-torch-cuda"],
+        fix: "upgrade the NVIDIA driver, or install a torch build for an older CUDA",
+        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+    },
+    KnownFailure {
+        text: "not a cuda build",
+        cause: "the installed torch is a CPU-only build",
+        explained_by: &["torch-not-built-for-cuda"],
+        fix: "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XY>",
+        reference: "https://pytorch.org/get-started/locally/",
+    },
+    KnownFailure {
+        text: "is_available() is false",
+        cause: "CUDA cannot reach a GPU from this process",
+        explained_by: &[
+            "no-gpu-visible",
+            "driver-too-old-for-torch-cuda",
+            "cuda-visible-devices-invalid",
+        ],
+        fix: "run `nvidia-smi` in the same environment (container, CUDA_VISIBLE_DEVICES) as the job; it must list the GPUs",
+        reference: "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py",
+    },
+    KnownFailure {
+        text: "out of memory",
+        cause: "the GPU has too little free memory: another process holds it, or a previous job left it allocated",
+        explained_by: &[],
+        fix: "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # then stop what holds the memory",
+        reference: "https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management",
+    },
+    KnownFailure {
+        text: "illegal memory access",
+        cause: "a kernel touched memory it does not own: a bug in a kernel, or failing GPU memory (look for Xid 13, 31, 48, 63, 94 or 95 in the kernel log)",
+        explained_by: &[
+            "gpu-uncorrectable-ecc-errors",
+            "gpu-memory-repair-pending",
+            "gpu-row-remap-failed",
+        ],
+        fix: "sudo dmesg | grep -i xid  # then reset the GPU (sudo nvidia-smi -r -i N) or drain the node",
+        reference: "https://docs.nvidia.com/deploy/xid-errors/index.html",
+    },
+    KnownFailure {
+        text: "nccl",
+        cause: "NCCL could not set up or complete a collective between the GPUs",
+        explained_by: &["shm-too-small", "cuda-visible-devices-invalid"],
+        fix: "rerun with NCCL_DEBUG=INFO to see the transport that fails; NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 tell a broken path from a broken GPU",
+        reference: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+    },
+];
+
+/// Every finding the run gives, in step order, then the stragglers.
+pub fn findings(run: &SmokeRun, diagnosis: &Diagnosis) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = run
+        .steps
+        .iter()
+        .filter(|step| step.status.is_problem())
+        .map(|step| step_finding(step, diagnosis))
+        .collect();
+    let killed_between_steps = run.ending == Ending::TimedOut && !run.steps.iter().any(|s| s.status == Status::Timeout);
+    let ended_early = run.ending == Ending::Exited && !run.steps.iter().any(|s| s.status.is_problem());
+    if killed_between_steps || ended_early {
+        findings.push(incomplete(run));
+    }
+    findings.extend(stragglers(run));
+    findings
+}
+
+fn step_finding(step: &Step, diagnosis: &Diagnosis) -> Finding {
+    let text = step.failure_text().to_lowercase();
+    let known = KNOWN_FAILURES.iter().find(|known| text.contains(known.text));
+    let fired_known: Vec<&Finding> = known
+        .map(|known| {
+            diagnosis
+                .fired
+                .iter()
+                .filter(|finding| known.explained_by.contains(&finding.id.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Rules that list this failure among their symptoms.
+    let symptom_rules: Vec<&crate::matrix::Rule> = diagnosis
+        .matrix
+        .rules
+        .iter()
+        .filter(|rule| {
+            rule.symptoms
+                .iter()
+                .any(|symptom| text.contains(&symptom.to_lowercase()))
+        })
+        .collect();
+    let fired_rules: Vec<&Finding> = diagnosis
+        .fired
+        .iter()
+        .filter(|finding| symptom_rules.iter().any(|rule| rule.id == finding.origin))
+        .collect();
+    let explanation: Vec<&Finding> = fired_rules.iter().chain(&fired_known).copied().collect();
+
+    let (id, what) = match (step.status, &step.error) {
+        (Status::Timeout, _) => (STEP_TIMEOUT, "hung"),
+        (_, Some(error)) if error.kind.starts_with("SIG") => (CRASHED, "crashed"),
+        _ => (STEP_FAILED, "failed"),
+    };
+    let mut detail = step.detail.clone();
+    if let Some(error) = &step.error
+        && !error.message.is_empty()
+        && !detail.contains(&error.message)
+    {
+        detail.push_str(&format!(" [{}: {}]", error.kind, first_line(&error.message)));
+    }
+    match explanation.as_slice() {
+        [] if !symptom_rules.is_empty() => detail.push_str(&format!(
+            ". It is a symptom of {}, which did not fire on this node",
+            list(symptom_rules.iter().map(|rule| rule.id.as_str()))
+        )),
+        [] => {}
+        found => detail.push_str(&format!(
+            ". Explained by {} (reported above)",
+            list(found.iter().map(|finding| finding.id.as_str()))
+        )),
+    }
+    let why = match (step.status, known) {
+        (Status::Timeout, _) => {
+            "A step that does not return in time is a GPU, driver or collective that hangs; the job \
+            would hang at the same place and hold every GPU of its allocation until a scheduler limit kills it."
+                .to_string()
+        }
+        (_, Some(known)) => format!(
+            "{}; the job runs the same code on the same stack and fails the same way.",
+            known.cause
+        ),
+        _ if id == CRASHED => "A crash by signal inside native code (CUDA, a library's kernels) kills the job without \
+            a Python traceback; the stack faulthandler printed is in the report's stderr tail."
+            .to_string(),
+        _ => "The job runs the same code on the same stack; what fails here fails there.".to_string(),
+    };
+    let fix = explanation
+        .first()
+        .and_then(|finding| finding.fix.clone())
+        .or_else(|| known.map(|known| known.fix.to_string()))
+        .or_else(|| symptom_rules.first().map(|rule| rule.fix.clone()))
+        .or_else(|| {
+            (step.status == Status::Timeout).then(|| {
+                "nvidia-smi  # a hung GPU shows 100% utilisation with no process, or no answer; then: sudo dmesg | grep -i xid"
+                    .to_string()
+            })
+        });
+    let mut references: Vec<String> = explanation
+        .iter()
+        .flat_map(|finding| finding.references.iter().cloned())
+        .collect();
+    references.extend(known.map(|known| known.reference.to_string()));
+    references.extend(symptom_rules.iter().flat_map(|rule| rule.references.iter().cloned()));
+    references.dedup();
+    crate::checks::finding(
+        id,
+        Severity::Error,
+        format!("Smoke test step `{}` {what}: {}", step.name, step.title),
+        detail,
+        why,
+        fix,
+        references,
+    )
+}
+
+fn incomplete(run: &SmokeRun) -> Finding {
+    let last_words = crate::process::last_line(run.stderr_tail.as_bytes()).unwrap_or_default();
+    crate::checks::finding(
+        INCOMPLETE,
+        Severity::Error,
+        "The smoke test did not finish".to_string(),
+        format!(
+            "{} ran the smoke test; it ended outside any step ({}) after {} of its steps: {last_words}",
+            run.python.display(),
+            run.ending_detail,
+            run.steps.len()
+        ),
+        "What did not run was not tested: the node is not known to work.".to_string(),
+        Some(format!(
+            "{} -X faulthandler -c 'import torch'  # the same interpreter; then rerun envdoctor smoke",
+            run.python.display()
+        )),
+        Vec::new(),
+    )
+}
+
+/// A GPU this much slower than the median of its same-model peers is a straggler.
+const STRAGGLER_RATIO: f64 = 0.7;
+
+/// The figures compared between GPUs of the same model, with their step and unit.
+const PEER_FIGURES: [(&str, &str, &str); 2] = [("fp16", "tflops", "TFLOPS"), ("memory", "device_copy_gbps", "GB/s")];
+
+fn stragglers(run: &SmokeRun) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (stage, figure, unit) in PEER_FIGURES {
+        // (model, cuda ordinal, value) of every GPU that measured it.
+        let measured: Vec<(&str, u32, f64)> = run
+            .steps
+            .iter()
+            .filter(|step| step.status == Status::Pass && step.name.ends_with(&format!(".{stage}")))
+            .filter_map(|step| {
+                let gpu = step.gpu?;
+                let model = run.step(&format!("gpu{gpu}.kernels"))?.figure_str("name")?;
+                Some((model, gpu, step.figure_f64(figure)?))
+            })
+            .collect();
+        for &(model, gpu, value) in &measured {
+            let mut peers: Vec<f64> = measured
+                .iter()
+                .filter(|(other, _, _)| *other == model)
+                .map(|(_, _, value)| *value)
+                .collect();
+            if peers.len() < 2 {
+                continue;
+            }
+            peers.sort_by(f64::total_cmp);
+            let median = peers[peers.len() / 2];
+            if value < median * STRAGGLER_RATIO {
+                findings.push(crate::checks::finding(
+                    STRAGGLER,
+                    Severity::Warning,
+                    format!("cuda:{gpu} is far slower than the other {model} GPUs"),
+                    format!(
+                        "cuda:{gpu} measured {value} {unit} in step gpu{gpu}.{stage}; the median of the {} {model} GPUs \
+                         is {median} {unit}",
+                        peers.len()
+                    ),
+                    "Data-parallel training waits for the slowest GPU at every collective: one slow GPU slows \
+                     the whole job to its pace. Thermal or power slowdown, a degraded PCIe link or a failing \
+                     GPU are the usual causes."
+                        .to_string(),
+                    Some(format!(
+                        "nvidia-smi -q -i {gpu} -d PERFORMANCE,TEMPERATURE,POWER  # clock event reasons say why"
+                    )),
+                    vec!["https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html".to_string()],
+                ));
+            }
+        }
+    }
+    findings
+}
+
+/// The table says the torch build has no code for some GPU; when kernels ran on
+/// every GPU, the live answer wins: the table's finding is taken out of
+/// `findings` and the correction returned in its place.
+pub fn reconcile_architectures(run: &SmokeRun, findings: &mut Vec<Finding>) -> Option<Finding> {
+    let kernels: Vec<&Step> = run
+        .steps
+        .iter()
+        .filter(|step| step.name.ends_with(".kernels"))
+        .collect();
+    if kernels.is_empty() || kernels.iter().any(|step| step.status != Status::Pass) {
+        return None;
+    }
+    let position = findings.iter().position(|finding| finding.id == ARCH_FROM_TABLE)?;
+    let table = findings.remove(position);
+    let architectures = run
+        .step("torch.cuda")
+        .and_then(|step| step.figures.get("arch_list"))
+        .map(|list| list.to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    Some(crate::checks::finding(
+        ARCH_CORRECTED,
+        Severity::Info,
+        "The smoke test ran kernels on every GPU that the architecture table says this torch build cannot run on"
+            .to_string(),
+        format!(
+            "The table said: {} The live build reports architectures {architectures}, and a kernel ran on each GPU.",
+            table.detail
+        ),
+        "The live answer outranks envdoctor's table (compat-matrix/tables/torch-builds.toml): this build runs \
+         here, through PTX or code the table does not list."
+            .to_string(),
+        Some(
+            "report the build and the architectures above at envdoctor's issue tracker so the table is corrected"
+                .to_string(),
+        ),
+        table.references,
+    ))
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+fn list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    let mut ids: Vec<&str> = ids.collect();
+    ids.dedup();
+    ids.join(", ")
+}

@@ -1,0 +1,5 @@
+"""Placeholder: bitsandbytes, PEFT and DeepSpeed stages."""
+
+
+def run(runner, torch, gpus, deep):
+    pass

@@ -1,0 +1,186 @@
+"""How the smoke test talks to envdoctor: one JSON object per line, on a
+private copy of the original stdout.
+
+    {"event": "start", "step": "gpu0.fp16", "title": "...", "deadline_s": 30, "gpu": 0}
+    {"event": "end", "step": "gpu0.fp16", "status": "pass", "duration_ms": 41,
+     "detail": "...", "figures": {"tflops": 612.3}, "error": null}
+
+envdoctor enforces each step's deadline from its `start` event: a step that
+sends no `end` in time is killed with the whole process group and reported as
+`timeout`. A step that raises is `fail`, with the exception's type and message;
+a crash by signal is seen by envdoctor, which knows the step that was running.
+
+Libraries (and torch's own warnings) print to stdout; file descriptor 1 is
+pointed at stderr so that nothing they print can be mistaken for an event.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+
+def open_event_channel():
+    private = os.dup(1)
+    os.dup2(2, 1)
+    return os.fdopen(private, "w", buffering=1)
+
+
+class Skip(Exception):
+    """The step does not apply here; the message says why."""
+
+
+class Failed(Exception):
+    """The step ran and found the node broken; the message says how."""
+
+
+def error_of(exception):
+    kind = type(exception)
+    name = kind.__qualname__
+    if kind.__module__ not in ("builtins", "__main__"):
+        name = kind.__module__ + "." + name
+    frames = traceback.format_exception(kind, exception, exception.__traceback__)
+    return {
+        "type": name,
+        "message": str(exception).strip()[:4000],
+        # The innermost frames say where in torch or the library it broke.
+        "traceback": "".join(frames)[-3000:],
+    }
+
+
+class Step:
+    def __init__(self, runner, name, title, deadline_s, gpu):
+        self.runner = runner
+        self.name = name
+        self.title = title
+        self.deadline_s = deadline_s
+        self.gpu = gpu
+        self.detail = ""
+        self.figures = {}
+        self.status = None
+
+    def figure(self, key, value):
+        self.figures[key] = value
+
+    def skip(self, reason):
+        raise Skip(reason)
+
+    def fail(self, message):
+        raise Failed(message)
+
+    def __enter__(self):
+        self.runner.emit(
+            event="start", step=self.name, title=self.title, deadline_s=self.deadline_s, gpu=self.gpu
+        )
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, kind, value, _traceback):
+        error = None
+        if kind is None:
+            self.status = "pass"
+        elif issubclass(kind, Skip):
+            self.status, self.detail = "skip", str(value)
+        elif issubclass(kind, Failed):
+            self.status, self.detail = "fail", str(value)
+        elif issubclass(kind, Exception):
+            self.status = "fail"
+            error = error_of(value)
+            self.detail = "{}: {}".format(error["type"], error["message"].splitlines()[0] if error["message"] else "")
+        else:
+            # KeyboardInterrupt, SystemExit: not a verdict on the node.
+            return False
+        self.runner.emit(
+            event="end",
+            step=self.name,
+            status=self.status,
+            duration_ms=round((time.perf_counter() - self.started) * 1000),
+            detail=self.detail,
+            figures=self.figures,
+            error=error,
+        )
+        self.runner.statuses[self.name] = self.status
+        return True
+
+
+class Runner:
+    def __init__(self, channel):
+        self.channel = channel
+        self.statuses = {}
+
+    def emit(self, **event):
+        self.channel.write(json.dumps(event, default=str) + "\n")
+
+    def step(self, name, title, deadline_s, gpu=None):
+        """`with runner.step(...) as step:` reports the block as one step."""
+        return Step(self, name, title, deadline_s, gpu)
+
+    def skipped(self, name, title, reason, gpu=None):
+        with self.step(name, title, 1, gpu) as step:
+            step.skip(reason)
+
+    def passed(self, name):
+        return self.statuses.get(name) == "pass"
+
+
+def run_workers(argument_lists, deadline_s):
+    """Runs `python -m envdoctor_smoke worker ...` once per argument list, all at
+    once, and returns what each printed as JSON. Workers that are still running
+    at the deadline are killed and the step fails, so one hung rank cannot
+    take the rest of the smoke test with it."""
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "envdoctor_smoke", "worker"] + [str(a) for a in arguments],
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        for arguments in argument_lists
+    ]
+    ends = time.monotonic() + deadline_s
+    results = []
+    try:
+        for worker in workers:
+            try:
+                output, _ = worker.communicate(timeout=max(0.1, ends - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise Failed(
+                    "a worker process did not finish within {:.0f} s (rank hung in a collective?)".format(deadline_s)
+                )
+            if worker.returncode != 0:
+                raise Failed("a worker process ended with {}".format(describe_returncode(worker.returncode)))
+            lines = output.decode("utf-8", "replace").strip().splitlines()
+            result = json.loads(lines[-1]) if lines else {}
+            if result.get("error"):
+                raise Failed("rank {}: {}: {}".format(len(results), result["error"]["type"], result["error"]["message"]))
+            results.append(result)
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+    return results
+
+
+def describe_returncode(code):
+    if code < 0:
+        import signal
+
+        try:
+            return "signal " + signal.Signals(-code).name
+        except ValueError:
+            return "signal {}".format(-code)
+    return "exit status {}".format(code)
+
+
+def worker_main(work, arguments):
+    """Runs `work(*arguments)` in a worker and prints its answer, or the
+    exception it raised, as the last line of stdout for `run_workers`."""
+    channel = open_event_channel()
+    try:
+        result = work(*arguments)
+    except Exception as exception:  # the parent step reports it
+        result = {"error": error_of(exception)}
+    channel.write(json.dumps(result, default=str) + "\n")
+    channel.flush()
