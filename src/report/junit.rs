@@ -66,10 +66,26 @@ pub fn render(report: &Report) -> String {
                 escape(&format!("ignored ({})", reasons.join("; ")))
             );
         }
-        if !passing.is_empty() {
-            let text: Vec<String> = passing
-                .iter()
-                .map(|finding| format!("{}: {}", finding.severity, body(finding)))
+        // The smoke test's case carries every step, so a CI page shows what ran.
+        let steps = report
+            .smoke
+            .as_ref()
+            .filter(|_| evaluated.id == crate::smoke::CHECK.id)
+            .map(|run| {
+                run.steps
+                    .iter()
+                    .map(crate::smoke::progress::verdict_line)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        if !passing.is_empty() || steps.is_some() {
+            let text: Vec<String> = steps
+                .into_iter()
+                .chain(
+                    passing
+                        .iter()
+                        .map(|finding| format!("{}: {}", finding.severity, body(finding))),
+                )
                 .collect();
             let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&text.join("\n\n")));
         }

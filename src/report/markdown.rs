@@ -47,6 +47,31 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "**See:** {}\n", links.join(", "));
         }
     }
+    match (&report.smoke, &report.smoke_not_run) {
+        (Some(run), _) => {
+            let _ = writeln!(
+                out,
+                "### Smoke test ({} steps in {:.1} s)\n\n| step | status | time | detail |\n|---|---|---|---|",
+                run.steps.len(),
+                run.duration_ms as f64 / 1000.0
+            );
+            for step in &run.steps {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {:.2} s | {} |",
+                    step.name,
+                    step.status.as_str(),
+                    step.duration_ms as f64 / 1000.0,
+                    cell(&step.detail)
+                );
+            }
+            out.push('\n');
+        }
+        (None, Some(reason)) => {
+            let _ = writeln!(out, "Smoke test not run: {}\n", inline(reason));
+        }
+        (None, None) => {}
+    }
     if !report.ignored.is_empty() {
         out.push_str("<details><summary>Ignored findings</summary>\n\n");
         for ignored in &report.ignored {

@@ -365,3 +365,223 @@ fn list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
     ids.dedup();
     ids.join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::smoke::StepError;
+
+    fn step(name: &str, status: Status, detail: &str) -> Step {
+        Step {
+            name: name.to_string(),
+            title: format!("the {name} step"),
+            status,
+            duration_ms: 10,
+            detail: detail.to_string(),
+            gpu: name
+                .strip_prefix("gpu")
+                .and_then(|rest| rest.split('.').next()?.parse().ok()),
+            figures: BTreeMap::new(),
+            error: None,
+        }
+    }
+
+    fn with_figures(mut step: Step, figures: serde_json::Value) -> Step {
+        step.figures = serde_json::from_value(figures).unwrap();
+        step
+    }
+
+    fn run_of(steps: Vec<Step>, ending: Ending) -> SmokeRun {
+        SmokeRun {
+            python: PathBuf::from("/venv/bin/python"),
+            timeout_s: 120.0,
+            deep: false,
+            duration_ms: 1000,
+            ending,
+            ending_detail: "exit status 0".to_string(),
+            steps,
+            stderr_tail: String::new(),
+        }
+    }
+
+    fn fired(id: &str, origin: &str, fix: &str) -> Finding {
+        Finding {
+            origin: origin.to_string(),
+            ..crate::checks::finding(
+                id,
+                Severity::Error,
+                "t".into(),
+                "d".into(),
+                "w".into(),
+                Some(fix.into()),
+                vec![],
+            )
+        }
+    }
+
+    fn diagnose(run: &SmokeRun, fired: &[Finding]) -> Vec<Finding> {
+        let matrix = Matrix::load(&[]).unwrap();
+        findings(run, &Diagnosis { matrix: &matrix, fired })
+    }
+
+    #[test]
+    fn a_device_mismatch_is_explained_by_the_rule_that_fired_on_this_node() {
+        let mut failed = step(
+            "peft.qlora",
+            Status::Fail,
+            "RuntimeError: Expected all tensors to be on the same device",
+        );
+        failed.error = Some(StepError {
+            kind: "RuntimeError".into(),
+            message: "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+                .into(),
+            traceback: String::new(),
+        });
+        let run = run_of(vec![failed], Ending::Completed);
+        let rule = "quantized-lora-cpu-offload-small-gpu";
+        let explained = diagnose(&run, &[fired(rule, rule, "load the model on one GPU")]);
+        assert_eq!(explained.len(), 1);
+        assert_eq!(explained[0].id, STEP_FAILED);
+        assert!(
+            explained[0].detail.contains(&format!("Explained by {rule}")),
+            "{}",
+            explained[0].detail
+        );
+        assert_eq!(explained[0].fix.as_deref(), Some("load the model on one GPU"));
+
+        // The same failure where no rule fired: the rules that list it are named as such.
+        let unexplained = diagnose(&run, &[]);
+        assert!(
+            unexplained[0].detail.contains("which did not fire on this node"),
+            "{}",
+            unexplained[0].detail
+        );
+        assert!(unexplained[0].detail.contains(rule));
+    }
+
+    #[test]
+    fn a_missing_kernel_image_points_at_the_architecture_check() {
+        let run = run_of(
+            vec![step(
+                "gpu0.kernels",
+                Status::Fail,
+                "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device",
+            )],
+            Ending::Completed,
+        );
+        let check = fired(ARCH_FROM_TABLE, "torch-runs-on-gpus", "pip install torch for sm_61");
+        let found = diagnose(&run, &[check]);
+        assert!(found[0].detail.contains(ARCH_FROM_TABLE));
+        assert_eq!(found[0].fix.as_deref(), Some("pip install torch for sm_61"));
+        // Without the check firing, the known fix still comes with it.
+        let found = diagnose(&run, &[]);
+        assert!(found[0].fix.as_deref().unwrap().contains("download.pytorch.org"));
+        assert!(!found[0].detail.contains("Explained by"));
+    }
+
+    #[test]
+    fn timeouts_and_crashes_have_their_own_ids_and_passes_give_nothing() {
+        let mut crashed = step(
+            "torch.cuda",
+            Status::Fail,
+            "the interpreter crashed (signal SIGSEGV) during this step",
+        );
+        crashed.error = Some(StepError {
+            kind: "SIGSEGV".into(),
+            message: "Fatal Python error: Segmentation fault".into(),
+            traceback: String::new(),
+        });
+        let run = run_of(
+            vec![
+                step("torch.import", Status::Pass, ""),
+                step("gpu0.bf16", Status::Skip, "bf16 needs 8.0"),
+                crashed,
+                step("nccl.all_reduce", Status::Timeout, "no answer within 70 s"),
+            ],
+            Ending::TimedOut,
+        );
+        let ids: Vec<String> = diagnose(&run, &[]).into_iter().map(|finding| finding.id).collect();
+        assert_eq!(ids, [CRASHED, STEP_TIMEOUT]);
+    }
+
+    #[test]
+    fn a_run_that_ends_outside_a_step_is_incomplete() {
+        let mut run = run_of(vec![step("torch.import", Status::Pass, "")], Ending::Exited);
+        run.ending_detail = "exit status 1".into();
+        run.stderr_tail = "SyntaxError: invalid syntax".into();
+        let found = diagnose(&run, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, INCOMPLETE);
+        assert!(found[0].detail.contains("SyntaxError"));
+        // Killed at the run's deadline between two steps.
+        let run = run_of(vec![step("torch.import", Status::Pass, "")], Ending::TimedOut);
+        assert_eq!(diagnose(&run, &[])[0].id, INCOMPLETE);
+    }
+
+    fn gpu(index: u32, model: &str, tflops: f64) -> [Step; 2] {
+        [
+            with_figures(
+                step(&format!("gpu{index}.kernels"), Status::Pass, ""),
+                serde_json::json!({"name": model}),
+            ),
+            with_figures(
+                step(&format!("gpu{index}.fp16"), Status::Pass, ""),
+                serde_json::json!({"tflops": tflops}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_gpu_far_slower_than_its_peers_is_a_straggler() {
+        let steps = [
+            gpu(0, "H100", 700.0),
+            gpu(1, "H100", 690.0),
+            gpu(2, "H100", 300.0),
+            gpu(3, "L4", 100.0),
+        ];
+        let run = run_of(steps.into_iter().flatten().collect(), Ending::Completed);
+        let found = diagnose(&run, &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].id, STRAGGLER);
+        assert!(found[0].title.contains("cuda:2"));
+        // A slower model is not a straggler among its betters, and peers within the ratio are not.
+        let steps = [gpu(0, "H100", 700.0), gpu(1, "H100", 520.0), gpu(2, "L4", 100.0)];
+        let run = run_of(steps.into_iter().flatten().collect(), Ending::Completed);
+        assert!(diagnose(&run, &[]).is_empty());
+    }
+
+    #[test]
+    fn kernels_that_ran_everywhere_correct_the_architecture_table() {
+        let run = run_of(
+            vec![
+                with_figures(
+                    step("torch.cuda", Status::Pass, ""),
+                    serde_json::json!({"arch_list": ["sm_90"]}),
+                ),
+                step("gpu0.kernels", Status::Pass, ""),
+            ],
+            Ending::Completed,
+        );
+        let mut raised = vec![
+            fired(ARCH_FROM_TABLE, "torch-runs-on-gpus", "f"),
+            fired("other", "other", "f"),
+        ];
+        let correction = reconcile_architectures(&run, &mut raised).expect("the table is contradicted");
+        assert_eq!(correction.id, ARCH_CORRECTED);
+        assert!(correction.detail.contains("sm_90"));
+        assert_eq!(raised.len(), 1);
+        assert_eq!(raised[0].id, "other");
+
+        // A GPU that could not run a kernel confirms the table instead.
+        let run = run_of(
+            vec![step("gpu0.kernels", Status::Fail, "no kernel image")],
+            Ending::Completed,
+        );
+        let mut raised = vec![fired(ARCH_FROM_TABLE, "torch-runs-on-gpus", "f")];
+        assert!(reconcile_architectures(&run, &mut raised).is_none());
+        assert_eq!(raised.len(), 1);
+    }
+}
