@@ -110,6 +110,26 @@ fn json_report_has_the_schema_the_findings_and_a_summary() {
 }
 
 #[test]
+fn the_smoke_test_says_why_it_did_not_run() {
+    let setup = Setup::new();
+    let replayed = report(&setup.check(&["--format", "json"]));
+    assert!(replayed.smoke.is_none());
+    assert!(replayed.smoke_not_run.unwrap().contains("recorded Snapshot"));
+    let skipped = report(&setup.check(&["--format", "json", "--no-smoke"]));
+    assert_eq!(skipped.smoke_not_run.as_deref(), Some("--no-smoke"));
+    let text = stdout(&setup.check(&[]));
+    assert!(text.contains("smoke test: not run (a recorded Snapshot was replayed"), "{text}");
+    // This machine, probed live: a run, or the reason (no GPU, no torch) there is none.
+    let cache = setup.path("cache");
+    let live = common::envdoctor(&cache)
+        .args(["check", "--format", "json", "--python"])
+        .arg(common::system_python())
+        .assert();
+    let live = report(&live);
+    assert_ne!(live.smoke.is_some(), live.smoke_not_run.is_some(), "{:?}", live.smoke_not_run);
+}
+
+#[test]
 fn fail_on_decides_the_exit_code() {
     let setup = Setup::new();
     let errors = report(&setup.check(&["--format", "json"])).summary.errors;
