@@ -160,7 +160,7 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
     };
     if let Some(step) = running.take() {
         // The process ended in the middle of a step: that step is the one that broke.
-        let step = died_during(step, &ending_detail, status, &tail);
+        let step = died_during(step, &ending_detail, status, &stderr, &tail);
         observer.ended(&step);
         steps.push(step);
     }
@@ -268,9 +268,13 @@ fn timed_out(step: Running, seconds: f64) -> Step {
     }
 }
 
-fn died_during(step: Running, ending: &str, status: Option<ExitStatus>, stderr_tail: &str) -> Step {
+fn died_during(step: Running, ending: &str, status: Option<ExitStatus>, stderr: &[u8], stderr_tail: &str) -> Step {
     let signal = status.and_then(|status| status.signal());
-    let last_words = process::last_line(stderr_tail.as_bytes()).unwrap_or_default();
+    let last_words = match signal {
+        Some(_) => crash_words(&String::from_utf8_lossy(stderr)),
+        None => process::last_line(stderr),
+    }
+    .unwrap_or_default();
     Step {
         gpu: step.started.gpu,
         duration_ms: step.at.elapsed().as_millis() as u64,
@@ -290,6 +294,20 @@ fn died_during(step: Running, ending: &str, status: Option<ExitStatus>, stderr_t
     }
 }
 
+/// What faulthandler says of a crash: its "Fatal Python error: Segmentation
+/// fault" line and the innermost Python frame, which it prints first (the last
+/// lines are the outermost frame, or the list of loaded extension modules).
+fn crash_words(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
+    let at = lines.iter().rposition(|line| line.starts_with("Fatal Python error:"))?;
+    let fatal = lines[at];
+    let innermost = lines[at..].iter().find(|line| line.starts_with("File \""));
+    Some(match innermost {
+        Some(frame) => format!("{fatal}, in {frame}"),
+        None => fatal.to_string(),
+    })
+}
+
 fn tail_lines(bytes: &[u8], count: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().collect();
@@ -307,6 +325,18 @@ fn format_seconds(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crash_is_told_by_faulthandler_s_first_words_and_innermost_frame() {
+        let stderr = "noise\nFatal Python error: Segmentation fault\n\nCurrent thread 0x7f (most recent call first):\n  \
+            File \"/v/torch/cuda/__init__.py\", line 11 in is_available\n  File \"<frozen runpy>\", line 198 in \
+            _run_module_as_main\n\nExtension modules: numpy.core (total: 1)\n";
+        assert_eq!(
+            crash_words(stderr).unwrap(),
+            "Fatal Python error: Segmentation fault, in File \"/v/torch/cuda/__init__.py\", line 11 in is_available"
+        );
+        assert_eq!(crash_words("Segmentation fault (core dumped)"), None);
+    }
 
     #[test]
     fn the_tail_is_the_last_lines() {

@@ -1,0 +1,315 @@
+//! `envdoctor smoke` on a machine without a GPU, driven through broken and
+//! working installs of torch: a hang at import, a crash by SIGSEGV, an import
+//! error, a driver too old for CUDA, and a clean pass.
+//!
+//! Each is a stand-in `torch` package (tests/fixtures/smoke/SCENARIO/torch) in
+//! the site-packages of a fresh virtual environment. The harness does not know
+//! about them: to it they are torch installs that break the way real ones do.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::{create_venv, envdoctor, site_packages};
+use serde_json::Value;
+
+/// The torch stages of one GPU, in the order the smoke test runs them.
+const ONE_GPU_STEPS: [&str; 7] = [
+    "torch.import",
+    "torch.cuda",
+    "gpu0.kernels",
+    "gpu0.memory",
+    "gpu0.fp32",
+    "gpu0.fp16",
+    "gpu0.bf16",
+];
+
+/// A virtual environment whose torch is the stand-in of `scenario`, and a
+/// directory for envdoctor's cache and the test's own files.
+struct Standin {
+    directory: tempfile::TempDir,
+    python: PathBuf,
+}
+
+impl Standin {
+    fn new(scenario: &str) -> Standin {
+        let directory = tempfile::tempdir().unwrap();
+        let python = create_venv(&directory.path().join("venv"), false);
+        let package = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/smoke")
+            .join(scenario)
+            .join("torch");
+        copy_tree(&package, &site_packages(&python).join("torch"));
+        Standin { directory, python }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.directory.path().join(name)
+    }
+
+    /// `envdoctor smoke --python VENV --format FORMAT ARGUMENTS...`: the exit
+    /// code and standard output.
+    fn smoke(&self, format: &str, arguments: &[&str], env: &[(&str, &OsStr)]) -> (i32, String) {
+        let mut command = envdoctor(&self.path("cache"));
+        command
+            .arg("smoke")
+            .arg("--python")
+            .arg(&self.python)
+            .args(["--format", format])
+            .args(arguments);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let code = output.status.code().unwrap_or_else(|| {
+            panic!(
+                "envdoctor ended by {:?}\n{stdout}\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        (code, stdout)
+    }
+
+    /// The same in JSON: the exit code and the report.
+    fn smoke_json(&self, arguments: &[&str], env: &[(&str, &OsStr)]) -> (i32, Value) {
+        let (code, stdout) = self.smoke("json", arguments, env);
+        let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{error}: {stdout}"));
+        assert_eq!(report["schema"], "envdoctor.smoke/1", "{report:#}");
+        (code, report)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "__pycache__" {
+                copy_tree(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn step<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|step| step["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name} in {report:#}"))
+}
+
+fn step_names(report: &Value) -> Vec<&str> {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["name"].as_str().unwrap())
+        .collect()
+}
+
+/// The only finding of the report, which must have that id.
+fn only_finding<'a>(report: &'a Value, id: &str) -> &'a Value {
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["id"], id, "{report:#}");
+    &findings[0]
+}
+
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or_else(|| panic!("not a string: {value}"))
+}
+
+/// Whether a process still runs: one that is gone, or a zombie waiting for a
+/// parent to reap it (it runs nothing and holds no GPU), does not.
+fn running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `PID (COMMAND) STATE ...`; the command may itself hold parentheses.
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
+}
+
+#[test]
+fn a_hang_at_import_is_killed_at_the_deadline_with_every_process_it_started() {
+    let standin = Standin::new("hang_at_import");
+    let pid_file = standin.path("pids");
+    let (code, report) = standin.smoke_json(&["--timeout", "3"], &[("STANDIN_PID_FILE", pid_file.as_os_str())]);
+
+    // Read first, so that whatever the verdict no process of the test outlives it.
+    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
+        .unwrap_or_else(|error| panic!("the stand-in wrote no pids ({error}): {report:#}"))
+        .split_whitespace()
+        .map(|pid| pid.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "the interpreter and its helper: {pids:?}");
+    let until = Instant::now() + Duration::from_secs(2);
+    while pids.iter().any(|&pid| running(pid)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let survivors: Vec<u32> = pids.iter().copied().filter(|&pid| running(pid)).collect();
+    for &pid in &survivors {
+        // SAFETY: kill(2) touches no memory of ours.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    }
+    assert!(
+        survivors.is_empty(),
+        "still running after envdoctor returned: {survivors:?}"
+    );
+
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["ending"], "timed_out", "{report:#}");
+    assert_eq!(report["ending_detail"], "killed after 3 s", "{report:#}");
+    assert_eq!(step_names(&report), ["torch.import"], "{report:#}");
+    assert_eq!(step(&report, "torch.import")["status"], "timeout", "{report:#}");
+    only_finding(&report, "smoke-step-timeout");
+}
+
+#[test]
+fn a_crash_by_sigsegv_is_named_with_the_step_it_killed_and_its_last_words() {
+    let standin = Standin::new("segfault_in_cuda");
+    let (code, report) = standin.smoke_json(&[], &[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["ending"], "crashed", "{report:#}");
+    assert_eq!(report["ending_detail"], "signal SIGSEGV", "{report:#}");
+    assert_eq!(step_names(&report), ["torch.import", "torch.cuda"], "{report:#}");
+    assert_eq!(step(&report, "torch.import")["status"], "pass", "{report:#}");
+    let cuda = step(&report, "torch.cuda");
+    assert_eq!(cuda["status"], "fail", "{report:#}");
+    assert_eq!(cuda["error"]["type"], "SIGSEGV", "{report:#}");
+    let finding = only_finding(&report, "smoke-crashed");
+    assert!(text(&finding["title"]).contains("torch.cuda"), "{finding:#}");
+    // faulthandler's dump: the crash, and the Python frame it happened in.
+    let tail = text(&report["stderr_tail"]);
+    assert!(tail.contains("Fatal Python error: Segmentation fault"), "{tail}");
+    assert!(tail.contains("in is_available"), "{tail}");
+
+    let (code, output) = standin.smoke("text", &[], &[]);
+    assert_eq!(code, 1, "{output}");
+    let crash_line = output
+        .lines()
+        .find(|line| line.contains("torch.cuda"))
+        .unwrap_or_else(|| panic!("no line for torch.cuda: {output}"));
+    assert!(crash_line.contains("SIGSEGV"), "{output}");
+
+    // The crash's message, which the finding quotes, says what crashed or
+    // where: faulthandler's first line or the innermost frame, not the last
+    // line of its dump, which is the outermost frame of every crash under `-m`.
+    let message = text(&cuda["error"]["message"]);
+    assert!(
+        message.contains("Segmentation fault") || message.contains("in is_available"),
+        "the message of the crash is {message:?}"
+    );
+}
+
+#[test]
+fn an_exception_at_import_shows_its_message_and_skips_what_needs_torch() {
+    const MESSAGE: &str = "libcudnn.so.9: cannot open shared object file: No such file or directory";
+    let standin = Standin::new("import_error");
+    let (code, report) = standin.smoke_json(&[], &[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["ending"], "completed", "{report:#}");
+    let import = step(&report, "torch.import");
+    assert_eq!(import["status"], "fail", "{report:#}");
+    assert_eq!(import["error"]["type"], "ImportError", "{report:#}");
+    assert_eq!(import["error"]["message"], MESSAGE, "{report:#}");
+    assert!(text(&import["detail"]).contains(MESSAGE), "{report:#}");
+    let finding = only_finding(&report, "smoke-step-failed");
+    assert!(text(&finding["detail"]).contains(MESSAGE), "{finding:#}");
+
+    assert_eq!(
+        step_names(&report),
+        ["torch.import", "torch.cuda", "gpus"],
+        "{report:#}"
+    );
+    for name in ["torch.cuda", "gpus"] {
+        assert_eq!(step(&report, name)["status"], "skip", "{report:#}");
+        assert_eq!(step(&report, name)["detail"], "torch did not import", "{report:#}");
+    }
+}
+
+#[test]
+fn a_driver_too_old_for_torch_fails_the_cuda_step_with_torchs_own_warning() {
+    let standin = Standin::new("driver_too_old");
+    let (code, report) = standin.smoke_json(&[], &[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["ending"], "completed", "{report:#}");
+    assert_eq!(step(&report, "torch.import")["status"], "pass", "{report:#}");
+    let cuda = step(&report, "torch.cuda");
+    assert_eq!(cuda["status"], "fail", "{report:#}");
+    let detail = text(&cuda["detail"]);
+    assert!(detail.starts_with("torch.cuda.is_available() is False: "), "{detail}");
+    assert!(
+        detail.contains(
+            "CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). Please update \
+             your GPU driver"
+        ),
+        "{detail}"
+    );
+    assert_eq!(cuda["figures"]["is_available"], false, "{report:#}");
+    assert_eq!(cuda["figures"]["device_count"], 0, "{report:#}");
+    let gpus = step(&report, "gpus");
+    assert_eq!(gpus["status"], "skip", "{report:#}");
+    assert_eq!(gpus["detail"], "CUDA is not available to torch", "{report:#}");
+
+    let finding = only_finding(&report, "smoke-step-failed");
+    assert!(
+        text(&finding["detail"]).contains("too old (found version 11040)"),
+        "{finding:#}"
+    );
+    // The fix known for a False is_available(): look at the GPUs from the job's environment.
+    let fix = text(&finding["fix"]);
+    assert!(
+        fix.starts_with("run `nvidia-smi` in the same environment (container, CUDA_VISIBLE_DEVICES) as the job"),
+        "{fix}"
+    );
+}
+
+#[test]
+fn a_working_install_passes_every_step() {
+    let standin = Standin::new("working_gpu");
+    let (code, report) = standin.smoke_json(&[], &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["ending"], "completed", "{report:#}");
+    assert_eq!(report["failed"], false, "{report:#}");
+    assert_eq!(step_names(&report), ONE_GPU_STEPS, "{report:#}");
+    for name in ONE_GPU_STEPS {
+        assert_eq!(step(&report, name)["status"], "pass", "{name}: {report:#}");
+    }
+    assert_eq!(report["findings"], Value::Array(Vec::new()), "{report:#}");
+    // A clean run keeps no stderr.
+    assert_eq!(report.get("stderr_tail"), None, "{report:#}");
+
+    let (code, output) = standin.smoke("text", &[], &[]);
+    assert_eq!(code, 0, "{output}");
+    let verdict = output.lines().rfind(|line| !line.trim().is_empty()).unwrap_or_default();
+    assert!(
+        verdict.starts_with("PASS: 7 passed, 0 failed, 0 timed out, 0 skipped"),
+        "{output}"
+    );
+}
+
+#[test]
+fn an_interpreter_that_does_not_exist_is_an_error_naming_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let output = envdoctor(cache.path())
+        .args(["smoke", "--python", "/nonexistent/python"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("/nonexistent/python"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
