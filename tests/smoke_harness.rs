@@ -313,3 +313,40 @@ fn an_interpreter_that_does_not_exist_is_an_error_naming_it() {
     assert!(stderr.contains("/nonexistent/python"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// `envdoctor smoke ARGS` under a real pseudo-terminal (util-linux `script`):
+/// everything it wrote to stdout and stderr, as a user would see it.
+fn smoke_on_a_terminal(standin: &Standin, arguments: &str) -> String {
+    let binary = assert_cmd::cargo::cargo_bin("envdoctor");
+    let mut command = std::process::Command::new("script");
+    command
+        .arg("-qec")
+        .arg(format!(
+            "{} smoke --python {} {arguments}",
+            binary.display(),
+            standin.python.display()
+        ))
+        .arg("/dev/null")
+        .env("XDG_CACHE_HOME", standin.path("cache"))
+        .env("NO_COLOR", "1");
+    let output = command.output().expect("util-linux `script` runs");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn steps_are_shown_as_they_run_only_on_a_terminal_and_never_with_json() {
+    let standin = Standin::new("working_gpu");
+    // The progress line of a finished step: verdict, title, time.
+    let progress = "pass    import torch (";
+    let shown = smoke_on_a_terminal(&standin, "");
+    assert!(shown.contains(progress), "{shown}");
+    let json = smoke_on_a_terminal(&standin, "--format json");
+    assert!(!json.contains(progress), "{json}");
+
+    let output = envdoctor(&standin.path("cache"))
+        .args(["smoke", "--python"])
+        .arg(&standin.python)
+        .output()
+        .unwrap();
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+}
