@@ -113,9 +113,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_smoke: bool,
 
-    /// Seconds the whole smoke test may take before it is killed; each step also has its own deadline.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive_seconds)]
-    pub smoke_timeout: f64,
+    /// Seconds the whole smoke test may take before it is killed; each step also has its own
+    /// deadline. Default: 120, or 600 with --smoke-deep.
+    #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
+    pub smoke_timeout: Option<f64>,
 
     /// Also run the smoke test's long steps (one DeepSpeed ZeRO-3 step with CPU optimizer offload).
     #[arg(long)]
@@ -173,8 +174,9 @@ pub struct SmokeArgs {
     pub python: Option<String>,
 
     /// Seconds the whole test may take before it is killed; each step also has its own deadline.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive_seconds)]
-    pub timeout: f64,
+    /// Default: 120, or 600 with --deep (DeepSpeed may compile its CPU Adam first).
+    #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
 
     /// Also run the long steps (one DeepSpeed ZeRO-3 step with CPU optimizer offload).
     #[arg(long)]

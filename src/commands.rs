@@ -112,7 +112,10 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
             None => {
                 let options = crate::smoke::Options {
                     python: snapshot.python.invoked.clone(),
-                    timeout: Duration::from_secs_f64(args.smoke_timeout),
+                    timeout: args.smoke_timeout.map_or_else(
+                        || crate::smoke::default_timeout(args.smoke_deep),
+                        Duration::from_secs_f64,
+                    ),
                     deep: args.smoke_deep,
                 };
                 let mut progress = crate::smoke::progress::for_stderr(args.format == ReportFormat::Text);
@@ -147,7 +150,9 @@ fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     let python = probe::python::locate(args.python.as_deref(), |name| std::env::var_os(name))?;
     let options = crate::smoke::Options {
         python: python.path,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: args
+            .timeout
+            .map_or_else(|| crate::smoke::default_timeout(args.deep), Duration::from_secs_f64),
         deep: args.deep,
     };
     let mut progress = crate::smoke::progress::for_stderr(args.format == SnapshotFormat::Text);

@@ -38,6 +38,12 @@ const STDERR_TAIL_LINES: usize = 30;
 /// teardown) before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(10);
 
+/// The whole run's deadline unless the user gives one: the quick steps take
+/// seconds; `--deep` may first compile DeepSpeed's CPU Adam (minutes).
+pub fn default_timeout(deep: bool) -> Duration {
+    Duration::from_secs(if deep { 600 } else { 120 })
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
     pub python: PathBuf,

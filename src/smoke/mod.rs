@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use diagnose::{CHECK, Diagnosis, findings, reconcile_architectures};
-pub use harness::{Options, SmokeError, run};
+pub use harness::{Options, SmokeError, default_timeout, run};
 
 /// The JSON document `envdoctor smoke --format json` writes.
 pub const SMOKE_SCHEMA: &str = "envdoctor.smoke/1";

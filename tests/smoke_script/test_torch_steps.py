@@ -67,6 +67,16 @@ class Protocol(unittest.TestCase):
         self.assertIsNone(events[3]["error"])
 
 
+    def test_a_nan_figure_is_valid_json(self):
+        def run(runner):
+            with runner.step("gpu0.fp32", "fp32", 30) as step:
+                step.figure("max_relative_error", float("nan"))
+                step.figure("nested", [float("inf")])
+
+        end = recorded(run)[1]
+        self.assertEqual(end["figures"], {"max_relative_error": "nan", "nested": ["inf"]})
+
+
 class ArchitectureCoverage(unittest.TestCase):
     def test_a_cubin_runs_on_its_own_major_and_a_higher_minor(self):
         self.assertTrue(torch_steps.arch_covers(["sm_80"], 8, 6))

@@ -50,6 +50,18 @@ def error_of(exception):
     }
 
 
+def json_safe(value):
+    """`value` with NaN and infinities as text: JSON has no such numbers, and a
+    broken GPU's matrix product is exactly where they appear."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
+
+
 class Step:
     def __init__(self, runner, name, title, deadline_s, gpu):
         self.runner = runner
@@ -111,7 +123,7 @@ class Runner:
         self.statuses = {}
 
     def emit(self, **event):
-        self.channel.write(json.dumps(event, default=str) + "\n")
+        self.channel.write(json.dumps(json_safe(event), default=str, allow_nan=False) + "\n")
 
     def step(self, name, title, deadline_s, gpu=None):
         """`with runner.step(...) as step:` reports the block as one step."""
