@@ -118,7 +118,10 @@ fn the_smoke_test_says_why_it_did_not_run() {
     let skipped = report(&setup.check(&["--format", "json", "--no-smoke"]));
     assert_eq!(skipped.smoke_not_run.as_deref(), Some("--no-smoke"));
     let text = stdout(&setup.check(&[]));
-    assert!(text.contains("smoke test: not run (a recorded Snapshot was replayed"), "{text}");
+    assert!(
+        text.contains("smoke test: not run (a recorded Snapshot was replayed"),
+        "{text}"
+    );
     // This machine, probed live: a run, or the reason (no GPU, no torch) there is none.
     let cache = setup.path("cache");
     let live = common::envdoctor(&cache)
@@ -126,7 +129,12 @@ fn the_smoke_test_says_why_it_did_not_run() {
         .arg(common::system_python())
         .assert();
     let live = report(&live);
-    assert_ne!(live.smoke.is_some(), live.smoke_not_run.is_some(), "{:?}", live.smoke_not_run);
+    assert_ne!(
+        live.smoke.is_some(),
+        live.smoke_not_run.is_some(),
+        "{:?}",
+        live.smoke_not_run
+    );
 }
 
 #[test]
