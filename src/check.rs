@@ -359,3 +359,69 @@ pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, ConfigErr
     }
     Ok(ignores)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H100: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
+
+    /// A run whose one step failed the way a build without this GPU's code fails.
+    fn failed_smoke() -> crate::smoke::SmokeRun {
+        serde_json::from_value(serde_json::json!({
+            "python": "/opt/venvs/train/bin/python", "timeout_s": 120.0, "deep": false, "duration_ms": 900,
+            "ending": "completed", "ending_detail": "exit status 0",
+            "steps": [{"name": "gpu0.kernels", "title": "cuda:0 runs this build's kernels", "status": "fail",
+                       "duration_ms": 12, "detail": "torch.AcceleratorError: CUDA error: no kernel image is \
+                       available for execution on the device", "gpu": 0, "figures": {}}]
+        }))
+        .unwrap()
+    }
+
+    fn check(smoke: Smoke, ignores: &[Ignore]) -> Report {
+        let snapshot = crate::snapshot::read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(H100)).unwrap();
+        let matrix = crate::matrix::Matrix::load(&[]).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let input = CheckInput {
+            matrix: &matrix,
+            configs: &configs,
+            ignores,
+            fail_on: FailOn::Error,
+            smoke,
+        };
+        run(snapshot, &input)
+    }
+
+    #[test]
+    fn a_failed_smoke_step_is_a_finding_of_the_smoke_check() {
+        let report = check(Smoke::Ran(failed_smoke()), &[]);
+        let finding = report
+            .findings
+            .iter()
+            .find(|finding| finding.id == "smoke-step-failed")
+            .expect("the failed step is a finding");
+        assert_eq!(finding.origin, "smoke-test");
+        assert!(finding.fix.as_deref().unwrap().contains("download.pytorch.org"));
+        assert!(report.summary.failed);
+        assert!(report.evaluated.iter().any(|evaluated| evaluated.id == "smoke-test"));
+        assert_eq!(report.smoke, Some(failed_smoke()));
+        assert_eq!(report.smoke_not_run, None);
+    }
+
+    #[test]
+    fn the_smoke_check_can_be_ignored_like_any_other() {
+        let ignore = Ignore::from_flag("smoke-test=known bad GPU, ticket 12");
+        let report = check(Smoke::Ran(failed_smoke()), &[ignore]);
+        assert!(report.findings.iter().all(|finding| finding.origin != "smoke-test"));
+        assert_eq!(report.ignored.len(), 1);
+        assert_eq!(report.ignored[0].finding.id, "smoke-step-failed");
+    }
+
+    #[test]
+    fn without_a_run_the_report_says_why() {
+        let report = check(Smoke::NotRun("--no-smoke".to_string()), &[]);
+        assert_eq!(report.smoke, None);
+        assert_eq!(report.smoke_not_run.as_deref(), Some("--no-smoke"));
+        assert!(report.evaluated.iter().all(|evaluated| evaluated.id != "smoke-test"));
+    }
+}
