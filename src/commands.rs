@@ -119,7 +119,11 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
                     deep: args.smoke_deep,
                 };
                 let mut progress = crate::smoke::progress::for_stderr(args.format == ReportFormat::Text);
-                Smoke::Ran(crate::smoke::run(&options, progress.as_mut())?)
+                // The rest of the check stands without it: say why it is missing.
+                match crate::smoke::run(&options, progress.as_mut()) {
+                    Ok(run) => Smoke::Ran(run),
+                    Err(error) => Smoke::NotRun(format!("{:#}", anyhow::Error::new(error))),
+                }
             }
         },
     };
@@ -156,7 +160,7 @@ fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
         deep: args.deep,
     };
     let mut progress = crate::smoke::progress::for_stderr(args.format == SnapshotFormat::Text);
-    let run = crate::smoke::run(&options, progress.as_mut())?;
+    let run = crate::smoke::run(&options, progress.as_mut()).context("the smoke test could not run")?;
     let diagnosis = crate::smoke::Diagnosis {
         matrix: &matrix,
         fired: &[],

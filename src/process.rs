@@ -7,6 +7,7 @@
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::Duration;
@@ -119,6 +120,47 @@ pub(crate) fn kill_group(group: libc::pid_t) {
     // memory of ours. ESRCH (group already gone) is the common, harmless case.
     unsafe {
         libc::kill(-group, libc::SIGKILL);
+    }
+}
+
+/// The process group to kill if envdoctor itself is interrupted; 0 for none.
+static GUARDED_GROUP: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn kill_guarded_group_and_die(signal: libc::c_int) {
+    let group = GUARDED_GROUP.load(Ordering::SeqCst);
+    // SAFETY: kill, signal and raise are async-signal-safe; the handler then
+    // dies of the same signal, as it would have without us.
+    unsafe {
+        if group > 0 {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// While alive, SIGINT, SIGTERM and SIGHUP to envdoctor kill `group` first: a
+/// child in its own process group does not get the terminal's Ctrl-C, and a
+/// scheduler's SIGTERM would otherwise leave it running on the GPUs.
+pub(crate) struct GroupGuard;
+
+impl GroupGuard {
+    pub(crate) fn new(group: libc::pid_t) -> GroupGuard {
+        GUARDED_GROUP.store(group, Ordering::SeqCst);
+        let handler = kill_guarded_group_and_die as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: installs a handler that only calls async-signal-safe functions.
+            unsafe {
+                libc::signal(signal, handler);
+            }
+        }
+        GroupGuard
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        GUARDED_GROUP.store(0, Ordering::SeqCst);
     }
 }
 

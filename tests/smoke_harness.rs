@@ -141,19 +141,20 @@ fn running(pid: u32) -> bool {
     !matches!(state, Some('Z' | 'X') | None)
 }
 
-#[test]
-fn a_hang_at_import_is_killed_at_the_deadline_with_every_process_it_started() {
-    let standin = Standin::new("hang_at_import");
-    let pid_file = standin.path("pids");
-    let (code, report) = standin.smoke_json(&["--timeout", "3"], &[("STANDIN_PID_FILE", pid_file.as_os_str())]);
-
-    // Read first, so that whatever the verdict no process of the test outlives it.
-    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
-        .unwrap_or_else(|error| panic!("the stand-in wrote no pids ({error}): {report:#}"))
+/// The pids the hang stand-in wrote: the interpreter and the helper it started.
+fn standin_pids(pid_file: &Path) -> Vec<u32> {
+    let pids: Vec<u32> = std::fs::read_to_string(pid_file)
+        .unwrap_or_else(|error| panic!("the stand-in wrote no pids ({error})"))
         .split_whitespace()
         .map(|pid| pid.parse().unwrap())
         .collect();
     assert_eq!(pids.len(), 2, "the interpreter and its helper: {pids:?}");
+    pids
+}
+
+/// Asserts that none of `pids` runs (after a short grace for reaping); kills
+/// survivors first, so that a failing test leaves nothing behind.
+fn assert_all_gone(pids: &[u32]) {
     let until = Instant::now() + Duration::from_secs(2);
     while pids.iter().any(|&pid| running(pid)) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
@@ -167,13 +168,52 @@ fn a_hang_at_import_is_killed_at_the_deadline_with_every_process_it_started() {
         survivors.is_empty(),
         "still running after envdoctor returned: {survivors:?}"
     );
+}
+
+#[test]
+fn a_hang_at_import_is_killed_at_the_deadline_with_every_process_it_started() {
+    let standin = Standin::new("hang_at_import");
+    let pid_file = standin.path("pids");
+    let (code, report) = standin.smoke_json(&["--timeout", "3"], &[("STANDIN_PID_FILE", pid_file.as_os_str())]);
+    // First, so that whatever the verdict no process of the test outlives it.
+    assert_all_gone(&standin_pids(&pid_file));
 
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["ending"], "timed_out", "{report:#}");
-    assert_eq!(report["ending_detail"], "killed after 3 s", "{report:#}");
+    assert_eq!(
+        report["ending_detail"], "killed: the whole run's deadline passed during this step",
+        "{report:#}"
+    );
     assert_eq!(step_names(&report), ["torch.import"], "{report:#}");
     assert_eq!(step(&report, "torch.import")["status"], "timeout", "{report:#}");
     only_finding(&report, "smoke-step-timeout");
+}
+
+#[test]
+fn envdoctor_terminated_mid_test_takes_the_test_with_it() {
+    let standin = Standin::new("hang_at_import");
+    let pid_file = standin.path("pids");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("envdoctor"))
+        .args(["smoke", "--timeout", "60", "--python"])
+        .arg(&standin.python)
+        .env("XDG_CACHE_HOME", standin.path("cache"))
+        .env("STANDIN_PID_FILE", &pid_file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while !pid_file.exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) touches no memory of ours.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_all_gone(&standin_pids(&pid_file));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(libc::SIGTERM)
+    );
 }
 
 #[test]
@@ -268,12 +308,9 @@ fn a_driver_too_old_for_torch_fails_the_cuda_step_with_torchs_own_warning() {
         text(&finding["detail"]).contains("too old (found version 11040)"),
         "{finding:#}"
     );
-    // The fix known for a False is_available(): look at the GPUs from the job's environment.
+    // torch's own words name the cause, so the fix is the driver's, not the generic one.
     let fix = text(&finding["fix"]);
-    assert!(
-        fix.starts_with("run `nvidia-smi` in the same environment (container, CUDA_VISIBLE_DEVICES) as the job"),
-        "{fix}"
-    );
+    assert!(fix.starts_with("upgrade the NVIDIA driver"), "{fix}");
 }
 
 #[test]

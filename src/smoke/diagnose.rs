@@ -75,11 +75,29 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
         reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
     },
     KnownFailure {
+        text: "a ptx jit compilation failed",
+        cause: "the driver could not JIT-compile the PTX torch ships for this GPU, usually PTX of a newer CUDA than the driver's",
+        explained_by: &[
+            "driver-older-than-torch-cuda-minor",
+            "driver-too-old-for-torch-cuda",
+            ARCH_FROM_TABLE,
+        ],
+        fix: "upgrade the NVIDIA driver, or install a torch build with code (cubin) for this GPU",
+        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+    },
+    KnownFailure {
         text: "driver version is insufficient",
         cause: "the NVIDIA driver is older than the CUDA runtime torch ships needs",
         explained_by: &["driver-too-old-for-torch-cuda"],
         fix: "upgrade the NVIDIA driver, or install a torch build for an older CUDA",
-        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
+    },
+    KnownFailure {
+        text: "driver on your system is too old",
+        cause: "the NVIDIA driver is older than the CUDA runtime torch ships needs",
+        explained_by: &["driver-too-old-for-torch-cuda"],
+        fix: "upgrade the NVIDIA driver, or install a torch build for an older CUDA",
+        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
     },
     KnownFailure {
         text: "not a cuda build",
@@ -118,7 +136,32 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
         reference: "https://docs.nvidia.com/deploy/xid-errors/index.html",
     },
     KnownFailure {
-        text: "nccl",
+        text: "undefined symbol: nccl",
+        cause: "torch was built against another NCCL than the one it loads (an nvidia-nccl-cu* wheel of another version, or a system libnccl first on the library path)",
+        explained_by: &[],
+        fix: "pip install --force-reinstall torch  # brings back the nvidia-nccl wheel torch pins; and unset LD_LIBRARY_PATH entries holding libnccl",
+        reference: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+    },
+    KnownFailure {
+        text: "uncorrectable ecc error",
+        cause: "the GPU's memory reported an uncorrectable error; the GPU needs a reset and may be failing",
+        explained_by: &[
+            "gpu-uncorrectable-ecc-errors",
+            "gpu-memory-repair-pending",
+            "gpu-row-remap-failed",
+        ],
+        fix: "nvidia-smi -q -d ECC,ROW_REMAPPER  # then reset the GPU (sudo nvidia-smi -r -i N) or drain the node",
+        reference: "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html",
+    },
+    KnownFailure {
+        text: "expected all tensors to be on the same device",
+        cause: "part of the model or its inputs stayed on another device than the rest",
+        explained_by: &[],
+        fix: "load the model on one device (device_map={'': torch.cuda.current_device()}) and move every input to it",
+        reference: "https://huggingface.co/docs/accelerate/concept_guides/big_model_inference",
+    },
+    KnownFailure {
+        text: "nccl error",
         cause: "NCCL could not set up or complete a collective between the GPUs",
         explained_by: &["shm-too-small", "cuda-visible-devices-invalid"],
         fix: "rerun with NCCL_DEBUG=INFO to see the transport that fails; NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 tell a broken path from a broken GPU",
@@ -132,18 +175,20 @@ pub fn findings(run: &SmokeRun, diagnosis: &Diagnosis) -> Vec<Finding> {
         .steps
         .iter()
         .filter(|step| step.status.is_problem())
-        .map(|step| step_finding(step, diagnosis))
+        .map(|step| {
+            let crashed = run.ending == Ending::Crashed && run.ended_during.as_deref() == Some(&step.name);
+            step_finding(step, crashed, diagnosis)
+        })
         .collect();
-    let killed_between_steps = run.ending == Ending::TimedOut && !run.steps.iter().any(|s| s.status == Status::Timeout);
-    let ended_early = run.ending == Ending::Exited && !run.steps.iter().any(|s| s.status.is_problem());
-    if killed_between_steps || ended_early {
+    // An ending no step answers for: a crash or a hang between steps or at exit.
+    if run.ending != Ending::Completed && run.ended_during.is_none() {
         findings.push(incomplete(run));
     }
     findings.extend(stragglers(run));
     findings
 }
 
-fn step_finding(step: &Step, diagnosis: &Diagnosis) -> Finding {
+fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
     let text = step.failure_text().to_lowercase();
     let known = KNOWN_FAILURES.iter().find(|known| text.contains(known.text));
     let fired_known: Vec<&Finding> = known
@@ -163,7 +208,7 @@ fn step_finding(step: &Step, diagnosis: &Diagnosis) -> Finding {
         .filter(|rule| {
             rule.symptoms
                 .iter()
-                .any(|symptom| text.contains(&symptom.to_lowercase()))
+                .any(|symptom| text.contains(&symptom_core(symptom)))
         })
         .collect();
     let fired_rules: Vec<&Finding> = diagnosis
@@ -173,9 +218,9 @@ fn step_finding(step: &Step, diagnosis: &Diagnosis) -> Finding {
         .collect();
     let explanation: Vec<&Finding> = fired_rules.iter().chain(&fired_known).copied().collect();
 
-    let (id, what) = match (step.status, &step.error) {
-        (Status::Timeout, _) => (STEP_TIMEOUT, "hung"),
-        (_, Some(error)) if error.kind.starts_with("SIG") => (CRASHED, "crashed"),
+    let (id, what) = match step.status {
+        Status::Timeout => (STEP_TIMEOUT, "hung"),
+        _ if crashed => (CRASHED, "crashed"),
         _ => (STEP_FAILED, "failed"),
     };
     let mut detail = step.detail.clone();
@@ -228,7 +273,8 @@ fn step_finding(step: &Step, diagnosis: &Diagnosis) -> Finding {
         .collect();
     references.extend(known.map(|known| known.reference.to_string()));
     references.extend(symptom_rules.iter().flat_map(|rule| rule.references.iter().cloned()));
-    references.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    references.retain(|reference| seen.insert(reference.clone()));
     crate::checks::finding(
         id,
         Severity::Error,
@@ -356,6 +402,17 @@ pub fn reconcile_architectures(run: &SmokeRun, findings: &mut Vec<Finding>) -> O
     ))
 }
 
+/// The part of a symptom that stays the same across releases, lowercase: torch
+/// has reworded what follows ", but" ("but found at least two devices" became
+/// "but got mat1 is on cpu"), the message's opening has not.
+fn symptom_core(symptom: &str) -> String {
+    let symptom = symptom.to_lowercase();
+    match symptom.split_once(", but") {
+        Some((core, _)) if core.len() >= 20 => core.to_string(),
+        _ => symptom,
+    }
+}
+
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
@@ -402,6 +459,15 @@ mod tests {
             duration_ms: 1000,
             ending,
             ending_detail: "exit status 0".to_string(),
+            // As the harness does: the step the run ended in, if it ended in one.
+            ended_during: (ending != Ending::Completed)
+                .then(|| {
+                    steps
+                        .iter()
+                        .rfind(|step| step.status.is_problem())
+                        .map(|step| step.name.clone())
+                })
+                .flatten(),
             steps,
             stderr_tail: String::new(),
         }
@@ -436,7 +502,9 @@ mod tests {
         );
         failed.error = Some(StepError {
             kind: "RuntimeError".into(),
-            message: "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+            // torch 2.11's wording; the rules' symptoms quote the older "but found at least two devices".
+            message: "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other \
+                      tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)"
                 .into(),
             traceback: String::new(),
         });
@@ -460,6 +528,17 @@ mod tests {
             unexplained[0].detail
         );
         assert!(unexplained[0].detail.contains(rule));
+    }
+
+    #[test]
+    fn an_nccl_symbol_missing_at_import_is_a_library_mismatch_not_a_collective_failure() {
+        let failed = step(
+            "torch.import",
+            Status::Fail,
+            "ImportError: libtorch_cuda.so: undefined symbol: ncclCommWindowRegister",
+        );
+        let found = diagnose(&run_of(vec![failed], Ending::Completed), &[]);
+        assert!(found[0].why.contains("another NCCL"), "{}", found[0].why);
     }
 
     #[test]
@@ -494,17 +573,19 @@ mod tests {
             message: "Fatal Python error: Segmentation fault".into(),
             traceback: String::new(),
         });
-        let run = run_of(
-            vec![
-                step("torch.import", Status::Pass, ""),
-                step("gpu0.bf16", Status::Skip, "bf16 needs 8.0"),
-                crashed,
-                step("nccl.all_reduce", Status::Timeout, "no answer within 70 s"),
-            ],
-            Ending::TimedOut,
-        );
-        let ids: Vec<String> = diagnose(&run, &[]).into_iter().map(|finding| finding.id).collect();
-        assert_eq!(ids, [CRASHED, STEP_TIMEOUT]);
+        let passed = step("torch.import", Status::Pass, "");
+        let skipped = step("gpu0.bf16", Status::Skip, "bf16 needs 8.0");
+        let ids =
+            |run: &SmokeRun| -> Vec<String> { diagnose(run, &[]).into_iter().map(|finding| finding.id).collect() };
+        let run = run_of(vec![passed.clone(), skipped.clone(), crashed.clone()], Ending::Crashed);
+        assert_eq!(ids(&run), [CRASHED]);
+        let hung = step("nccl.all_reduce", Status::Timeout, "no answer within 70 s");
+        let run = run_of(vec![passed, skipped, hung], Ending::TimedOut);
+        assert_eq!(ids(&run), [STEP_TIMEOUT]);
+        // A crash after every step ended is a run that did not finish cleanly.
+        let mut run = run_of(vec![crashed], Ending::Crashed);
+        run.ended_during = None;
+        assert_eq!(ids(&run), [STEP_FAILED, INCOMPLETE]);
     }
 
     #[test]

@@ -11,22 +11,29 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::events::{self, Event, Started};
+use super::events::{self, Ended, Event, Started};
 use super::progress::Observer;
 use super::{Ending, SmokeRun, Status, Step, StepError};
 use crate::process::{self, PipeReader};
 
+/// The files of the package under `script/envdoctor_smoke/`, compiled in.
+macro_rules! embedded {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("script/envdoctor_smoke/", $name)))),*]
+    };
+}
+
 /// The package `python -m envdoctor_smoke` runs, as (file name, contents).
-const SCRIPT: [(&str, &str); 6] = [
-    ("__init__.py", ""),
-    ("__main__.py", include_str!("script/envdoctor_smoke/__main__.py")),
-    ("protocol.py", include_str!("script/envdoctor_smoke/protocol.py")),
-    ("torch_steps.py", include_str!("script/envdoctor_smoke/torch_steps.py")),
-    (
-        "library_steps.py",
-        include_str!("script/envdoctor_smoke/library_steps.py"),
-    ),
-    ("workers.py", include_str!("script/envdoctor_smoke/workers.py")),
+const SCRIPT: [(&str, &str); 9] = embedded![
+    "__init__.py",
+    "__main__.py",
+    "protocol.py",
+    "torch_steps.py",
+    "library_steps.py",
+    "bitsandbytes_steps.py",
+    "peft_steps.py",
+    "deepspeed_steps.py",
+    "workers.py",
 ];
 
 /// How much of stderr is kept: enough for a Python traceback and the
@@ -37,6 +44,9 @@ const STDERR_TAIL_LINES: usize = 30;
 /// How long a process that closed its event channel may take to exit (CUDA
 /// teardown) before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(10);
+
+/// How long a killed process may take to be reaped before it is left behind.
+const KILL_GRACE: Duration = Duration::from_secs(5);
 
 /// The whole run's deadline unless the user gives one: the quick steps take
 /// seconds; `--deep` may first compile DeepSpeed's CPU Adam (minutes).
@@ -55,7 +65,7 @@ pub struct Options {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SmokeError {
-    #[error("cannot write the smoke test to a temporary directory")]
+    #[error("cannot write the smoke test to a temporary directory (under {})", std::env::temp_dir().display())]
     Unpack(#[source] std::io::Error),
     #[error("cannot start `{}`", .python.display())]
     Spawn {
@@ -71,6 +81,106 @@ struct Running {
     at: Instant,
 }
 
+impl Running {
+    /// When the step's own deadline passes (never before the run's, if that is sooner).
+    fn deadline(&self, run_deadline: Instant) -> Instant {
+        Duration::try_from_secs_f64(self.started.deadline_s)
+            .ok()
+            .and_then(|allowed| self.at.checked_add(allowed))
+            .map_or(run_deadline, |own| own.min(run_deadline))
+    }
+}
+
+/// Why the harness stopped reading events.
+enum Stop {
+    /// The script said every stage ran.
+    Done,
+    /// Its output closed: it is exiting, or has.
+    Closed,
+    /// A deadline passed and the group was killed; what to say about it.
+    Killed(String),
+}
+
+/// The events read so far, turned into steps as they end.
+struct Follower<'a> {
+    steps: Vec<Step>,
+    running: Option<Running>,
+    observer: &'a mut dyn Observer,
+}
+
+impl Follower<'_> {
+    fn follow(&mut self, lines: &mpsc::Receiver<String>, group: libc::pid_t, run_deadline: Instant) -> Stop {
+        loop {
+            let until = self
+                .running
+                .as_ref()
+                .map_or(run_deadline, |step| step.deadline(run_deadline));
+            match lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(line) => match events::parse(&line) {
+                    Some(Event::Start(started)) => self.start(started),
+                    Some(Event::End(ended)) => self.end(ended),
+                    Some(Event::Done) => return Stop::Done,
+                    None => {}
+                },
+                Err(RecvTimeoutError::Timeout) => {
+                    process::kill_group(group);
+                    let whole_run = Instant::now() >= run_deadline;
+                    let Some(step) = self.running.take() else {
+                        return Stop::Killed("killed when the run's deadline passed between two steps".to_string());
+                    };
+                    let said = if whole_run {
+                        "the whole run's deadline passed during this step".to_string()
+                    } else {
+                        format!("no answer within {} s", format_seconds(step.started.deadline_s))
+                    };
+                    self.push(timed_out(step, &said));
+                    return Stop::Killed(format!("killed: {said}"));
+                }
+                Err(RecvTimeoutError::Disconnected) => return Stop::Closed,
+            }
+        }
+    }
+
+    fn start(&mut self, started: Started) {
+        if let Some(previous) = self.running.take() {
+            // The script moved on without ending it: report it, do not lose it.
+            let detail = format!("the step sent no end event before `{}` started", started.step);
+            self.push(unfinished(previous, Status::Fail, detail, None));
+        }
+        self.observer.started(&started.step, &started.title);
+        self.running = Some(Running {
+            started,
+            at: Instant::now(),
+        });
+    }
+
+    fn end(&mut self, ended: Ended) {
+        let (title, gpu) = match self.running.take() {
+            Some(step) if step.started.step == ended.step => (step.started.title, step.started.gpu),
+            // An end for another step: the running one keeps its deadline.
+            other => {
+                self.running = other;
+                (ended.step.clone(), None)
+            }
+        };
+        self.push(Step {
+            name: ended.step,
+            title,
+            status: ended.status,
+            duration_ms: ended.duration_ms,
+            detail: ended.detail,
+            gpu,
+            figures: ended.figures,
+            error: ended.error,
+        });
+    }
+
+    fn push(&mut self, step: Step) {
+        self.observer.ended(&step);
+        self.steps.push(step);
+    }
+}
+
 pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, SmokeError> {
     let directory = unpack()?;
     let began = Instant::now();
@@ -81,95 +191,50 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
             source,
         })?;
     let group = child.id() as libc::pid_t;
+    // Ctrl-C or a scheduler's SIGTERM must not leave the test running on the GPUs.
+    let _guard = process::GroupGuard::new(group);
     let stderr = PipeReader::start_bounded(child.stderr.take(), STDERR_KEPT);
     let lines = read_lines(child.stdout.take());
 
     let run_deadline = began + options.timeout;
-    let mut steps = Vec::new();
-    let mut running: Option<Running> = None;
-    let mut done = false;
-    let mut killed_after: Option<String> = None;
-    loop {
-        let until = match &running {
-            Some(step) => run_deadline.min(step.at + Duration::from_secs_f64(step.started.deadline_s.max(0.0))),
-            None => run_deadline,
-        };
-        match lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok(line) => match events::parse(&line) {
-                Some(Event::Start(started)) => {
-                    observer.started(&started.step, &started.title);
-                    running = Some(Running {
-                        started,
-                        at: Instant::now(),
-                    });
-                }
-                Some(Event::End(ended)) => {
-                    let (title, gpu) = match running.take() {
-                        Some(step) if step.started.step == ended.step => (step.started.title, step.started.gpu),
-                        _ => (ended.step.clone(), None),
-                    };
-                    let step = Step {
-                        name: ended.step,
-                        title,
-                        status: ended.status,
-                        duration_ms: ended.duration_ms,
-                        detail: ended.detail,
-                        gpu,
-                        figures: ended.figures,
-                        error: ended.error,
-                    };
-                    observer.ended(&step);
-                    steps.push(step);
-                }
-                Some(Event::Done) => done = true,
-                None => {}
-            },
-            Err(RecvTimeoutError::Timeout) => {
-                process::kill_group(group);
-                let seconds = match &running {
-                    Some(step) if Instant::now() < run_deadline => step.started.deadline_s,
-                    _ => options.timeout.as_secs_f64(),
-                };
-                killed_after = Some(format!("killed after {} s", format_seconds(seconds)));
-                if let Some(step) = running.take() {
-                    let step = timed_out(step, seconds);
-                    observer.ended(&step);
-                    steps.push(step);
-                }
-                break;
-            }
-            // The channel closed: the process is exiting, or has.
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-    }
-
-    let status = wait(
-        &mut child,
-        EXIT_GRACE.min(run_deadline.saturating_duration_since(Instant::now())),
-    );
+    let mut follower = Follower {
+        steps: Vec::new(),
+        running: None,
+        observer,
+    };
+    let stop = follower.follow(&lines, group, run_deadline);
+    let grace = EXIT_GRACE.min(run_deadline.saturating_duration_since(Instant::now()));
+    let status = wait(&mut child, grace);
     // Also after a clean exit: a worker left behind would hold the GPU.
     process::kill_group(group);
     let stderr = stderr.finish(Duration::from_millis(500));
     let tail = tail_lines(&stderr, STDERR_TAIL_LINES);
-    let (ending, ending_detail) = match (&killed_after, status) {
-        (Some(killed), _) => (Ending::TimedOut, killed.clone()),
-        (None, Some(status)) if status.signal().is_some() => (Ending::Crashed, process::describe_status(&status)),
-        (None, Some(status)) if done && status.success() => (Ending::Completed, process::describe_status(&status)),
-        (None, Some(status)) => (Ending::Exited, process::describe_status(&status)),
-        (None, None) => (
+    let waited = format_seconds(grace.as_secs_f64());
+    let (ending, ending_detail) = match (stop, status) {
+        (Stop::Killed(killed), _) => (Ending::TimedOut, killed),
+        (_, Some(status)) if status.signal().is_some() => (Ending::Crashed, process::describe_status(&status)),
+        (Stop::Done, Some(status)) if status.success() => (Ending::Completed, process::describe_status(&status)),
+        (_, Some(status)) => (Ending::Exited, process::describe_status(&status)),
+        (Stop::Done, None) => (
             Ending::TimedOut,
-            format!(
-                "killed {} s after it closed its output",
-                format_seconds(EXIT_GRACE.as_secs_f64())
-            ),
+            format!("killed: it did not exit within {waited} s after its last step (CUDA or NCCL teardown hung)"),
+        ),
+        (Stop::Closed, None) => (
+            Ending::TimedOut,
+            format!("killed {waited} s after it closed its output"),
         ),
     };
-    if let Some(step) = running.take() {
+    let mut ended_during = follower
+        .steps
+        .iter()
+        .find(|s| s.status == Status::Timeout)
+        .map(|s| s.name.clone());
+    if let Some(step) = follower.running.take() {
         // The process ended in the middle of a step: that step is the one that broke.
-        let step = died_during(step, &ending_detail, status, &stderr, &tail);
-        observer.ended(&step);
-        steps.push(step);
+        ended_during = Some(step.started.step.clone());
+        follower.push(died_during(step, &ending_detail, status, &stderr, &tail));
     }
+    let steps = follower.steps;
     let keep_tail = ending != Ending::Completed || steps.iter().any(|step| step.status == Status::Fail);
     Ok(SmokeRun {
         python: options.python.clone(),
@@ -178,6 +243,7 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
         duration_ms: began.elapsed().as_millis() as u64,
         ending,
         ending_detail,
+        ended_during,
         steps,
         stderr_tail: if keep_tail { tail } else { String::new() },
     })
@@ -226,14 +292,18 @@ fn command(python: &Path, directory: &Path, deep: bool) -> Command {
     command
 }
 
-/// Stdout, line by line, on a channel that closes at end of file.
+/// Stdout, line by line, on a channel that closes at end of file. A line that
+/// is not UTF-8 is read lossily rather than taken for the end.
 fn read_lines(stdout: Option<std::process::ChildStdout>) -> mpsc::Receiver<String> {
     let (sender, receiver) = mpsc::channel();
     if let Some(stdout) = stdout {
         thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
+            let mut reader = BufReader::new(stdout);
+            let mut line = Vec::new();
+            while matches!(reader.read_until(b'\n', &mut line), Ok(1..)) {
+                let text = String::from_utf8_lossy(&line).trim_end().to_string();
+                line.clear();
+                if sender.send(text).is_err() {
                     break;
                 }
             }
@@ -242,35 +312,41 @@ fn read_lines(stdout: Option<std::process::ChildStdout>) -> mpsc::Receiver<Strin
     receiver
 }
 
-/// Waits up to `grace` for the child to exit; `None` if it did not.
+/// Waits up to `grace` for the child to exit; `None` if it did not, and then it
+/// is killed. A process stuck in the driver cannot even be reaped until the
+/// driver lets go, so the wait after the kill is bounded too.
 fn wait(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
-    let until = Instant::now() + grace;
-    loop {
+    let poll = |child: &mut Child, until: Instant| loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
             Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(20)),
-            Ok(None) | Err(_) => {
-                process::kill_group(child.id() as libc::pid_t);
-                let _ = child.wait();
-                return None;
-            }
+            Ok(None) | Err(_) => return None,
         }
+    };
+    let status = poll(child, Instant::now() + grace);
+    if status.is_none() {
+        process::kill_group(child.id() as libc::pid_t);
+        poll(child, Instant::now() + KILL_GRACE);
     }
+    status
 }
 
-fn timed_out(step: Running, seconds: f64) -> Step {
+fn timed_out(step: Running, said: &str) -> Step {
+    let detail = format!("{said}: envdoctor killed the smoke test and every process it started");
+    unfinished(step, Status::Timeout, detail, None)
+}
+
+/// A step that never sent its end: what the harness knows of it.
+fn unfinished(step: Running, status: Status, detail: String, error: Option<StepError>) -> Step {
     Step {
         gpu: step.started.gpu,
         duration_ms: step.at.elapsed().as_millis() as u64,
-        detail: format!(
-            "no answer within {} s: envdoctor killed the smoke test and every process it started",
-            format_seconds(seconds)
-        ),
-        status: Status::Timeout,
+        detail,
+        status,
         name: step.started.step,
         title: step.started.title,
         figures: Default::default(),
-        error: None,
+        error,
     }
 }
 
@@ -281,23 +357,16 @@ fn died_during(step: Running, ending: &str, status: Option<ExitStatus>, stderr: 
         None => process::last_line(stderr),
     }
     .unwrap_or_default();
-    Step {
-        gpu: step.started.gpu,
-        duration_ms: step.at.elapsed().as_millis() as u64,
-        detail: match signal {
-            Some(_) => format!("the interpreter crashed ({ending}) during this step"),
-            None => format!("the interpreter ended ({ending}) during this step: {last_words}"),
-        },
-        status: Status::Fail,
-        name: step.started.step,
-        title: step.started.title,
-        figures: Default::default(),
-        error: Some(StepError {
-            kind: signal.map_or_else(|| "exit".to_string(), process::signal_name),
-            message: last_words,
-            traceback: stderr_tail.to_string(),
-        }),
-    }
+    let detail = match signal {
+        Some(_) => format!("the interpreter crashed ({ending}) during this step"),
+        None => format!("the interpreter ended ({ending}) during this step: {last_words}"),
+    };
+    let error = StepError {
+        kind: signal.map_or_else(|| "exit".to_string(), process::signal_name),
+        message: last_words,
+        traceback: stderr_tail.to_string(),
+    };
+    unfinished(step, Status::Fail, detail, Some(error))
 }
 
 /// What faulthandler says of a crash: its "Fatal Python error: Segmentation
@@ -342,6 +411,84 @@ mod tests {
             "Fatal Python error: Segmentation fault, in File \"/v/torch/cuda/__init__.py\", line 11 in is_available"
         );
         assert_eq!(crash_words("Segmentation fault (core dumped)"), None);
+    }
+
+    /// Runs the harness on a shell script standing in for the interpreter, to
+    /// drive it through event orders and endings a real script should never produce.
+    fn run_script(body: &str, timeout_s: u64) -> SmokeRun {
+        let directory = tempfile::tempdir().unwrap();
+        let python = directory.path().join("python");
+        std::fs::write(&python, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let options = Options {
+            python,
+            timeout: Duration::from_secs(timeout_s),
+            deep: false,
+        };
+        // Another test's fork can briefly hold the script open for writing (ETXTBSY).
+        for _ in 0..20 {
+            match run(&options, &mut super::super::progress::Quiet) {
+                Err(SmokeError::Spawn { source, .. }) if source.raw_os_error() == Some(libc::ETXTBSY) => {
+                    thread::sleep(Duration::from_millis(50))
+                }
+                outcome => return outcome.unwrap(),
+            }
+        }
+        panic!("{} stayed busy", options.python.display())
+    }
+
+    const START_A: &str = r#"echo '{"event": "start", "step": "a", "title": "A", "deadline_s": 1}'"#;
+    const END_A: &str = r#"echo '{"event": "end", "step": "a", "status": "pass", "duration_ms": 1}'"#;
+    const DONE: &str = r#"echo '{"event": "done"}'"#;
+
+    #[test]
+    fn a_crash_after_the_last_step_is_not_a_completed_run() {
+        let run = run_script(&format!("{START_A}\n{END_A}\n{DONE}\nkill -SEGV $$"), 20);
+        assert_eq!(run.ending, Ending::Crashed);
+        assert_eq!(run.ended_during, None);
+        assert_eq!(run.steps.len(), 1);
+    }
+
+    #[test]
+    fn a_hang_after_the_last_step_is_killed_and_said() {
+        let run = run_script(&format!("{START_A}\n{END_A}\n{DONE}\nexec sleep 60"), 2);
+        assert_eq!(run.ending, Ending::TimedOut);
+        assert!(
+            run.ending_detail.contains("after its last step"),
+            "{}",
+            run.ending_detail
+        );
+        assert_eq!(run.ended_during, None);
+    }
+
+    #[test]
+    fn a_step_without_an_end_is_kept_and_a_foreign_end_does_not_lift_its_deadline() {
+        let start_b = START_A.replace("\"a\"", "\"b\"");
+        let run = run_script(
+            &format!(
+                "{START_A}\n{start_b}\necho '{{\"event\": \"end\", \"step\": \"x\", \"status\": \"pass\", \"duration_ms\": 1}}'\nexec sleep 60"
+            ),
+            20,
+        );
+        let names: Vec<(&str, Status)> = run.steps.iter().map(|step| (step.name.as_str(), step.status)).collect();
+        assert_eq!(
+            names,
+            [("a", Status::Fail), ("x", Status::Pass), ("b", Status::Timeout)]
+        );
+        assert_eq!(run.ended_during.as_deref(), Some("b"));
+        assert!(
+            run.steps[2].detail.starts_with("no answer within 1 s"),
+            "{}",
+            run.steps[2].detail
+        );
+    }
+
+    #[test]
+    fn an_absurd_deadline_or_a_line_that_is_not_utf8_breaks_nothing() {
+        let start = START_A.replace("\"deadline_s\": 1", "\"deadline_s\": 1e300");
+        let run = run_script(&format!("printf '\\377\\n'\n{start}\n{END_A}\n{DONE}"), 20);
+        assert_eq!(run.ending, Ending::Completed, "{run:?}");
+        assert_eq!(run.steps[0].status, Status::Pass);
     }
 
     #[test]

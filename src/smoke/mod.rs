@@ -36,6 +36,9 @@ pub struct SmokeRun {
     /// How the process ended, in words: "exit status 0", "signal SIGSEGV",
     /// "killed after 120 s".
     pub ending_detail: String,
+    /// The step the ending happened in (a timeout, a crash), if it happened in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_during: Option<String>,
     pub steps: Vec<Step>,
     /// The last lines the test wrote to stderr, kept when it did not complete
     /// or a step failed: a crash's own last words.

@@ -1,4 +1,5 @@
-"""Tests of the smoke test's library stages (src/smoke/script/envdoctor_smoke/library_steps.py),
+"""Tests of the smoke test's library stages (src/smoke/script/envdoctor_smoke/library_steps.py and
+bitsandbytes_steps.py, peft_steps.py, deepspeed_steps.py),
 on the CPU: each stage's work runs on the CPU where the library supports it,
 and `library_steps.run` is driven without a GPU to check the skip events.
 
@@ -24,7 +25,7 @@ from unittest import mock
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "smoke", "script")
 sys.path.insert(0, os.path.abspath(SCRIPT))
 
-from envdoctor_smoke import library_steps, protocol  # noqa: E402
+from envdoctor_smoke import bitsandbytes_steps, deepspeed_steps, library_steps, peft_steps, protocol  # noqa: E402
 
 ALL_NAMES = [
     "bitsandbytes.nf4",
@@ -153,34 +154,34 @@ class BitsandbytesOnCpu(unittest.TestCase):
         self.cpu = self.torch.device("cpu")
 
     def test_nf4_matches_its_dequantized_weights(self):
-        end = run_as_step(lambda step: library_steps.nf4_layer(step, self.torch, self.bnb, self.cpu))
+        end = run_as_step(lambda step: bitsandbytes_steps.nf4_layer(step, self.torch, self.bnb, self.cpu))
         self.assertEqual(end["status"], "pass", end)
-        self.assertLessEqual(end["figures"]["max_relative_error"], library_steps.NF4_TOLERANCE)
+        self.assertLessEqual(end["figures"]["max_relative_error"], bitsandbytes_steps.NF4_TOLERANCE)
 
     def test_nf4_fails_when_the_kernel_is_wrong(self):
         forward = self.bnb.nn.Linear4bit.forward
         with mock.patch.object(self.bnb.nn.Linear4bit, "forward", lambda layer, x: forward(layer, x) * 1.1):
-            end = run_as_step(lambda step: library_steps.nf4_layer(step, self.torch, self.bnb, self.cpu))
+            end = run_as_step(lambda step: bitsandbytes_steps.nf4_layer(step, self.torch, self.bnb, self.cpu))
         self.assertEqual(end["status"], "fail", end)
         self.assertIn("differs from fp16 with the same dequantized weights", end["detail"])
 
     def test_nf4_fails_on_nan(self):
         forward = self.bnb.nn.Linear4bit.forward
         with mock.patch.object(self.bnb.nn.Linear4bit, "forward", lambda layer, x: forward(layer, x) * float("nan")):
-            end = run_as_step(lambda step: library_steps.nf4_layer(step, self.torch, self.bnb, self.cpu))
+            end = run_as_step(lambda step: bitsandbytes_steps.nf4_layer(step, self.torch, self.bnb, self.cpu))
         self.assertEqual(end["status"], "fail", end)
         # As text: NaN is not JSON.
         self.assertEqual(end["figures"]["max_relative_error"], "nan")
 
     def test_int8_is_close_to_fp16(self):
-        end = run_as_step(lambda step: library_steps.int8_layer(step, self.torch, self.bnb, self.cpu))
+        end = run_as_step(lambda step: bitsandbytes_steps.int8_layer(step, self.torch, self.bnb, self.cpu))
         self.assertEqual(end["status"], "pass", end)
-        self.assertLessEqual(end["figures"]["max_relative_error"], library_steps.INT8_TOLERANCE)
+        self.assertLessEqual(end["figures"]["max_relative_error"], bitsandbytes_steps.INT8_TOLERANCE)
 
     def test_int8_fails_when_the_kernel_is_wrong(self):
         forward = self.bnb.nn.Linear8bitLt.forward
         with mock.patch.object(self.bnb.nn.Linear8bitLt, "forward", lambda layer, x: forward(layer, x) * 1.2):
-            end = run_as_step(lambda step: library_steps.int8_layer(step, self.torch, self.bnb, self.cpu))
+            end = run_as_step(lambda step: bitsandbytes_steps.int8_layer(step, self.torch, self.bnb, self.cpu))
         self.assertEqual(end["status"], "fail", end)
         self.assertIn("differs from the fp16 layer", end["detail"])
 
@@ -193,21 +194,21 @@ class PeftOnCpu(unittest.TestCase):
 
     def lora_model(self):
         base = library_steps.tiny_model(self.torch, self.torch.nn.Linear)
-        return self.peft.get_peft_model(base, library_steps.lora_config(self.peft)).to(self.cpu)
+        return self.peft.get_peft_model(base, peft_steps.lora_config(self.peft)).to(self.cpu)
 
     def train(self, model):
         float32 = self.torch.float32
-        return run_as_step(lambda step: library_steps.train_one_step(step, self.torch, model, self.cpu, float32))
+        return run_as_step(lambda step: peft_steps.train_one_step(step, self.torch, model, self.cpu, float32))
 
     def test_lora_trains_one_step(self):
-        end = run_as_step(lambda step: library_steps.lora_training(step, self.torch, self.peft, self.cpu))
+        end = run_as_step(lambda step: peft_steps.lora_training(step, self.torch, self.peft, self.cpu))
         self.assertEqual(end["status"], "pass", end)
         # r=4 on up (64->128) and down (128->64): A is r x in, B is out x r.
         self.assertEqual(end["figures"]["trainable_parameters"], 4 * (64 + 128) * 2)
         self.assertTrue(math.isfinite(end["figures"]["loss"]))
 
     def test_misplaced_tensors_are_named(self):
-        misplaced = library_steps.misplaced_tensors(self.lora_model(), self.torch.device("meta"))
+        misplaced = peft_steps.misplaced_tensors(self.lora_model(), self.torch.device("meta"))
         self.assertIn("base_model.model.up.lora_A.default.weight on cpu", misplaced)
 
     def test_a_parameter_left_elsewhere_fails_the_step_with_its_name(self):
@@ -228,7 +229,7 @@ class PeftOnCpu(unittest.TestCase):
 
     def test_qlora_trains_one_step(self):
         bnb = need_bitsandbytes_on_cpu(self)
-        end = run_as_step(lambda step: library_steps.qlora_training(step, self.torch, self.peft, bnb, self.cpu))
+        end = run_as_step(lambda step: peft_steps.qlora_training(step, self.torch, self.peft, bnb, self.cpu))
         self.assertEqual(end["status"], "pass", end)
         self.assertEqual(end["figures"]["lora_layer"], "peft.tuners.lora.bnb.Linear4bit")
         self.assertEqual(end["figures"]["trainable_parameters"], 4 * (64 + 128) * 2)
@@ -241,7 +242,7 @@ class DeepSpeedOnCpu(unittest.TestCase):
 
     def ops(self, ninja=True):
         with mock.patch("torch.utils.cpp_extension.is_ninja_available", lambda: ninja):
-            return run_as_step(lambda step: library_steps.deepspeed_ops(step, self.deepspeed))
+            return run_as_step(lambda step: deepspeed_steps.deepspeed_ops(step, self.deepspeed))
 
     def test_ops_are_listed(self):
         end = self.ops()
@@ -273,14 +274,14 @@ class DeepSpeedOnCpu(unittest.TestCase):
     def test_a_check_that_raises_is_incompatible(self):
         builder = mock.Mock()
         builder.is_compatible = lambda verbose=False: 1 / 0
-        self.assertEqual(library_steps.op_is_compatible(builder), (False, "ZeroDivisionError: division by zero"))
+        self.assertEqual(deepspeed_steps.op_is_compatible(builder), (False, "ZeroDivisionError: division by zero"))
 
     @unittest.skipUnless(os.environ.get("ENVDOCTOR_SMOKE_SLOW") == "1", "JIT-builds DeepSpeed's CPU ops (minutes)")
     def test_zero3_step_in_a_worker(self):
         # The worker is `python -m envdoctor_smoke worker deepspeed_zero3 cpu`.
         path = os.pathsep.join(filter(None, [os.path.abspath(SCRIPT), os.environ.get("PYTHONPATH")]))
         with mock.patch.dict(os.environ, {"PYTHONPATH": path}):
-            end = run_as_step(lambda step: library_steps.zero3_step(step, "cpu"))
+            end = run_as_step(lambda step: deepspeed_steps.zero3_step(step, "cpu"))
         self.assertEqual(end["status"], "pass", end)
         self.assertEqual(end["figures"]["master_weights_device"], ["cpu"])
         self.assertEqual(end["figures"]["partitioned_parameters"], 4)

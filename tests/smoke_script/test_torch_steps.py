@@ -121,7 +121,12 @@ class MatrixProductAgainstReference(unittest.TestCase):
 
     def test_an_honest_product_is_within_tolerance_in_every_precision(self):
         torch = self.torch
-        for dtype, tolerance in [(torch.float32, 1e-5), (torch.float16, torch_steps.FP16_TOLERANCE), (torch.bfloat16, torch_steps.BF16_TOLERANCE)]:
+        tolerances = [
+            (torch.float32, 1e-5),
+            (torch.float16, torch_steps.FP16_TOLERANCE),
+            (torch.bfloat16, torch_steps.BF16_TOLERANCE),
+        ]
+        for dtype, tolerance in tolerances:
             step = FakeStep()
             error = torch_steps.matmul_against_cpu(step, torch, torch.device("cpu"), dtype, tolerance)
             self.assertLessEqual(error, tolerance, dtype)

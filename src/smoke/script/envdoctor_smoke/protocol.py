@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -137,41 +138,97 @@ class Runner:
         return self.statuses.get(name) == "pass"
 
 
-def run_workers(argument_lists, deadline_s):
-    """Runs `python -m envdoctor_smoke worker ...` once per argument list, all at
-    once, and returns what each printed as JSON. Workers that are still running
-    at the deadline are killed and the step fails, so one hung rank cannot
-    take the rest of the smoke test with it."""
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "envdoctor_smoke", "worker"] + [str(a) for a in arguments],
-            stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-        )
-        for arguments in argument_lists
-    ]
-    ends = time.monotonic() + deadline_s
-    results = []
+def release(torch):
+    """Hands the memory a step cached back to the driver, between steps. After
+    a sticky CUDA error this raises too; outside any step that would end the
+    whole run, and the step that caused the error has already reported it."""
     try:
-        for worker in workers:
-            try:
-                output, _ = worker.communicate(timeout=max(0.1, ends - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                raise Failed(
-                    "a worker process did not finish within {:.0f} s (rank hung in a collective?)".format(deadline_s)
-                )
-            if worker.returncode != 0:
-                raise Failed("a worker process ended with {}".format(describe_returncode(worker.returncode)))
-            lines = output.decode("utf-8", "replace").strip().splitlines()
-            result = json.loads(lines[-1]) if lines else {}
-            if result.get("error"):
-                raise Failed("rank {}: {}: {}".format(len(results), result["error"]["type"], result["error"]["message"]))
-            results.append(result)
+        torch.cuda.empty_cache()
+    except Exception:
+        pass
+
+
+WORKER_COMMAND = [sys.executable, "-m", "envdoctor_smoke", "worker"]
+# How often run_workers looks whether a worker has ended.
+POLL_INTERVAL_S = 0.05
+
+
+def run_workers(argument_lists, deadline_s, command=None):
+    """Runs `python -m envdoctor_smoke worker ...` once per argument list (rank
+    0, 1, ...), all at once, and returns what each printed as JSON, in rank
+    order. The first rank to end badly (a non-zero exit or a reported error)
+    fails the step at once, naming that rank, and the others are killed: a rank
+    that died must not read as its peers hanging in a collective. Ranks still
+    running at the deadline are killed too, so one hung rank cannot take the
+    rest of the smoke test with it. `command` replaces the
+    `python -m envdoctor_smoke worker` prefix (the tests run `python -c`)."""
+    prefix = list(command or WORKER_COMMAND)
+    workers = []
+    try:
+        for arguments in argument_lists:
+            workers.append(Worker(prefix + [str(argument) for argument in arguments]))
+        return wait_for_workers(workers, deadline_s)
     finally:
         for worker in workers:
-            if worker.poll() is None:
-                worker.kill()
-                worker.wait()
+            worker.stop()
+
+
+class Worker:
+    """One worker process. Its stdout is read on a thread, so that a worker
+    that prints more than a pipe holds cannot stall while its peers are watched."""
+
+    def __init__(self, command):
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.output = b""
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self):
+        self.output = self.process.stdout.read()
+
+    def answer(self, rank, ends):
+        """What the ended worker returned; raises Failed for a rank that ended badly."""
+        code = self.process.returncode
+        if code != 0:
+            raise Failed("rank {}: the worker process ended with {}".format(rank, describe_returncode(code)))
+        self.reader.join(max(0.1, ends - time.monotonic()))
+        lines = self.output.decode("utf-8", "replace").strip().splitlines()
+        try:
+            result = json.loads(lines[-1])
+        except (IndexError, ValueError):
+            raise Failed("rank {}: the worker process ended without printing its result".format(rank))
+        if isinstance(result, dict) and result.get("error"):
+            error = result["error"]
+            raise Failed("rank {}: {}: {}".format(rank, error.get("type"), error.get("message")))
+        return result
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.reader.join(1)
+        # Closing the pipe waits for a read in progress: only once the reader is done.
+        if not self.reader.is_alive():
+            self.process.stdout.close()
+
+
+def wait_for_workers(workers, deadline_s):
+    ends = time.monotonic() + deadline_s
+    results = [None] * len(workers)
+    running = list(range(len(workers)))
+    while running:
+        for rank in list(running):
+            if workers[rank].process.poll() is not None:
+                running.remove(rank)
+                results[rank] = workers[rank].answer(rank, ends)
+        if running and time.monotonic() >= ends:
+            raise Failed(
+                "{} {} did not finish within {:.0f} s (hung in a collective?)".format(
+                    "rank" if len(running) == 1 else "ranks", ", ".join(str(rank) for rank in running), deadline_s
+                )
+            )
+        if running:
+            time.sleep(POLL_INTERVAL_S)
     return results
 
 

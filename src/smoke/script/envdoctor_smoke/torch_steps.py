@@ -124,14 +124,19 @@ def each_gpu(runner, torch, gpus):
             if not ran:
                 runner.skipped(name, title, "cuda:{} could not run a kernel".format(index), gpu=index)
                 continue
-            with runner.step(name, title, GPU_STEP_DEADLINE, gpu=index) as step:
+            # The GPU under test is the current device for the stage: CUDA
+            # events, the current stream, pinned memory and cuBLAS handles
+            # otherwise belong to cuda:0.
+            with runner.step(name, title, GPU_STEP_DEADLINE, gpu=index) as step, torch.cuda.device(device):
                 stage(step, torch, index, device)
                 torch.cuda.synchronize(device)
-            torch.cuda.empty_cache()
+            protocol.release(torch)
 
 
 def kernels(runner, torch, index, device):
-    with runner.step("gpu{}.kernels".format(index), "cuda:{} runs this build's kernels".format(index), GPU_STEP_DEADLINE, gpu=index) as step:
+    name = "gpu{}.kernels".format(index)
+    title = "cuda:{} runs this build's kernels".format(index)
+    with runner.step(name, title, GPU_STEP_DEADLINE, gpu=index) as step, torch.cuda.device(device):
         properties = torch.cuda.get_device_properties(index)
         covered = arch_covers(torch.cuda.get_arch_list(), properties.major, properties.minor)
         step.figure("name", properties.name)
@@ -139,9 +144,11 @@ def kernels(runner, torch, index, device):
         step.figure("memory_total_mib", properties.total_memory // (1 << 20))
         step.figure("arch_list_covers", covered)
         values = torch.arange(1 << 20, device=device, dtype=torch.float32)
-        total = (values * 2 + 1).sum().item()
+        # The sum of the first 2**20 odd numbers, 2**40: exact in float64 (the
+        # odd numbers themselves are exact in float32), so any difference is an error.
+        total = (values * 2 + 1).sum(dtype=torch.float64).item()
         expected = float((1 << 20) ** 2)
-        if abs(total - expected) > expected * 1e-6:
+        if total != expected:
             step.fail("an elementwise kernel on cuda:{} summed to {} instead of {}".format(index, total, expected))
         step.detail = "{}, compute capability {}.{}; {}".format(
             properties.name,
@@ -156,14 +163,17 @@ def kernels(runner, torch, index, device):
 
 
 def elapsed_ms(torch, device, work, repeat):
-    """Milliseconds per call of `work`, timed with CUDA events after a warm-up."""
+    """Milliseconds per call of `work`, timed with CUDA events after a warm-up.
+    The events are recorded on `device`'s stream, where `work` runs (a bare
+    record() would use the current device's)."""
     work()
+    stream = torch.cuda.current_stream(device)
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
-    start.record()
+    start.record(stream)
     for _ in range(repeat):
         work()
-    end.record()
+    end.record(stream)
     torch.cuda.synchronize(device)
     return start.elapsed_time(end) / repeat
 
@@ -177,7 +187,11 @@ def memory(step, torch, index, device):
     block.fill_(3.0)
     total_value = block.sum(dtype=torch.float64).item()
     if total_value != 3.0 * count:
-        step.fail("{} MiB filled with 3.0 on cuda:{} summed to {} instead of {}".format(size >> 20, index, total_value, 3.0 * count))
+        step.fail(
+            "{} MiB filled with 3.0 on cuda:{} summed to {} instead of {}".format(
+                size >> 20, index, total_value, 3.0 * count
+            )
+        )
     host = torch.empty(count, dtype=torch.float32).pin_memory()
     host_ms = elapsed_ms(torch, device, lambda: block.copy_(host, non_blocking=True), 3)
     other = torch.empty_like(block)

@@ -3,7 +3,7 @@ its command-line arguments as strings and returns a JSON-able answer."""
 
 import datetime
 
-from .library_steps import deepspeed_zero3_rank
+from .deepspeed_steps import deepspeed_zero3_rank
 
 
 def nccl_rank(rank, world_size, port, deadline_s):
