@@ -371,12 +371,6 @@ mod tests {
         nvidia.cuda_driver_version = cuda.map(str::to_string);
     }
 
-    #[test]
-    fn the_healthy_node_is_quiet() {
-        let snapshot = healthy();
-        assert_eq!(run(&snapshot, driver_runs_torch_cuda), []);
-        assert_eq!(run(&snapshot, python_supported_by_torch), []);
-    }
 
     #[test]
     fn a_cuda_13_torch_on_a_535_driver_is_an_error_with_both_ways_out() {

@@ -414,7 +414,6 @@ mod tests {
 
     use super::*;
     use crate::checks::test_support::{healthy, ids, run};
-    use crate::configs::TrainingConfigs;
     use crate::probe::cuda_devices;
     use crate::probe::nvidia::{RemappedRows, Toggle, UnreadableGpu};
     use crate::snapshot::Snapshot;
@@ -428,18 +427,6 @@ mod tests {
         snapshot.cuda_devices = Some(cuda_devices::map(gpus, Some(visible), None));
     }
 
-    #[test]
-    fn the_healthy_node_is_quiet() {
-        let snapshot = healthy();
-        for check in CHECKS {
-            assert_eq!(
-                (check.run)(&Facts::new(&snapshot, &TrainingConfigs::default())),
-                [],
-                "{}",
-                check.id
-            );
-        }
-    }
 
     #[test]
     fn uncorrectable_errors_in_this_boot_warn_and_lifetime_ones_inform() {

@@ -102,6 +102,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_healthy_node_is_quiet() {
+        let snapshot = test_support::healthy();
+        for check in all() {
+            assert_eq!(test_support::run(&snapshot, check.run), [], "{}", check.id);
+        }
+    }
+
+    #[test]
     fn check_and_finding_ids_are_unique_and_kebab_case() {
         let mut seen = BTreeSet::new();
         for check in catalogue() {
