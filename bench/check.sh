@@ -85,8 +85,9 @@ while have < wanted:
 print(f"environment: {have} distributions in {target}", file=sys.stderr)
 PYEOF
 
-"$py" - "$envdoctor" "$venv_py" "$work/cache" "$runs" <<'PYEOF'
-import os, statistics, subprocess, sys, time
+PYTHONPATH="$repo_root/bench" "$py" - "$envdoctor" "$venv_py" "$work/cache" "$runs" <<'PYEOF'
+import os, sys
+from interleaved import print_medians, time_interleaved
 envdoctor, py, cache, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 env = dict(os.environ, XDG_CACHE_HOME=cache, PIP_DISABLE_PIP_VERSION_CHECK="1")
 env.pop("VIRTUAL_ENV", None)
@@ -96,20 +97,8 @@ tools = [
     ("pip check", [py, "-m", "pip", "check"]),
     ("pip list", [py, "-m", "pip", "list", "--format=json"]),
 ]
-times = {label: [] for label, _ in tools}
-for round in range(runs + 1):  # round 0 warms caches and is discarded
-    for label, argv in tools:
-        start = time.perf_counter()
-        result = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        elapsed = time.perf_counter() - start
-        if result.returncode not in (0, 1):
-            sys.exit(f"{label} failed with exit code {result.returncode}")
-        if round:
-            times[label].append(elapsed)
-med = {label: statistics.median(values) for label, values in times.items()}
-print(f"{'tool':30} {'median':>10} {'min':>10} {'max':>10}")
-for label, values in times.items():
-    print(f"{label:30} {med[label]*1000:9.1f}ms {min(values)*1000:9.1f}ms {max(values)*1000:9.1f}ms")
+times = time_interleaved(tools, runs, env)
+med = print_medians(times, width=30, decimals=1)
 print(f"check / probe:      {med['envdoctor check --no-smoke'] / med['envdoctor probe']:.2f}x  (issue 4 bar: within 2x)")
 print(f"pip check / check:  {med['pip check'] / med['envdoctor check --no-smoke']:.1f}x")
 print(f"pip list / probe:   {med['pip list'] / med['envdoctor probe']:.1f}x")

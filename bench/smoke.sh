@@ -40,8 +40,9 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-smoke.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-"$py" - "$envdoctor" "$py" "$work" "$runs" <<'PYEOF'
-import json, os, statistics, subprocess, sys, time
+PYTHONPATH="$repo_root/bench" "$py" - "$envdoctor" "$py" "$work" "$runs" <<'PYEOF'
+import json, os, sys
+from interleaved import print_medians, time_interleaved
 envdoctor, py, work, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
 env.pop("VIRTUAL_ENV", None)
@@ -52,20 +53,8 @@ tools = [
     ("envdoctor probe", [envdoctor, "probe", "--python", py, "--format", "json"]),
     ("envdoctor check", [envdoctor, "check", "--python", py, "--format", "json"]),
 ]
-times = {label: [] for label, _ in tools}
-for round in range(runs + 1):  # round 0 warms the page cache and is discarded
-    for label, argv in tools:
-        start = time.perf_counter()
-        result = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        elapsed = time.perf_counter() - start
-        if result.returncode not in (0, 1):
-            sys.exit(f"{label} failed with exit code {result.returncode}")
-        if round:
-            times[label].append(elapsed)
-med = {label: statistics.median(values) for label, values in times.items()}
-print(f"{'tool':20} {'median':>10} {'min':>10} {'max':>10}")
-for label, values in times.items():
-    print(f"{label:20} {med[label]*1000:9.0f}ms {min(values)*1000:9.0f}ms {max(values)*1000:9.0f}ms")
+times = time_interleaved(tools, runs, env)
+med = print_medians(times, width=20, decimals=0)
 print(f"smoke / collect_env:   {med['envdoctor smoke'] / med['collect_env']:.2f}x")
 print(f"collect_env / probe:   {med['collect_env'] / med['envdoctor probe']:.0f}x")
 with open(smoke_json) as f:
