@@ -411,7 +411,6 @@ mod tests {
         snapshot.cuda_devices = Some(cuda_devices::map(gpus, visible, order));
     }
 
-
     #[test]
     fn an_index_past_the_last_gpu_is_an_error_naming_what_cuda_sees() {
         let mut snapshot = healthy();

@@ -371,7 +371,6 @@ mod tests {
         nvidia.cuda_driver_version = cuda.map(str::to_string);
     }
 
-
     #[test]
     fn a_cuda_13_torch_on_a_535_driver_is_an_error_with_both_ways_out() {
         let mut snapshot = healthy();

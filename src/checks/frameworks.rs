@@ -685,7 +685,6 @@ mod tests {
         site
     }
 
-
     #[test]
     fn a_blackwell_gpu_on_a_cu124_build_has_no_code() {
         let mut snapshot = healthy();

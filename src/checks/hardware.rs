@@ -427,7 +427,6 @@ mod tests {
         snapshot.cuda_devices = Some(cuda_devices::map(gpus, Some(visible), None));
     }
 
-
     #[test]
     fn uncorrectable_errors_in_this_boot_warn_and_lifetime_ones_inform() {
         let mut snapshot = healthy();
