@@ -41,6 +41,22 @@ pub enum Command {
     #[command(after_help = SMOKE_EXAMPLES)]
     Smoke(SmokeArgs),
 
+    /// Write the lockfile: this node's packages and its GPU side (driver, CUDA, GPUs).
+    #[command(after_help = LOCK_EXAMPLES)]
+    Lock(LockArgs),
+
+    /// Say how this node (or a Snapshot) differs from a lockfile.
+    #[command(after_help = VERIFY_EXAMPLES)]
+    Verify(VerifyArgs),
+
+    /// The differences between two Snapshots or lockfiles, grouped by area.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff(DiffArgs),
+
+    /// Pinned requirements (requirements.txt, constraints, pylock.toml) from a lock or this node.
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export(ExportArgs),
+
     /// Inspect and validate the compatibility matrix.
     #[command(subcommand)]
     Matrix(MatrixCommand),
@@ -193,6 +209,147 @@ pub struct SmokeArgs {
     /// Write to FILE (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+const LOCK_EXAMPLES: &str = "\
+Examples:
+  envdoctor lock                                   envdoctor.lock for this node's default Python
+  envdoctor lock --python .venv/bin/python -o train.lock
+  envdoctor lock --snapshot node3.json -o node3.lock
+
+Exit codes: 0 written, 2 envdoctor could not do its job.";
+
+#[derive(Debug, Args)]
+pub struct LockArgs {
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    /// Where to write the lock (atomically); `-` for standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "envdoctor.lock")]
+    pub output: PathBuf,
+}
+
+const VERIFY_EXAMPLES: &str = "\
+Examples:
+  envdoctor verify                                 this node against ./envdoctor.lock
+  envdoctor verify --files                         also re-hash every installed file against its RECORD
+  envdoctor verify --lock train.lock --snapshot node7.json --format junit -o verify.xml
+
+Exit codes: 0 no drift at or above --fail-on, 1 drift at or above it, 2 envdoctor could not verify.";
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The lock to verify against.
+    #[arg(long, value_name = "FILE", default_value = "envdoctor.lock")]
+    pub lock: PathBuf,
+
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    /// Also check every installed file against its distribution's RECORD hashes and name the
+    /// files changed in place (needs the node itself, not a Snapshot).
+    #[arg(long, conflicts_with = "snapshot")]
+    pub files: bool,
+
+    /// `text` for people, `json` (schema `envdoctor.verify/1`), `junit` for CI test reports.
+    #[arg(long, value_enum, default_value_t = DriftFormat::Text)]
+    pub format: DriftFormat,
+
+    /// The lowest severity of drift that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  envdoctor diff node3.json node7.json             it works on node 3 but not on node 7: why
+  envdoctor diff envdoctor.lock node7.json
+
+Exit codes: 0 the same, 1 they differ, 2 envdoctor could not read one of them.";
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// A Snapshot (`probe --format json`) or a lockfile.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+
+    /// A Snapshot (`probe --format json`) or a lockfile.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+
+    /// `text` for people, `json` (schema `envdoctor.diff/1`).
+    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
+    pub format: SnapshotFormat,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+const EXPORT_EXAMPLES: &str = "\
+Examples:
+  envdoctor export --format requirements --hashes -o requirements.txt
+  envdoctor export --lock envdoctor.lock --format pylock -o pylock.toml
+  envdoctor export --format constraints --index-url https://pypi.example.com/simple/
+  python -m pip install --require-hashes --no-deps -r requirements.txt
+
+Exit codes: 0 written, 2 envdoctor could not export (a hash the index does not have, a lock it cannot read).";
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Export from this lock instead of probing this node.
+    #[arg(long, value_name = "FILE", conflicts_with = "snapshot")]
+    pub lock: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    /// `requirements` (pip -r), `constraints` (pip -c), or `pylock` (PEP 751 pylock.toml).
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+
+    /// Add `--hash=sha256:` lines from the package index (always on for pylock).
+    #[arg(long)]
+    pub hashes: bool,
+
+    /// The package index to take hashes from. Default: PIP_INDEX_URL, then pip's configuration
+    /// files, then pip's own default.
+    #[arg(long, value_name = "URL")]
+    pub index_url: Option<String>,
+
+    /// Use only hashes cached by an earlier export; say which are missing.
+    #[arg(long)]
+    pub offline: bool,
+
+    /// Seconds one index request may take.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = positive_seconds)]
+    pub index_timeout: f64,
+
+    /// Also pin pip, setuptools, wheel and distribute, which `pip freeze` leaves out.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Requirements,
+    Constraints,
+    Pylock,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DriftFormat {
+    Text,
+    Json,
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

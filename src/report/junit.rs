@@ -120,7 +120,7 @@ fn body(finding: &Finding) -> String {
 
 /// XML 1.0 text and attribute escaping. Control characters XML cannot carry
 /// at all (a stray byte in a package's metadata) are dropped.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for character in text.chars() {
         match character {

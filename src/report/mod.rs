@@ -1,6 +1,7 @@
 //! Rendering for people. Machine formats are the serde forms of the same values.
 
 pub mod check;
+pub mod drift;
 mod frameworks;
 mod gpu;
 pub mod junit;

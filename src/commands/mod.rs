@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+mod export;
+mod lockfile;
+
 use crate::check::{CheckInput, Ignore, Smoke};
 use crate::cli::{
     CheckArgs, Cli, Command, MatrixCommand, NodeArgs, ProbeArgs, PythonArgs, ReportFormat, SmokeArgs, SnapshotFormat,
@@ -39,6 +42,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Probe(args) => probe(args),
         Command::Check(args) => check(args),
         Command::Smoke(args) => smoke(args),
+        Command::Lock(args) => lockfile::lock(args),
+        Command::Verify(args) => lockfile::verify(args),
+        Command::Diff(args) => lockfile::diff(args),
+        Command::Export(args) => export::export(args),
         Command::Matrix(command) => matrix_command(command),
         Command::NvmlQuery => {
             probe::nvidia::answer_query();

@@ -1,0 +1,96 @@
+//! `export`: pinned requirements from a lock or from this node.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::lockfile::lock_of;
+use super::{Outcome, emit, replay_or_probe};
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::export::index::{self, Cache, ConfigRoots};
+use crate::export::plan::{Hashing, plan};
+use crate::export::{pylock, requirements};
+use crate::lock::file;
+use crate::probe;
+
+pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
+    if args.format == ExportFormat::Constraints && args.hashes {
+        anyhow::bail!("a constraints file carries no hashes: use --format requirements --hashes");
+    }
+    if let (ExportFormat::Pylock, Some(output)) = (args.format, &args.output) {
+        pylock::check_file_name(output).map_err(anyhow::Error::msg)?;
+    }
+    // Which pip's configuration applies: the node's interpreter, or for a
+    // lock the one this shell would use, located without being probed.
+    let (lock, origin, python, roots) = match &args.lock {
+        Some(path) => {
+            let lock = file::read(path)?;
+            let python = probe::python::locate(args.node.python.python.as_deref(), |name| std::env::var_os(name))
+                .ok()
+                .map(|located| located.path);
+            let roots = ConfigRoots::for_interpreter(None, None);
+            (lock, format!("`{}`", path.display()), python, roots)
+        }
+        None => {
+            let snapshot = replay_or_probe(&args.node)?;
+            let live = args.node.snapshot.is_none();
+            let origin = match &args.node.snapshot {
+                Some(path) => format!("the Snapshot `{}`", path.display()),
+                None => format!("the environment of {}", snapshot.python.executable.display()),
+            };
+            let roots = ConfigRoots::for_interpreter(
+                Some(snapshot.python.prefix.clone()),
+                Some(snapshot.python.base_prefix.clone()),
+            );
+            let python: Option<PathBuf> = live.then(|| snapshot.python.invoked.clone());
+            (lock_of(&snapshot, live), origin, python, roots)
+        }
+    };
+
+    let needs_hashes = args.hashes || args.format == ExportFormat::Pylock;
+    let env = |name: &str| std::env::var(name).ok();
+    let indexes;
+    let options;
+    let hashing = if needs_hashes {
+        indexes = index::resolve(args.index_url.as_deref(), python.as_deref(), &env, &roots)?;
+        options = index::Options {
+            offline: args.offline,
+            cache_dir: Cache::default_directory(&env),
+            timeout: Duration::from_secs_f64(args.index_timeout),
+            progress: true,
+        };
+        Some(Hashing {
+            indexes: &indexes,
+            options: &options,
+        })
+    } else {
+        None
+    };
+    let plan = plan(&lock, args.all, hashing.as_ref()).map_err(|missing| {
+        let hint = if args.offline {
+            " (--offline uses only hashes cached by an earlier export; run once without it)"
+        } else {
+            ""
+        };
+        anyhow::anyhow!("cannot export with hashes: {missing}{hint}")
+    })?;
+
+    let text = match args.format {
+        ExportFormat::Pylock => pylock::render(&plan),
+        ExportFormat::Requirements | ExportFormat::Constraints => {
+            let kind = match args.format {
+                ExportFormat::Constraints => requirements::Kind::Constraints,
+                _ => requirements::Kind::Requirements { hashes: args.hashes },
+            };
+            let written = requirements::render(&plan, kind, &origin);
+            if !written.skipped.is_empty() {
+                eprintln!(
+                    "envdoctor: left in a comment, as this file cannot carry them: {}",
+                    written.skipped.join(", ")
+                );
+            }
+            written.text
+        }
+    };
+    emit(args.output.as_deref(), text.as_bytes())?;
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,203 @@
+//! What an export pins, before it is written in one format or another: the
+//! packages installed by name from an index (with their hashes when asked
+//! for), the ones installed from a directory, a VCS or an archive, and the
+//! indexes a reinstall needs.
+
+use std::collections::BTreeSet;
+
+use super::index::{self, Artifact, ArtifactKind, Lookup, ResolvedIndexes, Wanted};
+use crate::lock::model::{Lock, Package, Source, index_for_local_version};
+
+/// Installer tooling that `pip freeze` leaves out unless `--all`: pinning it
+/// would make a reinstall replace the installer that runs it.
+const TOOLING: &[&str] = &["pip", "setuptools", "wheel", "distribute"];
+
+pub struct Pin<'a> {
+    pub package: &'a Package,
+    pub version: &'a str,
+    /// The files whose hashes the pin accepts: the installed wheel when the
+    /// index has it, else every file of that version. Empty without hashes.
+    pub artifacts: Vec<Artifact>,
+}
+
+pub struct Plan<'a> {
+    pub lock: &'a Lock,
+    pub pins: Vec<Pin<'a>>,
+    /// Installed from a directory, a VCS or an archive (PEP 610).
+    pub direct: Vec<&'a Package>,
+    /// The index pins come from, when the user configured one (not pip's default).
+    pub index_url: Option<String>,
+    /// Further indexes pins need: the PyTorch index of a `+cu121` version.
+    pub extra_index_urls: BTreeSet<String>,
+}
+
+pub struct Hashing<'a> {
+    pub indexes: &'a ResolvedIndexes,
+    pub options: &'a index::Options,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("no sha256 for {count} of {total} packages: {}", .missing.join("; "))]
+pub struct MissingHashes {
+    pub count: usize,
+    pub total: usize,
+    pub missing: Vec<String>,
+}
+
+pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<Plan<'a>, MissingHashes> {
+    let mut pins = Vec::new();
+    let mut direct = Vec::new();
+    for package in &lock.packages {
+        if !all && TOOLING.contains(&package.normalized_name().as_str()) {
+            continue;
+        }
+        match (&package.source, &package.version) {
+            (Source::Index, Some(version)) => pins.push(Pin {
+                package,
+                version,
+                artifacts: Vec::new(),
+            }),
+            (Source::Index, None) => {}
+            _ => direct.push(package),
+        }
+    }
+    let mut extra_index_urls: BTreeSet<String> = pins
+        .iter()
+        .filter_map(|pin| index_for_local_version(pin.version))
+        .collect();
+    let mut index_url = None;
+    if let Some(hashing) = hashing {
+        let wanted: Vec<Wanted> = pins
+            .iter()
+            .map(|pin| Wanted {
+                name: pin.package.name.clone(),
+                version: pin.version.to_string(),
+                wheel_tags: pin.package.wheel_tags.clone(),
+                extra_indexes: index_for_local_version(pin.version).into_iter().collect(),
+            })
+            .collect();
+        let mut missing = Vec::new();
+        for (pin, lookup) in pins
+            .iter_mut()
+            .zip(index::look_up(&wanted, hashing.indexes, hashing.options))
+        {
+            match choose(lookup) {
+                Ok((found_on, artifacts)) => {
+                    if found_on != hashing.indexes.primary.shown() {
+                        extra_index_urls.insert(found_on);
+                    }
+                    pin.artifacts = artifacts;
+                }
+                Err(reason) => missing.push(format!("{}=={} ({reason})", pin.package.name, pin.version)),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(MissingHashes {
+                count: missing.len(),
+                total: pins.len(),
+                missing,
+            });
+        }
+        if is_configured(&hashing.indexes.primary) {
+            index_url = Some(hashing.indexes.primary.shown());
+        }
+    }
+    extra_index_urls.retain(|url| Some(url) != index_url.as_ref());
+    Ok(Plan {
+        lock,
+        pins,
+        direct,
+        index_url,
+        extra_index_urls,
+    })
+}
+
+/// An index the user chose (flag, variable, pip configuration), as opposed
+/// to pip's built-in default, which a requirements file need not name.
+fn is_configured(index: &index::Index) -> bool {
+    !(index.from.starts_with("pip's default") || index.from.starts_with("the default"))
+}
+
+/// The installed wheel when the index has it with a hash; else every hashed
+/// file of the version (the wheel was built locally from the sdist, or the
+/// index renamed it), as pip-compile would list them.
+fn choose(lookup: Lookup) -> Result<(String, Vec<Artifact>), String> {
+    match lookup {
+        Lookup::Missing { reason } => Err(reason),
+        Lookup::Found {
+            index,
+            installed_wheel,
+            files,
+        } => {
+            if let Some(wheel) = installed_wheel {
+                return match wheel.sha256 {
+                    Some(_) => Ok((index, vec![wheel])),
+                    None => Err(format!("{index} gives no sha256 for {}", wheel.filename)),
+                };
+            }
+            let hashed: Vec<Artifact> = files.into_iter().filter(|file| file.sha256.is_some()).collect();
+            if hashed.is_empty() {
+                return Err(format!("{index} gives no sha256 for any file of this version"));
+            }
+            Ok((index, hashed))
+        }
+    }
+}
+
+impl Pin<'_> {
+    pub fn wheels(&self) -> impl Iterator<Item = &Artifact> {
+        self.artifacts.iter().filter(|file| file.kind == ArtifactKind::Wheel)
+    }
+
+    pub fn sdist(&self) -> Option<&Artifact> {
+        self.artifacts.iter().find(|file| file.kind == ArtifactKind::Sdist)
+    }
+}
+
+/// The header lines every format starts with: the GPU side the pins were
+/// taken on, which no requirements format can express.
+pub fn gpu_side(lock: &Lock) -> Vec<String> {
+    let mut lines = Vec::new();
+    match &lock.nvidia {
+        Some(nvidia) => lines.push(format!(
+            "NVIDIA driver {} (CUDA {})",
+            nvidia.driver.as_deref().unwrap_or("unknown"),
+            nvidia.cuda_driver.as_deref().unwrap_or("unknown")
+        )),
+        None => lines.push("no NVIDIA driver".to_string()),
+    }
+    for group in &lock.gpus {
+        let mut line = format!("{} x {}", group.count, group.name);
+        if let Some(cc) = &group.compute_capability {
+            line.push_str(&format!(", compute capability {cc}"));
+        }
+        if let Some(memory) = group.memory_total_mib {
+            line.push_str(&format!(", {memory} MiB"));
+        }
+        lines.push(line);
+    }
+    let toolkits: Vec<String> = lock
+        .cuda
+        .toolkits
+        .iter()
+        .filter_map(|toolkit| toolkit.version.clone())
+        .collect();
+    if !toolkits.is_empty() {
+        lines.push(format!("CUDA toolkit {}", toolkits.join(", ")));
+    }
+    if let Some(torch) = lock.frameworks.get("torch") {
+        let fact = |key: &str| torch.get(key).map(ToString::to_string);
+        if let Some(version) = fact("version") {
+            let cuda = fact("cuda").map_or_else(|| "no CUDA".to_string(), |cuda| format!("CUDA {cuda}"));
+            lines.push(format!("torch {version} built with {cuda}"));
+        }
+    }
+    lines.push(format!(
+        "Python {} ({}) on {}, glibc {}",
+        lock.python.version,
+        lock.python.implementation,
+        lock.system.architecture,
+        lock.system.glibc.as_deref().unwrap_or("unknown")
+    ));
+    lines
+}

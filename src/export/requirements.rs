@@ -1,0 +1,204 @@
+//! `requirements.txt` and constraints files, as pip reads them.
+//!
+//! Index packages are `name==version` pins (with `--hash=sha256:` lines when
+//! asked), local versions such as `2.3.1+cu121` with the index that serves
+//! them. Packages installed from a directory, a VCS or an archive are written
+//! as `pip freeze` writes them; where pip cannot check them (hash-checking mode
+//! refuses editable, directory and VCS requirements, and constraints take only
+//! names and versions) they are listed in a comment instead, and `skipped`
+//! names them so the command can say so.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use super::plan::{Plan, gpu_side};
+use crate::lock::model::{Package, Source};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Requirements { hashes: bool },
+    Constraints,
+}
+
+pub struct Written {
+    pub text: String,
+    /// Packages left in a comment because this kind of file cannot carry them.
+    pub skipped: Vec<String>,
+}
+
+pub fn render(plan: &Plan, kind: Kind, origin: &str) -> Written {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Pinned by envdoctor {} from {origin} (fingerprint {}).",
+        env!("CARGO_PKG_VERSION"),
+        plan.lock.fingerprint
+    );
+    let _ = writeln!(out, "# The GPU side these pins were taken on:");
+    for line in gpu_side(plan.lock) {
+        let _ = writeln!(out, "#   {line}");
+    }
+    let install = match kind {
+        Kind::Requirements { hashes: true } => "python -m pip install --require-hashes --no-deps -r FILE",
+        Kind::Requirements { hashes: false } => "python -m pip install --no-deps -r FILE",
+        Kind::Constraints => "python -m pip install -c FILE <your requirements>",
+    };
+    let _ = writeln!(out, "# Install: {install}");
+    let index_lines = index_lines(plan);
+    match kind {
+        Kind::Requirements { .. } => {
+            for line in &index_lines {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        // A constraints file constrains versions; where to find them is the command line's.
+        Kind::Constraints if !index_lines.is_empty() => {
+            let _ = writeln!(out, "# Local versions below are found with: {}", index_lines.join(" "));
+        }
+        Kind::Constraints => {}
+    }
+    out.push('\n');
+
+    for pin in &plan.pins {
+        let _ = write!(out, "{}=={}", pin.package.name, pin.version);
+        if kind == (Kind::Requirements { hashes: true }) {
+            let mut hashes: Vec<&str> = pin.artifacts.iter().filter_map(|file| file.sha256.as_deref()).collect();
+            hashes.sort_unstable();
+            hashes.dedup();
+            for hash in hashes {
+                let _ = write!(out, " \\\n    --hash=sha256:{hash}");
+            }
+        }
+        out.push('\n');
+    }
+
+    let mut skipped = Vec::new();
+    let mut commented = Vec::new();
+    for package in &plan.direct {
+        let line = freeze_line(package);
+        let checkable = match kind {
+            Kind::Requirements { hashes: false } => true,
+            Kind::Requirements { hashes: true } => matches!(&package.source, Source::Archive { hash: Some(_), .. }),
+            Kind::Constraints => false,
+        };
+        match (checkable, line) {
+            (true, Some(line)) => {
+                let _ = writeln!(out, "{}", hashed_archive(package, line, kind));
+            }
+            (_, line) => {
+                commented
+                    .push(line.unwrap_or_else(|| format!("{} (from a source envdoctor cannot name)", package.name)));
+                skipped.push(package.name.clone());
+            }
+        }
+    }
+    if !commented.is_empty() {
+        let why = match kind {
+            Kind::Constraints => "A constraints file takes only names and versions; these were installed from",
+            _ => {
+                "pip cannot check a hash of these (editable, directory and VCS installs); install them after \
+                  this file, without --require-hashes. They came from"
+            }
+        };
+        let _ = writeln!(out, "\n# {why} a directory, a VCS or an archive:");
+        for line in commented {
+            let _ = writeln!(out, "#   {line}");
+        }
+    }
+    Written { text: out, skipped }
+}
+
+fn index_lines(plan: &Plan) -> Vec<String> {
+    plan.index_url
+        .iter()
+        .map(|url| format!("--index-url {url}"))
+        .chain(
+            plan.extra_index_urls
+                .iter()
+                .map(|url| format!("--extra-index-url {url}")),
+        )
+        .collect()
+}
+
+/// An archive with a recorded hash keeps it checkable: `name @ url --hash=...`.
+fn hashed_archive(package: &Package, line: String, kind: Kind) -> String {
+    match (&package.source, kind) {
+        (Source::Archive { hash: Some(hash), .. }, Kind::Requirements { hashes: true }) => {
+            let (algorithm, digest) = hash.split_once('=').unwrap_or(("sha256", hash));
+            let bare = line.split_once('#').map_or(line.as_str(), |(bare, _)| bare).to_string();
+            format!("{bare} \\\n    --hash={algorithm}:{digest}")
+        }
+        _ => line,
+    }
+}
+
+/// The line `pip freeze` writes for a package installed from a direct URL.
+/// An editable project inside a git work tree is written as pip writes it
+/// (`-e git+REMOTE@COMMIT#egg=NAME`); any other editable as its path.
+pub fn freeze_line(package: &Package) -> Option<String> {
+    Some(match &package.source {
+        Source::Directory {
+            url, editable: true, ..
+        } => {
+            let path = file_url_path(url);
+            match path
+                .as_deref()
+                .and_then(|path| git_editable(Path::new(path), &package.name))
+            {
+                Some(line) => line,
+                None => format!("-e {}", path.unwrap_or_else(|| url.clone())),
+            }
+        }
+        _ => return package.direct_reference(),
+    })
+}
+
+fn file_url_path(url: &str) -> Option<String> {
+    url.strip_prefix("file://")
+        .map(crate::export::index::urls::percent_decode)
+}
+
+/// pip freeze's form for an editable project under git: the remote `origin`
+/// and the checked-out commit, with `subdirectory` when the project is not at
+/// the repository's root. `None` outside a git work tree or without a remote.
+fn git_editable(project: &Path, name: &str) -> Option<String> {
+    let git = |arguments: &[&str]| {
+        let output = std::process::Command::new("git")
+            .arg("-C")
+            .arg(project)
+            .args(arguments)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8(output.stdout).ok()?.trim().to_string();
+        (output.status.success() && !text.is_empty()).then_some(text)
+    };
+    if !project.is_dir() {
+        return None;
+    }
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let remote = git(&["config", "--get", "remote.origin.url"])?;
+    let commit = git(&["rev-parse", "HEAD"])?;
+    let top = std::fs::canonicalize(top).ok()?;
+    let project = std::fs::canonicalize(project).ok()?;
+    let subdirectory = project
+        .strip_prefix(&top)
+        .ok()
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .map(|relative| format!("&subdirectory={}", relative.display()))
+        .unwrap_or_default();
+    let remote = if remote.contains("://") {
+        remote
+    } else if remote.starts_with('/') {
+        format!("file://{remote}")
+    } else {
+        // scp-like `git@host:path`, which pip writes as ssh://.
+        match remote.split_once(':') {
+            Some((host, path)) => format!("ssh://{host}/{path}"),
+            None => remote,
+        }
+    };
+    let egg = name.replace('-', "_");
+    Some(format!("-e git+{remote}@{commit}#egg={egg}{subdirectory}"))
+}

@@ -1,0 +1,219 @@
+//! `envdoctor.lock` on disk: TOML written through `toml_edit`, read back with
+//! every problem named by file, line and column.
+//!
+//! A lock is machine-written and its fingerprint covers its content, so a
+//! file whose content no longer matches (cut short by a full disk, edited by
+//! hand) is refused: a truncated lock that still parses would otherwise lose
+//! packages silently.
+
+use std::path::{Path, PathBuf};
+
+use toml_edit::{DocumentMut, Item};
+
+use super::model::{FORMAT_VERSION, Lock};
+
+const HEADER: &str = "\
+# envdoctor.lock: this node's environment, GPU side included, written by `envdoctor lock`.
+# Check a node against it with `envdoctor verify`; reinstall its packages with
+# `envdoctor export --format requirements --hashes`. Do not edit: the fingerprint covers it.
+";
+
+/// The lock as TOML. Top-level records become tables and lists of records
+/// arrays of tables; inside a package, `source` stays one inline table so each
+/// package reads as one block.
+pub fn render(lock: &Lock) -> String {
+    let mut document = toml_edit::ser::to_document(lock).expect("a Lock always serializes to TOML");
+    for (_, item) in document.as_table_mut().iter_mut() {
+        promote(item, true);
+    }
+    format!("{HEADER}{document}")
+}
+
+fn promote(item: &mut Item, recurse: bool) {
+    let taken = std::mem::take(item);
+    let taken = taken.into_table().map(Item::Table).unwrap_or_else(|item| item);
+    *item = taken
+        .into_array_of_tables()
+        .map(Item::ArrayOfTables)
+        .unwrap_or_else(|item| item);
+    if let Item::Table(table) = item {
+        table.set_implicit(true);
+        if recurse {
+            for (_, child) in table.iter_mut() {
+                promote(child, false);
+            }
+        }
+    }
+}
+
+/// Why a lock cannot be used; each renders as one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read lock `{path}`")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {problem}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
+    #[error("{path}: {problem}")]
+    Refused { path: PathBuf, problem: String },
+}
+
+pub fn read(path: &Path) -> Result<Lock, ReadError> {
+    let bytes = std::fs::read(path).map_err(|source| ReadError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&bytes, path)
+}
+
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
+    let refused = |problem: String| ReadError::Refused {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        let (line, column) = position(bytes, error.valid_up_to());
+        ReadError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            column,
+            problem: "not UTF-8 text".to_string(),
+        }
+    })?;
+    let malformed = |span: Option<std::ops::Range<usize>>, message: &str| {
+        let (line, column) = position(bytes, span.map_or(0, |span| span.start));
+        ReadError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            column,
+            problem: first_line(message),
+        }
+    };
+    let document: DocumentMut = text
+        .parse()
+        .map_err(|error: toml_edit::TomlError| malformed(error.span(), &format!("not TOML: {}", error.message())))?;
+    check_format_version(&document).map_err(refused)?;
+    // From the text, not the document: only then do errors keep their spans.
+    let lock: Lock = toml_edit::de::from_str(text)
+        .map_err(|error| malformed(error.span(), &format!("not a valid lock: {}", error.message())))?;
+    let content = lock.content_fingerprint();
+    if lock.fingerprint != content {
+        return Err(refused(format!(
+            "its content does not match its fingerprint (it says {}, the content is {content}): \
+             it was cut short or edited; write it again with `envdoctor lock`",
+            lock.fingerprint
+        )));
+    }
+    Ok(lock)
+}
+
+fn check_format_version(document: &DocumentMut) -> Result<(), String> {
+    let Some(item) = document.get("format-version") else {
+        return Err("not an envdoctor lock: it has no `format-version`".to_string());
+    };
+    let Some(found) = item.as_str() else {
+        return Err(format!(
+            "not an envdoctor lock: `format-version` is {}, not a string",
+            item.to_string().trim()
+        ));
+    };
+    let parse = |text: &str| semver::Version::parse(&format!("{text}.0")).ok();
+    let supported = parse(FORMAT_VERSION).expect("FORMAT_VERSION is MAJOR.MINOR");
+    match parse(found) {
+        Some(version) if version.major == supported.major => Ok(()),
+        Some(version) if version.major > supported.major => Err(format!(
+            "written by a newer envdoctor (format-version \"{found}\"); this envdoctor {} reads {}.x: upgrade it",
+            env!("CARGO_PKG_VERSION"),
+            supported.major
+        )),
+        _ => Err(format!(
+            "unsupported format-version \"{found}\"; this envdoctor reads {}.x",
+            supported.major
+        )),
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn position(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|byte| *byte == b'\n').map_or(0, |at| at + 1);
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    (line, column)
+}
+
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or_default().trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lock::model::sample_lock as sample;
+
+    #[test]
+    fn a_rendered_lock_reads_back_equal_and_renders_the_same_bytes() {
+        let lock = sample();
+        let text = render(&lock);
+        let read = parse(text.as_bytes(), Path::new("x.lock")).unwrap();
+        assert_eq!(read, lock);
+        assert_eq!(render(&read), text);
+        assert!(text.contains("[[packages]]"), "{text}");
+        assert!(text.contains("source = { kind = \"index\" }"), "{text}");
+        assert!(text.contains("[frameworks.torch]"), "{text}");
+        let first_key = text.lines().find(|line| !line.starts_with('#')).unwrap();
+        assert!(first_key.starts_with("format-version"), "{first_key}");
+    }
+
+    #[test]
+    fn the_fingerprint_ignores_who_wrote_it_but_not_what() {
+        let lock = sample();
+        let mut other_writer = lock.clone();
+        other_writer.created_by = "envdoctor 9.9.9".to_string();
+        assert_eq!(other_writer.content_fingerprint(), lock.fingerprint);
+        let mut other_content = lock.clone();
+        other_content.packages[0].version = Some("2.11.0+cu128".to_string());
+        assert_ne!(other_content.content_fingerprint(), lock.fingerprint);
+    }
+
+    fn problem(text: &str) -> String {
+        parse(text.as_bytes(), Path::new("x.lock")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_newer_format_is_refused_by_name() {
+        let text = render(&sample()).replace("format-version = \"1.0\"", "format-version = \"2.0\"");
+        let message = problem(&text);
+        assert!(message.starts_with("x.lock: written by a newer envdoctor"), "{message}");
+    }
+
+    #[test]
+    fn an_edited_or_cut_lock_fails_its_fingerprint() {
+        let text = render(&sample()).replace("2.11.0+cu130", "2.11.0+cu128");
+        assert!(problem(&text).contains("does not match its fingerprint"));
+    }
+
+    #[test]
+    fn bad_toml_and_bad_types_name_line_and_column() {
+        let message = problem("format-version = \"1.0\"\nfingerprint = \"x\nsystem = 1\n");
+        assert!(message.starts_with("x.lock:2:"), "{message}");
+        let text = render(&sample()).replace("count = 8", "count = \"eight\"");
+        let message = problem(&text);
+        let line = text
+            .lines()
+            .position(|line| line.contains("count = \"eight\""))
+            .unwrap()
+            + 1;
+        assert!(message.starts_with(&format!("x.lock:{line}:")), "{message}");
+        assert!(problem("name = 1\n").contains("no `format-version`"));
+        assert!(problem("").contains("no `format-version`"));
+    }
+}

@@ -1,0 +1,1053 @@
+//! A distribution's `RECORD` (PEP 376/627, packaging.python.org "Recording
+//! installed projects"): every file it installed, with its hash and size. Two
+//! uses: a digest of what the wheel installed that is the same on every node
+//! that installed that wheel (the lock pins it, so a local rebuild that kept the
+//! version string still shows), and re-hashing the installed files to find the
+//! ones edited or deleted since (`verify --files`), which neither `pip check`
+//! nor `uv sync --check` notices.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::iter::Peekable;
+use std::num::NonZeroUsize;
+use std::path::{Component, Path, PathBuf};
+use std::str::Chars;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
+
+/// The hash algorithms a RECORD may name that `sha2` provides. The wheel spec
+/// asks for sha256 or stronger; installers write sha256.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HashAlgorithm {
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl HashAlgorithm {
+    /// By its `hashlib` name, which is what a RECORD writes.
+    fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "sha224" => Some(Self::Sha224),
+            "sha256" => Some(Self::Sha256),
+            "sha384" => Some(Self::Sha384),
+            "sha512" => Some(Self::Sha512),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sha224 => "sha224",
+            Self::Sha256 => "sha256",
+            Self::Sha384 => "sha384",
+            Self::Sha512 => "sha512",
+        }
+    }
+
+    fn digest_bytes(self) -> usize {
+        match self {
+            Self::Sha224 => 28,
+            Self::Sha256 => 32,
+            Self::Sha384 => 48,
+            Self::Sha512 => 64,
+        }
+    }
+
+    /// The digest of everything `reader` yields, read `buffer` at a time so a
+    /// gigabyte of CUDA kernels never sits in memory.
+    fn hash(self, reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<String> {
+        match self {
+            Self::Sha224 => stream::<Sha224>(reader, buffer),
+            Self::Sha256 => stream::<Sha256>(reader, buffer),
+            Self::Sha384 => stream::<Sha384>(reader, buffer),
+            Self::Sha512 => stream::<Sha512>(reader, buffer),
+        }
+    }
+}
+
+fn stream<D: Digest>(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<String> {
+    let mut hasher = D::new();
+    loop {
+        match reader.read(buffer) {
+            Ok(0) => return Ok(urlsafe_base64(&hasher.finalize())),
+            Ok(read) => hasher.update(&buffer[..read]),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// A RECORD hash field, `sha256=<urlsafe base64 without padding>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHash {
+    pub algorithm: HashAlgorithm,
+    /// Urlsafe base64 without `=` padding, as RECORD writes it.
+    pub digest: String,
+}
+
+impl fmt::Display for FileHash {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}={}", self.algorithm.name(), self.digest)
+    }
+}
+
+/// One row of a RECORD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordEntry {
+    /// As written: `/`-separated, relative to the sys.path entry that holds the
+    /// dist-info (`../../../bin/tool` for a console script), rarely absolute.
+    pub path: String,
+    /// None for files whose content the install decides: RECORD itself, `.pyc`.
+    pub hash: Option<FileHash>,
+    pub size: Option<u64>,
+    /// The line of the RECORD the row starts on.
+    pub line: usize,
+}
+
+/// Why a RECORD cannot be used; each renders as one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{metadata_path}: no RECORD, so there is nothing to check its installed files against")]
+    NoRecord { metadata_path: PathBuf },
+    #[error("cannot read `{path}`")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}:{line}: {problem}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        problem: RecordProblem,
+    },
+}
+
+/// What is wrong with one row of a RECORD.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordProblem {
+    #[error("not UTF-8")]
+    NotUtf8,
+    #[error("a quoted field is never closed")]
+    UnterminatedQuote,
+    #[error("`{0}` after a closing quote; expected `,` or the end of the line")]
+    TextAfterQuote(char),
+    #[error("{0} fields; expected path,hash,size")]
+    FieldCount(usize),
+    #[error("the path is empty")]
+    EmptyPath,
+    #[error("bad hash field `{0}`; expected ALGORITHM=DIGEST in urlsafe base64")]
+    BadHash(String),
+    #[error("unsupported hash algorithm `{0}`; supported: sha224, sha256, sha384, sha512")]
+    UnsupportedAlgorithm(String),
+    #[error("bad size field `{0}`; expected a number of bytes")]
+    BadSize(String),
+}
+
+/// An installed file that no longer matches its RECORD row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDrift {
+    /// As written in RECORD.
+    pub path: PathBuf,
+    pub problem: FileProblem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileProblem {
+    /// Same size, other content; both hashes as `sha256=...`.
+    Modified {
+        expected: String,
+        found: String,
+    },
+    /// Found by its size alone, so the file is not hashed.
+    SizeChanged {
+        expected: u64,
+        found: u64,
+    },
+    Missing,
+    Unreadable(String),
+}
+
+impl fmt::Display for FileDrift {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.problem {
+            FileProblem::Modified { expected, found } => {
+                write!(
+                    formatter,
+                    "{path}: modified (RECORD has {expected}, the file has {found})"
+                )
+            }
+            FileProblem::SizeChanged { expected, found } => write!(
+                formatter,
+                "{path}: modified (RECORD has {expected} bytes, the file has {found})"
+            ),
+            FileProblem::Missing => write!(formatter, "{path}: missing"),
+            FileProblem::Unreadable(error) => write!(formatter, "{path}: cannot be read: {error}"),
+        }
+    }
+}
+
+/// The rows of `metadata_path/RECORD`, or None where the distribution has no
+/// RECORD (egg-info, and installers that write none).
+pub fn read_record(metadata_path: &Path) -> Result<Option<Vec<RecordEntry>>, RecordError> {
+    let path = metadata_path.join("RECORD");
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(RecordError::Unreadable { path, source }),
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let line = 1 + bytes[..error.valid_up_to()]
+                .iter()
+                .filter(|&&byte| byte == b'\n')
+                .count();
+            return Err(malformed(&path, line, RecordProblem::NotUtf8));
+        }
+    };
+    parse_record(text, &path).map(Some)
+}
+
+/// The rows of a RECORD's text; `path` names it in errors. Read as Python's
+/// `csv` module writes it (the "excel" dialect, strict): a field holding a
+/// comma, a quote or a line break is quoted, a quote inside is doubled.
+pub fn parse_record(text: &str, path: &Path) -> Result<Vec<RecordEntry>, RecordError> {
+    let rows = csv_rows(text).map_err(|(line, problem)| malformed(path, line, problem))?;
+    rows.into_iter()
+        .map(|(line, fields)| entry(line, fields).map_err(|problem| malformed(path, line, problem)))
+        .collect()
+}
+
+fn malformed(path: &Path, line: usize, problem: RecordProblem) -> RecordError {
+    RecordError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    }
+}
+
+fn entry(line: usize, fields: Vec<String>) -> Result<RecordEntry, RecordProblem> {
+    if fields.len() > 3 {
+        // Most likely a path with an unquoted comma: guessing would verify the wrong file.
+        return Err(RecordProblem::FieldCount(fields.len()));
+    }
+    let mut fields = fields.into_iter();
+    let path = fields.next().unwrap_or_default();
+    if path.is_empty() {
+        return Err(RecordProblem::EmptyPath);
+    }
+    let hash = fields
+        .next()
+        .filter(|field| !field.is_empty())
+        .map(parse_hash)
+        .transpose()?;
+    let size = fields
+        .next()
+        .filter(|field| !field.is_empty())
+        .map(|field| field.parse().map_err(|_| RecordProblem::BadSize(field)))
+        .transpose()?;
+    Ok(RecordEntry { path, hash, size, line })
+}
+
+fn parse_hash(field: String) -> Result<FileHash, RecordProblem> {
+    let Some((name, digest)) = field.split_once('=') else {
+        return Err(RecordProblem::BadHash(field));
+    };
+    let algorithm =
+        HashAlgorithm::from_name(name).ok_or_else(|| RecordProblem::UnsupportedAlgorithm(name.to_string()))?;
+    // Some writers keep base64's padding; the digest is the same.
+    let digest = digest.trim_end_matches('=');
+    let encoded_length = (algorithm.digest_bytes() * 8).div_ceil(6);
+    let urlsafe = digest
+        .bytes()
+        .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_');
+    if !urlsafe || digest.len() != encoded_length {
+        return Err(RecordProblem::BadHash(field));
+    }
+    Ok(FileHash {
+        algorithm,
+        digest: digest.to_string(),
+    })
+}
+
+/// A CSV row's fields and the line it starts on.
+type Row = (usize, Vec<String>);
+
+/// The rows of CSV text; blank lines are skipped. An error carries the line it
+/// was found on.
+fn csv_rows(text: &str) -> Result<Vec<Row>, (usize, RecordProblem)> {
+    let mut characters = text.chars().peekable();
+    let mut line = 1;
+    let mut rows = Vec::new();
+    while characters.peek().is_some() {
+        let start = line;
+        let mut fields = Vec::new();
+        loop {
+            let (field, more) = csv_field(&mut characters, &mut line)?;
+            fields.push(field);
+            if !more {
+                break;
+            }
+        }
+        if fields != [""] {
+            rows.push((start, fields));
+        }
+    }
+    Ok(rows)
+}
+
+/// One field, and whether another follows it in the same row.
+fn csv_field(characters: &mut Peekable<Chars>, line: &mut usize) -> Result<(String, bool), (usize, RecordProblem)> {
+    let mut field = String::new();
+    if characters.next_if_eq(&'"').is_some() {
+        let opened_on = *line;
+        loop {
+            match characters.next() {
+                None => return Err((opened_on, RecordProblem::UnterminatedQuote)),
+                Some('"') if characters.next_if_eq(&'"').is_some() => field.push('"'),
+                Some('"') => break,
+                Some(character) => {
+                    // A line break inside quotes belongs to the field but still counts as a line.
+                    if character == '\n' || (character == '\r' && characters.peek() != Some(&'\n')) {
+                        *line += 1;
+                    }
+                    field.push(character);
+                }
+            }
+        }
+        return match characters.next() {
+            None => Ok((field, false)),
+            Some(',') => Ok((field, true)),
+            Some(character) if ends_line(character, characters, line) => Ok((field, false)),
+            Some(character) => Err((*line, RecordProblem::TextAfterQuote(character))),
+        };
+    }
+    loop {
+        match characters.next() {
+            None => return Ok((field, false)),
+            Some(',') => return Ok((field, true)),
+            Some(character) if ends_line(character, characters, line) => return Ok((field, false)),
+            // Python's reader keeps a quote inside an unquoted field as it is.
+            Some(character) => field.push(character),
+        }
+    }
+}
+
+/// Whether `character` ends a line (`\n`, `\r\n` or `\r`); if so the rest of
+/// the line break is consumed and `line` advances.
+fn ends_line(character: char, characters: &mut Peekable<Chars>, line: &mut usize) -> bool {
+    match character {
+        '\n' => {}
+        '\r' => {
+            characters.next_if_eq(&'\n');
+        }
+        _ => return false,
+    }
+    *line += 1;
+    true
+}
+
+/// Base64 with the URL-safe alphabet and no padding (RFC 4648 section 5), the
+/// encoding of RECORD digests.
+fn urlsafe_base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut encoded = String::with_capacity((bytes.len() * 8).div_ceil(6));
+    for chunk in bytes.chunks(3) {
+        let group = chunk.iter().enumerate().fold(0u32, |group, (index, &byte)| {
+            group | u32::from(byte) << (16 - 8 * index)
+        });
+        // n bytes fill n + 1 sextets.
+        for index in 0..=chunk.len() {
+            encoded.push(char::from(ALPHABET[(group >> (18 - 6 * index)) as usize & 63]));
+        }
+    }
+    encoded
+}
+
+/// Files of a dist-info that the installer writes, not the wheel: which tool
+/// installed, whether the user asked for it, where from (PEP 610), the RECORD
+/// itself, and uv's cache and build notes.
+const INSTALLER_WRITTEN: [&str; 6] = [
+    "INSTALLER",
+    "REQUESTED",
+    "direct_url.json",
+    "RECORD",
+    "uv_cache.json",
+    "uv_build.json",
+];
+
+/// `sha256:<hex>` over what the wheel put in place: the sorted `path,hash`
+/// rows of its RECORD, less the rows whose content the install decides, so two
+/// nodes that installed the same wheel get the same digest wherever their
+/// environments live. None where there is no RECORD.
+pub fn record_digest(metadata_path: &Path) -> Result<Option<String>, RecordError> {
+    let Some(entries) = read_record(metadata_path)? else {
+        return Ok(None);
+    };
+    let dist_info = metadata_path.file_name().and_then(OsStr::to_str).unwrap_or_default();
+    let mut rows: Vec<String> = entries
+        .iter()
+        .filter(|entry| from_the_wheel(&entry.path, dist_info))
+        .filter_map(|entry| Some(format!("{},{}\n", csv_quote(&entry.path), entry.hash.as_ref()?)))
+        .collect();
+    rows.sort_unstable();
+    let mut hasher = Sha256::new();
+    for row in &rows {
+        hasher.update(row.as_bytes());
+    }
+    let hex: String = hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect();
+    Ok(Some(format!("sha256:{hex}")))
+}
+
+/// Whether a RECORD path holds what the wheel shipped rather than what this
+/// install made of it.
+fn from_the_wheel(path: &str, dist_info: &str) -> bool {
+    // Outside the sys.path entry: console scripts, whose shebang names this
+    // environment's interpreter (and data files, which cannot be told apart).
+    if outside_location(path) {
+        return false;
+    }
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect();
+    if parts.contains(&"__pycache__") {
+        return false;
+    }
+    match parts.as_slice() {
+        [directory, file] if *directory == dist_info => !INSTALLER_WRITTEN.contains(file),
+        // Editable installs put the source tree's absolute path in a top-level
+        // `.pth` file and, for setuptools, an `__editable__` finder.
+        [file] => !file.ends_with(".pth") && !file.starts_with("__editable__"),
+        _ => true,
+    }
+}
+
+/// Whether a RECORD path leads out of the directory that holds the dist-info.
+fn outside_location(path: &str) -> bool {
+    if path.starts_with('/') {
+        return true;
+    }
+    let mut depth = 0usize;
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if depth == 0 => return true,
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
+/// A field as Python's `csv` writer would write it, so a path holding a comma
+/// cannot pass for another row in the digest.
+fn csv_quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+/// Where a RECORD path lies: resolved against `location` the way the installer
+/// wrote it, by name, so `..` climbs `location` even where a part of it is a
+/// symbolic link.
+fn resolve(location: &Path, path: &str) -> PathBuf {
+    let mut resolved = PathBuf::new();
+    for component in location.components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    if path.starts_with('/') {
+        resolved = PathBuf::from("/");
+    }
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                resolved.pop();
+            }
+            part => resolved.push(part),
+        }
+    }
+    resolved
+}
+
+/// Re-hashes every file of one distribution that its RECORD gives a hash for;
+/// `location` is the sys.path entry that holds `metadata_path`. Empty when
+/// nothing changed; `RecordError::NoRecord` where there is no RECORD.
+pub fn verify_files(metadata_path: &Path, location: &Path) -> Result<Vec<FileDrift>, RecordError> {
+    verify_many(&[(metadata_path, location)])
+        .pop()
+        .unwrap_or_else(|| Ok(Vec::new()))
+}
+
+/// `verify_files` for many `(metadata_path, location)` pairs at once, one
+/// result per pair in the same order. The files of all of them share one queue
+/// served by a thread per core, so a single huge distribution (torch) is hashed
+/// by every core rather than by one.
+pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, RecordError>> {
+    let records: Vec<Result<Vec<RecordEntry>, RecordError>> = jobs
+        .iter()
+        .map(|&(metadata_path, _)| {
+            read_record(metadata_path)?.ok_or_else(|| RecordError::NoRecord {
+                metadata_path: metadata_path.to_path_buf(),
+            })
+        })
+        .collect();
+    let mut queue: Vec<(usize, &RecordEntry)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(job, record)| Some((job, record.as_ref().ok()?)))
+        .flat_map(|(job, entries)| entries.iter().map(move |entry| (job, entry)))
+        .filter(|(_, entry)| entry.hash.is_some())
+        .collect();
+    // Largest first, so the one big file does not start last and finish alone.
+    queue.sort_by_key(|(_, entry)| std::cmp::Reverse(entry.size.unwrap_or(0)));
+
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, NonZeroUsize::get)
+        .min(queue.len())
+        .max(1);
+    let found: Vec<(usize, usize, FileDrift)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut buffer = vec![0; 1 << 18];
+                    let mut found = Vec::new();
+                    while let Some(&(job, entry)) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if let Some(problem) = check_file(&resolve(jobs[job].1, &entry.path), entry, &mut buffer) {
+                            let path = PathBuf::from(&entry.path);
+                            found.push((job, entry.line, FileDrift { path, problem }));
+                        }
+                    }
+                    found
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+
+    let mut results: Vec<Result<Vec<(usize, FileDrift)>, RecordError>> =
+        records.into_iter().map(|record| record.map(|_| Vec::new())).collect();
+    for (job, line, drift) in found {
+        if let Ok(drifts) = &mut results[job] {
+            drifts.push((line, drift));
+        }
+    }
+    results
+        .into_iter()
+        .map(|result| {
+            result.map(|mut drifts| {
+                // In RECORD order, whichever thread found them.
+                drifts.sort_by_key(|(line, _)| *line);
+                drifts.into_iter().map(|(_, drift)| drift).collect()
+            })
+        })
+        .collect()
+}
+
+/// What is wrong with one installed file, if anything.
+fn check_file(path: &Path, entry: &RecordEntry, buffer: &mut [u8]) -> Option<FileProblem> {
+    let expected = entry.hash.as_ref()?;
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(error) if matches!(error.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+            return Some(FileProblem::Missing);
+        }
+        Err(error) => return Some(FileProblem::Unreadable(error.to_string())),
+    };
+    if let (Some(expected), Ok(metadata)) = (entry.size, file.metadata())
+        && metadata.is_file()
+        && metadata.len() != expected
+    {
+        return Some(FileProblem::SizeChanged {
+            expected,
+            found: metadata.len(),
+        });
+    }
+    match expected.algorithm.hash(&mut file, buffer) {
+        Err(error) => Some(FileProblem::Unreadable(error.to_string())),
+        Ok(digest) if digest == expected.digest => None,
+        Ok(digest) => Some(FileProblem::Modified {
+            expected: expected.to_string(),
+            found: FileHash {
+                algorithm: expected.algorithm,
+                digest,
+            }
+            .to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::process::Command;
+
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<RecordEntry>, RecordError> {
+        parse_record(text, Path::new("/sp/x-1.dist-info/RECORD"))
+    }
+
+    fn paths(entries: &[RecordEntry]) -> Vec<&str> {
+        entries.iter().map(|entry| entry.path.as_str()).collect()
+    }
+
+    /// The line and problem of a RECORD that must not parse.
+    fn failure(text: &str) -> (usize, RecordProblem) {
+        match parse(text) {
+            Err(RecordError::Malformed { line, problem, .. }) => (line, problem),
+            other => panic!("{text:?} parsed as {other:?}"),
+        }
+    }
+
+    const HELLO_SHA256: &str = "LPJNul-wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ";
+
+    #[test]
+    fn base64_matches_python() {
+        // Expected values from Python's base64.urlsafe_b64encode(...).rstrip(b"=").
+        assert_eq!(urlsafe_base64(b""), "");
+        assert_eq!(urlsafe_base64(b"f"), "Zg");
+        assert_eq!(urlsafe_base64(b"fo"), "Zm8");
+        assert_eq!(urlsafe_base64(b"foo"), "Zm9v");
+        assert_eq!(urlsafe_base64(&[0xfb, 0xff]), "-_8");
+        let hashes = [
+            (HashAlgorithm::Sha224, "6gmunMZ2jFD87pA-0FRVblv8g0eQfxJZiqJBkw"),
+            (HashAlgorithm::Sha256, HELLO_SHA256),
+            (
+                HashAlgorithm::Sha384,
+                "WeF0h3dEjGnea4ANejO7-5_xtGPkQ1TDVTvNucZm-pASWjx5-QOXvfX2oT3oKGhP",
+            ),
+            (
+                HashAlgorithm::Sha512,
+                "m3HSJL1i83hdltRq0-o9czGb-8KJDKra4t_3JRlnPKcjI8PZm6XBHXx6zG4UuMXaDEZjR1wuXDre9G9zvN7AQw",
+            ),
+        ];
+        for (algorithm, expected) in hashes {
+            // A buffer smaller than the input: the digest must not depend on the chunking.
+            let digest = algorithm.hash(&mut &b"hello"[..], &mut [0; 2]).unwrap();
+            assert_eq!(digest, expected, "{}", algorithm.name());
+            let field = format!("{}={expected}", algorithm.name());
+            assert_eq!(parse_hash(field.clone()).unwrap().to_string(), field);
+        }
+    }
+
+    #[test]
+    fn quoted_paths_empty_hashes_and_line_ends() {
+        let text = format!(
+            "\"a,b/c\"\"d\"\".py\",sha256={HELLO_SHA256},5\r\nx-1.dist-info/RECORD,,\r\n\r\n\
+             \"two\nlines.txt\",SHA256={HELLO_SHA256}=,5\nlast/__pycache__/m.cpython-311.pyc,,"
+        );
+        let entries = parse(&text).unwrap();
+        assert_eq!(
+            paths(&entries),
+            [
+                "a,b/c\"d\".py",
+                "x-1.dist-info/RECORD",
+                "two\nlines.txt",
+                "last/__pycache__/m.cpython-311.pyc"
+            ]
+        );
+        assert_eq!(
+            entries[0].hash.as_ref().unwrap().to_string(),
+            format!("sha256={HELLO_SHA256}")
+        );
+        assert_eq!(entries[0].size, Some(5));
+        assert_eq!((entries[1].hash.as_ref(), entries[1].size), (None, None));
+        // Upper-case names and kept padding read as the same hash.
+        assert_eq!(entries[2].hash, entries[0].hash);
+        // Lines count from the row's start, blank and embedded line breaks included.
+        let lines: Vec<usize> = entries.iter().map(|entry| entry.line).collect();
+        assert_eq!(lines, [1, 2, 4, 6]);
+        // A lone path is a row too; a bare quote inside an unquoted field stays, as in Python.
+        assert_eq!(paths(&parse("only\nsay\"what,,\r").unwrap()), ["only", "say\"what"]);
+        assert!(parse("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn malformed_rows_are_named_by_line() {
+        let good = format!("ok.py,sha256={HELLO_SHA256},5\n");
+        let cases = [
+            (format!("{good}\"open,,\n"), 2, RecordProblem::UnterminatedQuote),
+            (format!("{good}\"a\"b,,\n"), 2, RecordProblem::TextAfterQuote('b')),
+            (
+                format!("{good}{good}a,b.py,sha256={HELLO_SHA256},5\n"),
+                3,
+                RecordProblem::FieldCount(4),
+            ),
+            (format!("{good},sha256={HELLO_SHA256},5\n"), 2, RecordProblem::EmptyPath),
+            (
+                format!("{good}x.py,{HELLO_SHA256},5\n"),
+                2,
+                RecordProblem::BadHash(HELLO_SHA256.into()),
+            ),
+            (
+                format!("{good}x.py,sha256=abc,5\n"),
+                2,
+                RecordProblem::BadHash("sha256=abc".into()),
+            ),
+            (
+                format!("{good}x.py,sha256=LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ,5\n"),
+                2,
+                RecordProblem::BadHash("sha256=LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ".into()),
+            ),
+            (
+                format!("{good}x.py,md5=XUFAKrxLKna5cZ2REBfFkg,5\n"),
+                2,
+                RecordProblem::UnsupportedAlgorithm("md5".into()),
+            ),
+            (
+                format!("{good}x.py,sha256={HELLO_SHA256},5kB\n"),
+                2,
+                RecordProblem::BadSize("5kB".into()),
+            ),
+        ];
+        for (text, line, problem) in cases {
+            assert_eq!(failure(&text), (line, problem), "{text:?}");
+        }
+        let error = parse(&format!("{good}\"a\"b,,\n")).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "/sp/x-1.dist-info/RECORD:2: `b` after a closing quote; expected `,` or the end of the line"
+        );
+    }
+
+    #[test]
+    fn real_cuda_wheel_records_parse() {
+        // RECORDs of nvidia-* wheels from PyPI, kept for the CUDA probe.
+        let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cuda/records");
+        let mut rows = 0;
+        for file in fs::read_dir(&directory).unwrap() {
+            let path = file.unwrap().path();
+            let entries = parse_record(&fs::read_to_string(&path).unwrap(), &path).unwrap();
+            let unhashed: Vec<&str> = entries
+                .iter()
+                .filter(|entry| entry.hash.is_none())
+                .map(|entry| entry.path.as_str())
+                .collect();
+            assert!(unhashed.iter().all(|path| path.ends_with("/RECORD")), "{unhashed:?}");
+            rows += entries.len();
+        }
+        assert_eq!(rows, 261);
+    }
+
+    #[test]
+    fn unreadable_and_absent_records() {
+        let directory = tempfile::tempdir().unwrap();
+        let dist_info = directory.path().join("x-1.dist-info");
+        fs::create_dir(&dist_info).unwrap();
+        assert!(read_record(&dist_info).unwrap().is_none());
+        assert!(record_digest(&dist_info).unwrap().is_none());
+        let error = verify_files(&dist_info, directory.path()).unwrap_err();
+        assert!(matches!(error, RecordError::NoRecord { .. }), "{error}");
+
+        fs::write(dist_info.join("RECORD"), b"a.py,,\nb\xff.py,,\n").unwrap();
+        let error = read_record(&dist_info).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{}:2: not UTF-8", dist_info.join("RECORD").display())
+        );
+    }
+
+    #[test]
+    fn what_the_digest_leaves_out() {
+        let dist_info = "x-1.dist-info";
+        let kept = [
+            "x/__init__.py",
+            "x/sub/data.bin",
+            "x-1.dist-info/METADATA",
+            "x/./a/../b.py",
+            "x.libs/lib.so",
+        ];
+        let left_out = [
+            "../../../bin/x",
+            "/usr/share/x",
+            "x/__pycache__/__init__.cpython-311.pyc",
+            "x-1.dist-info/INSTALLER",
+            "x-1.dist-info/REQUESTED",
+            "x-1.dist-info/direct_url.json",
+            "x-1.dist-info/RECORD",
+            "__editable__.x-1.pth",
+            "__editable___x_1_finder.py",
+            "_x_editable.pth",
+            "x/../../escape",
+        ];
+        for path in kept {
+            assert!(from_the_wheel(path, dist_info), "{path}");
+        }
+        for path in left_out {
+            assert!(!from_the_wheel(path, dist_info), "{path}");
+        }
+    }
+
+    #[test]
+    fn paths_resolve_by_name() {
+        let location = Path::new("/venv/lib/python3.11/./site-packages");
+        assert_eq!(
+            resolve(location, "x/a.py"),
+            Path::new("/venv/lib/python3.11/site-packages/x/a.py")
+        );
+        assert_eq!(resolve(location, "../../../bin/x"), Path::new("/venv/bin/x"));
+        assert_eq!(resolve(location, "/etc/x.conf"), Path::new("/etc/x.conf"));
+    }
+
+    // Real wheels, real pip, real virtual environments.
+
+    const SCRIPTS_BACKEND: &str = r#"
+"""intree_backend's wheel, with the module text of body.py and a console script."""
+import intree_backend as base
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    name, version = base._project()
+    module = base._safe(name).lower()
+    dist_info = "%s-%s.dist-info" % (base._safe(name), version)
+    files = {
+        module + "/__init__.py": open("body.py", encoding="utf-8").read(),
+        module + "/data.txt": "some data\n",
+        dist_info + "/entry_points.txt": "[console_scripts]\n%s = %s:main\n" % (module, module),
+    }
+    return base._build(wheel_directory, files)
+"#;
+
+    const BODY: &str = "def main():\n    print('hello')\n";
+
+    /// Runs `python3 ARGUMENTS` with pip kept off the network; it must succeed.
+    fn python(arguments: &[&OsStr]) {
+        let output = Command::new("python3")
+            .args(arguments)
+            .env("PIP_NO_INDEX", "1")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .env_remove("PYTHONPATH")
+            .output()
+            .expect("python3 must be on PATH to run the tests");
+        assert!(
+            output.status.success(),
+            "python3 {arguments:?}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// A wheel of project `name` 1.0 whose module is `body`, built offline by pip.
+    fn build_wheel(directory: &Path, name: &str, body: &str) -> PathBuf {
+        let project = directory.join("project");
+        fs::create_dir_all(&project).unwrap();
+        fs::write(
+            project.join("intree_backend.py"),
+            include_str!("../../tests/fixtures/intree_backend.py"),
+        )
+        .unwrap();
+        fs::write(project.join("scripts_backend.py"), SCRIPTS_BACKEND).unwrap();
+        fs::write(project.join("body.py"), body).unwrap();
+        fs::write(
+            project.join("pyproject.toml"),
+            format!(
+                "[build-system]\nrequires = []\nbuild-backend = \"scripts_backend\"\nbackend-path = [\".\"]\n\n\
+                 [project]\nname = \"{name}\"\nversion = \"1.0\"\n"
+            ),
+        )
+        .unwrap();
+        let wheels = directory.join("wheels");
+        python(&[
+            "-m".as_ref(),
+            "pip".as_ref(),
+            "wheel".as_ref(),
+            "--no-deps".as_ref(),
+            "--no-build-isolation".as_ref(),
+            "--no-index".as_ref(),
+            "-w".as_ref(),
+            wheels.as_os_str(),
+            project.as_os_str(),
+        ]);
+        wheels.join(format!("{name}-1.0-py3-none-any.whl"))
+    }
+
+    /// A new virtual environment at `path`; its site-packages.
+    fn venv(path: &Path, with_pip: bool) -> PathBuf {
+        let mut arguments = vec!["-m".as_ref(), "venv".as_ref()];
+        if !with_pip {
+            arguments.push("--without-pip".as_ref());
+        }
+        arguments.push(path.as_os_str());
+        python(&arguments);
+        let lib = path.join("lib");
+        let version = fs::read_dir(&lib).unwrap().next().unwrap().unwrap().file_name();
+        lib.join(version).join("site-packages")
+    }
+
+    /// Installs `wheel` with the machine's pip into a new environment at
+    /// `path`; the site-packages and the dist-info.
+    fn install(path: &Path, wheel: &Path) -> (PathBuf, PathBuf) {
+        let site_packages = venv(path, false);
+        python(&[
+            "-m".as_ref(),
+            "pip".as_ref(),
+            "--python".as_ref(),
+            path.join("bin/python").as_os_str(),
+            "install".as_ref(),
+            "--no-deps".as_ref(),
+            "--no-index".as_ref(),
+            wheel.as_os_str(),
+        ]);
+        let dist_info = dist_info(&site_packages, "tool-");
+        (site_packages, dist_info)
+    }
+
+    fn dist_info(site_packages: &Path, prefix: &str) -> PathBuf {
+        fs::read_dir(site_packages)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|path| {
+                let name = path.file_name().unwrap().to_string_lossy();
+                name.starts_with(prefix) && name.ends_with(".dist-info")
+            })
+            .unwrap_or_else(|| panic!("no {prefix}*.dist-info in {}", site_packages.display()))
+    }
+
+    fn drifts(site_packages: &Path, dist_info: &Path) -> Vec<(String, FileProblem)> {
+        verify_files(dist_info, site_packages)
+            .unwrap()
+            .into_iter()
+            .map(|drift| (drift.path.to_string_lossy().into_owned(), drift.problem))
+            .collect()
+    }
+
+    #[test]
+    fn the_same_wheel_has_one_digest_wherever_it_is_installed() {
+        let directory = tempfile::tempdir().unwrap();
+        let wheel = build_wheel(&directory.path().join("a"), "tool", BODY);
+        let (first_site, first) = install(&directory.path().join("first-env"), &wheel);
+        let (second_site, second) = install(&directory.path().join("second/env"), &wheel);
+
+        // The console script differs between the two (its shebang names the
+        // environment), and RECORD lists it with a hash: the digest must leave it out.
+        let script = |environment: &str| fs::read(directory.path().join(environment).join("bin/tool")).unwrap();
+        assert_ne!(script("first-env"), script("second/env"));
+        let record = read_record(&first).unwrap().unwrap();
+        assert!(
+            record
+                .iter()
+                .any(|entry| entry.path == "../../../bin/tool" && entry.hash.is_some()),
+            "{record:?}"
+        );
+        let digest = record_digest(&first).unwrap().unwrap();
+        assert!(digest.starts_with("sha256:") && digest.len() == 7 + 64, "{digest}");
+        assert_eq!(record_digest(&second).unwrap().unwrap(), digest);
+        // Nothing was touched, the script included.
+        assert_eq!(drifts(&first_site, &first), []);
+        assert_eq!(drifts(&second_site, &second), []);
+
+        // The same name and version with other content is another wheel.
+        let other = build_wheel(&directory.path().join("b"), "tool", "def main():\n    print('other')\n");
+        let (_, third) = install(&directory.path().join("third"), &other);
+        assert_ne!(record_digest(&third).unwrap().unwrap(), digest);
+    }
+
+    #[test]
+    fn edited_deleted_and_unreadable_files_are_named() {
+        let directory = tempfile::tempdir().unwrap();
+        let wheel = build_wheel(directory.path(), "tool", BODY);
+        let (site_packages, dist_info) = install(&directory.path().join("env"), &wheel);
+        assert_eq!(drifts(&site_packages, &dist_info), []);
+
+        let module = site_packages.join("tool/__init__.py");
+        fs::write(&module, BODY.replace("hello", "HELLO")).unwrap();
+        fs::write(site_packages.join("tool/data.txt"), "more data than before\n").unwrap();
+        fs::remove_file(directory.path().join("env/bin/tool")).unwrap();
+        let entry_points = dist_info.join("entry_points.txt");
+        fs::remove_file(&entry_points).unwrap();
+        fs::create_dir(&entry_points).unwrap();
+
+        let found = drifts(&site_packages, &dist_info);
+        let expected = format!("sha256={}", urlsafe_base64(&Sha256::digest(BODY)));
+        let modified = format!("sha256={}", urlsafe_base64(&Sha256::digest(fs::read(&module).unwrap())));
+        let entry_points = format!("{}/entry_points.txt", dist_info.file_name().unwrap().to_string_lossy());
+        let mut found_paths: Vec<&str> = found.iter().map(|(path, _)| path.as_str()).collect();
+        found_paths.sort_unstable();
+        let mut expected_paths = ["../../../bin/tool", "tool/__init__.py", "tool/data.txt", &entry_points];
+        expected_paths.sort_unstable();
+        assert_eq!(found_paths, expected_paths, "{found:?}");
+        let problem = |path: &str| &found.iter().find(|(found, _)| found == path).unwrap().1;
+        assert_eq!(
+            problem("tool/__init__.py"),
+            &FileProblem::Modified {
+                expected,
+                found: modified
+            }
+        );
+        assert_eq!(
+            problem("tool/data.txt"),
+            &FileProblem::SizeChanged {
+                expected: 10,
+                found: 22
+            }
+        );
+        assert_eq!(problem("../../../bin/tool"), &FileProblem::Missing);
+        assert!(
+            matches!(problem(&entry_points), FileProblem::Unreadable(_)),
+            "{found:?}"
+        );
+        // Reported in RECORD order, whichever thread hashed them.
+        let record = read_record(&dist_info).unwrap().unwrap();
+        let order = |path: &str| record.iter().position(|entry| entry.path == path).unwrap();
+        assert!(
+            found.windows(2).all(|pair| order(&pair[0].0) < order(&pair[1].0)),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn pip_matches_its_own_record_in_two_environments() {
+        // pip as ensurepip installs it: hundreds of files, compiled .pyc files
+        // without hashes, and console scripts that name their environment.
+        let directory = tempfile::tempdir().unwrap();
+        let first = venv(&directory.path().join("one"), true);
+        let second = venv(&directory.path().join("two/deeper"), true);
+        let (first_pip, second_pip) = (dist_info(&first, "pip-"), dist_info(&second, "pip-"));
+        let record = read_record(&first_pip).unwrap().unwrap();
+        assert!(record.len() > 500, "{}", record.len());
+        assert!(record.iter().any(|entry| entry.path.starts_with("../../../bin/pip")));
+
+        let results = verify_many(&[
+            (&first_pip, &first),
+            (&directory.path().join("none.dist-info"), &first),
+            (&second_pip, &second),
+        ]);
+        assert!(
+            matches!(results[0], Ok(ref drifts) if drifts.is_empty()),
+            "{:?}",
+            results[0]
+        );
+        assert!(
+            matches!(results[1], Err(RecordError::NoRecord { .. })),
+            "{:?}",
+            results[1]
+        );
+        assert!(
+            matches!(results[2], Ok(ref drifts) if drifts.is_empty()),
+            "{:?}",
+            results[2]
+        );
+        assert_eq!(record_digest(&first_pip).unwrap(), record_digest(&second_pip).unwrap());
+    }
+}

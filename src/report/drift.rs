@@ -1,0 +1,151 @@
+//! `verify` and `diff` for people (text, grouped by area) and for CI (JUnit:
+//! one test case per area, a `<failure>` per drift item at or above `--fail-on`).
+
+use std::fmt::Write;
+
+use super::Style;
+use super::junit::escape;
+use crate::findings::Severity;
+use crate::lock::drift::{Area, Drift};
+use crate::lock::report::DriftReport;
+
+const AREAS: [Area; 9] = [
+    Area::System,
+    Area::Nvidia,
+    Area::Gpus,
+    Area::Cuda,
+    Area::Python,
+    Area::Packages,
+    Area::Files,
+    Area::Frameworks,
+    Area::Env,
+];
+
+pub fn text(report: &DriftReport, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} against {} ({} {})",
+        style.heading(&capitalized(&report.found.describe())),
+        report.expected.describe(),
+        report.expected.label,
+        short(&report.expected.fingerprint)
+    );
+    if let Some(files) = &report.files_checked {
+        let _ = write!(
+            out,
+            "Re-hashed the files of {} distributions against their RECORD",
+            files.distributions
+        );
+        if !files.without_record.is_empty() {
+            let _ = write!(
+                out,
+                "; {} have none: {}",
+                files.without_record.len(),
+                files.without_record.join(", ")
+            );
+        }
+        let _ = writeln!(out, ".");
+    }
+    for area in AREAS {
+        let items: Vec<&Drift> = report.drift.iter().filter(|item| item.area == area).collect();
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{}", style.heading(area.title()));
+        for item in items {
+            let label = format!("{:<8}", item.severity.as_str());
+            let label = match item.severity {
+                Severity::Error => style.error(&label),
+                Severity::Warning => style.warning(&label),
+                Severity::Info => style.dim(&label),
+            };
+            let _ = writeln!(out, "  {label} {}", item.message);
+            if let Some(fix) = &item.fix {
+                let _ = writeln!(out, "           {} {fix}", style.dim("fix:"));
+            }
+        }
+    }
+    let _ = writeln!(out, "\n{}", verdict(report));
+    out
+}
+
+fn verdict(report: &DriftReport) -> String {
+    let summary = &report.summary;
+    if report.drift.is_empty() {
+        return format!(
+            "No drift: {} matches {} (fingerprint {}).",
+            report.found.describe(),
+            report.expected.describe(),
+            short(&report.expected.fingerprint)
+        );
+    }
+    let plural = |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
+    let counts = [
+        plural(summary.errors, "error"),
+        plural(summary.warnings, "warning"),
+        plural(summary.infos, "info"),
+    ]
+    .join(", ");
+    if report.schema == crate::lock::report::DIFF_SCHEMA {
+        return format!("{} ({counts}).", plural(report.drift.len(), "difference"));
+    }
+    let outcome = if summary.failed {
+        format!("drift at or above {}: exit 1", summary.fail_on.as_str())
+    } else {
+        format!("nothing at or above {}: exit 0", summary.fail_on.as_str())
+    };
+    format!("{} ({counts}); {outcome}.", plural(report.drift.len(), "difference"))
+}
+
+pub fn junit(report: &DriftReport) -> String {
+    let mut cases = String::new();
+    let mut failures = 0;
+    for area in AREAS {
+        let _ = writeln!(
+            cases,
+            "    <testcase classname=\"envdoctor.verify\" name=\"{}\" time=\"0\">",
+            escape(area.title())
+        );
+        let mut passing = Vec::new();
+        for item in report.drift.iter().filter(|item| item.area == area) {
+            if report.summary.fail_on.fails(item.severity) {
+                failures += 1;
+                let body = match &item.fix {
+                    Some(fix) => format!("{}\nFix: {fix}", item.message),
+                    None => item.message.clone(),
+                };
+                let _ = writeln!(
+                    cases,
+                    "      <failure message=\"{}\" type=\"{}\">{}</failure>",
+                    escape(&format!("[{}] {}", item.id, item.subject)),
+                    item.severity,
+                    escape(&body)
+                );
+            } else {
+                passing.push(format!("{}: {}", item.severity, item.message));
+            }
+        }
+        if !passing.is_empty() {
+            let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&passing.join("\n")));
+        }
+        let _ = writeln!(cases, "    </testcase>");
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"envdoctor verify\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
+        AREAS.len()
+    )
+}
+
+/// `sha256:0123456789ab`: enough to tell two fingerprints apart on screen.
+fn short(fingerprint: &str) -> &str {
+    &fingerprint[..fingerprint.len().min("sha256:".len() + 12)]
+}
+
+fn capitalized(text: &str) -> String {
+    let mut characters = text.chars();
+    match characters.next() {
+        Some(first) => first.to_uppercase().chain(characters).collect(),
+        None => String::new(),
+    }
+}
