@@ -98,7 +98,7 @@ pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<
                 missing,
             });
         }
-        if is_configured(&hashing.indexes.primary) {
+        if !hashing.indexes.primary.is_pip_default() {
             index_url = Some(hashing.indexes.primary.shown());
         }
     }
@@ -110,12 +110,6 @@ pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<
         index_url,
         extra_index_urls,
     })
-}
-
-/// An index the user chose (flag, variable, pip configuration), as opposed
-/// to pip's built-in default, which a requirements file need not name.
-fn is_configured(index: &index::Index) -> bool {
-    !(index.from.starts_with("pip's default") || index.from.starts_with("the default"))
 }
 
 /// The installed wheel when the index has it with a hash; else every hashed

@@ -220,3 +220,47 @@ fn tool_table(plan: &Plan) -> Table {
     tool["envdoctor"] = Item::Table(envdoctor);
     tool
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::plan::plan;
+    use crate::lock::model::sample_lock;
+
+    #[test]
+    fn only_the_names_pep_751_allows_are_accepted() {
+        for good in ["pylock.toml", "out/pylock.cu130.toml"] {
+            assert!(check_file_name(Path::new(good)).is_ok(), "{good}");
+        }
+        for bad in ["lock.toml", "pylock.a.b.toml", "pylock..toml", "pylock.toml.bak"] {
+            assert!(check_file_name(Path::new(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_gpu_side_rides_in_the_tool_table_and_source_trees_have_no_version() {
+        let mut lock = sample_lock();
+        let mut editable = lock.packages[0].clone();
+        editable.name = "mytrainer".to_string();
+        editable.version = Some("0.1".to_string());
+        editable.source = Source::Directory {
+            url: "file:///src/my%20trainer".to_string(),
+            editable: true,
+            subdirectory: None,
+        };
+        lock.packages.push(editable);
+        let plan = plan(&lock, false, None).unwrap();
+        let text = render(&plan);
+        let document: DocumentMut = text.parse().unwrap();
+        assert_eq!(document["lock-version"].as_str(), Some("1.0"));
+        assert_eq!(document["tool"]["envdoctor"]["torch-cuda"].as_str(), Some("13.0"));
+        let packages = document["packages"].as_array_of_tables().unwrap();
+        let trainer = packages
+            .iter()
+            .find(|package| package["name"].as_str() == Some("mytrainer"))
+            .unwrap();
+        assert!(trainer.get("version").is_none(), "{text}");
+        assert_eq!(trainer["directory"]["path"].as_str(), Some("/src/my trainer"));
+        assert_eq!(trainer["directory"]["editable"].as_bool(), Some(true));
+    }
+}

@@ -202,3 +202,100 @@ fn git_editable(project: &Path, name: &str) -> Option<String> {
     let egg = name.replace('-', "_");
     Some(format!("-e git+{remote}@{commit}#egg={egg}{subdirectory}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::plan::plan;
+    use crate::lock::model::sample_lock;
+
+    fn with_source(name: &str, source: Source) -> Package {
+        let mut package = sample_lock().packages[0].clone();
+        package.name = name.to_string();
+        package.version = Some("1.0".to_string());
+        package.source = source;
+        package
+    }
+
+    #[test]
+    fn a_local_version_brings_the_index_that_serves_it() {
+        let lock = sample_lock();
+        let written = render(
+            &plan(&lock, false, None).unwrap(),
+            Kind::Requirements { hashes: false },
+            "x",
+        );
+        assert!(
+            written
+                .text
+                .contains("\n--extra-index-url https://download.pytorch.org/whl/cu130\n")
+        );
+        assert!(written.text.contains("\ntorch==2.11.0+cu130\n"), "{}", written.text);
+        assert!(written.text.contains("#   8 x NVIDIA H200, compute capability 9.0, 143771 MiB\n"));
+        let constraints = render(&plan(&lock, false, None).unwrap(), Kind::Constraints, "x");
+        assert!(
+            !constraints.text.contains("\n--extra-index-url"),
+            "{}",
+            constraints.text
+        );
+    }
+
+    #[test]
+    fn direct_installs_are_written_as_pip_freeze_writes_them() {
+        let vcs = with_source(
+            "tool",
+            Source::Vcs {
+                url: "https://example.com/tool.git".to_string(),
+                vcs: "git".to_string(),
+                commit_id: "0123abcd".to_string(),
+                requested_revision: Some("main".to_string()),
+                subdirectory: Some("python".to_string()),
+            },
+        );
+        assert_eq!(
+            freeze_line(&vcs).as_deref(),
+            Some("tool @ git+https://example.com/tool.git@0123abcd#subdirectory=python")
+        );
+        let archive = with_source(
+            "local",
+            Source::Archive {
+                url: "file:///dist/local-1.0.tar.gz".to_string(),
+                hash: Some("sha256=abc".to_string()),
+                subdirectory: None,
+            },
+        );
+        assert_eq!(
+            freeze_line(&archive).as_deref(),
+            Some("local @ file:///dist/local-1.0.tar.gz#sha256=abc")
+        );
+        let editable = with_source(
+            "mine",
+            Source::Directory {
+                url: "file:///nonexistent/mine".to_string(),
+                editable: true,
+                subdirectory: None,
+            },
+        );
+        assert_eq!(freeze_line(&editable).as_deref(), Some("-e /nonexistent/mine"));
+
+        let mut lock = sample_lock();
+        lock.packages.extend([vcs, archive, editable]);
+        let plan = plan(&lock, false, None).unwrap();
+        let hashed = render(&plan, Kind::Requirements { hashes: true }, "x");
+        assert_eq!(hashed.skipped, ["tool", "mine"]);
+        assert!(
+            hashed
+                .text
+                .contains("local @ file:///dist/local-1.0.tar.gz \\\n    --hash=sha256:abc")
+        );
+        assert!(hashed.text.contains("#   tool @ git+"), "{}", hashed.text);
+    }
+
+    #[test]
+    fn installer_tooling_is_left_out_unless_all() {
+        let mut lock = sample_lock();
+        lock.packages.push(with_source("pip", Source::Index));
+        assert_eq!(plan(&lock, false, None).unwrap().pins.len(), 1);
+        assert_eq!(plan(&lock, true, None).unwrap().pins.len(), 2);
+    }
+}

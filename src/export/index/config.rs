@@ -61,7 +61,16 @@ pub struct Index {
     pub from: String,
 }
 
+/// How `from` begins for pip's built-in default, which nobody configured.
+const DEFAULT_FROM: &str = "pip's default";
+
 impl Index {
+    /// pip's own default rather than an index the user chose: a requirements
+    /// file need not name it.
+    pub fn is_pip_default(&self) -> bool {
+        self.from.starts_with(DEFAULT_FROM)
+    }
+
     /// The URL without credentials, for messages and files.
     pub fn shown(&self) -> String {
         strip_credentials(&self.url)
@@ -297,7 +306,7 @@ fn normalize_key(key: &str) -> String {
 fn pip_default(python: Option<&Path>) -> Index {
     let fallback = |why: String| Index {
         url: FALLBACK_INDEX.to_string(),
-        from: format!("the default ({why})"),
+        from: format!("{DEFAULT_FROM} ({why})"),
     };
     let Some(python) = python else {
         return fallback("no interpreter to ask".to_string());
@@ -322,7 +331,7 @@ fn pip_default(python: Option<&Path>) -> Index {
     if answer.starts_with("https://") || answer.starts_with("http://") {
         Index {
             url: answer,
-            from: format!("pip's default, as {} reports it", python.display()),
+            from: format!("{DEFAULT_FROM}, as {}'s pip reports it", python.display()),
         }
     } else {
         fallback(format!("{}'s pip named no URL", python.display()))
@@ -392,7 +401,7 @@ mod tests {
     fn nothing_configured_and_no_interpreter_is_pypi() {
         let resolved = Machine::new().resolve(None).unwrap();
         assert_eq!(resolved.primary.url, FALLBACK_INDEX);
-        assert_eq!(resolved.primary.from, "the default (no interpreter to ask)");
+        assert_eq!(resolved.primary.from, "pip's default (no interpreter to ask)");
         assert!(resolved.extras.is_empty());
     }
 
@@ -537,7 +546,7 @@ mod tests {
         let index = pip_default(Some(Path::new("python3")));
         assert!(index.url.starts_with("https://"), "{index:?}");
         assert!(
-            index.from.starts_with("pip's default, as python3 reports it"),
+            index.from.starts_with("pip's default, as python3's pip reports it"),
             "{index:?}"
         );
         let missing = pip_default(Some(Path::new("/nonexistent/python")));
