@@ -32,6 +32,21 @@ pub enum Area {
 }
 
 impl Area {
+    /// As JSON names it: `nvidia`, `packages`, ...
+    pub fn key(self) -> &'static str {
+        match self {
+            Area::System => "system",
+            Area::Nvidia => "nvidia",
+            Area::Gpus => "gpus",
+            Area::Cuda => "cuda",
+            Area::Python => "python",
+            Area::Packages => "packages",
+            Area::Files => "files",
+            Area::Frameworks => "frameworks",
+            Area::Env => "env",
+        }
+    }
+
     pub fn title(self) -> &'static str {
         match self {
             Area::System => "System",
@@ -497,7 +512,7 @@ fn packages(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>
                         locked.source.describe(),
                         sides.expected
                     ))
-                    .fix(install_command(locked)),
+                    .fix(reinstall_command(locked)),
             );
         } else if let (Some(locked_digest), Some(here_digest)) = (&locked.record_digest, &here.record_digest)
             && locked_digest != here_digest
@@ -514,10 +529,7 @@ fn packages(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>
                         sides.found,
                         sides.expected
                     ))
-                    .fix(
-                        install_command(locked)
-                            .map(|command| command.replacen("install", "install --force-reinstall", 1)),
-                    ),
+                    .fix(reinstall_command(locked)),
             );
         }
     }
@@ -544,6 +556,12 @@ fn by_name(lock: &Lock) -> BTreeMap<String, &Package> {
         .iter()
         .map(|package| (package.normalized_name(), package))
         .collect()
+}
+
+/// For the same version from elsewhere: pip calls a plain install of a version
+/// already there "already satisfied" and does nothing.
+fn reinstall_command(package: &Package) -> Option<String> {
+    install_command(package).map(|command| command.replacen("install", "install --force-reinstall", 1))
 }
 
 /// The pip command that puts a package back as the lock has it.

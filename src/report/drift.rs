@@ -100,21 +100,29 @@ fn verdict(report: &DriftReport) -> String {
 
 pub fn junit(report: &DriftReport) -> String {
     let mut cases = String::new();
-    let mut failures = 0;
+    let (mut tests, mut failures) = (0, 0);
     for area in AREAS {
-        let _ = writeln!(
-            cases,
-            "    <testcase classname=\"envdoctor.verify\" name=\"{}\" time=\"0\">",
-            escape(area.title())
-        );
-        let mut passing = Vec::new();
-        for item in report.drift.iter().filter(|item| item.area == area) {
+        let class = format!("envdoctor.verify.{}", area.key());
+        let items: Vec<&Drift> = report.drift.iter().filter(|item| item.area == area).collect();
+        if items.is_empty() {
+            tests += 1;
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{class}\" name=\"{}\" time=\"0\"/>",
+                escape(area.title())
+            );
+        }
+        // One case per item: CI pages often show only a case's first failure.
+        for item in items {
+            tests += 1;
+            let name = escape(&format!("{} {}", item.id, item.subject));
+            let _ = writeln!(cases, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"0\">");
+            let body = match &item.fix {
+                Some(fix) => format!("{}\nFix: {fix}", item.message),
+                None => item.message.clone(),
+            };
             if report.summary.fail_on.fails(item.severity) {
                 failures += 1;
-                let body = match &item.fix {
-                    Some(fix) => format!("{}\nFix: {fix}", item.message),
-                    None => item.message.clone(),
-                };
                 let _ = writeln!(
                     cases,
                     "      <failure message=\"{}\" type=\"{}\">{}</failure>",
@@ -123,17 +131,17 @@ pub fn junit(report: &DriftReport) -> String {
                     escape(&body)
                 );
             } else {
-                passing.push(format!("{}: {}", item.severity, item.message));
+                let _ = writeln!(
+                    cases,
+                    "      <system-out>{}</system-out>",
+                    escape(&format!("{}: {body}", item.severity))
+                );
             }
+            let _ = writeln!(cases, "    </testcase>");
         }
-        if !passing.is_empty() {
-            let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&passing.join("\n")));
-        }
-        let _ = writeln!(cases, "    </testcase>");
     }
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"envdoctor verify\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
-        AREAS.len()
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"envdoctor verify\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n"
     )
 }
 
