@@ -3,14 +3,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use envdoctor::export::index::{Artifact, ArtifactKind, Index, Lookup, Options, ResolvedIndexes, Wanted, look_up};
 use sha2::{Digest, Sha256};
+
+use common::index_server::Server;
 
 const PURE_WHEEL: &str = "demo_pkg-1.0-py3-none-any.whl";
 /// The same wheel under another tag: a second file of the same version, so
@@ -59,47 +60,6 @@ fn build_wheel(scratch: &Path, name: &str, version: &str, into: &Path) {
             .arg(into)
             .arg(project),
     );
-}
-
-/// serve.py, stopped by closing its stdin when dropped.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    port: u16,
-}
-
-impl Server {
-    fn start(root: &Path, arguments: &[&str]) -> Server {
-        let mut child = Command::new(common::system_python())
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/index/serve.py"))
-            .arg(root)
-            .args(arguments)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs serve.py");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("serve.py printed {line:?}"));
-        let stdin = child.stdin.take();
-        Server { child, stdin, port }
-    }
-
-    fn index(&self) -> String {
-        format!("http://127.0.0.1:{}/simple", self.port)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
 }
 
 fn indexes(primary: &str, extras: &[&str]) -> ResolvedIndexes {

@@ -231,7 +231,11 @@ mod tests {
                 .contains("\n--extra-index-url https://download.pytorch.org/whl/cu130\n")
         );
         assert!(written.text.contains("\ntorch==2.11.0+cu130\n"), "{}", written.text);
-        assert!(written.text.contains("#   8 x NVIDIA H200, compute capability 9.0, 143771 MiB\n"));
+        assert!(
+            written
+                .text
+                .contains("#   8 x NVIDIA H200, compute capability 9.0, 143771 MiB\n")
+        );
         let constraints = render(&plan(&lock, false, None).unwrap(), Kind::Constraints, "x");
         assert!(
             !constraints.text.contains("\n--extra-index-url"),
