@@ -32,12 +32,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$packages" =~ ^[1-9][0-9]*$ && "$runs" =~ ^[1-9][0-9]*$ ]] || { usage >&2; exit 2; }
 
-repo_root="$(cd "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=bench/common.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 py="$("$(command -v -- "$python_arg")" -c 'import sys; print(sys.executable)')"
-if [[ -z "$envdoctor" ]]; then
-    envdoctor="$repo_root/target/release/envdoctor"
-    (cd "$repo_root" && cargo build --release --quiet)
-fi
+release_envdoctor
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-check.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

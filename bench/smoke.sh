@@ -31,12 +31,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n "$python_arg" && "$runs" =~ ^[1-9][0-9]*$ ]] || { usage >&2; exit 2; }
 
-repo_root="$(cd "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=bench/common.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 py="$(command -v -- "$python_arg")"
-if [[ -z "$envdoctor" ]]; then
-    envdoctor="$repo_root/target/release/envdoctor"
-    (cd "$repo_root" && cargo build --release --quiet)
-fi
+release_envdoctor
 work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-smoke.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 

@@ -3,11 +3,13 @@
 //! codes; everything else lives here, one module per concern.
 
 pub mod atomic_write;
+pub mod cache_home;
 pub mod check;
 pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod configs;
+pub mod digest;
 pub mod export;
 pub mod facts;
 pub mod findings;

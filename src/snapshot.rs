@@ -111,6 +111,11 @@ pub fn read(path: &Path) -> Result<Snapshot, ReadError> {
         path: path.to_path_buf(),
         source,
     })?;
+    parse(&bytes, path)
+}
+
+/// A Snapshot from bytes already read from `path` (which names it in errors).
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Snapshot, ReadError> {
     let malformed = |error: serde_json::Error| {
         let problem = match error.classify() {
             serde_json::error::Category::Eof => format!("truncated: {}", without_position(&error)),
@@ -124,12 +129,12 @@ pub fn read(path: &Path) -> Result<Snapshot, ReadError> {
             problem,
         }
     };
-    let document: serde_json::Value = serde_json::from_slice(&bytes).map_err(malformed)?;
+    let document: serde_json::Value = serde_json::from_slice(bytes).map_err(malformed)?;
     check_schema(&document).map_err(|problem| ReadError::NotASnapshot {
         path: path.to_path_buf(),
         problem,
     })?;
-    serde_json::from_slice(&bytes).map_err(malformed)
+    serde_json::from_slice(bytes).map_err(malformed)
 }
 
 fn check_schema(document: &serde_json::Value) -> Result<(), String> {

@@ -126,7 +126,7 @@ pub(super) fn read_either(path: &Path) -> anyhow::Result<Lock> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     if first == Some(&b'{') {
-        Ok(lock_of(&snapshot::read(path)?, false))
+        Ok(lock_of(&snapshot::parse(&bytes, path)?, false))
     } else {
         Ok(file::parse(&bytes, path)?)
     }

@@ -124,10 +124,8 @@ fn choose(lookup: Lookup) -> Result<(String, Vec<Artifact>), String> {
             files,
         } => {
             if let Some(wheel) = installed_wheel {
-                return match wheel.sha256 {
-                    Some(_) => Ok((index, vec![wheel])),
-                    None => Err(format!("{index} gives no sha256 for {}", wheel.filename)),
-                };
+                wheel.require_sha256().map_err(|missing| missing.to_string())?;
+                return Ok((index, vec![wheel]));
             }
             let hashed: Vec<Artifact> = files.into_iter().filter(|file| file.sha256.is_some()).collect();
             if hashed.is_empty() {

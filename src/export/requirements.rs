@@ -13,6 +13,7 @@ use std::path::Path;
 
 use super::plan::{Plan, gpu_side};
 use crate::lock::model::{Package, Source};
+use crate::probe::metadata::file_url_to_path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -140,7 +141,7 @@ pub fn freeze_line(package: &Package) -> Option<String> {
         Source::Directory {
             url, editable: true, ..
         } => {
-            let path = file_url_path(url);
+            let path = file_url_to_path(url);
             match path
                 .as_deref()
                 .and_then(|path| git_editable(Path::new(path), &package.name))
@@ -151,11 +152,6 @@ pub fn freeze_line(package: &Package) -> Option<String> {
         }
         _ => return package.direct_reference(),
     })
-}
-
-fn file_url_path(url: &str) -> Option<String> {
-    url.strip_prefix("file://")
-        .map(crate::export::index::urls::percent_decode)
 }
 
 /// pip freeze's form for an editable project under git: the remote `origin`

@@ -32,20 +32,18 @@ pub enum Area {
 }
 
 impl Area {
-    /// As JSON names it: `nvidia`, `packages`, ...
-    pub fn key(self) -> &'static str {
-        match self {
-            Area::System => "system",
-            Area::Nvidia => "nvidia",
-            Area::Gpus => "gpus",
-            Area::Cuda => "cuda",
-            Area::Python => "python",
-            Area::Packages => "packages",
-            Area::Files => "files",
-            Area::Frameworks => "frameworks",
-            Area::Env => "env",
-        }
-    }
+    /// Every area, in the order reports show them.
+    pub const ALL: [Area; 9] = [
+        Area::System,
+        Area::Nvidia,
+        Area::Gpus,
+        Area::Cuda,
+        Area::Python,
+        Area::Packages,
+        Area::Files,
+        Area::Frameworks,
+        Area::Env,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {

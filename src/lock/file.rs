@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item};
 
 use super::model::{FORMAT_VERSION, Lock};
+use crate::matrix::position;
 
 const HEADER: &str = "\
 # envdoctor.lock: this node's environment, GPU side included, written by `envdoctor lock`.
@@ -80,7 +81,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
         problem,
     };
     let text = std::str::from_utf8(bytes).map_err(|error| {
-        let (line, column) = position(bytes, error.valid_up_to());
+        let valid = std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default();
+        let (line, column) = position(valid, valid.len());
         ReadError::Malformed {
             path: path.to_path_buf(),
             line,
@@ -89,7 +91,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
         }
     })?;
     let malformed = |span: Option<std::ops::Range<usize>>, message: &str| {
-        let (line, column) = position(bytes, span.map_or(0, |span| span.start));
+        let (line, column) = position(text, span.map_or(0, |span| span.start));
         ReadError::Malformed {
             path: path.to_path_buf(),
             line,
@@ -139,15 +141,6 @@ fn check_format_version(document: &DocumentMut) -> Result<(), String> {
             supported.major
         )),
     }
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn position(bytes: &[u8], offset: usize) -> (usize, usize) {
-    let before = &bytes[..offset.min(bytes.len())];
-    let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|byte| *byte == b'\n').map_or(0, |at| at + 1);
-    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
-    (line, column)
 }
 
 fn first_line(message: &str) -> String {

@@ -341,7 +341,7 @@ const LOCKED_ENV_NAMES: &[&str] = &[
     "TOKENIZERS_PARALLELISM",
 ];
 
-pub fn is_locked_env(name: &str) -> bool {
+fn is_locked_env(name: &str) -> bool {
     LOCKED_ENV_NAMES.contains(&name) || LOCKED_ENV_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
 }
 
@@ -414,13 +414,7 @@ impl Lock {
         content.created_by.clear();
         content.fingerprint.clear();
         let canonical = serde_json::to_vec(&content).expect("a Lock always serializes");
-        format!("sha256:{}", hex(&Sha256::digest(&canonical)))
-    }
-
-    pub fn package(&self, normalized: &str) -> Option<&Package> {
-        self.packages
-            .iter()
-            .find(|package| package.normalized_name() == normalized)
+        format!("sha256:{}", crate::digest::hex(&Sha256::digest(&canonical)))
     }
 }
 
@@ -496,15 +490,11 @@ fn sorted<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
 }
 
 /// A unit enum's serde name (`wheel`), without quoting.
-fn serde_plain<T: Serialize>(value: &T) -> String {
+pub(crate) fn serde_plain<T: Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(text)) => text,
         _ => "unknown".to_string(),
     }
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The PyTorch index that serves a local version such as `2.3.1+cu121`:

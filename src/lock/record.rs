@@ -402,8 +402,7 @@ pub fn record_digest(metadata_path: &Path) -> Result<Option<String>, RecordError
     for row in &rows {
         hasher.update(row.as_bytes());
     }
-    let hex: String = hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect();
-    Ok(Some(format!("sha256:{hex}")))
+    Ok(Some(format!("sha256:{}", crate::digest::hex(&hasher.finalize()))))
 }
 
 /// Whether a RECORD path holds what the wheel shipped rather than what this
@@ -486,18 +485,11 @@ fn resolve(location: &Path, path: &str) -> PathBuf {
     resolved
 }
 
-/// Re-hashes every file of one distribution that its RECORD gives a hash for;
-/// `location` is the sys.path entry that holds `metadata_path`. Empty when
-/// nothing changed; `RecordError::NoRecord` where there is no RECORD.
-pub fn verify_files(metadata_path: &Path, location: &Path) -> Result<Vec<FileDrift>, RecordError> {
-    verify_many(&[(metadata_path, location)])
-        .pop()
-        .unwrap_or_else(|| Ok(Vec::new()))
-}
-
-/// `verify_files` for many `(metadata_path, location)` pairs at once, one
-/// result per pair in the same order. The files of all of them share one queue
-/// served by a thread per core, so a single huge distribution (torch) is hashed
+/// Re-hashes every file of each `(metadata_path, location)` pair that its
+/// RECORD gives a hash for (`location` is the sys.path entry that holds the
+/// dist-info), one result per pair in the same order; `RecordError::NoRecord`
+/// where there is no RECORD, empty when nothing changed. The files of all of
+/// them share one queue served by a thread per core, so a single huge distribution (torch) is hashed
 /// by every core rather than by one.
 pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, RecordError>> {
     let records: Vec<Result<Vec<RecordEntry>, RecordError>> = jobs
@@ -606,6 +598,13 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<RecordEntry>, RecordError> {
         parse_record(text, Path::new("/sp/x-1.dist-info/RECORD"))
+    }
+
+    /// One distribution's `verify_many`.
+    fn verify_files(metadata_path: &Path, location: &Path) -> Result<Vec<FileDrift>, RecordError> {
+        verify_many(&[(metadata_path, location)])
+            .pop()
+            .unwrap_or_else(|| Ok(Vec::new()))
     }
 
     fn paths(entries: &[RecordEntry]) -> Vec<&str> {

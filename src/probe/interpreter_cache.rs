@@ -184,14 +184,11 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
 }
 
 fn cache_file(key: &Key) -> Option<PathBuf> {
-    let directory = match std::env::var_os("XDG_CACHE_HOME").filter(|value| !value.is_empty()) {
-        Some(cache_home) => PathBuf::from(cache_home),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
-    };
+    let directory = crate::cache_home::envdoctor_cache_dir(|name| std::env::var_os(name))?;
     let serialized = serde_json::to_vec(key).ok()?;
     Some(
         directory
-            .join("envdoctor/interpreters")
+            .join("interpreters")
             .join(format!("{:016x}.json", fnv1a(&serialized))),
     )
 }

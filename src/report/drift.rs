@@ -7,19 +7,8 @@ use super::Style;
 use super::junit::escape;
 use crate::findings::Severity;
 use crate::lock::drift::{Area, Drift};
+use crate::lock::model::serde_plain;
 use crate::lock::report::DriftReport;
-
-const AREAS: [Area; 9] = [
-    Area::System,
-    Area::Nvidia,
-    Area::Gpus,
-    Area::Cuda,
-    Area::Python,
-    Area::Packages,
-    Area::Files,
-    Area::Frameworks,
-    Area::Env,
-];
 
 pub fn text(report: &DriftReport, style: Style) -> String {
     let mut out = String::new();
@@ -47,7 +36,7 @@ pub fn text(report: &DriftReport, style: Style) -> String {
         }
         let _ = writeln!(out, ".");
     }
-    for area in AREAS {
+    for area in Area::ALL {
         let items: Vec<&Drift> = report.drift.iter().filter(|item| item.area == area).collect();
         if items.is_empty() {
             continue;
@@ -101,8 +90,8 @@ fn verdict(report: &DriftReport) -> String {
 pub fn junit(report: &DriftReport) -> String {
     let mut cases = String::new();
     let (mut tests, mut failures) = (0, 0);
-    for area in AREAS {
-        let class = format!("envdoctor.verify.{}", area.key());
+    for area in Area::ALL {
+        let class = format!("envdoctor.verify.{}", serde_plain(&area));
         let items: Vec<&Drift> = report.drift.iter().filter(|item| item.area == area).collect();
         if items.is_empty() {
             tests += 1;

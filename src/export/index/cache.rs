@@ -6,7 +6,7 @@
 //! named by a hash of the two, written atomically.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
@@ -44,11 +44,8 @@ impl Cache {
 
     /// `$XDG_CACHE_HOME/envdoctor/index`, else `$HOME/.cache/envdoctor/index`.
     pub fn default_directory(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-        let base = match env("XDG_CACHE_HOME").filter(|value| !value.is_empty()) {
-            Some(cache_home) => PathBuf::from(cache_home),
-            None => PathBuf::from(env("HOME").filter(|value| !value.is_empty())?).join(".cache"),
-        };
-        Some(base.join("envdoctor/index"))
+        let base = crate::cache_home::envdoctor_cache_dir(|name| env(name).map(std::ffi::OsString::from))?;
+        Some(base.join("index"))
     }
 
     /// The entry for `project` (normalized) on `index`; `None` when there is
@@ -78,13 +75,14 @@ impl Cache {
         }
     }
 
-    pub fn directory(&self) -> &Path {
+    #[cfg(test)]
+    pub fn directory(&self) -> &std::path::Path {
         &self.directory
     }
 
     fn file(&self, index: &str, project: &str) -> PathBuf {
         let digest = Sha256::digest(format!("{}\n{project}", index_key(index)).as_bytes());
-        let name: String = digest[..16].iter().map(|byte| format!("{byte:02x}")).collect();
+        let name = crate::digest::hex(&digest[..16]);
         self.directory.join(format!("{name}.json"))
     }
 }
