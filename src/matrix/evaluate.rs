@@ -18,6 +18,36 @@ struct Matched<'f, 'a> {
     unsettled: Vec<String>,
 }
 
+/// One condition of a `[when]`, judged on this node.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Verdict {
+    /// `Some(true)` holds, `Some(false)` does not, `None` when what was given
+    /// cannot settle it (a training config that was not passed, or leaves it "auto").
+    pub holds: Option<bool>,
+    /// The fact and the condition, in words: `deepspeed 0.14.2 is installed (>=0.14.1,<0.14.3)`.
+    pub fact: String,
+}
+
+/// A verdict and what the finding's message needs from it.
+struct Judged<'f, 'a> {
+    verdict: Verdict,
+    gpus: Option<Vec<&'f VisibleGpu<'a>>>,
+    config: Option<&'f Path>,
+}
+
+impl<'f, 'a> Judged<'f, 'a> {
+    fn new(holds: bool, fact: String) -> Self {
+        Judged {
+            verdict: Verdict {
+                holds: Some(holds),
+                fact,
+            },
+            gpus: None,
+            config: None,
+        }
+    }
+}
+
 /// The finding `rule` raises on this node, if it matches. Withdrawn rules never do.
 pub fn evaluate(rule: &Rule, facts: &Facts) -> Option<Finding> {
     if rule.withdrawn.is_some() {
@@ -44,46 +74,108 @@ pub fn evaluate(rule: &Rule, facts: &Facts) -> Option<Finding> {
     })
 }
 
+/// Every condition of `when`, judged on this node, in the order the format lists them.
+pub fn assess(when: &When, facts: &Facts) -> Vec<Verdict> {
+    judge(when, facts).into_iter().map(|judged| judged.verdict).collect()
+}
+
 fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>> {
     let mut matched = Matched {
         gpus: Vec::new(),
         config: None,
         unsettled: Vec::new(),
     };
-    for (name, condition) in &when.packages {
-        let holds = match condition {
-            PackageCondition::Installed => facts.is_installed(name),
-            PackageCondition::Absent => !facts.is_installed(name),
-            PackageCondition::Version(spec) => facts.package_version(name).is_some_and(|v| spec.contains(&v)),
-        };
-        holds.then_some(())?;
+    for judged in judge(when, facts) {
+        match judged.verdict.holds {
+            Some(false) => return None,
+            Some(true) => {}
+            None => matched.unsettled.push(judged.verdict.fact),
+        }
+        if let Some(gpus) = judged.gpus {
+            matched.gpus = gpus;
+        }
+        matched.config = judged.config.or(matched.config);
     }
-    let version_holds = |spec: &Option<Spec>, version: &Option<pep440_rs::Version>| match spec {
-        None => true,
-        Some(spec) => version.as_ref().is_some_and(|version| spec.contains(version)),
-    };
-    version_holds(&when.python, &facts.python_version).then_some(())?;
-    version_holds(&when.driver, &facts.driver).then_some(())?;
-    version_holds(&when.driver_cuda, &facts.driver_cuda).then_some(())?;
-    version_holds(&when.torch_cuda, &facts.torch_cuda).then_some(())?;
+    Some(matched)
+}
+
+fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
+    let mut judged = Vec::new();
+    for (name, condition) in &when.packages {
+        let installed = facts.package_version(name);
+        let (holds, fact) = match (condition, &installed) {
+            (PackageCondition::Installed, Some(version)) => (true, format!("{name} {version} is installed")),
+            (PackageCondition::Installed, None) => (facts.is_installed(name), format!("{name} is not installed")),
+            (PackageCondition::Absent, _) => (
+                !facts.is_installed(name),
+                format!(
+                    "{name} is {}",
+                    if facts.is_installed(name) {
+                        "installed"
+                    } else {
+                        "absent"
+                    }
+                ),
+            ),
+            (PackageCondition::Version(spec), Some(version)) => {
+                let holds = spec.contains(version);
+                let relation = if holds { "within" } else { "outside" };
+                (
+                    holds,
+                    format!("{name} {version} is installed, {relation} {}", spec.text),
+                )
+            }
+            (PackageCondition::Version(spec), None) => {
+                (false, format!("{name} is not installed (needs {})", spec.text))
+            }
+        };
+        judged.push(Judged::new(holds, fact));
+    }
+    let versions: [(&str, &Option<Spec>, &Option<pep440_rs::Version>); 4] = [
+        ("Python", &when.python, &facts.python_version),
+        ("the NVIDIA driver", &when.driver, &facts.driver),
+        ("the driver's CUDA", &when.driver_cuda, &facts.driver_cuda),
+        ("torch's CUDA", &when.torch_cuda, &facts.torch_cuda),
+    ];
+    for (what, spec, version) in versions {
+        if let Some(spec) = spec {
+            judged.push(version_verdict(what, spec, version.as_ref()));
+        }
+    }
     if let Some(spec) = &when.cuda_toolkit {
         // The toolkit a build would use, not any toolkit left on disk.
         let active = facts
             .active_toolkit()
             .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted));
-        active.is_some_and(|version| spec.contains(&version)).then_some(())?;
+        judged.push(version_verdict("the CUDA toolkit", spec, active.as_ref()));
     }
     if let Some(spec) = &when.gpu_count {
-        spec.contains_number(facts.gpus.len() as u64).then_some(())?;
+        let count = facts.gpus.len();
+        judged.push(Judged::new(
+            spec.contains_number(count as u64),
+            format!("{count} GPU(s) visible (needs {})", spec.text),
+        ));
     }
     if let Some(condition) = &when.any_gpu {
         let satisfying: Vec<_> = facts.gpus.iter().filter(|gpu| gpu_holds(condition, gpu)).collect();
-        (!satisfying.is_empty()).then_some(())?;
-        matched.gpus = satisfying;
+        let fact = match satisfying.first() {
+            Some(gpu) => format!("{} is {}", gpu.describe(), describe_gpu(condition)),
+            None => format!("no visible GPU is {}", describe_gpu(condition)),
+        };
+        let mut verdict = Judged::new(!satisfying.is_empty(), fact);
+        verdict.gpus = Some(satisfying);
+        judged.push(verdict);
     }
     if let Some(condition) = &when.all_gpus {
-        (!facts.gpus.is_empty() && facts.gpus.iter().all(|gpu| gpu_holds(condition, gpu))).then_some(())?;
-        matched.gpus = facts.gpus.iter().collect();
+        let holds = !facts.gpus.is_empty() && facts.gpus.iter().all(|gpu| gpu_holds(condition, gpu));
+        let fact = match facts.gpus.iter().find(|gpu| !gpu_holds(condition, gpu)) {
+            _ if facts.gpus.is_empty() => "no GPU is visible".to_string(),
+            None => format!("every visible GPU is {}", describe_gpu(condition)),
+            Some(gpu) => format!("{} is not {}", gpu.describe(), describe_gpu(condition)),
+        };
+        let mut verdict = Judged::new(holds, fact);
+        verdict.gpus = Some(facts.gpus.iter().collect());
+        judged.push(verdict);
     }
     for (name, condition) in &when.env {
         let value = facts.env(name);
@@ -94,41 +186,99 @@ fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>>
             EnvCondition::Equals(expected) => value == Some(expected.as_str()),
             EnvCondition::Differs(other) => value != Some(other.as_str()),
         };
-        holds.then_some(())?;
+        let fact = match value {
+            Some(value) => format!("{name}={value}"),
+            None => format!("{name} is unset"),
+        };
+        judged.push(Judged::new(holds, fact));
     }
     if let Some(platform) = &when.platform {
         let system = &facts.snapshot.system;
         let listed = |list: &[String], value: Option<&str>| {
             list.is_empty() || value.is_some_and(|value| list.iter().any(|item| item == value))
         };
-        listed(&platform.machine, Some(&system.architecture)).then_some(())?;
-        listed(&platform.os_id, system.os_id.as_deref()).then_some(())?;
+        let holds =
+            listed(&platform.machine, Some(&system.architecture)) && listed(&platform.os_id, system.os_id.as_deref());
+        let fact = format!(
+            "the platform is {} {}",
+            system.os_id.as_deref().unwrap_or("unknown"),
+            system.architecture
+        );
+        judged.push(Judged::new(holds, fact));
     }
     if let Some(condition) = &when.deepspeed_config {
-        match facts.configs.deepspeed() {
+        let wanted = describe_deepspeed(condition);
+        judged.push(match facts.configs.deepspeed() {
             Some((path, config)) => {
-                matched.config = Some(path);
-                deepspeed_holds(condition, config, path, &mut matched.unsettled)?;
+                let mut unsettled = Vec::new();
+                let holds = deepspeed_holds(condition, config, path, &mut unsettled);
+                config_verdict(path, holds, unsettled, &wanted)
             }
-            None => matched.unsettled.push(format!(
-                "no DeepSpeed config was given; pass --deepspeed-config FILE to know whether the job uses {}",
-                describe_deepspeed(condition)
+            None => unsettled(format!(
+                "no DeepSpeed config was given; pass --deepspeed-config FILE to know whether the job uses {wanted}"
             )),
-        }
+        });
     }
     if let Some(condition) = &when.accelerate_config {
-        match &facts.configs.accelerate {
+        let wanted = describe_accelerate(condition);
+        judged.push(match &facts.configs.accelerate {
             Some(loaded) => {
-                matched.config = Some(&loaded.path);
-                accelerate_holds(condition, &loaded.config, &loaded.path, &mut matched.unsettled)?;
+                let mut unsettled = Vec::new();
+                let holds = accelerate_holds(condition, &loaded.config, &loaded.path, &mut unsettled);
+                config_verdict(&loaded.path, holds, unsettled, &wanted)
             }
-            None => matched.unsettled.push(format!(
-                "no accelerate config was given; pass --accelerate-config FILE to know whether the job uses {}",
-                describe_accelerate(condition)
+            None => unsettled(format!(
+                "no accelerate config was given; pass --accelerate-config FILE to know whether the job uses {wanted}"
             )),
-        }
+        });
     }
-    Some(matched)
+    judged
+}
+
+fn version_verdict<'f, 'a>(what: &str, spec: &Spec, version: Option<&pep440_rs::Version>) -> Judged<'f, 'a> {
+    match version {
+        Some(version) => Judged::new(
+            spec.contains(version),
+            format!("{what} is {version} (needs {})", spec.text),
+        ),
+        None => Judged::new(false, format!("{what} is unknown or absent (needs {})", spec.text)),
+    }
+}
+
+fn unsettled<'f, 'a>(fact: String) -> Judged<'f, 'a> {
+    Judged {
+        verdict: Verdict { holds: None, fact },
+        gpus: None,
+        config: None,
+    }
+}
+
+fn config_verdict<'f, 'a>(path: &'f Path, holds: Option<()>, unsettled: Vec<String>, wanted: &str) -> Judged<'f, 'a> {
+    let file = path.display();
+    let (holds, fact) = match holds {
+        None => (Some(false), format!("`{file}` does not use {wanted}")),
+        Some(()) if unsettled.is_empty() => (Some(true), format!("`{file}` uses {wanted}")),
+        Some(()) => (None, unsettled.join("; ")),
+    };
+    Judged {
+        verdict: Verdict { holds, fact },
+        gpus: None,
+        config: Some(path),
+    }
+}
+
+fn describe_gpu(condition: &GpuCondition) -> String {
+    let mut parts = Vec::new();
+    if let Some(spec) = &condition.compute_capability {
+        parts.push(format!("compute capability {}", spec.text));
+    }
+    if !condition.name.is_empty() {
+        parts.push(format!("named like {}", condition.name.join(" or ")));
+    }
+    if let Some(spec) = &condition.memory_mib {
+        parts.push(format!("{} MiB of memory", spec.text));
+    }
+    parts.join(", ")
 }
 
 fn gpu_holds(condition: &GpuCondition, gpu: &VisibleGpu) -> bool {

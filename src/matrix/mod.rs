@@ -10,8 +10,8 @@ mod template;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use evaluate::evaluate;
-pub use rule::Rule;
+pub use evaluate::{Verdict, assess, evaluate};
+pub use rule::{Rule, SymptomEntry};
 
 mod compiled {
     include!(concat!(env!("OUT_DIR"), "/compat_matrix.rs"));
@@ -67,6 +67,8 @@ pub(crate) fn position(text: &str, offset: usize) -> (usize, usize) {
 #[derive(Debug, Clone)]
 pub struct Matrix {
     pub rules: Vec<Rule>,
+    /// Causes that are not version facts, for `envdoctor explain`.
+    pub symptoms: Vec<SymptomEntry>,
 }
 
 impl Matrix {
@@ -78,6 +80,13 @@ impl Matrix {
         for (path, text) in compiled::RULE_FILES {
             match parse_file(Path::new(path), text) {
                 Ok(rule) => rules.push(rule),
+                Err(problems) => errors.extend(problems),
+            }
+        }
+        let mut symptoms = Vec::new();
+        for (path, text) in compiled::SYMPTOM_FILES {
+            match parse_symptom_file(Path::new(path), text) {
+                Ok(entry) => symptoms.push(entry),
                 Err(problems) => errors.extend(problems),
             }
         }
@@ -103,18 +112,27 @@ impl Matrix {
             }
             let linted = lint_dir(dir)?;
             let mut errors = linted.errors;
+            let already_defined = |id: &str, path: &Path| LintError {
+                path: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: format!("id `{id}` is already defined by an earlier matrix"),
+            };
             for mut rule in linted.rules {
-                if rules.iter().any(|existing: &Rule| existing.id == rule.id) {
-                    errors.push(LintError {
-                        path: rule.path.clone(),
-                        line: 1,
-                        column: 1,
-                        message: format!("rule id `{}` is already defined by an earlier matrix", rule.id),
-                    });
+                if rules.iter().any(|existing| existing.id == rule.id) || symptoms.iter().any(|s| s.id == rule.id) {
+                    errors.push(already_defined(&rule.id, &rule.path));
                     continue;
                 }
                 rule.site = Some(dir.clone());
                 rules.push(rule);
+            }
+            for mut entry in linted.symptoms {
+                if rules.iter().any(|existing| existing.id == entry.id) || symptoms.iter().any(|s| s.id == entry.id) {
+                    errors.push(already_defined(&entry.id, &entry.path));
+                    continue;
+                }
+                entry.site = Some(dir.clone());
+                symptoms.push(entry);
             }
             if let Some(first) = errors.first() {
                 return Err(MatrixError::Invalid {
@@ -124,11 +142,15 @@ impl Matrix {
                 });
             }
         }
-        Ok(Matrix { rules })
+        Ok(Matrix { rules, symptoms })
     }
 
     pub fn rule(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.id == id)
+    }
+
+    pub fn symptom(&self, id: &str) -> Option<&SymptomEntry> {
+        self.symptoms.iter().find(|entry| entry.id == id)
     }
 }
 
@@ -146,6 +168,14 @@ pub fn lint_builtin() -> Linted {
             Err(problems) => linted.errors.extend(problems),
         }
     }
+    for (path, text) in compiled::SYMPTOM_FILES {
+        linted.files += 1;
+        match parse_symptom_file(Path::new(path), text) {
+            Ok(entry) => linted.symptoms.push(entry),
+            Err(problems) => linted.errors.extend(problems),
+        }
+    }
+    linted.errors.extend(shared_ids(&linted));
     linted.files += crate::tables::BUILTIN_FILE_COUNT;
     linted
         .errors
@@ -164,12 +194,23 @@ impl From<crate::tables::TableProblem> for LintError {
     }
 }
 
-/// What `matrix lint DIR` found: the rules that parsed, and every problem.
+/// What `matrix lint DIR` found: the rules and symptom entries that parsed, and every problem.
 #[derive(Debug, Default)]
 pub struct Linted {
     pub files: usize,
     pub rules: Vec<Rule>,
+    pub symptoms: Vec<SymptomEntry>,
     pub errors: Vec<LintError>,
+}
+
+/// A symptom entry may not take a rule's id: `explain` and `matrix explain` name causes by id.
+fn shared_ids(linted: &Linted) -> Vec<LintError> {
+    linted
+        .symptoms
+        .iter()
+        .filter(|entry| linted.rules.iter().any(|rule| rule.id == entry.id))
+        .map(|entry| error_at(&entry.path, 1, 1, &format!("id `{}` is also a rule's id", entry.id)))
+        .collect()
 }
 
 /// Reads a matrix directory: `matrix.toml` (optional for a site's own matrix),
@@ -249,6 +290,22 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
             Err(problems) => linted.errors.extend(problems),
         }
     }
+    let symptoms_dir = dir.join("symptoms");
+    if symptoms_dir.is_dir() {
+        for path in toml_files(&symptoms_dir).map_err(|source| unreadable(&symptoms_dir, source))? {
+            let Some(text) = read(&path, &mut linted) else { continue };
+            match parse_symptom_file(&path, &text) {
+                Ok(entry) => {
+                    if let Some(earlier) = first_file_of.insert(entry.id.clone(), path.clone()) {
+                        let message = format!("id `{}` is also used by `{}`", entry.id, earlier.display());
+                        linted.errors.push(error_at(&path, 1, 1, &message));
+                    }
+                    linted.symptoms.push(entry);
+                }
+                Err(problems) => linted.errors.extend(problems),
+            }
+        }
+    }
     Ok(linted)
 }
 
@@ -266,6 +323,11 @@ fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 fn parse_file(path: &Path, text: &str) -> Result<Rule, Vec<LintError>> {
     let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
     parse::rule(path, text, stem)
+}
+
+fn parse_symptom_file(path: &Path, text: &str) -> Result<SymptomEntry, Vec<LintError>> {
+    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+    parse::symptom_entry(path, text, stem)
 }
 
 fn error_at(path: &Path, line: usize, column: usize, message: &str) -> LintError {

@@ -153,6 +153,9 @@ impl Reader<'_> {
     }
 }
 
+const SYMPTOM_ENTRY_KEYS: &[&str] = &["id", "title", "why", "fix", "references", "symptoms", "when"];
+const SYMPTOMS_KEYS: &[&str] = &["messages", "exceptions", "devices", "frames", "reported"];
+
 /// Parses `text` (the contents of `path`) into a rule, or every problem in it.
 /// `expected_id` is the file's stem, which the id must equal.
 pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<LintError>> {
@@ -161,27 +164,13 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
         text,
         errors: Vec::new(),
     };
-    let document = match toml_edit::Document::parse(text) {
-        Ok(document) => document,
-        Err(error) => {
-            let message = error.message().trim().to_string();
-            reader.error(error.span(), format!("not TOML: {message}"));
-            return Err(reader.errors);
-        }
+    let Some(document) = document(&mut reader) else {
+        return Err(reader.errors);
     };
     let root = document.as_table();
     reader.known_keys(root, RULE_KEYS, "a rule");
 
-    let id = reader.required_string(root, "id");
-    if let Some(id) = &id {
-        let span = root.get("id").and_then(Item::span);
-        if !is_kebab_case(id) {
-            reader.error(span.clone(), format!("id `{id}` must be kebab-case (a-z, 0-9, -)"));
-        }
-        if id != expected_id {
-            reader.error(span, format!("id `{id}` must equal the file name `{expected_id}`"));
-        }
-    }
+    let id = checked_id(&mut reader, root, expected_id);
     let title = reader.required_string(root, "title");
     let severity = reader.required_string(root, "severity").and_then(|text| {
         let severity = Severity::parse(&text);
@@ -194,27 +183,10 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
     let message = reader.required_string(root, "message");
     let why = reader.required_string(root, "why");
     let fix = reader.required_string(root, "fix");
-    let references = match root.get("references") {
-        Some(item) => {
-            let references = reader.strings(item, "references");
-            for reference in &references {
-                if !reference.starts_with("https://") {
-                    reader.error(item.span(), format!("reference `{reference}` must be an https:// URL"));
-                }
-            }
-            references
-        }
-        None => {
-            reader.error(
-                None,
-                "missing required key `references`: every rule cites its upstream source",
-            );
-            Vec::new()
-        }
-    };
+    let references = references(&mut reader, root, "every rule cites its upstream source");
     let symptoms = root
         .get("symptoms")
-        .map(|item| reader.strings(item, "symptoms"))
+        .map(|item| symptoms(&mut reader, item))
         .unwrap_or_default();
     let withdrawn = root.get("withdrawn").and_then(|item| reader.string(item, "withdrawn"));
     let when = match root.get("when") {
@@ -231,11 +203,7 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
         }
     }
 
-    if !reader.errors.is_empty() {
-        // In file order, so the first one reported is the first one a reader meets.
-        reader.errors.sort_by_key(|error| (error.line, error.column));
-        return Err(reader.errors);
-    }
+    finish(&mut reader)?;
     let missing = "validated above";
     Ok(Rule {
         id: id.expect(missing),
@@ -252,6 +220,203 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
         site: None,
         text: text.to_string(),
     })
+}
+
+/// Parses a symptom entry (`compat-matrix/symptoms/*.toml`), or every problem in it.
+pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<SymptomEntry, Vec<LintError>> {
+    let mut reader = Reader {
+        path,
+        text,
+        errors: Vec::new(),
+    };
+    let Some(document) = document(&mut reader) else {
+        return Err(reader.errors);
+    };
+    let root = document.as_table();
+    reader.known_keys(root, SYMPTOM_ENTRY_KEYS, "a symptom entry");
+    let id = checked_id(&mut reader, root, expected_id);
+    let title = reader.required_string(root, "title");
+    let why = reader.required_string(root, "why");
+    let fix = reader.required_string(root, "fix");
+    let references = references(
+        &mut reader,
+        root,
+        "every symptom entry cites where the cause is documented",
+    );
+    let symptoms = match root.get("symptoms") {
+        Some(item) if item.is_table_like() => Some(symptoms(&mut reader, item)),
+        Some(item) => {
+            reader.error(item.span(), "`symptoms` must be a table (`[symptoms]`)");
+            None
+        }
+        None => {
+            reader.error(None, "missing required table `[symptoms]`");
+            None
+        }
+    };
+    if let Some(symptoms) = &symptoms
+        && symptoms.reported.is_empty()
+    {
+        let span = root.get("symptoms").and_then(Item::span);
+        reader.error(
+            span,
+            "`symptoms.reported` is missing: a symptom entry cites where users reported it",
+        );
+    }
+    let when = root
+        .get("when")
+        .and_then(|item| reader.table(item, "when").map(|table| when(&mut reader, table)))
+        .unwrap_or_default();
+    finish(&mut reader)?;
+    let missing = "validated above";
+    Ok(SymptomEntry {
+        id: id.expect(missing),
+        title: title.expect(missing),
+        why: why.expect(missing),
+        fix: fix.expect(missing),
+        references,
+        symptoms: symptoms.expect(missing),
+        when,
+        path: path.to_path_buf(),
+        site: None,
+        text: text.to_string(),
+    })
+}
+
+fn document<'t>(reader: &mut Reader<'t>) -> Option<toml_edit::Document<&'t str>> {
+    match toml_edit::Document::parse(reader.text) {
+        Ok(document) => Some(document),
+        Err(error) => {
+            let message = error.message().trim().to_string();
+            reader.error(error.span(), format!("not TOML: {message}"));
+            None
+        }
+    }
+}
+
+/// Every problem, in file order, so the first one reported is the first one a reader meets.
+fn finish(reader: &mut Reader) -> Result<(), Vec<LintError>> {
+    if reader.errors.is_empty() {
+        return Ok(());
+    }
+    reader.errors.sort_by_key(|error| (error.line, error.column));
+    Err(std::mem::take(&mut reader.errors))
+}
+
+fn checked_id(reader: &mut Reader, root: &dyn TableLike, expected_id: &str) -> Option<String> {
+    let id = reader.required_string(root, "id");
+    if let Some(id) = &id {
+        let span = root.get("id").and_then(Item::span);
+        if !is_kebab_case(id) {
+            reader.error(span.clone(), format!("id `{id}` must be kebab-case (a-z, 0-9, -)"));
+        }
+        if id != expected_id {
+            reader.error(span, format!("id `{id}` must equal the file name `{expected_id}`"));
+        }
+    }
+    id
+}
+
+fn references(reader: &mut Reader, root: &dyn TableLike, why_required: &str) -> Vec<String> {
+    match root.get("references") {
+        Some(item) => urls(reader, item, "references", "reference"),
+        None => {
+            reader.error(None, format!("missing required key `references`: {why_required}"));
+            Vec::new()
+        }
+    }
+}
+
+fn urls(reader: &mut Reader, item: &Item, key: &str, noun: &str) -> Vec<String> {
+    let urls = reader.strings(item, key);
+    for url in &urls {
+        if !url.starts_with("https://") {
+            reader.error(item.span(), format!("{noun} `{url}` must be an https:// URL"));
+        }
+    }
+    urls
+}
+
+/// `symptoms = ["message", ...]` (messages only) or a `[symptoms]` table.
+fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
+    let mut symptoms = Symptoms::default();
+    if item.as_str().is_some() || item.as_array().is_some() {
+        symptoms.messages = reader.strings(item, "symptoms");
+        return symptoms;
+    }
+    let Some(table) = reader.table(item, "symptoms") else {
+        return symptoms;
+    };
+    reader.known_keys(table, SYMPTOMS_KEYS, "[symptoms]");
+    for (key, item) in table.iter() {
+        match key {
+            "messages" => symptoms.messages = reader.strings(item, "symptoms.messages"),
+            "exceptions" => symptoms.exceptions = reader.strings(item, "symptoms.exceptions"),
+            "devices" => {
+                for text in reader.strings(item, "symptoms.devices") {
+                    match DevicePair::parse(&text) {
+                        Some(pair) => symptoms.devices.push(pair),
+                        None => reader.error(
+                            item.span(),
+                            format!(
+                                "device pair `{text}` must be two of cuda, cpu, meta, mps, xpu joined by `+`, like \"cuda+cpu\""
+                            ),
+                        ),
+                    }
+                }
+            }
+            "frames" => symptoms.frames = frames(reader, item),
+            "reported" => symptoms.reported = urls(reader, item, "symptoms.reported", "report"),
+            _ => {} // reported by known_keys
+        }
+    }
+    if symptoms.is_empty() {
+        reader.error(item.span(), "[symptoms] has no messages, exceptions, devices or frames");
+    }
+    symptoms
+}
+
+/// `frames = [{ file = "...", function = "..." }]` or `[[symptoms.frames]]` tables.
+fn frames(reader: &mut Reader, item: &Item) -> Vec<FramePattern> {
+    let tables: Vec<(&dyn TableLike, Option<Range<usize>>)> = if let Some(array) = item.as_array() {
+        array
+            .iter()
+            .filter_map(|value| match value.as_inline_table() {
+                Some(table) => Some((table as &dyn TableLike, value.span())),
+                None => {
+                    reader.error(
+                        value.span(),
+                        "`symptoms.frames` entries must be tables: { file = \"..\", function = \"..\" }",
+                    );
+                    None
+                }
+            })
+            .collect()
+    } else if let Some(array) = item.as_array_of_tables() {
+        array
+            .iter()
+            .map(|table| (table as &dyn TableLike, table.span()))
+            .collect()
+    } else {
+        reader.error(item.span(), "`symptoms.frames` must be an array of tables");
+        return Vec::new();
+    };
+    let mut frames = Vec::new();
+    for (table, span) in tables {
+        reader.known_keys(table, &["file", "function"], "a symptoms.frames entry");
+        let file = match table.get("file") {
+            Some(item) => reader.string(item, "file"),
+            None => {
+                reader.error(span, "a symptoms.frames entry needs `file`");
+                None
+            }
+        };
+        let function = table.get("function").and_then(|item| reader.string(item, "function"));
+        if let Some(file) = file {
+            frames.push(FramePattern { file, function });
+        }
+    }
+    frames
 }
 
 fn is_kebab_case(id: &str) -> bool {

@@ -16,7 +16,8 @@ pub struct Rule {
     pub why: String,
     pub fix: String,
     pub references: Vec<String>,
-    pub symptoms: Vec<String>,
+    /// What the failure looks like in a traceback: what `envdoctor explain` matches.
+    pub symptoms: Symptoms,
     /// Why the rule was withdrawn; a withdrawn rule is never evaluated.
     pub withdrawn: Option<String>,
     pub when: When,
@@ -26,6 +27,129 @@ pub struct Rule {
     pub site: Option<PathBuf>,
     /// The file as written, comments and all: what `matrix explain` shows.
     pub text: String,
+}
+
+/// A cause of failure that is not a version fact (a module created after
+/// `model.to(device)`, inputs left on the CPU): `compat-matrix/symptoms/*.toml`.
+/// It never raises a finding on its own; `envdoctor explain` ranks it against a
+/// traceback. Its `when` holds the node facts without which the cause is impossible.
+#[derive(Debug, Clone)]
+pub struct SymptomEntry {
+    pub id: String,
+    pub title: String,
+    pub why: String,
+    pub fix: String,
+    pub references: Vec<String>,
+    pub symptoms: Symptoms,
+    pub when: When,
+    pub path: PathBuf,
+    pub site: Option<PathBuf>,
+    pub text: String,
+}
+
+/// The marks a cause leaves in a traceback. Every list is optional; what is
+/// given is evidence, what is absent proves nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Symptoms {
+    /// Case-insensitive substrings of the exception message.
+    pub messages: Vec<String>,
+    /// Exception class names without their module (`RuntimeError`, `OutOfMemoryError`).
+    pub exceptions: Vec<String>,
+    /// The pairs of devices the message names.
+    pub devices: Vec<DevicePair>,
+    /// Frames that only this cause's code path passes through.
+    pub frames: Vec<FramePattern>,
+    /// Where users reported this pattern.
+    pub reported: Vec<String>,
+}
+
+impl Symptoms {
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty() && self.exceptions.is_empty() && self.devices.is_empty() && self.frames.is_empty()
+    }
+}
+
+/// A frame a cause's code path passes through: a path suffix, compared on `/`
+/// boundaries, and optionally the function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FramePattern {
+    pub file: String,
+    pub function: Option<String>,
+}
+
+impl FramePattern {
+    pub fn matches(&self, file: &str, function: &str) -> bool {
+        let file = file.replace('\\', "/");
+        let suffix_holds = file == self.file
+            || file
+                .strip_suffix(&self.file)
+                .is_some_and(|rest| rest.ends_with('/') || self.file.starts_with('/'));
+        suffix_holds && self.function.as_deref().is_none_or(|wanted| wanted == function)
+    }
+
+    pub fn describe(&self) -> String {
+        match &self.function {
+            Some(function) => format!("{} in {function}", self.file),
+            None => self.file.clone(),
+        }
+    }
+}
+
+/// The kind of device a message names: `cuda:1` is a `Cuda`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DeviceKind {
+    Cuda,
+    Cpu,
+    Meta,
+    Mps,
+    Xpu,
+}
+
+impl DeviceKind {
+    pub fn parse(text: &str) -> Option<DeviceKind> {
+        Some(match text {
+            "cuda" => DeviceKind::Cuda,
+            "cpu" => DeviceKind::Cpu,
+            "meta" => DeviceKind::Meta,
+            "mps" => DeviceKind::Mps,
+            "xpu" => DeviceKind::Xpu,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cuda => "cuda",
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Meta => "meta",
+            DeviceKind::Mps => "mps",
+            DeviceKind::Xpu => "xpu",
+        }
+    }
+}
+
+/// Two kinds of device in either order; `cuda+cuda` means two different GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DevicePair(pub DeviceKind, pub DeviceKind);
+
+impl DevicePair {
+    /// `"cuda+cpu"`.
+    pub fn parse(text: &str) -> Option<DevicePair> {
+        let (first, second) = text.split_once('+')?;
+        Some(DevicePair(
+            DeviceKind::parse(first.trim())?,
+            DeviceKind::parse(second.trim())?,
+        ))
+    }
+
+    /// The same pair whichever order it is written in.
+    pub fn sorted(self) -> DevicePair {
+        DevicePair(self.0.min(self.1), self.0.max(self.1))
+    }
+
+    pub fn describe(self) -> String {
+        format!("{}+{}", self.0.name(), self.1.name())
+    }
 }
 
 /// A PEP 440 specifier set, with the text it was written as (for messages).

@@ -207,6 +207,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         .iter()
         .filter(|rule| {
             rule.symptoms
+                .messages
                 .iter()
                 .any(|symptom| text.contains(&symptom_core(symptom)))
         })
