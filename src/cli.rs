@@ -57,6 +57,10 @@ pub enum Command {
     #[command(after_help = EXPORT_EXAMPLES)]
     Export(ExportArgs),
 
+    /// From a traceback or a training log to its most likely cause on this node, with the fix.
+    #[command(after_help = EXPLAIN_EXAMPLES)]
+    Explain(ExplainArgs),
+
     /// Inspect and validate the compatibility matrix.
     #[command(subcommand)]
     Matrix(MatrixCommand),
@@ -111,6 +115,23 @@ pub struct ProbeArgs {
     pub output: Option<PathBuf>,
 }
 
+/// What the job is judged against: the matrix and the job's own training configs.
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    /// A directory of the site's own rules and symptom entries, added to the built-in matrix (repeatable).
+    #[arg(long = "matrix", value_name = "DIR")]
+    pub matrix: Vec<PathBuf>,
+
+    /// The DeepSpeed config (JSON) the job uses: settles rules about ZeRO stage, offload, bf16.
+    #[arg(long, value_name = "FILE")]
+    pub deepspeed_config: Option<PathBuf>,
+
+    /// The accelerate config the job uses. Default, when probing this node: accelerate's
+    /// own default file ($HF_HOME/accelerate/default_config.yaml), if it exists.
+    #[arg(long, value_name = "FILE")]
+    pub accelerate_config: Option<PathBuf>,
+}
+
 const CHECK_EXAMPLES: &str = "\
 Examples:
   envdoctor check                                      this node, its default Python
@@ -138,18 +159,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub smoke_deep: bool,
 
-    /// A directory of the site's own rules, added to the built-in matrix (repeatable).
-    #[arg(long = "matrix", value_name = "DIR")]
-    pub matrix: Vec<PathBuf>,
-
-    /// The DeepSpeed config (JSON) the job will use: settles rules about ZeRO stage, offload, bf16.
-    #[arg(long, value_name = "FILE")]
-    pub deepspeed_config: Option<PathBuf>,
-
-    /// The accelerate config the job will use. Default, when probing this node: accelerate's
-    /// own default file ($HF_HOME/accelerate/default_config.yaml), if it exists.
-    #[arg(long, value_name = "FILE")]
-    pub accelerate_config: Option<PathBuf>,
+    #[command(flatten)]
+    pub job: JobArgs,
 
     /// Silence a finding, by its id or its check's id, optionally with a reason: ID or ID=REASON
     /// (repeatable). An ignore that matches nothing is itself reported.
@@ -168,6 +179,37 @@ pub struct CheckArgs {
     /// The lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+const EXPLAIN_EXAMPLES: &str = "\
+Examples:
+  envdoctor explain train.log                   the log's tracebacks, judged with this node's facts
+  python train.py 2>&1 | tail -200 | envdoctor explain -
+  envdoctor explain job-1234.err --snapshot node.json --deepspeed-config ds_z3.json --format json
+
+Exit codes: 0 a cause was named, 1 no known cause fits (or the log holds no error), 2 envdoctor
+could not read the log or probe the node.";
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The traceback or log to explain; `-` (or nothing, when piped) for standard input. Long logs
+    /// are fine: every traceback in it is read, and the one that explains the failure is used.
+    #[arg(value_name = "LOG")]
+    pub log: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    #[command(flatten)]
+    pub job: JobArgs,
+
+    /// `text` for people; `json` for tools (schema `envdoctor.explain/1`).
+    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
+    pub format: SnapshotFormat,
 
     /// Write to FILE (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commands;
 pub mod configs;
 pub mod digest;
+pub mod explain;
 pub mod export;
 pub mod facts;
 pub mod findings;

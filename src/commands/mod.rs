@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+mod explain;
 mod export;
 mod lockfile;
 
 use crate::check::{CheckInput, Ignore, Smoke};
 use crate::cli::{
-    CheckArgs, Cli, Command, MatrixCommand, NodeArgs, ProbeArgs, PythonArgs, ReportFormat, SmokeArgs, SnapshotFormat,
+    CheckArgs, Cli, Command, JobArgs, MatrixCommand, NodeArgs, ProbeArgs, PythonArgs, ReportFormat, SmokeArgs,
+    SnapshotFormat,
 };
 use crate::configs::TrainingConfigs;
 use crate::matrix::Matrix;
@@ -46,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Verify(args) => lockfile::verify(args),
         Command::Diff(args) => lockfile::diff(args),
         Command::Export(args) => export::export(args),
+        Command::Explain(args) => explain::explain(args),
         Command::Matrix(command) => matrix_command(command),
         Command::NvmlQuery => {
             probe::nvidia::answer_query();
@@ -83,15 +86,16 @@ fn style_for(output: Option<&Path>) -> Style {
 /// The ignore file read when `--config` is not given, if it exists.
 const DEFAULT_IGNORE_FILE: &str = "envdoctor.toml";
 
-fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
-    // Every input is read before the probe, so a typo fails in milliseconds.
-    let matrix = Matrix::load(&args.matrix)?;
+/// The matrix and the training configs named on the command line; without
+/// `--accelerate-config`, accelerate's own default file when probing this node
+/// (it describes jobs launched from here, not a recorded node).
+fn judged_against(job: &JobArgs, node: &NodeArgs) -> anyhow::Result<(Matrix, TrainingConfigs)> {
+    let matrix = Matrix::load(&job.matrix)?;
     let mut configs = TrainingConfigs::default();
-    if let Some(path) = &args.deepspeed_config {
+    if let Some(path) = &job.deepspeed_config {
         configs.deepspeed = Some(configs::read_deepspeed(path)?);
     }
-    // accelerate's default file describes jobs launched from this node, not a recorded one.
-    let accelerate = match (&args.accelerate_config, &args.node.snapshot) {
+    let accelerate = match (&job.accelerate_config, &node.snapshot) {
         (Some(path), _) => Some(path.clone()),
         (None, None) => configs::default_accelerate_path(|name| std::env::var(name).ok()),
         (None, Some(_)) => None,
@@ -99,6 +103,12 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = accelerate {
         configs.accelerate = Some(configs::read_accelerate(&path)?);
     }
+    Ok((matrix, configs))
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
+    // Every input is read before the probe, so a typo fails in milliseconds.
+    let (matrix, configs) = judged_against(&args.job, &args.node)?;
     let mut ignores: Vec<Ignore> = args.ignore.iter().map(|flag| Ignore::from_flag(flag)).collect();
     let ignore_file = args.config.clone().or_else(|| {
         let default = Path::new(DEFAULT_IGNORE_FILE);

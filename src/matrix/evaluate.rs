@@ -26,6 +26,26 @@ pub struct Verdict {
     pub holds: Option<bool>,
     /// The fact and the condition, in words: `deepspeed 0.14.2 is installed (>=0.14.1,<0.14.3)`.
     pub fact: String,
+    #[serde(skip)]
+    pub condition: Condition,
+}
+
+/// Which condition of a `[when]` a verdict is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    Package(String),
+    Python,
+    Driver,
+    DriverCuda,
+    TorchCuda,
+    CudaToolkit,
+    GpuCount,
+    AnyGpu,
+    AllGpus,
+    Env(String),
+    Platform,
+    DeepSpeedConfig,
+    AccelerateConfig,
 }
 
 /// A verdict and what the finding's message needs from it.
@@ -36,11 +56,12 @@ struct Judged<'f, 'a> {
 }
 
 impl<'f, 'a> Judged<'f, 'a> {
-    fn new(holds: bool, fact: String) -> Self {
+    fn new(condition: Condition, holds: bool, fact: String) -> Self {
         Judged {
             verdict: Verdict {
                 holds: Some(holds),
                 fact,
+                condition,
             },
             gpus: None,
             config: None,
@@ -125,21 +146,36 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
                     format!("{name} {version} is installed, {relation} {}", spec.text),
                 )
             }
+            (PackageCondition::Version(spec), None) if facts.is_installed(name) => {
+                let fact = format!("{name} is installed but its version is unknown (needs {})", spec.text);
+                judged.push(unsettled(Condition::Package(name.clone()), fact));
+                continue;
+            }
             (PackageCondition::Version(spec), None) => {
                 (false, format!("{name} is not installed (needs {})", spec.text))
             }
         };
-        judged.push(Judged::new(holds, fact));
+        judged.push(Judged::new(Condition::Package(name.clone()), holds, fact));
     }
-    let versions: [(&str, &Option<Spec>, &Option<pep440_rs::Version>); 4] = [
-        ("Python", &when.python, &facts.python_version),
-        ("the NVIDIA driver", &when.driver, &facts.driver),
-        ("the driver's CUDA", &when.driver_cuda, &facts.driver_cuda),
-        ("torch's CUDA", &when.torch_cuda, &facts.torch_cuda),
+    let versions: [(Condition, &str, &Option<Spec>, &Option<pep440_rs::Version>); 4] = [
+        (Condition::Python, "Python", &when.python, &facts.python_version),
+        (Condition::Driver, "the NVIDIA driver", &when.driver, &facts.driver),
+        (
+            Condition::DriverCuda,
+            "the driver's CUDA",
+            &when.driver_cuda,
+            &facts.driver_cuda,
+        ),
+        (
+            Condition::TorchCuda,
+            "torch's CUDA",
+            &when.torch_cuda,
+            &facts.torch_cuda,
+        ),
     ];
-    for (what, spec, version) in versions {
+    for (condition, what, spec, version) in versions {
         if let Some(spec) = spec {
-            judged.push(version_verdict(what, spec, version.as_ref()));
+            judged.push(version_verdict(condition, what, spec, version.as_ref()));
         }
     }
     if let Some(spec) = &when.cuda_toolkit {
@@ -147,11 +183,17 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
         let active = facts
             .active_toolkit()
             .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted));
-        judged.push(version_verdict("the CUDA toolkit", spec, active.as_ref()));
+        judged.push(version_verdict(
+            Condition::CudaToolkit,
+            "the CUDA toolkit",
+            spec,
+            active.as_ref(),
+        ));
     }
     if let Some(spec) = &when.gpu_count {
         let count = facts.gpus.len();
         judged.push(Judged::new(
+            Condition::GpuCount,
             spec.contains_number(count as u64),
             format!("{count} GPU(s) visible (needs {})", spec.text),
         ));
@@ -162,7 +204,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             Some(gpu) => format!("{} is {}", gpu.describe(), describe_gpu(condition)),
             None => format!("no visible GPU is {}", describe_gpu(condition)),
         };
-        let mut verdict = Judged::new(!satisfying.is_empty(), fact);
+        let mut verdict = Judged::new(Condition::AnyGpu, !satisfying.is_empty(), fact);
         verdict.gpus = Some(satisfying);
         judged.push(verdict);
     }
@@ -173,7 +215,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             None => format!("every visible GPU is {}", describe_gpu(condition)),
             Some(gpu) => format!("{} is not {}", gpu.describe(), describe_gpu(condition)),
         };
-        let mut verdict = Judged::new(holds, fact);
+        let mut verdict = Judged::new(Condition::AllGpus, holds, fact);
         verdict.gpus = Some(facts.gpus.iter().collect());
         judged.push(verdict);
     }
@@ -190,7 +232,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             Some(value) => format!("{name}={value}"),
             None => format!("{name} is unset"),
         };
-        judged.push(Judged::new(holds, fact));
+        judged.push(Judged::new(Condition::Env(name.clone()), holds, fact));
     }
     if let Some(platform) = &when.platform {
         let system = &facts.snapshot.system;
@@ -204,7 +246,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             system.os_id.as_deref().unwrap_or("unknown"),
             system.architecture
         );
-        judged.push(Judged::new(holds, fact));
+        judged.push(Judged::new(Condition::Platform, holds, fact));
     }
     if let Some(condition) = &when.deepspeed_config {
         let wanted = describe_deepspeed(condition);
@@ -212,11 +254,14 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             Some((path, config)) => {
                 let mut unsettled = Vec::new();
                 let holds = deepspeed_holds(condition, config, path, &mut unsettled);
-                config_verdict(path, holds, unsettled, &wanted)
+                config_verdict(Condition::DeepSpeedConfig, path, holds, unsettled, &wanted)
             }
-            None => unsettled(format!(
-                "no DeepSpeed config was given; pass --deepspeed-config FILE to know whether the job uses {wanted}"
-            )),
+            None => unsettled(
+                Condition::DeepSpeedConfig,
+                format!(
+                    "no DeepSpeed config was given; pass --deepspeed-config FILE to know whether the job uses {wanted}"
+                ),
+            ),
         });
     }
     if let Some(condition) = &when.accelerate_config {
@@ -225,9 +270,9 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             Some(loaded) => {
                 let mut unsettled = Vec::new();
                 let holds = accelerate_holds(condition, &loaded.config, &loaded.path, &mut unsettled);
-                config_verdict(&loaded.path, holds, unsettled, &wanted)
+                config_verdict(Condition::AccelerateConfig, &loaded.path, holds, unsettled, &wanted)
             }
-            None => unsettled(format!(
+            None => unsettled(Condition::AccelerateConfig, format!(
                 "no accelerate config was given; pass --accelerate-config FILE to know whether the job uses {wanted}"
             )),
         });
@@ -235,25 +280,45 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     judged
 }
 
-fn version_verdict<'f, 'a>(what: &str, spec: &Spec, version: Option<&pep440_rs::Version>) -> Judged<'f, 'a> {
+fn version_verdict<'f, 'a>(
+    condition: Condition,
+    what: &str,
+    spec: &Spec,
+    version: Option<&pep440_rs::Version>,
+) -> Judged<'f, 'a> {
     match version {
         Some(version) => Judged::new(
+            condition,
             spec.contains(version),
             format!("{what} is {version} (needs {})", spec.text),
         ),
-        None => Judged::new(false, format!("{what} is unknown or absent (needs {})", spec.text)),
+        None => Judged::new(
+            condition,
+            false,
+            format!("{what} is unknown or absent (needs {})", spec.text),
+        ),
     }
 }
 
-fn unsettled<'f, 'a>(fact: String) -> Judged<'f, 'a> {
+fn unsettled<'f, 'a>(condition: Condition, fact: String) -> Judged<'f, 'a> {
     Judged {
-        verdict: Verdict { holds: None, fact },
+        verdict: Verdict {
+            holds: None,
+            fact,
+            condition,
+        },
         gpus: None,
         config: None,
     }
 }
 
-fn config_verdict<'f, 'a>(path: &'f Path, holds: Option<()>, unsettled: Vec<String>, wanted: &str) -> Judged<'f, 'a> {
+fn config_verdict<'f, 'a>(
+    condition: Condition,
+    path: &'f Path,
+    holds: Option<()>,
+    unsettled: Vec<String>,
+    wanted: &str,
+) -> Judged<'f, 'a> {
     let file = path.display();
     let (holds, fact) = match holds {
         None => (Some(false), format!("`{file}` does not use {wanted}")),
@@ -261,7 +326,7 @@ fn config_verdict<'f, 'a>(path: &'f Path, holds: Option<()>, unsettled: Vec<Stri
         Some(()) => (None, unsettled.join("; ")),
     };
     Judged {
-        verdict: Verdict { holds, fact },
+        verdict: Verdict { holds, fact, condition },
         gpus: None,
         config: Some(path),
     }

@@ -10,7 +10,7 @@ mod template;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use evaluate::{Verdict, assess, evaluate};
+pub use evaluate::{Condition, Verdict, assess, evaluate};
 pub use rule::{Rule, SymptomEntry};
 
 mod compiled {

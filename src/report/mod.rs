@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod drift;
+pub mod explain;
 mod frameworks;
 mod gpu;
 pub mod junit;

@@ -1,0 +1,291 @@
+//! `envdoctor explain`: from a traceback or a whole training log to the most
+//! likely cause on this node, with the fix. The log is read once, in bounded
+//! memory ([`log`]); its tracebacks are taken apart ([`traceback`]) and each
+//! distinct one is ranked against every rule and symptom entry with the node's
+//! facts ([`rank`]). The traceback whose best cause is strongest is the one
+//! explained; the last one in the log wins a tie, since that is the one that
+//! ended the job.
+
+pub mod log;
+pub mod rank;
+pub mod traceback;
+
+use std::io::BufRead;
+
+use serde::Serialize;
+
+use crate::facts::Facts;
+use crate::matrix::Matrix;
+use crate::probe::packages::normalize_name;
+pub use log::LogError;
+pub use rank::{Candidate, Confidence};
+use traceback::{Collector, Traceback};
+
+pub const SCHEMA: &str = "envdoctor.explain/1";
+
+/// Other candidates shown after the answer.
+const OTHER_CANDIDATES: usize = 6;
+/// Other tracebacks of the log listed by their exception line.
+const OTHER_TRACEBACKS: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// A cause was named: likely or near-certain on this node.
+    Explained,
+    /// Causes fit, but nothing in the traceback or the node tells them apart.
+    Undecided,
+    /// An error was found and no known cause fits it.
+    Unexplained,
+    /// The log holds no traceback and no exception line.
+    NoError,
+}
+
+impl Outcome {
+    pub fn is_explained(self) -> bool {
+        self == Outcome::Explained
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    pub schema: &'static str,
+    /// The log's path, or `-` for standard input.
+    pub source: String,
+    pub lines_read: usize,
+    pub bytes_read: u64,
+    /// Distinct tracebacks (and lone exception lines) found.
+    pub tracebacks_found: usize,
+    pub outcome: Outcome,
+    /// The traceback explained (or, when nothing fits, the last one).
+    pub traceback: Option<Explained>,
+    /// Causes, best first; ruled-out ones last.
+    pub candidates: Vec<Candidate>,
+    pub other_tracebacks: Vec<OtherTraceback>,
+}
+
+/// What a traceback says, with the packages its frames belong to.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explained {
+    pub line: usize,
+    pub last_line: usize,
+    pub occurrences: usize,
+    pub exception: Option<String>,
+    pub message: Option<String>,
+    pub devices: Vec<String>,
+    pub frames: Vec<FrameFact>,
+    /// The installed distributions the frames run through, outermost first.
+    pub packages: Vec<PackageFact>,
+    #[serde(skip)]
+    pub parsed: Traceback,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameFact {
+    pub file: String,
+    pub line: Option<u32>,
+    pub function: String,
+    /// The import package the file belongs to (`deepspeed`), `python` for the
+    /// standard library, absent for the job's own code.
+    pub package: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PackageFact {
+    pub name: String,
+    /// Its version on this node; absent when not installed here.
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OtherTraceback {
+    pub line: usize,
+    pub occurrences: usize,
+    pub exception: Option<String>,
+    pub message: Option<String>,
+    pub best: Option<String>,
+}
+
+/// Reads the whole log and explains it.
+pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Facts) -> Result<Explanation, LogError> {
+    let mut lines = log::Lines::new(reader);
+    let mut collector = Collector::new();
+    while let Some((number, line)) = lines.next_line()? {
+        collector.line(number, &line);
+    }
+    let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
+    let (tracebacks, dropped) = collector.finish();
+    let tracebacks_found = tracebacks.len() + dropped;
+
+    let mut ranked: Vec<(Traceback, Vec<Candidate>)> = tracebacks
+        .into_iter()
+        .map(|traceback| {
+            let candidates = rank::rank(&traceback, matrix, facts);
+            (traceback, candidates)
+        })
+        .collect();
+    // The strongest answer; among equals, the traceback printed last.
+    let strength = |candidates: &[Candidate]| {
+        candidates
+            .first()
+            .filter(|best| best.confidence > Confidence::RuledOut)
+            .map(|best| (best.confidence, best.score))
+    };
+    let chosen = (0..ranked.len()).max_by_key(|&index| {
+        let (traceback, candidates) = &ranked[index];
+        (strength(candidates), traceback.last_line)
+    });
+    let Some(chosen) = chosen else {
+        return Ok(Explanation {
+            schema: SCHEMA,
+            source: source.to_string(),
+            lines_read,
+            bytes_read,
+            tracebacks_found,
+            outcome: Outcome::NoError,
+            traceback: None,
+            candidates: Vec::new(),
+            other_tracebacks: Vec::new(),
+        });
+    };
+    let (traceback, mut candidates) = ranked.remove(chosen);
+    let best = candidates.first().map(|best| best.confidence);
+    let outcome = match best {
+        Some(confidence) if confidence.is_answer() => Outcome::Explained,
+        Some(Confidence::Possible) => Outcome::Undecided,
+        _ => Outcome::Unexplained,
+    };
+    // Ruled-out causes the traceback fits well are worth naming (not this bug,
+    // and why); the rest of the list is kept short.
+    let (mut kept, ruled_out): (Vec<Candidate>, Vec<Candidate>) = candidates
+        .drain(..)
+        .partition(|candidate| candidate.confidence > Confidence::RuledOut);
+    kept.truncate(OTHER_CANDIDATES + 1);
+    kept.extend(ruled_out.into_iter().take(OTHER_CANDIDATES));
+
+    let mut others: Vec<&(Traceback, Vec<Candidate>)> = ranked.iter().collect();
+    others.sort_by_key(|(traceback, _)| std::cmp::Reverse(traceback.last_line));
+    let other_tracebacks = others
+        .into_iter()
+        .take(OTHER_TRACEBACKS)
+        .map(|(traceback, candidates)| OtherTraceback {
+            line: traceback.line,
+            occurrences: traceback.occurrences,
+            exception: traceback.raised().map(|raised| raised.exception.clone()),
+            message: traceback.raised().map(|raised| first_line(&raised.message)),
+            best: candidates
+                .first()
+                .filter(|best| best.confidence.is_answer())
+                .map(|best| best.id.clone()),
+        })
+        .collect();
+    Ok(Explanation {
+        schema: SCHEMA,
+        source: source.to_string(),
+        lines_read,
+        bytes_read,
+        tracebacks_found,
+        outcome,
+        traceback: Some(describe(traceback, facts)),
+        candidates: kept,
+        other_tracebacks,
+    })
+}
+
+fn describe(traceback: Traceback, facts: &Facts) -> Explained {
+    let frames: Vec<FrameFact> = traceback
+        .frames()
+        .map(|frame| FrameFact {
+            file: frame.file.clone(),
+            line: frame.line,
+            function: frame.function.clone(),
+            package: frame_package(&frame.file).map(str::to_string),
+        })
+        .collect();
+    let mut packages: Vec<PackageFact> = Vec::new();
+    for name in frames.iter().filter_map(|frame| frame.package.as_deref()) {
+        if name == STDLIB || packages.iter().any(|known| known.name == name) {
+            continue;
+        }
+        let version = facts
+            .package_version(&distribution_of(name))
+            .map(|version| version.to_string());
+        packages.push(PackageFact {
+            name: name.to_string(),
+            version,
+        });
+    }
+    let raised = traceback.raised();
+    Explained {
+        line: traceback.line,
+        last_line: traceback.last_line,
+        occurrences: traceback.occurrences,
+        exception: raised.map(|raised| raised.exception.clone()),
+        message: raised.map(|raised| raised.message.clone()),
+        devices: rank::devices_named(&traceback)
+            .iter()
+            .map(rank::Device::describe)
+            .collect(),
+        frames,
+        packages,
+        parsed: traceback,
+    }
+}
+
+/// What [`frame_package`] calls the standard library.
+pub const STDLIB: &str = "python";
+
+/// The import package a frame's file belongs to: the directory under
+/// `site-packages` or `dist-packages`; [`STDLIB`] for the interpreter's own
+/// library; `None` for the job's code.
+pub fn frame_package(file: &str) -> Option<&str> {
+    let file_marker = ["site-packages/", "dist-packages/"]
+        .iter()
+        .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
+        .max();
+    if let Some(start) = file_marker {
+        let first = file[start..].split('/').next().unwrap_or_default();
+        let name = first.strip_suffix(".py").unwrap_or(first);
+        return (!name.is_empty()).then_some(name);
+    }
+    let in_stdlib = file.contains("/lib/python3") || file.starts_with("<frozen ");
+    in_stdlib.then_some(STDLIB)
+}
+
+/// The distribution an import package comes from, where the names differ.
+pub(crate) fn distribution_of(import: &str) -> String {
+    let known = [
+        ("sklearn", "scikit-learn"),
+        ("PIL", "pillow"),
+        ("yaml", "pyyaml"),
+        ("cv2", "opencv-python"),
+        ("attr", "attrs"),
+        ("dateutil", "python-dateutil"),
+    ];
+    known
+        .iter()
+        .find(|(name, _)| *name == import)
+        .map_or_else(|| normalize_name(import), |(_, distribution)| distribution.to_string())
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_belong_to_the_package_directory_they_are_in() {
+        let package = frame_package;
+        assert_eq!(
+            package("/usr/local/lib/python3.10/dist-packages/deepspeed/runtime/zero/stage3.py"),
+            Some("deepspeed")
+        );
+        assert_eq!(package("/v/lib/python3.11/site-packages/six.py"), Some("six"));
+        assert_eq!(package("/usr/lib/python3.10/runpy.py"), Some(STDLIB));
+        assert_eq!(package("/home/me/train.py"), None);
+        assert_eq!(package("train.py"), None);
+    }
+}

@@ -1,0 +1,521 @@
+//! Scores every known cause against one traceback and this node's facts.
+//!
+//! The traceback gives evidence: the exception message, the devices it names
+//! and the frames it passed through. The node gives the rest: a cause whose
+//! `[when]` fails here is ruled out, whatever the traceback says (a DeepSpeed
+//! ZeRO-3 stack on DeepSpeed 0.14.0 is not the 0.14.1-0.14.2 regression). The
+//! weights are few and coarse on purpose: a frame only one code path passes
+//! through says most, then the message, then the devices, then the node.
+
+use serde::Serialize;
+
+use super::traceback::Traceback;
+use crate::facts::Facts;
+use crate::matrix::rule::{DeviceKind, DevicePair, Symptoms, When};
+use crate::matrix::{Condition, Matrix, Verdict, assess};
+use crate::probe::packages::normalize_name;
+
+const FRAME_WITH_FUNCTION: i32 = 4;
+const FRAME_FILE_ONLY: i32 = 2;
+const MESSAGE: i32 = 3;
+/// A message no other cause lists says as much as a frame.
+const MESSAGE_SPECIFIC: i32 = 5;
+const DEVICES: i32 = 2;
+const EXCEPTION: i32 = 1;
+/// Node facts that hold: this much, plus one for each (up to [`NODE_MOST`]),
+/// less one when some could not be settled.
+const NODE_BASE: i32 = 2;
+const NODE_MOST: i32 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Confidence {
+    /// The traceback and this node contradict the cause.
+    RuledOut,
+    /// Only what many causes share matched (the message alone).
+    Possible,
+    Likely,
+    /// A frame only this cause passes through, and the node has what it needs.
+    NearCertain,
+}
+
+impl Confidence {
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::NearCertain => "near-certain",
+            Confidence::Likely => "likely",
+            Confidence::Possible => "possible",
+            Confidence::RuledOut => "ruled out",
+        }
+    }
+
+    /// Whether it may be named as the answer.
+    pub fn is_answer(self) -> bool {
+        self >= Confidence::Likely
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CauseKind {
+    /// A matrix rule: a version fact.
+    Rule,
+    /// A symptom entry: a cause in the job's code or setup.
+    Symptom,
+}
+
+/// One piece of evidence for or against a cause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    pub kind: EvidenceKind,
+    /// `false` counts against the cause; `None` is a node fact that could not be settled.
+    pub holds: Option<bool>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceKind {
+    Frame,
+    Message,
+    Exception,
+    Devices,
+    Node,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    pub id: String,
+    pub kind: CauseKind,
+    pub confidence: Confidence,
+    pub score: i32,
+    pub title: String,
+    pub evidence: Vec<Evidence>,
+    pub why: String,
+    pub fix: String,
+    pub references: Vec<String>,
+}
+
+/// A cause as ranking sees it, rule or symptom entry alike.
+struct Cause<'m> {
+    id: &'m str,
+    kind: CauseKind,
+    title: &'m str,
+    symptoms: &'m Symptoms,
+    when: &'m When,
+    why: &'m str,
+    fix: &'m str,
+    references: Vec<String>,
+}
+
+fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
+    let rules = matrix
+        .rules
+        .iter()
+        .filter(|rule| rule.withdrawn.is_none())
+        .map(|rule| Cause {
+            id: &rule.id,
+            kind: CauseKind::Rule,
+            title: &rule.title,
+            symptoms: &rule.symptoms,
+            when: &rule.when,
+            why: &rule.why,
+            fix: &rule.fix,
+            references: merged(&rule.references, &rule.symptoms.reported),
+        });
+    let entries = matrix.symptoms.iter().map(|entry| Cause {
+        id: &entry.id,
+        kind: CauseKind::Symptom,
+        title: &entry.title,
+        symptoms: &entry.symptoms,
+        when: &entry.when,
+        why: &entry.why,
+        fix: &entry.fix,
+        references: merged(&entry.references, &entry.symptoms.reported),
+    });
+    rules
+        .chain(entries)
+        .filter(|cause| !cause.symptoms.is_empty())
+        .collect()
+}
+
+fn merged(first: &[String], second: &[String]) -> Vec<String> {
+    let mut all = first.to_vec();
+    all.extend(second.iter().filter(|url| !first.contains(url)).cloned());
+    all
+}
+
+/// Every cause the traceback points to, best first. Causes it does not point to
+/// at all (no message and no frame of theirs) are left out.
+pub fn rank(traceback: &Traceback, matrix: &Matrix, facts: &Facts) -> Vec<Candidate> {
+    let causes = causes(matrix);
+    let seen = Seen {
+        devices: devices_named(traceback),
+        packages: traceback
+            .frames()
+            .filter_map(|frame| super::frame_package(&frame.file))
+            .map(super::distribution_of)
+            .collect(),
+        same_environment: traceback.frames().any(|frame| {
+            let python = &facts.snapshot.python;
+            std::iter::once(&python.prefix)
+                .chain(&python.site_packages)
+                .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
+        }),
+        // How many causes list each message: one that only one cause lists is specific.
+        message_owners: causes
+            .iter()
+            .flat_map(|cause| cause.symptoms.messages.iter().map(|message| symptom_core(message)))
+            .collect(),
+    };
+    let mut candidates: Vec<Candidate> = causes
+        .iter()
+        .filter_map(|cause| score(cause, traceback, &seen, facts))
+        .collect();
+    candidates.sort_by(|a, b| {
+        (b.confidence, b.score)
+            .cmp(&(a.confidence, a.score))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    candidates
+}
+
+/// What the traceback shows, worked out once for all causes.
+struct Seen {
+    devices: Vec<Device>,
+    /// Distributions (normalized names) the frames run through.
+    packages: Vec<String>,
+    /// Every cause's symptom messages, lowercase cores, one entry per listing.
+    message_owners: Vec<String>,
+    /// A frame runs from this node's Python environment: its facts are the log's.
+    same_environment: bool,
+}
+
+impl Seen {
+    /// Whether no cause but one lists this message (or one containing it, or contained in it).
+    fn is_specific(&self, core: &str) -> bool {
+        let owners = self
+            .message_owners
+            .iter()
+            .filter(|other| other.contains(core) || core.contains(other.as_str()))
+            .count();
+        owners <= 1
+    }
+}
+
+fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: &Facts) -> Option<Candidate> {
+    let named = &seen.devices;
+    let symptoms = cause.symptoms;
+    let mut evidence = Vec::new();
+    let mut score = 0;
+
+    let mut frame_hits = 0;
+    let mut function_hit = false;
+    for pattern in &symptoms.frames {
+        if let Some(frame) = traceback
+            .frames()
+            .find(|frame| pattern.matches(&frame.file, &frame.function))
+        {
+            frame_hits += 1;
+            function_hit |= pattern.function.is_some();
+            score += if pattern.function.is_some() {
+                FRAME_WITH_FUNCTION
+            } else {
+                FRAME_FILE_ONLY
+            };
+            let line = frame.line.map(|line| format!(":{line}")).unwrap_or_default();
+            evidence.push(Evidence {
+                kind: EvidenceKind::Frame,
+                holds: Some(true),
+                text: format!(
+                    "the traceback passes through {} ({}{line})",
+                    pattern.describe(),
+                    frame.file
+                ),
+            });
+        }
+    }
+
+    let messages: Vec<String> = traceback
+        .messages()
+        .map(|raised| raised.message.to_lowercase())
+        .collect();
+    let message_hit = symptoms.messages.iter().find(|symptom| {
+        let core = symptom_core(symptom);
+        messages.iter().any(|message| message.contains(&core))
+    });
+    // A message that is there and is none of the cause's: another error at the same place.
+    let message_differs = message_hit.is_none() && !symptoms.messages.is_empty() && !messages.is_empty();
+    let message_specific = message_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom)));
+    match message_hit {
+        Some(symptom) => {
+            score += if message_specific { MESSAGE_SPECIFIC } else { MESSAGE };
+            evidence.push(Evidence {
+                kind: EvidenceKind::Message,
+                holds: Some(true),
+                text: format!("the message says \"{}\"", symptom_core_as_written(symptom)),
+            });
+        }
+        None if message_differs && frame_hits > 0 => evidence.push(Evidence {
+            kind: EvidenceKind::Message,
+            holds: Some(false),
+            text: "the message is not one this cause gives".to_string(),
+        }),
+        None => {}
+    }
+    if message_hit.is_none() && frame_hits == 0 {
+        return None;
+    }
+
+    let classes: Vec<&str> = traceback.messages().map(|raised| raised.class()).collect();
+    if !symptoms.exceptions.is_empty() && !classes.is_empty() {
+        let hit = symptoms
+            .exceptions
+            .iter()
+            .any(|wanted| classes.contains(&wanted.as_str()));
+        if hit {
+            score += EXCEPTION;
+        }
+    }
+
+    let pairs = pairs_named(named);
+    let mut devices_contradict = false;
+    if !symptoms.devices.is_empty() && !pairs.is_empty() {
+        let wanted: Vec<DevicePair> = symptoms.devices.iter().map(|pair| pair.sorted()).collect();
+        let found: Vec<String> = named.iter().map(Device::describe).collect();
+        if pairs.iter().any(|pair| wanted.contains(pair)) {
+            score += DEVICES;
+            evidence.push(Evidence {
+                kind: EvidenceKind::Devices,
+                holds: Some(true),
+                text: format!("the devices named ({}) are the pair this cause mixes", found.join(", ")),
+            });
+        } else {
+            devices_contradict = true;
+            let wanted: Vec<String> = wanted.iter().map(|pair| pair.describe()).collect();
+            evidence.push(Evidence {
+                kind: EvidenceKind::Devices,
+                holds: Some(false),
+                text: format!(
+                    "the message names {}, this cause mixes {}",
+                    found.join(" and "),
+                    wanted.join(" or ")
+                ),
+            });
+        }
+    }
+
+    let verdicts: Vec<Verdict> = assess(cause.when, facts)
+        .into_iter()
+        .map(|verdict| match from_elsewhere(&verdict, seen, facts) {
+            Some(fact) => Verdict {
+                holds: None,
+                fact,
+                ..verdict
+            },
+            None => verdict,
+        })
+        .collect();
+    let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false));
+    let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count();
+    let node_open = verdicts.iter().any(|verdict| verdict.holds.is_none());
+    if !node_fails && node_holds > 0 {
+        score += NODE_BASE + (node_holds as i32).min(NODE_MOST) - i32::from(node_open);
+    }
+    evidence.extend(verdicts.into_iter().map(|verdict| Evidence {
+        kind: EvidenceKind::Node,
+        holds: verdict.holds,
+        text: verdict.fact,
+    }));
+
+    let confidence = if node_fails || devices_contradict {
+        Confidence::RuledOut
+    } else if message_differs {
+        Confidence::Possible
+    } else if function_hit && node_holds > 0 {
+        Confidence::NearCertain
+    } else if frame_hits > 0
+        || message_specific
+        || (message_hit.is_some() && node_holds > 0 && score > MESSAGE + NODE_BASE + 1)
+    {
+        Confidence::Likely
+    } else {
+        Confidence::Possible
+    };
+    Some(Candidate {
+        id: cause.id.to_string(),
+        kind: cause.kind,
+        confidence,
+        score,
+        title: cause.title.to_string(),
+        evidence,
+        why: cause.why.to_string(),
+        fix: cause.fix.to_string(),
+        references: cause.references.clone(),
+    })
+}
+
+/// A condition that fails here but that this node cannot speak to for this
+/// log: the log ran where these facts do not reach (a login node has no GPU; a
+/// package absent here that the traceback runs through was installed there).
+/// The condition is then open, not false, and says so.
+fn from_elsewhere(verdict: &Verdict, seen: &Seen, facts: &Facts) -> Option<String> {
+    const ELSEWHERE: &str = "run explain on the node the log came from, or pass its Snapshot with --snapshot";
+    if verdict.holds != Some(false) {
+        return None;
+    }
+    match &verdict.condition {
+        // A version that differs is a fact about this node; an absence is not,
+        // unless the traceback ran from this very environment.
+        Condition::Package(name) if !facts.is_installed(name) && seen.packages.contains(&normalize_name(name)) => {
+            Some(format!(
+                "{name} is not installed here, yet the traceback runs through it: the log comes from another environment ({ELSEWHERE})"
+            ))
+        }
+        Condition::Package(name) if !facts.is_installed(name) && !seen.same_environment => Some(format!(
+            "{name} is not installed here, and nothing shows the log ran here ({ELSEWHERE})"
+        )),
+        Condition::GpuCount | Condition::AnyGpu | Condition::AllGpus if facts.gpus.is_empty() => Some(format!(
+            "no GPU is visible here, so the GPUs the log ran on are unknown ({ELSEWHERE})"
+        )),
+        Condition::Driver | Condition::DriverCuda if facts.driver.is_none() => Some(format!(
+            "no NVIDIA driver answers here, so the log's driver is unknown ({ELSEWHERE})"
+        )),
+        Condition::TorchCuda if facts.torch.is_none() => Some(format!(
+            "torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"
+        )),
+        _ => None,
+    }
+}
+
+/// The part of a symptom message that stays the same across releases,
+/// lowercase: torch has reworded what follows ", but" ("but found at least
+/// two devices" became "but got mat1 is on cpu"); the opening has not.
+pub fn symptom_core(symptom: &str) -> String {
+    symptom_core_as_written(symptom).to_lowercase()
+}
+
+fn symptom_core_as_written(symptom: &str) -> &str {
+    match symptom.split_once(", but") {
+        Some((core, _)) if core.len() >= 20 => core,
+        _ => symptom,
+    }
+}
+
+/// A device a message names: `cuda:1`, `cpu`, `meta`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Device {
+    pub kind: DeviceKind,
+    pub index: Option<u32>,
+}
+
+impl Device {
+    pub fn describe(&self) -> String {
+        match self.index {
+            Some(index) => format!("{}:{index}", self.kind.name()),
+            None => self.kind.name().to_string(),
+        }
+    }
+}
+
+/// The devices the exception messages name, in order of first mention. Only
+/// lowercase device words count (torch writes `cuda:0 and cpu`; "the CPU" in
+/// prose is not a device argument).
+pub fn devices_named(traceback: &Traceback) -> Vec<Device> {
+    let mut devices = Vec::new();
+    // The first line only: what follows may be the log going on.
+    for raised in traceback.messages() {
+        let message = raised.message.lines().next().unwrap_or_default();
+        let bytes = message.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = bytes[start..]
+                .iter()
+                .position(|byte| !(byte.is_ascii_alphanumeric() || *byte == b':'))
+                .map_or(bytes.len(), |offset| start + offset);
+            let word = &message[start..end];
+            let (name, index) = match word.split_once(':') {
+                Some((name, index)) => (name, index.parse().ok()),
+                None => (word, None),
+            };
+            let indexed_ok = word.contains(':') == index.is_some();
+            if let Some(kind) = DeviceKind::parse(name).filter(|_| indexed_ok) {
+                let device = Device { kind, index };
+                if !devices.contains(&device) {
+                    devices.push(device);
+                }
+            }
+            start = end + 1;
+        }
+    }
+    devices
+}
+
+/// The kinds of pair a list of devices makes: `cuda:0, cpu` is `cuda+cpu`;
+/// two different GPUs are `cuda+cuda`.
+fn pairs_named(devices: &[Device]) -> Vec<DevicePair> {
+    let mut pairs = Vec::new();
+    for (position, first) in devices.iter().enumerate() {
+        for second in &devices[position + 1..] {
+            let pair = DevicePair(first.kind, second.kind).sorted();
+            if !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+    }
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::traceback::parse;
+
+    fn named(message: &str) -> Vec<String> {
+        let traceback = &parse(&format!("RuntimeError: {message}"))[0];
+        devices_named(traceback).iter().map(Device::describe).collect()
+    }
+
+    #[test]
+    fn devices_are_read_from_the_message_as_torch_writes_them() {
+        assert_eq!(
+            named("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"),
+            ["cuda:0", "cpu"]
+        );
+        assert_eq!(
+            named("found at least two devices, cuda:1 and cuda:0!"),
+            ["cuda:1", "cuda:0"]
+        );
+        assert!(named("Some modules are dispatched on the CPU or the disk").is_empty());
+        assert_eq!(named("Cannot copy out of meta tensor; no data!"), ["meta"]);
+    }
+
+    #[test]
+    fn two_gpus_make_a_cuda_pair_and_one_gpu_with_the_cpu_another() {
+        let gpu = |index| Device {
+            kind: DeviceKind::Cuda,
+            index: Some(index),
+        };
+        let cpu = Device {
+            kind: DeviceKind::Cpu,
+            index: None,
+        };
+        assert_eq!(
+            pairs_named(&[gpu(1), gpu(0)]),
+            [DevicePair(DeviceKind::Cuda, DeviceKind::Cuda)]
+        );
+        assert_eq!(
+            pairs_named(&[cpu, gpu(0)]),
+            [DevicePair(DeviceKind::Cuda, DeviceKind::Cpu)]
+        );
+    }
+
+    #[test]
+    fn the_core_of_a_symptom_drops_what_torch_rewords() {
+        assert_eq!(
+            symptom_core("Expected all tensors to be on the same device, but found at least two devices"),
+            "expected all tensors to be on the same device"
+        );
+        assert_eq!(symptom_core("Short, but"), "short, but");
+    }
+}

@@ -1,0 +1,662 @@
+//! Finds Python tracebacks in a log and takes them apart: frames (file, line,
+//! function) and the exception each section ends with. Logs of distributed
+//! jobs interleave the tracebacks of many ranks, each line behind a label
+//! (`[rank3]: `, `worker-1: `, `(RayActor pid=7) `): the label in front of
+//! `Traceback (most recent call last):` is learnt and the lines that carry it
+//! are followed as one stream. Chained exceptions ("During handling of the
+//! above exception", DataParallel's "Original Traceback") stay in one
+//! traceback as sections. An exception line printed without a traceback still
+//! counts, as a traceback without frames.
+//!
+//! Memory is bounded whatever the log: frames per section, sections per
+//! traceback, open streams and distinct tracebacks are all capped.
+
+use serde::Serialize;
+
+const HEADER: &str = "Traceback (most recent call last):";
+const ORIGINAL: &str = "Original ";
+const CHAIN_SEPARATORS: [&str; 2] = [
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+];
+/// Frames kept per section: the outermost few and the innermost rest, where
+/// the failure is (a RecursionError prints thousands).
+const KEEP_OUTER_FRAMES: usize = 16;
+const MAX_FRAMES: usize = 128;
+const MAX_SECTIONS: usize = 8;
+/// Lines of an exception message after the first (CUDA errors add three).
+const MAX_MESSAGE_LINES: usize = 8;
+const MAX_MESSAGE_BYTES: usize = 4096;
+/// Non-frame lines tolerated inside a traceback before it is given up as cut off.
+const MAX_STRAY_LINES: usize = 40;
+const MAX_STREAMS: usize = 256;
+/// Distinct tracebacks kept; more are counted, not stored.
+pub const MAX_TRACEBACKS: usize = 512;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    pub file: String,
+    pub line: Option<u32>,
+    pub function: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Raised {
+    /// As printed: `RuntimeError`, `torch.OutOfMemoryError`.
+    pub exception: String,
+    pub message: String,
+}
+
+impl Raised {
+    /// The class name without its module.
+    pub fn class(&self) -> &str {
+        self.exception.rsplit('.').next().unwrap_or(&self.exception)
+    }
+}
+
+/// Frames up to one raise; a chain has one section per exception.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Section {
+    pub frames: Vec<Frame>,
+    /// Frames left out of the middle of a very deep stack.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub frames_omitted: usize,
+    pub raised: Option<Raised>,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Traceback {
+    /// The log line it starts on (1-based), of its first occurrence.
+    pub line: usize,
+    /// The label in front of each of its lines (`[rank0]: `), if any.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    pub sections: Vec<Section>,
+    /// How many times the same traceback appears (every rank prints its own).
+    pub occurrences: usize,
+    /// The log line of its last occurrence.
+    pub last_line: usize,
+}
+
+impl Traceback {
+    /// An exception line printed without frames.
+    fn bare(line: usize, raised: Raised) -> Traceback {
+        Traceback {
+            line,
+            label: String::new(),
+            sections: vec![Section {
+                frames: Vec::new(),
+                frames_omitted: 0,
+                raised: Some(raised),
+            }],
+            occurrences: 1,
+            last_line: line,
+        }
+    }
+
+    /// The exception that ended it: the last section's.
+    pub fn raised(&self) -> Option<&Raised> {
+        self.sections.iter().rev().find_map(|section| section.raised.as_ref())
+    }
+
+    pub fn frames(&self) -> impl Iterator<Item = &Frame> {
+        self.sections.iter().flat_map(|section| &section.frames)
+    }
+
+    pub fn messages(&self) -> impl Iterator<Item = &Raised> {
+        self.sections.iter().filter_map(|section| section.raised.as_ref())
+    }
+
+    /// Same exceptions and frames, wherever and however often they were printed.
+    fn same_as(&self, other: &Traceback) -> bool {
+        // A bare exception line is the same failure as a traceback ending in it.
+        if self.frames().next().is_none() || other.frames().next().is_none() {
+            return self.raised().is_some() && self.raised() == other.raised();
+        }
+        let same_section = |a: &Section, b: &Section| {
+            a.raised == b.raised
+                && a.frames.len() == b.frames.len()
+                && a.frames
+                    .iter()
+                    .zip(&b.frames)
+                    .all(|(a, b)| a.file == b.file && a.function == b.function)
+        };
+        self.sections.len() == other.sections.len()
+            && self
+                .sections
+                .iter()
+                .zip(&other.sections)
+                .all(|(a, b)| same_section(a, b))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Reading frames.
+    Frames,
+    /// After the exception line: continuation lines of the message.
+    Message { lines: usize, closed: bool },
+}
+
+struct Stream {
+    label: String,
+    traceback: Traceback,
+    phase: Phase,
+    /// A chain separator was seen: the next header continues this traceback.
+    chained: bool,
+    stray_lines: usize,
+    /// No line after the header carried the label yet.
+    label_unconfirmed: bool,
+}
+
+/// Collects the tracebacks of a log, fed one line at a time.
+#[derive(Default)]
+pub struct Collector {
+    streams: Vec<Stream>,
+    tracebacks: Vec<Traceback>,
+    /// Tracebacks beyond [`MAX_TRACEBACKS`], counted only.
+    pub dropped: usize,
+    /// `IndexError: ` alone at the end of a line: its message is on the next line.
+    pending: Option<(usize, String)>,
+}
+
+impl Collector {
+    pub fn new() -> Collector {
+        Collector::default()
+    }
+
+    pub fn line(&mut self, number: usize, line: &str) {
+        if let Some((start, exception)) = self.pending.take()
+            && !line.trim().is_empty()
+        {
+            let raised = Raised {
+                exception,
+                message: line.trim().to_string(),
+            };
+            self.keep(Traceback::bare(start, raised));
+            return;
+        }
+        if let Some(at) = line.find(HEADER) {
+            self.header(number, line, at);
+            return;
+        }
+        match self.route(line) {
+            Some(index) => {
+                let label_len = self.streams[index].label.len();
+                let rest = line
+                    .get(label_len..)
+                    .filter(|_| line.starts_with(&self.streams[index].label));
+                let rest = rest.unwrap_or(line).to_string();
+                if self.streams[index].label_unconfirmed && !line.starts_with(&self.streams[index].label) {
+                    // The text before the header was a one-off (a time stamp), not a label.
+                    self.streams[index].label.clear();
+                }
+                self.streams[index].label_unconfirmed = false;
+                if !self.feed(index, number, &rest) {
+                    self.close(index);
+                    self.unrouted(number, line);
+                }
+            }
+            None => self.unrouted(number, line),
+        }
+    }
+
+    /// A line no open traceback takes: frames whose header was cut off (a
+    /// pasted excerpt, a scrolled terminal) start one; else it may be a lone
+    /// exception line.
+    fn unrouted(&mut self, number: usize, line: &str) {
+        if frames_in(line).is_empty() {
+            self.bare_exception(number, line);
+            return;
+        }
+        self.open(number, String::new());
+        let index = self.streams.len() - 1;
+        self.feed(index, number, line);
+    }
+
+    /// Every traceback, in the order they were first seen.
+    pub fn finish(mut self) -> (Vec<Traceback>, usize) {
+        while !self.streams.is_empty() {
+            self.close(0);
+        }
+        (self.tracebacks, self.dropped)
+    }
+
+    fn header(&mut self, number: usize, line: &str, at: usize) {
+        let before = &line[..at];
+        let original = before.ends_with(ORIGINAL);
+        let label = before.strip_suffix(ORIGINAL).unwrap_or(before).to_string();
+        if let Some(index) = self.streams.iter().position(|stream| stream.label == label) {
+            let stream = &mut self.streams[index];
+            let continues = stream.chained || (original && matches!(stream.phase, Phase::Message { .. }));
+            if continues && stream.traceback.sections.len() < MAX_SECTIONS {
+                stream.traceback.sections.push(Section::default());
+                stream.phase = Phase::Frames;
+                stream.chained = false;
+                stream.stray_lines = 0;
+                return;
+            }
+            self.close(index);
+        }
+        self.open(number, label);
+    }
+
+    fn open(&mut self, number: usize, label: String) {
+        if self.streams.len() >= MAX_STREAMS {
+            self.close(0);
+        }
+        self.streams.push(Stream {
+            label_unconfirmed: !label.is_empty(),
+            label,
+            traceback: Traceback {
+                line: number,
+                label: String::new(),
+                sections: vec![Section::default()],
+                occurrences: 1,
+                last_line: number,
+            },
+            phase: Phase::Frames,
+            chained: false,
+            stray_lines: 0,
+        });
+    }
+
+    /// The stream a line belongs to: the longest label it starts with; a line
+    /// with no label goes to a stream whose label was never confirmed.
+    fn route(&self, line: &str) -> Option<usize> {
+        let labelled = self
+            .streams
+            .iter()
+            .enumerate()
+            .filter(|(_, stream)| !stream.label.is_empty() && line.starts_with(&stream.label))
+            .max_by_key(|(_, stream)| stream.label.len())
+            .map(|(index, _)| index);
+        labelled
+            .or_else(|| self.streams.iter().position(|stream| stream.label.is_empty()))
+            .or_else(|| self.streams.iter().rposition(|stream| stream.label_unconfirmed))
+    }
+
+    /// Feeds one line (label removed) to a stream; `false` when the line
+    /// belongs to no traceback and the stream has ended.
+    fn feed(&mut self, index: usize, number: usize, rest: &str) -> bool {
+        let stream = &mut self.streams[index];
+        stream.traceback.last_line = number;
+        let section = stream.traceback.sections.last_mut().expect("a traceback has a section");
+        let frames = frames_in(rest);
+        if !frames.is_empty() {
+            if let Phase::Message { .. } = stream.phase {
+                // Frames after the message without a header: another traceback cut short.
+                return false;
+            }
+            for frame in frames {
+                push_frame(section, frame);
+            }
+            stream.stray_lines = 0;
+            return true;
+        }
+        let trimmed = rest.trim();
+        match stream.phase {
+            Phase::Frames => {
+                if rest.starts_with([' ', '\t']) || trimmed.is_empty() || trimmed.starts_with('[') {
+                    // Source lines, `^^^^` markers, "[Previous line repeated N more times]".
+                    return true;
+                }
+                if let Some(raised) = exception_line(rest) {
+                    section.raised = Some(raised);
+                    stream.phase = Phase::Message {
+                        lines: 1,
+                        closed: false,
+                    };
+                    return true;
+                }
+                stream.stray_lines += 1;
+                stream.stray_lines <= MAX_STRAY_LINES
+            }
+            Phase::Message { lines, closed } => {
+                if CHAIN_SEPARATORS.contains(&trimmed) {
+                    stream.chained = true;
+                    stream.phase = Phase::Message { lines, closed: true };
+                    return true;
+                }
+                if trimmed.is_empty() {
+                    stream.phase = Phase::Message { lines, closed: true };
+                    return true;
+                }
+                let raised = section.raised.as_mut().expect("a message follows a raise");
+                // A log record after the message: a time stamp, `[rank0]`, `(pid=1)`.
+                let log_record = rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
+                if log_record
+                    || closed
+                    || lines >= MAX_MESSAGE_LINES
+                    || raised.message.len() + rest.len() > MAX_MESSAGE_BYTES
+                {
+                    return false;
+                }
+                raised.message.push('\n');
+                raised.message.push_str(rest);
+                stream.phase = Phase::Message {
+                    lines: lines + 1,
+                    closed,
+                };
+                true
+            }
+        }
+    }
+
+    fn close(&mut self, index: usize) {
+        let mut stream = self.streams.remove(index);
+        stream.traceback.label = stream.label;
+        self.keep(stream.traceback);
+    }
+
+    fn bare_exception(&mut self, number: usize, line: &str) {
+        match bare_exception_in(line) {
+            Some(raised) if raised.message.is_empty() => self.pending = Some((number, raised.exception)),
+            Some(raised) => self.keep(Traceback::bare(number, raised)),
+            None => {}
+        }
+    }
+
+    fn keep(&mut self, traceback: Traceback) {
+        if traceback.raised().is_none() && traceback.frames().next().is_none() {
+            return;
+        }
+        if let Some(seen) = self.tracebacks.iter_mut().find(|seen| seen.same_as(&traceback)) {
+            seen.occurrences += 1;
+            seen.last_line = seen.last_line.max(traceback.last_line);
+            // A full traceback says more than the bare line it ends with.
+            if seen.frames().next().is_none() && traceback.frames().next().is_some() {
+                let occurrences = seen.occurrences;
+                *seen = Traceback {
+                    occurrences,
+                    ..traceback
+                };
+            }
+            return;
+        }
+        if self.tracebacks.len() >= MAX_TRACEBACKS {
+            self.dropped += 1;
+            return;
+        }
+        self.tracebacks.push(traceback);
+    }
+}
+
+fn push_frame(section: &mut Section, frame: Frame) {
+    if section.frames.len() >= MAX_FRAMES {
+        section.frames.remove(KEEP_OUTER_FRAMES);
+        section.frames_omitted += 1;
+    }
+    section.frames.push(frame);
+}
+
+/// Every `File "PATH", line N, in FUNCTION` in a line: ranks writing to one
+/// terminal can put two on the same line.
+fn frames_in(line: &str) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("File \"") {
+        let after = &rest[start + 6..];
+        let Some(end) = after.find("\", line ") else { break };
+        let file = &after[..end];
+        let tail = &after[end + 8..];
+        let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+        let tail = &tail[digits.len()..];
+        let function = tail
+            .strip_prefix(", in ")
+            .map(|tail| tail.split_whitespace().next().unwrap_or_default())
+            .unwrap_or_default();
+        if !file.is_empty() && !digits.is_empty() {
+            frames.push(Frame {
+                file: file.to_string(),
+                line: digits.parse().ok(),
+                function: function.to_string(),
+            });
+        }
+        rest = tail;
+    }
+    frames
+}
+
+/// `RuntimeError: message`, `torch.OutOfMemoryError: ...`, `KeyboardInterrupt`:
+/// an exception line as Python prints it at the end of a traceback.
+fn exception_line(line: &str) -> Option<Raised> {
+    let (name, message) = match line.split_once(':') {
+        Some((name, message)) => (name, message.strip_prefix(' ').unwrap_or(message)),
+        None => (line.trim_end(), ""),
+    };
+    is_exception_name(name).then(|| Raised {
+        exception: name.to_string(),
+        message: message.trim_end().to_string(),
+    })
+}
+
+/// A dotted identifier whose last part names an exception by Python's convention.
+fn is_exception_name(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or_default();
+    let identifier = |part: &str| {
+        part.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    name.split('.').all(identifier)
+        && ["Error", "Exception", "Exit", "Interrupt", "Iteration", "Warning"]
+            .iter()
+            .any(|suffix| last.ends_with(suffix) && last.len() > suffix.len() || last == *suffix)
+        && last.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+}
+
+/// An exception printed on its own, anywhere in a line: `... ERROR RuntimeError: msg`.
+fn bare_exception_in(line: &str) -> Option<Raised> {
+    let line = line.trim_end();
+    // Each `NAME: ` in the line, and `NAME:` at its very end (the message is on the next line).
+    let colons = line
+        .match_indices(": ")
+        .map(|(at, _)| at)
+        .chain(line.ends_with(':').then(|| line.len() - 1));
+    for colon in colons {
+        let name_start = line[..colon]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '.'))
+            .map_or(0, |(at, c)| at + c.len_utf8());
+        let name = &line[name_start..colon];
+        if is_exception_name(name) && name.chars().any(|c| c.is_ascii_lowercase()) {
+            return exception_line(&line[name_start..]);
+        }
+    }
+    None
+}
+
+/// Every traceback in `text` (a whole log held in memory, such as a smoke step's).
+pub fn parse(text: &str) -> Vec<Traceback> {
+    let mut collector = Collector::new();
+    for (index, line) in text.lines().enumerate() {
+        collector.line(index + 1, line);
+    }
+    collector.finish().0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAIN: &str = r#"Some log line
+Traceback (most recent call last):
+  File "/opt/train.py", line 10, in <module>
+    main()
+  File "/opt/venv/lib/python3.10/site-packages/torch/nn/modules/linear.py", line 116, in forward
+    return F.linear(input, self.weight, self.bias)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+next log line
+"#;
+
+    #[test]
+    fn a_plain_traceback_gives_its_frames_and_exception() {
+        let tracebacks = parse(PLAIN);
+        assert_eq!(tracebacks.len(), 1);
+        let traceback = &tracebacks[0];
+        assert_eq!(traceback.line, 2);
+        let frames: Vec<_> = traceback.frames().map(|f| (f.function.as_str(), f.line)).collect();
+        assert_eq!(frames, [("<module>", Some(10)), ("forward", Some(116))]);
+        let raised = traceback.raised().unwrap();
+        assert_eq!(raised.exception, "RuntimeError");
+        assert!(
+            raised.message.lines().next().unwrap().ends_with("cuda:0 and cpu!"),
+            "{raised:?}"
+        );
+    }
+
+    #[test]
+    fn interleaved_ranks_are_told_apart_by_their_labels_and_counted_once() {
+        let mut log = String::new();
+        for line in PLAIN.lines().skip(1).take(7) {
+            log.push_str(&format!("[rank0]: {line}\n[rank1]: {line}\n"));
+        }
+        let tracebacks = parse(&log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].occurrences, 2);
+        assert_eq!(tracebacks[0].frames().count(), 2);
+        assert_eq!(tracebacks[0].label, "[rank0]: ");
+    }
+
+    #[test]
+    fn a_chain_and_dataparallels_original_traceback_stay_one_traceback() {
+        let log = r#"Traceback (most recent call last):
+  File "train.py", line 3, in <module>
+    out = model(x)
+  File "/x/site-packages/torch/nn/parallel/data_parallel.py", line 171, in forward
+    outputs = self.parallel_apply(replicas, inputs, kwargs)
+RuntimeError: Caught RuntimeError in replica 1 on device 1.
+Original Traceback (most recent call last):
+  File "/x/site-packages/torch/nn/parallel/parallel_apply.py", line 61, in _worker
+    output = module(*input, **kwargs)
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "train.py", line 9, in <module>
+    raise SystemExit(1)
+SystemExit: 1
+"#;
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        let sections = &tracebacks[0].sections;
+        assert_eq!(sections.len(), 3);
+        assert_eq!(sections[1].frames[0].function, "_worker");
+        assert!(
+            sections[1]
+                .raised
+                .as_ref()
+                .unwrap()
+                .message
+                .contains("cuda:1 and cuda:0")
+        );
+        assert_eq!(tracebacks[0].raised().unwrap().exception, "SystemExit");
+    }
+
+    #[test]
+    fn a_message_keeps_its_continuation_lines_until_a_blank_line() {
+        let log = "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nRuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some other API call.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n\nEpoch 2\n";
+        let raised = parse(log)[0].raised().unwrap().clone();
+        assert_eq!(raised.message.lines().count(), 3, "{raised:?}");
+    }
+
+    #[test]
+    fn an_exception_printed_alone_counts_and_log_levels_do_not() {
+        let log = "2024-05-01 10:00:00 ERROR train: RuntimeError: Expected all tensors to be on the same device\nERROR: something\nWARNING: not an exception\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].raised().unwrap().exception, "RuntimeError");
+        assert!(tracebacks[0].frames().next().is_none());
+    }
+
+    #[test]
+    fn a_time_stamp_before_the_header_is_not_taken_for_a_label() {
+        let log = "2024-05-01 10:00:00 ERROR Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: bad\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].frames().count(), 1);
+        assert_eq!(tracebacks[0].raised().unwrap().message, "bad");
+    }
+
+    #[test]
+    fn an_exception_whose_message_is_on_the_next_line_is_joined() {
+        let log =
+            "    return torch._C._nn.cross_entropy_loss(input, target) IndexError: \nTarget -1 is out of bounds.\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        let raised = tracebacks[0].raised().unwrap();
+        assert_eq!(
+            (raised.exception.as_str(), raised.message.as_str()),
+            ("IndexError", "Target -1 is out of bounds.")
+        );
+    }
+
+    #[test]
+    fn text_in_any_script_before_an_exception_is_no_obstacle() {
+        let tracebacks =
+            parse("2025-08-25 08:49:44 - ERROR - 任务执行失败: Caught RuntimeError in replica 1 on device 1.\n");
+        assert!(tracebacks.is_empty(), "{tracebacks:#?}");
+        let tracebacks = parse("任务执行失败:RuntimeError: boom\n");
+        assert_eq!(tracebacks[0].raised().unwrap().message, "boom");
+    }
+
+    #[test]
+    fn frames_whose_header_was_cut_off_still_make_a_traceback() {
+        let log = "....\n  File \"/x/site-packages/deepspeed/runtime/zero/stage3.py\", line 2117, in unscale_and_clip_grads\n    self.fp32.grad.mul_(1. / combined_scale)\n**_Runt\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(
+            tracebacks[0].frames().next().unwrap().function,
+            "unscale_and_clip_grads"
+        );
+        assert!(tracebacks[0].raised().is_none());
+    }
+
+    #[test]
+    fn two_frames_on_one_line_are_both_read() {
+        let frames = frames_in(
+            r#"    ret = f()  File "/a/deepspeed/runtime/zero/stage3.py", line 2117, in unscale_and_clip_grads  File "/b.py", line 3, in g"#,
+        );
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames[0].function, "unscale_and_clip_grads");
+        assert_eq!(frames[1].file, "/b.py");
+    }
+
+    #[test]
+    fn a_recursion_keeps_its_outer_and_inner_frames_and_counts_the_rest() {
+        let mut log = String::from("Traceback (most recent call last):\n");
+        for index in 0..1000 {
+            log.push_str(&format!("  File \"r.py\", line {index}, in f\n"));
+        }
+        log.push_str("RecursionError: maximum recursion depth exceeded\n");
+        let traceback = &parse(&log)[0];
+        let section = &traceback.sections[0];
+        assert_eq!(section.frames.len(), MAX_FRAMES);
+        assert_eq!(section.frames_omitted, 1000 - MAX_FRAMES);
+        assert_eq!(section.frames.last().unwrap().line, Some(999));
+        assert_eq!(section.frames[0].line, Some(0));
+    }
+
+    #[test]
+    fn exception_names_follow_pythons_convention() {
+        for name in [
+            "RuntimeError",
+            "torch.OutOfMemoryError",
+            "KeyboardInterrupt",
+            "SystemExit",
+            "StopIteration",
+        ] {
+            assert!(is_exception_name(name), "{name}");
+        }
+        for name in ["ERROR", "Error code", "error", "INFO", "Epoch"] {
+            assert!(!is_exception_name(name), "{name}");
+        }
+    }
+}

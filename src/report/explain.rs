@@ -1,0 +1,213 @@
+//! `envdoctor explain` for people: what the traceback says, the answer with
+//! the evidence for it, the fix, then the other candidates in one line each.
+
+use std::fmt::Write;
+
+use super::Style;
+use crate::explain::rank::{Candidate, Confidence};
+use crate::explain::{Explained, Explanation, Outcome, STDLIB};
+
+/// Reasons shown per candidate, and characters of a message line shown.
+const MESSAGE_WIDTH: usize = 400;
+
+pub fn text(explanation: &Explanation, style: Style) -> String {
+    let mut out = String::new();
+    let Some(traceback) = &explanation.traceback else {
+        let _ = writeln!(
+            out,
+            "No traceback and no exception line in {} ({} lines read): nothing to explain.",
+            source(explanation),
+            explanation.lines_read
+        );
+        return out;
+    };
+    summary(&mut out, explanation, traceback, style);
+    let answer = explanation
+        .candidates
+        .first()
+        .filter(|candidate| candidate.confidence.is_answer());
+    let others: Vec<&Candidate> = match answer {
+        Some(answer) => {
+            let _ = writeln!(
+                out,
+                "\n{} ({}): {}",
+                style.heading("Most likely cause"),
+                answer.confidence.label(),
+                answer.id
+            );
+            detailed(&mut out, answer, style);
+            explanation.candidates.iter().skip(1).collect()
+        }
+        None if explanation.outcome == Outcome::Undecided => {
+            let _ = writeln!(
+                out,
+                "\n{}: the traceback fits these causes, and neither it nor this node tells them apart. \
+                 A fuller traceback (every frame) or the job's configs would.",
+                style.heading("Not decided")
+            );
+            let (possible, ruled_out): (Vec<&Candidate>, Vec<&Candidate>) = explanation
+                .candidates
+                .iter()
+                .partition(|candidate| candidate.confidence == Confidence::Possible);
+            for candidate in possible {
+                let _ = writeln!(
+                    out,
+                    "\n  {} ({})",
+                    style.heading(&candidate.id),
+                    candidate.confidence.label()
+                );
+                detailed(&mut out, candidate, style);
+            }
+            ruled_out
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "\n{}: no known cause fits this traceback on this node. What it says is above; \
+                 `envdoctor matrix list` shows what is known.",
+                style.heading("Not explained")
+            );
+            explanation.candidates.iter().collect()
+        }
+    };
+    if !others.is_empty() {
+        let _ = writeln!(out, "\n{}", style.heading("Other candidates"));
+        for candidate in others {
+            let label = format!("{:<12}", candidate.confidence.label());
+            let label = match candidate.confidence {
+                Confidence::RuledOut => style.dim(&label),
+                _ => label,
+            };
+            let _ = writeln!(out, "  {label} {}: {}", candidate.id, brief_reason(candidate));
+        }
+    }
+    if !explanation.other_tracebacks.is_empty() {
+        let _ = writeln!(out, "\n{}", style.heading("Other tracebacks in the log"));
+        for other in &explanation.other_tracebacks {
+            let exception = other.exception.as_deref().unwrap_or("(cut off before the exception)");
+            let message = other.message.as_deref().unwrap_or_default();
+            let times = match other.occurrences {
+                1 => String::new(),
+                count => format!(" (x{count})"),
+            };
+            let best = other.best.as_deref().map(|id| format!("  [{id}]")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  line {}{times}: {}{best}",
+                other.line,
+                clipped(&joined(exception, message))
+            );
+        }
+    }
+    out
+}
+
+fn source(explanation: &Explanation) -> String {
+    match explanation.source.as_str() {
+        "-" => "standard input".to_string(),
+        path => format!("`{path}`"),
+    }
+}
+
+fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, style: Style) {
+    let times = match traceback.occurrences {
+        1 => String::new(),
+        count => format!(", printed {count} times"),
+    };
+    let others = match explanation.tracebacks_found.saturating_sub(1) {
+        0 => String::new(),
+        1 => "; 1 other traceback in the log".to_string(),
+        count => format!("; {count} other tracebacks in the log"),
+    };
+    let _ = writeln!(
+        out,
+        "{} line {} of {}{times}{others}",
+        style.heading("Traceback at"),
+        traceback.line,
+        source(explanation)
+    );
+    match (&traceback.exception, &traceback.message) {
+        (Some(exception), Some(message)) => {
+            let _ = writeln!(
+                out,
+                "  {}",
+                clipped(&joined(exception, message.lines().next().unwrap_or_default()))
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "  {}", style.dim("(the log stops before the exception line)"));
+        }
+    }
+    if let Some(frame) = traceback.frames.last() {
+        let line = frame.line.map(|line| format!(":{line}")).unwrap_or_default();
+        let _ = writeln!(out, "  raised in {}{line}, in {}", frame.file, frame.function);
+    }
+    if !traceback.devices.is_empty() {
+        let _ = writeln!(out, "  devices named: {}", traceback.devices.join(", "));
+    }
+    let packages: Vec<String> = traceback
+        .packages
+        .iter()
+        .filter(|package| package.name != STDLIB)
+        .map(|package| match &package.version {
+            Some(version) => format!("{} {version}", package.name),
+            None => format!("{} (not installed here)", package.name),
+        })
+        .collect();
+    if !packages.is_empty() {
+        let _ = writeln!(out, "  through: {}", packages.join(", "));
+    }
+}
+
+fn detailed(out: &mut String, candidate: &Candidate, style: Style) {
+    let _ = writeln!(out, "  {}", candidate.title);
+    let _ = writeln!(out, "  {}", style.dim("evidence:"));
+    for evidence in &candidate.evidence {
+        let mark = match evidence.holds {
+            Some(true) => "+",
+            Some(false) => "-",
+            None => "?",
+        };
+        let _ = writeln!(out, "    {mark} {}", evidence.text);
+    }
+    let _ = writeln!(out, "  {} {}", style.dim("why:"), candidate.why);
+    let _ = writeln!(out, "  {} {}", style.dim("fix:"), candidate.fix);
+    for (index, reference) in candidate.references.iter().enumerate() {
+        let label = if index == 0 { "see:" } else { "    " };
+        let _ = writeln!(out, "  {} {reference}", style.dim(label));
+    }
+}
+
+/// Why a candidate is where it is, in a phrase: what rules it out, else what matched.
+fn brief_reason(candidate: &Candidate) -> String {
+    let against: Vec<&str> = candidate
+        .evidence
+        .iter()
+        .filter(|evidence| evidence.holds == Some(false))
+        .map(|evidence| evidence.text.as_str())
+        .collect();
+    if !against.is_empty() {
+        return against.join("; ");
+    }
+    let matched: Vec<&str> = candidate
+        .evidence
+        .iter()
+        .filter(|evidence| evidence.holds == Some(true))
+        .map(|evidence| evidence.text.as_str())
+        .collect();
+    format!("{} ({})", candidate.title, matched.join("; "))
+}
+
+fn joined(exception: &str, message: &str) -> String {
+    match message {
+        "" => exception.to_string(),
+        message => format!("{exception}: {message}"),
+    }
+}
+
+fn clipped(text: &str) -> String {
+    match text.char_indices().nth(MESSAGE_WIDTH) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}
