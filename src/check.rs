@@ -191,6 +191,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         });
         let diagnosis = crate::smoke::Diagnosis {
             matrix: input.matrix,
+            facts: Some(&facts),
             fired: &raised,
         };
         let mut from_smoke = crate::smoke::findings(smoke, &diagnosis);

@@ -180,6 +180,7 @@ fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     let run = crate::smoke::run(&options, progress.as_mut()).context("the smoke test could not run")?;
     let diagnosis = crate::smoke::Diagnosis {
         matrix: &matrix,
+        facts: None,
         fired: &[],
     };
     let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on);

@@ -120,7 +120,7 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
     let mut ranked: Vec<(Traceback, Vec<Candidate>)> = tracebacks
         .into_iter()
         .map(|traceback| {
-            let candidates = rank::rank(&traceback, matrix, facts);
+            let candidates = rank::rank(&traceback, matrix, Some(facts));
             (traceback, candidates)
         })
         .collect();

@@ -147,7 +147,8 @@ fn merged(first: &[String], second: &[String]) -> Vec<String> {
 
 /// Every cause the traceback points to, best first. Causes it does not point to
 /// at all (no message and no frame of theirs) are left out.
-pub fn rank(traceback: &Traceback, matrix: &Matrix, facts: &Facts) -> Vec<Candidate> {
+/// Without `facts` (the smoke test run alone, no Snapshot) the node says nothing.
+pub fn rank(traceback: &Traceback, matrix: &Matrix, facts: Option<&Facts>) -> Vec<Candidate> {
     let causes = causes(matrix);
     let seen = Seen {
         devices: devices_named(traceback),
@@ -156,11 +157,13 @@ pub fn rank(traceback: &Traceback, matrix: &Matrix, facts: &Facts) -> Vec<Candid
             .filter_map(|frame| super::frame_package(&frame.file))
             .map(super::distribution_of)
             .collect(),
-        same_environment: traceback.frames().any(|frame| {
+        same_environment: facts.is_some_and(|facts| {
             let python = &facts.snapshot.python;
-            std::iter::once(&python.prefix)
-                .chain(&python.site_packages)
-                .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
+            traceback.frames().any(|frame| {
+                std::iter::once(&python.prefix)
+                    .chain(&python.site_packages)
+                    .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
+            })
         }),
         // How many causes list each message: one that only one cause lists is specific.
         message_owners: causes
@@ -203,7 +206,7 @@ impl Seen {
     }
 }
 
-fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: &Facts) -> Option<Candidate> {
+fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts>) -> Option<Candidate> {
     let named = &seen.devices;
     let symptoms = cause.symptoms;
     let mut evidence = Vec::new();
@@ -305,16 +308,20 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: &Facts) -> Op
         }
     }
 
-    let verdicts: Vec<Verdict> = assess(cause.when, facts)
+    let verdicts: Vec<Verdict> = facts
+        .map(|facts| assess(cause.when, facts))
+        .unwrap_or_default()
         .into_iter()
-        .map(|verdict| match from_elsewhere(&verdict, seen, facts) {
-            Some(fact) => Verdict {
-                holds: None,
-                fact,
-                ..verdict
+        .map(
+            |verdict| match facts.and_then(|facts| from_elsewhere(&verdict, seen, facts)) {
+                Some(fact) => Verdict {
+                    holds: None,
+                    fact,
+                    ..verdict
+                },
+                None => verdict,
             },
-            None => verdict,
-        })
+        )
         .collect();
     let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false));
     let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count();
@@ -367,12 +374,11 @@ fn from_elsewhere(verdict: &Verdict, seen: &Seen, facts: &Facts) -> Option<Strin
     match &verdict.condition {
         // A version that differs is a fact about this node; an absence is not,
         // unless the traceback ran from this very environment.
-        Condition::Package(name) if !facts.is_installed(name) && seen.packages.contains(&normalize_name(name)) => {
-            Some(format!(
-                "{name} is not installed here, yet the traceback runs through it: the log comes from another environment ({ELSEWHERE})"
-            ))
-        }
-        Condition::Package(name) if !facts.is_installed(name) && !seen.same_environment => Some(format!(
+        Condition::Package(name) if seen.same_environment || facts.is_installed(name) => None,
+        Condition::Package(name) if seen.packages.contains(&normalize_name(name)) => Some(format!(
+            "{name} is not installed here, yet the traceback runs through it: the log comes from another environment ({ELSEWHERE})"
+        )),
+        Condition::Package(name) => Some(format!(
             "{name} is not installed here, and nothing shows the log ran here ({ELSEWHERE})"
         )),
         Condition::GpuCount | Condition::AnyGpu | Condition::AllGpus if facts.gpus.is_empty() => Some(format!(
@@ -508,6 +514,92 @@ mod tests {
             pairs_named(&[cpu, gpu(0)]),
             [DevicePair(DeviceKind::Cuda, DeviceKind::Cpu)]
         );
+    }
+
+    const ZERO3: &str = "Traceback (most recent call last):
+  File \"/opt/venvs/train/lib/python3.12/site-packages/deepspeed/runtime/zero/stage3.py\", line 2117, in unscale_and_clip_grads
+    self.fp32_partitioned_groups_flat[sub_group_id].grad.mul_(1. / combined_scale)
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+";
+
+    /// The recorded H200 node, with DeepSpeed at `version` (or without it).
+    fn node(deepspeed: Option<&str>) -> crate::snapshot::Snapshot {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json"
+        );
+        let mut snapshot = crate::snapshot::read(std::path::Path::new(path)).unwrap();
+        if let Some(version) = deepspeed {
+            let mut package = snapshot.packages[0].clone();
+            package.name = "deepspeed".into();
+            package.normalized_name = "deepspeed".into();
+            package.version = Some(version.into());
+            snapshot.packages.push(package);
+        }
+        snapshot
+    }
+
+    fn first(log: &str, snapshot: &crate::snapshot::Snapshot) -> (String, Confidence) {
+        let matrix = Matrix::load(&[]).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let facts = Facts::new(snapshot, &configs);
+        let traceback = parse(log).pop().unwrap();
+        let best = rank(&traceback, &matrix, Some(&facts)).remove(0);
+        (best.id, best.confidence)
+    }
+
+    #[test]
+    fn the_node_makes_a_matching_stack_near_certain_or_rules_it_out() {
+        let rule = "deepspeed-zero3-offload-device-mismatch".to_string();
+        assert_eq!(
+            first(ZERO3, &node(Some("0.14.2"))),
+            (rule.clone(), Confidence::NearCertain)
+        );
+        let (id, confidence) = first(ZERO3, &node(Some("0.14.0")));
+        assert!(id != rule || confidence == Confidence::RuledOut, "{id} {confidence:?}");
+    }
+
+    #[test]
+    fn an_absence_here_leaves_the_condition_open_when_the_log_ran_elsewhere() {
+        // The frame is under /opt/venvs/train, the Snapshot's own environment:
+        // DeepSpeed missing there is a fact about the log's environment.
+        let matrix = Matrix::load(&[]).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let snapshot = node(None);
+        let facts = Facts::new(&snapshot, &configs);
+        let here = parse(ZERO3).pop().unwrap();
+        let rule = |candidates: Vec<Candidate>| {
+            candidates
+                .into_iter()
+                .find(|candidate| candidate.id == "deepspeed-zero3-offload-device-mismatch")
+                .unwrap()
+        };
+        assert_eq!(
+            rule(rank(&here, &matrix, Some(&facts))).confidence,
+            Confidence::RuledOut
+        );
+        let elsewhere = parse(&ZERO3.replace("/opt/venvs/train", "/home/me/conda/envs/ds"))
+            .pop()
+            .unwrap();
+        let open = rule(rank(&elsewhere, &matrix, Some(&facts)));
+        assert_eq!(open.confidence, Confidence::Likely);
+        assert!(
+            open.evidence
+                .iter()
+                .any(|e| e.holds.is_none() && e.text.contains("another environment"))
+        );
+    }
+
+    #[test]
+    fn a_message_only_one_cause_lists_says_more_than_one_many_list() {
+        let snapshot = node(None);
+        let specific = "ValueError: Cannot copy out of meta tensor; no data!";
+        assert_eq!(
+            first(specific, &snapshot),
+            ("device-map-auto-model-larger-than-gpu".to_string(), Confidence::Likely)
+        );
+        let generic = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
+        assert_eq!(first(generic, &snapshot).1, Confidence::Possible);
     }
 
     #[test]

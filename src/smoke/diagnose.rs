@@ -3,6 +3,8 @@
 //! and the live answer on architectures, which outranks the table's.
 
 use crate::checks::BuiltinCheck;
+use crate::explain::rank::{Candidate, Confidence, rank};
+use crate::explain::traceback::{self, Traceback};
 use crate::findings::{Finding, Severity};
 use crate::matrix::Matrix;
 
@@ -44,6 +46,8 @@ pub const CHECK: BuiltinCheck = BuiltinCheck {
 /// What else is known about the node, to explain a failure with.
 pub struct Diagnosis<'a> {
     pub matrix: &'a Matrix,
+    /// The node's facts, when a Snapshot was taken (`check`; not `smoke` alone).
+    pub facts: Option<&'a crate::facts::Facts<'a>>,
     /// What the rules and checks found on this node (empty for `envdoctor smoke` alone).
     pub fired: &'a [Finding],
 }
@@ -200,22 +204,17 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
                 .collect()
         })
         .unwrap_or_default();
-    // Rules that list this failure among their symptoms.
-    let symptom_rules: Vec<&crate::matrix::Rule> = diagnosis
-        .matrix
-        .rules
-        .iter()
-        .filter(|rule| {
-            rule.symptoms
-                .messages
-                .iter()
-                .any(|symptom| text.contains(&symptom_core(symptom)))
-        })
+    // Causes the step's traceback points to, ranked as `envdoctor explain` ranks them.
+    let candidates: Vec<Candidate> = step_traceback(step)
+        .map(|traceback| rank(&traceback, diagnosis.matrix, diagnosis.facts))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|candidate| candidate.confidence > Confidence::RuledOut)
         .collect();
     let fired_rules: Vec<&Finding> = diagnosis
         .fired
         .iter()
-        .filter(|finding| symptom_rules.iter().any(|rule| rule.id == finding.origin))
+        .filter(|finding| candidates.iter().any(|candidate| candidate.id == finding.origin))
         .collect();
     let explanation: Vec<&Finding> = fired_rules.iter().chain(&fired_known).copied().collect();
 
@@ -231,11 +230,28 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
     {
         detail.push_str(&format!(" [{}: {}]", error.kind, first_line(&error.message)));
     }
+    let answer = candidates.first().filter(|candidate| candidate.confidence.is_answer());
     match explanation.as_slice() {
-        [] if !symptom_rules.is_empty() => detail.push_str(&format!(
-            ". It is a symptom of {}, which did not fire on this node",
-            list(symptom_rules.iter().map(|rule| rule.id.as_str()))
-        )),
+        [] if !candidates.is_empty() => {
+            let mut others = candidates.iter();
+            if let Some(answer) = answer {
+                others.next();
+                detail.push_str(&format!(
+                    ". Most likely ({}): {}, {}",
+                    answer.confidence.label(),
+                    answer.id,
+                    answer.title
+                ));
+            }
+            let others: Vec<&str> = others.map(|candidate| candidate.id.as_str()).collect();
+            if !others.is_empty() {
+                let also = if answer.is_some() { "Also a" } else { "It is a" };
+                detail.push_str(&format!(
+                    ". {also} symptom of {}, which did not fire on this node",
+                    list(others.into_iter())
+                ));
+            }
+        }
         [] => {}
         found => detail.push_str(&format!(
             ". Explained by {} (reported above)",
@@ -260,8 +276,9 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
     let fix = explanation
         .first()
         .and_then(|finding| finding.fix.clone())
+        .or_else(|| answer.map(|answer| answer.fix.clone()))
         .or_else(|| known.map(|known| known.fix.to_string()))
-        .or_else(|| symptom_rules.first().map(|rule| rule.fix.clone()))
+        .or_else(|| candidates.first().map(|candidate| candidate.fix.clone()))
         .or_else(|| {
             (step.status == Status::Timeout).then(|| {
                 "nvidia-smi  # a hung GPU shows 100% utilisation with no process, or no answer; then: sudo dmesg | grep -i xid"
@@ -273,7 +290,11 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         .flat_map(|finding| finding.references.iter().cloned())
         .collect();
     references.extend(known.map(|known| known.reference.to_string()));
-    references.extend(symptom_rules.iter().flat_map(|rule| rule.references.iter().cloned()));
+    references.extend(
+        candidates
+            .iter()
+            .flat_map(|candidate| candidate.references.iter().cloned()),
+    );
     let mut seen = std::collections::BTreeSet::new();
     references.retain(|reference| seen.insert(reference.clone()));
     crate::checks::finding(
@@ -403,15 +424,14 @@ pub fn reconcile_architectures(run: &SmokeRun, findings: &mut Vec<Finding>) -> O
     ))
 }
 
-/// The part of a symptom that stays the same across releases, lowercase: torch
-/// has reworded what follows ", but" ("but found at least two devices" became
-/// "but got mat1 is on cpu"), the message's opening has not.
-fn symptom_core(symptom: &str) -> String {
-    let symptom = symptom.to_lowercase();
-    match symptom.split_once(", but") {
-        Some((core, _)) if core.len() >= 20 => core.to_string(),
-        _ => symptom,
-    }
+/// The step's failure as a traceback: the one the script recorded, else its
+/// exception line alone.
+fn step_traceback(step: &Step) -> Option<Traceback> {
+    let error = step.error.as_ref()?;
+    traceback::parse(&error.traceback).pop().or_else(|| {
+        let line = format!("{}: {}", error.kind, error.message);
+        traceback::parse(&line).pop()
+    })
 }
 
 fn first_line(text: &str) -> &str {
@@ -491,7 +511,14 @@ mod tests {
 
     fn diagnose(run: &SmokeRun, fired: &[Finding]) -> Vec<Finding> {
         let matrix = Matrix::load(&[]).unwrap();
-        findings(run, &Diagnosis { matrix: &matrix, fired })
+        findings(
+            run,
+            &Diagnosis {
+                matrix: &matrix,
+                facts: None,
+                fired,
+            },
+        )
     }
 
     #[test]
@@ -529,6 +556,32 @@ mod tests {
             unexplained[0].detail
         );
         assert!(unexplained[0].detail.contains(rule));
+    }
+
+    #[test]
+    fn a_step_traceback_is_ranked_as_explain_ranks_it() {
+        let mut failed = step(
+            "deepspeed.zero3_offload",
+            Status::Fail,
+            "RuntimeError in the optimizer step",
+        );
+        failed.error = Some(StepError {
+            kind: "RuntimeError".into(),
+            message: "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+                .into(),
+            traceback: "Traceback (most recent call last):\n  File \"/v/site-packages/deepspeed/runtime/zero/stage3.py\", \
+                        line 2117, in unscale_and_clip_grads\n    x.grad.mul_(1. / s)\nRuntimeError: Expected all tensors \
+                        to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+                .into(),
+        });
+        let found = diagnose(&run_of(vec![failed], Ending::Completed), &[]);
+        let rule = "deepspeed-zero3-offload-device-mismatch";
+        assert!(
+            found[0].detail.contains(&format!("Most likely (likely): {rule}")),
+            "{}",
+            found[0].detail
+        );
+        assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed==0.14.0\""));
     }
 
     #[test]
