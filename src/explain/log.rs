@@ -26,6 +26,8 @@ pub enum LogError {
 pub struct Lines<R> {
     reader: R,
     buffer: Vec<u8>,
+    /// The current line as text, reused so a long log costs no allocation per line.
+    text: String,
     number: usize,
     bytes_read: u64,
 }
@@ -35,6 +37,7 @@ impl<R: BufRead> Lines<R> {
         Lines {
             reader,
             buffer: Vec::with_capacity(256),
+            text: String::with_capacity(256),
             number: 0,
             bytes_read: 0,
         }
@@ -49,7 +52,7 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// The next line without its line ending, or `None` at the end.
-    pub fn next_line(&mut self) -> Result<Option<(usize, String)>, LogError> {
+    pub fn next_line(&mut self) -> Result<Option<(usize, &str)>, LogError> {
         self.buffer.clear();
         let mut any = false;
         loop {
@@ -62,7 +65,7 @@ impl<R: BufRead> Lines<R> {
                 break;
             }
             any = true;
-            let (taken, ends) = match available.iter().position(|&byte| byte == b'\n') {
+            let (taken, ends) = match memchr::memchr(b'\n', available) {
                 Some(newline) => (newline + 1, true),
                 None => (available.len(), false),
             };
@@ -90,16 +93,21 @@ impl<R: BufRead> Lines<R> {
         if self.buffer.last() == Some(&b'\r') {
             self.buffer.pop();
         }
-        Ok(Some((self.number, strip_ansi(&String::from_utf8_lossy(&self.buffer)))))
+        self.text.clear();
+        match std::str::from_utf8(&self.buffer) {
+            Ok(text) => self.text.push_str(text),
+            Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.buffer)),
+        }
+        if self.text.contains('\u{1b}') {
+            self.text = strip_ansi(&self.text);
+        }
+        Ok(Some((self.number, &self.text)))
     }
 }
 
 /// The text without ANSI escape sequences (CSI `ESC [ ... letter` and the
 /// two-byte ones).
 fn strip_ansi(text: &str) -> String {
-    if !text.contains('\u{1b}') {
-        return text.to_string();
-    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -130,7 +138,7 @@ mod tests {
         let mut lines = Lines::new(io::BufReader::with_capacity(7, bytes));
         let mut out = Vec::new();
         while let Some((_, line)) = lines.next_line()? {
-            out.push(line);
+            out.push(line.to_string());
         }
         Ok(out)
     }

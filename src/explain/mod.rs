@@ -111,7 +111,7 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
     let mut lines = log::Lines::new(reader);
     let mut collector = Collector::new();
     while let Some((number, line)) = lines.next_line()? {
-        collector.line(number, &line);
+        collector.line(number, line);
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
     let (tracebacks, dropped) = collector.finish();

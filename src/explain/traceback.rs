@@ -170,6 +170,10 @@ impl Collector {
     }
 
     pub fn line(&mut self, number: usize, line: &str) {
+        // Most lines of a training log are none of this; say so cheaply.
+        if self.streams.is_empty() && self.pending.is_none() && !may_matter(line) {
+            return;
+        }
         if let Some((start, exception)) = self.pending.take()
             && !line.trim().is_empty()
         {
@@ -435,6 +439,22 @@ fn exception_line(line: &str) -> Option<Raised> {
     })
 }
 
+/// The suffixes by which Python names its exception classes.
+const EXCEPTION_SUFFIXES: [&str; 6] = ["Error", "Exception", "Exit", "Interrupt", "Iteration", "Warning"];
+
+/// Whether a line outside any traceback could start one or be an exception
+/// line: a header, a frame, or a colon right after an exception-like name.
+fn may_matter(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    memchr::memchr_iter(b':', bytes).any(|colon| {
+        let before = &bytes[..colon];
+        EXCEPTION_SUFFIXES
+            .iter()
+            .any(|suffix| before.ends_with(suffix.as_bytes()))
+            || before.ends_with(b"Traceback (most recent call last)")
+    }) || memchr::memmem::find(bytes, b"File \"").is_some()
+}
+
 /// A dotted identifier whose last part names an exception by Python's convention.
 fn is_exception_name(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or_default();
@@ -443,7 +463,7 @@ fn is_exception_name(name: &str) -> bool {
             && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     name.split('.').all(identifier)
-        && ["Error", "Exception", "Exit", "Interrupt", "Iteration", "Warning"]
+        && EXCEPTION_SUFFIXES
             .iter()
             .any(|suffix| last.ends_with(suffix) && last.len() > suffix.len() || last == *suffix)
         && last.chars().next().is_some_and(|c| c.is_ascii_uppercase())

@@ -11,7 +11,7 @@ use crate::matrix::{Linted, Matrix};
 #[derive(Serialize)]
 pub struct Listed {
     pub id: String,
-    /// `rule` or `check`.
+    /// `rule`, `symptom` (a cause `explain` ranks, never a finding) or `check`.
     pub kind: &'static str,
     /// A rule's severity; `null` for a check, whose findings each carry their own.
     pub severity: Option<String>,
@@ -35,6 +35,15 @@ pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
         produces: Vec::new(),
         source: rule.site.as_ref().map(|dir| dir.display().to_string()),
     });
+    let symptoms = matrix.symptoms.iter().map(|entry| Listed {
+        id: entry.id.clone(),
+        kind: "symptom",
+        severity: None,
+        title: entry.title.clone(),
+        withdrawn: false,
+        produces: Vec::new(),
+        source: entry.site.as_ref().map(|dir| dir.display().to_string()),
+    });
     let checks = checks::catalogue().map(|check| Listed {
         id: check.id.to_string(),
         kind: "check",
@@ -44,7 +53,7 @@ pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
         produces: check.produces.iter().map(|id| id.to_string()).collect(),
         source: None,
     });
-    rules.chain(checks).collect()
+    rules.chain(symptoms).chain(checks).collect()
 }
 
 pub fn list_text(matrix: &Matrix) -> String {
@@ -58,7 +67,12 @@ pub fn list_text(matrix: &Matrix) -> String {
         let withdrawn = if item.withdrawn { " (withdrawn)" } else { "" };
         let _ = writeln!(out, "  {severity:<8}{:<width$}  {}{withdrawn}", item.id, item.title);
     }
-    let _ = writeln!(out, "\nBuilt-in checks ({})", listed.len() - rules);
+    let symptoms: Vec<&Listed> = listed.iter().filter(|item| item.kind == "symptom").collect();
+    let _ = writeln!(out, "\nSymptom entries, for `envdoctor explain` ({})", symptoms.len());
+    for item in &symptoms {
+        let _ = writeln!(out, "  {:<8}{:<width$}  {}", "", item.id, item.title);
+    }
+    let _ = writeln!(out, "\nBuilt-in checks ({})", listed.len() - rules - symptoms.len());
     for item in listed.iter().filter(|item| item.kind == "check") {
         let _ = writeln!(out, "  {:<width$}  {}", item.id, item.title);
         if !(item.produces.len() == 1 && item.produces[0] == item.id) {
@@ -82,8 +96,9 @@ pub fn lint_text(linted: &Linted, dir: Option<&Path>) -> String {
     let _ = match linted.errors.len() {
         0 => writeln!(
             out,
-            "{what}: {files}, {}, no problems",
-            plural(linted.rules.len(), "rule")
+            "{what}: {files}, {}, {}, no problems",
+            plural(linted.rules.len(), "rule"),
+            plural(linted.symptoms.len(), "symptom entry").replace("entrys", "entries")
         ),
         n => writeln!(out, "{what}: {} in {files}", plural(n, "problem")),
     };
@@ -98,16 +113,34 @@ pub fn explain(matrix: &Matrix, id: &str) -> Option<String> {
         if let Some(reason) = &rule.withdrawn {
             let _ = writeln!(out, "WITHDRAWN: {reason}");
         }
-        let _ = writeln!(out, "\nWhy: {}\n\nFix: {}\n\nReferences:", rule.why, rule.fix);
-        for reference in &rule.references {
-            let _ = writeln!(out, "  {reference}");
-        }
-        let _ = writeln!(out, "\nRule file {}:\n", rule.path.display());
-        out.push_str(&rule.text);
+        whole_file(
+            &mut out,
+            [&rule.why, &rule.fix],
+            &rule.references,
+            "Rule",
+            &rule.path,
+            &rule.text,
+        );
+        return Some(out);
+    }
+    if let Some(entry) = matrix.symptom(id) {
+        let _ = writeln!(out, "{} (symptom entry): {}", entry.id, entry.title);
+        let texts = [&entry.why, &entry.fix];
+        whole_file(&mut out, texts, &entry.references, "Symptom", &entry.path, &entry.text);
         return Some(out);
     }
     let check = checks::catalogue().find(|check| check.id == id || check.produces.contains(&id))?;
     let _ = writeln!(out, "{} (built-in check): {}", check.id, check.title);
     let _ = writeln!(out, "\n{}\n\nFinds: {}", check.explanation, check.produces.join(", "));
     Some(out)
+}
+
+/// Why, fix, references, then the file as written.
+fn whole_file(out: &mut String, [why, fix]: [&String; 2], references: &[String], kind: &str, path: &Path, text: &str) {
+    let _ = writeln!(out, "\nWhy: {why}\n\nFix: {fix}\n\nReferences:");
+    for reference in references {
+        let _ = writeln!(out, "  {reference}");
+    }
+    let _ = writeln!(out, "\n{kind} file {}:\n", path.display());
+    out.push_str(text);
 }
