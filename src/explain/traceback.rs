@@ -14,6 +14,7 @@
 use serde::Serialize;
 
 const HEADER: &str = "Traceback (most recent call last):";
+const FRAME: &str = "File \"";
 const ORIGINAL: &str = "Original ";
 const CHAIN_SEPARATORS: [&str; 2] = [
     "During handling of the above exception, another exception occurred:",
@@ -213,13 +214,17 @@ impl Collector {
     /// pasted excerpt, a scrolled terminal) start one; else it may be a lone
     /// exception line.
     fn unrouted(&mut self, number: usize, line: &str) {
-        if frames_in(line).is_empty() {
+        let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
             self.bare_exception(number, line);
             return;
-        }
-        self.open(number, String::new());
+        };
+        // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
+        let before = &line[..at];
+        let label = before.strip_suffix("  ").unwrap_or(before);
+        self.open(number, label.to_string());
         let index = self.streams.len() - 1;
-        self.feed(index, number, line);
+        self.streams[index].label_unconfirmed = false;
+        self.feed(index, number, &line[label.len()..]);
     }
 
     /// Every traceback, in the order they were first seen.
@@ -403,7 +408,7 @@ fn push_frame(section: &mut Section, frame: Frame) {
 fn frames_in(line: &str) -> Vec<Frame> {
     let mut frames = Vec::new();
     let mut rest = line;
-    while let Some(start) = rest.find("File \"") {
+    while let Some(start) = rest.find(FRAME) {
         let after = &rest[start + 6..];
         let Some(end) = after.find("\", line ") else { break };
         let file = &after[..end];
@@ -637,6 +642,19 @@ SystemExit: 1
             "unscale_and_clip_grads"
         );
         assert!(tracebacks[0].raised().is_none());
+    }
+
+    #[test]
+    fn ranks_of_a_cut_off_traceback_are_told_apart_by_the_labels_before_their_frames() {
+        let mut log = String::from("....\n");
+        for line in PLAIN.lines().skip(2).take(6) {
+            log.push_str(&format!("[rank0]: {line}\n[rank1]: {line}\n"));
+        }
+        let tracebacks = parse(&log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].occurrences, 2);
+        assert_eq!(tracebacks[0].frames().count(), 2);
+        assert!(tracebacks[0].raised().is_some());
     }
 
     #[test]

@@ -1,0 +1,566 @@
+//! `envdoctor explain` driven as a user drives it: every recorded case under
+//! `tests/fixtures/explain` replayed on its own node, the DeepSpeed case on the
+//! node where it cannot happen, the text report and `-o`, standard input, logs
+//! with nothing to explain (empty, plain, garbage), input that is no log at all
+//! (a binary, a directory, a missing path, a missing Snapshot), a 200 MB log
+//! with the traceback in the middle, and a multi-rank log.
+
+mod common;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::Value;
+
+const CASES: &str = "tests/fixtures/explain";
+const A40: &str = "deepspeed-zero3-offload-lf3583-a40";
+const DS0140: &str = "deepspeed-zero3-offload-lf3583-ds0140-negative";
+const DEEPSPEED_RULE: &str = "deepspeed-zero3-offload-device-mismatch";
+
+/// A traceback no known cause fits, printed as the job's last words.
+const UNRELATED_TRACEBACK: &str = r#"Traceback (most recent call last):
+  File "/home/me/train.py", line 88, in <module>
+    main()
+  File "/home/me/train.py", line 42, in main
+    raise ValueError("learning rate schedule is empty")
+ValueError: learning rate schedule is empty
+"#;
+
+fn case_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(CASES).join(name)
+}
+
+/// `envdoctor explain LOG --snapshot SNAPSHOT ARGUMENTS...`, not yet run.
+fn explain(cache: &Path, log: &Path, snapshot: &Path, arguments: &[&str]) -> assert_cmd::Command {
+    let mut command = common::envdoctor(cache);
+    command
+        .arg("explain")
+        .arg(log)
+        .arg("--snapshot")
+        .arg(snapshot)
+        .args(arguments);
+    command
+}
+
+/// A recorded case's log on its own node, as JSON: the explanation and the exit code.
+fn explain_case_json(cache: &Path, name: &str) -> (Value, i32) {
+    let dir = case_dir(name);
+    let assert = explain(
+        cache,
+        &dir.join("log.txt"),
+        &dir.join("snapshot.json"),
+        &["--format", "json"],
+    )
+    .assert();
+    parsed(&assert)
+}
+
+/// The explanation a run printed and its exit code; a run that printed no JSON fails the test.
+fn parsed(assert: &assert_cmd::assert::Assert) -> (Value, i32) {
+    let output = assert.get_output();
+    let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "explain --format json printed no JSON ({error}); stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (value, output.status.code().expect("explain exits, not killed"))
+}
+
+fn stdout(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(assert.get_output().stdout.clone()).unwrap()
+}
+
+fn stderr(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(assert.get_output().stderr.clone()).unwrap()
+}
+
+fn first_id(explanation: &Value) -> Option<&str> {
+    explanation["candidates"][0]["id"].as_str()
+}
+
+fn candidate<'e>(explanation: &'e Value, id: &str) -> Option<&'e Value> {
+    explanation["candidates"]
+        .as_array()
+        .expect("candidates is an array")
+        .iter()
+        .find(|candidate| candidate["id"] == id)
+}
+
+/// Asserts the run failed with code 2 and one `envdoctor: error:` line naming `path`.
+fn assert_cannot_read(assert: assert_cmd::assert::Assert, path: &Path) -> String {
+    let assert = assert.code(2);
+    let stderr = stderr(&assert);
+    assert_eq!(stderr.lines().count(), 1, "one line on stderr: {stderr}");
+    assert!(stderr.starts_with("envdoctor: error: "), "{stderr}");
+    assert!(
+        stderr.contains(&path.display().to_string()),
+        "the path is named: {stderr}"
+    );
+    assert!(assert.get_output().stdout.is_empty(), "nothing on stdout");
+    stderr
+}
+
+/// What one recorded case must give, from its `case.toml`.
+struct Case {
+    expected: String,
+    ruled_out: Vec<String>,
+}
+
+fn read_case(path: &Path) -> Result<Case, String> {
+    let text = std::fs::read_to_string(path).map_err(|error| format!("cannot read: {error}"))?;
+    let document: toml_edit::DocumentMut = text.parse().map_err(|error| format!("not TOML: {error}"))?;
+    let expected = document
+        .get("expected")
+        .and_then(|item| item.as_str())
+        .ok_or("no `expected` string")?
+        .to_string();
+    let ruled_out = match document.get("ruled_out") {
+        None => Vec::new(),
+        Some(item) => item
+            .as_array()
+            .ok_or("`ruled_out` is not an array")?
+            .iter()
+            .map(|id| id.as_str().map(str::to_string).ok_or("`ruled_out` holds a non-string"))
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(Case { expected, ruled_out })
+}
+
+/// What is wrong with one case's explanation, if anything.
+fn judge_case(case: &Case, explanation: &Value, code: i32) -> Vec<String> {
+    let mut problems = Vec::new();
+    let outcome = explanation["outcome"].as_str().unwrap_or("<none>");
+    let first = first_id(explanation).unwrap_or("<no candidate>");
+    if case.expected == "none" {
+        if outcome == "explained" {
+            problems.push(format!("expected no cause, got outcome explained with {first}"));
+        }
+        if code != 1 {
+            problems.push(format!("expected exit 1, got {code}"));
+        }
+    } else {
+        if outcome != "explained" {
+            problems.push(format!("expected outcome explained, got {outcome}"));
+        }
+        if code != 0 {
+            problems.push(format!("expected exit 0, got {code}"));
+        }
+        if first != case.expected {
+            problems.push(format!("expected {} first, got {first}", case.expected));
+        }
+    }
+    // Ruled-out causes are listed last, after every cause still standing.
+    let confidences: Vec<&str> = explanation["candidates"]
+        .as_array()
+        .map(|candidates| candidates.iter().filter_map(|c| c["confidence"].as_str()).collect())
+        .unwrap_or_default();
+    if let Some(at) = confidences.iter().position(|c| *c == "ruled-out")
+        && confidences[at..].iter().any(|c| *c != "ruled-out")
+    {
+        problems.push(format!(
+            "a ruled-out cause is listed before a standing one: {confidences:?}"
+        ));
+    }
+    for id in &case.ruled_out {
+        // First is allowed only as the head of a list of ruled-out causes (nothing else fits).
+        let Some(found) = candidate(explanation, id) else {
+            continue;
+        };
+        if found["confidence"] != "ruled-out" {
+            let place = if first == id { "first, " } else { "" };
+            problems.push(format!(
+                "{id} must be ruled out, yet it is {place}{}",
+                found["confidence"]
+            ));
+        }
+    }
+    problems
+}
+
+/// Everything wrong with one case directory: a missing file, a bad `case.toml`,
+/// or an explanation that is not the one recorded.
+fn check_case(cache: &Path, dir: &Path) -> Vec<String> {
+    let missing: Vec<&str> = ["log.txt", "snapshot.json", "case.toml"]
+        .into_iter()
+        .filter(|file| !dir.join(file).is_file())
+        .collect();
+    if !missing.is_empty() {
+        return vec![format!("missing {}", missing.join(", "))];
+    }
+    let case = match read_case(&dir.join("case.toml")) {
+        Ok(case) => case,
+        Err(error) => return vec![format!("case.toml: {error}")],
+    };
+    let output = explain(
+        cache,
+        &dir.join("log.txt"),
+        &dir.join("snapshot.json"),
+        &["--format", "json"],
+    )
+    .output()
+    .unwrap();
+    let Ok(explanation) = serde_json::from_slice::<Value>(&output.stdout) else {
+        return vec![format!(
+            "no JSON printed (exit {:?}): {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )];
+    };
+    judge_case(&case, &explanation, output.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn every_recorded_case_names_its_cause_on_its_own_node() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASES);
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no cases under {}", root.display());
+    let mut failures = Vec::new();
+    let mut failed_cases = 0;
+    for dir in &dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let problems = check_case(cache.path(), dir);
+        failed_cases += usize::from(!problems.is_empty());
+        failures.extend(problems.into_iter().map(|problem| format!("{name}: {problem}")));
+    }
+    assert!(
+        failures.is_empty(),
+        "{failed_cases} of {} cases failed:\n  {}",
+        dirs.len(),
+        failures.join("\n  ")
+    );
+}
+
+#[test]
+fn the_deepspeed_regression_is_ruled_out_on_deepspeed_0_14_0() {
+    let cache = tempfile::tempdir().unwrap();
+    let (positive, code) = explain_case_json(cache.path(), A40);
+    assert_eq!(code, 0);
+    assert_eq!(first_id(&positive), Some(DEEPSPEED_RULE), "{positive:#}");
+    assert_eq!(positive["candidates"][0]["confidence"], "near-certain");
+    assert!(
+        positive["candidates"][0]["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|evidence| evidence["kind"] == "node"
+                && evidence["holds"] == true
+                && evidence["text"].as_str().unwrap().contains("0.14.2")),
+        "{positive:#}"
+    );
+
+    // The same log, on a node with the release before the regression.
+    let (negative, code) = explain_case_json(cache.path(), DS0140);
+    assert_eq!(code, 1, "{negative:#}");
+    assert_ne!(negative["outcome"], "explained", "{negative:#}");
+    let rule = candidate(&negative, DEEPSPEED_RULE).expect("the rule is listed, ruled out");
+    assert_eq!(rule["confidence"], "ruled-out", "{rule:#}");
+    let against: Vec<&Value> = rule["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|evidence| evidence["kind"] == "node" && evidence["holds"] == false)
+        .collect();
+    assert!(
+        against
+            .iter()
+            .any(|evidence| evidence["text"].as_str().unwrap().contains("0.14.0")),
+        "a node fact against it names 0.14.0: {rule:#}"
+    );
+    // The frame still matches: it is the node, not the traceback, that rules it out.
+    assert!(
+        rule["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|evidence| evidence["kind"] == "frame" && evidence["holds"] == true),
+        "{rule:#}"
+    );
+}
+
+#[test]
+fn the_text_report_names_the_rule_its_confidence_the_fix_and_a_reference_and_o_writes_the_same_bytes() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = case_dir(A40);
+    let (log, snapshot) = (dir.join("log.txt"), dir.join("snapshot.json"));
+    let assert = explain(cache.path(), &log, &snapshot, &[]).assert().code(0);
+    let text = stdout(&assert);
+    assert!(
+        text.contains(&format!("Most likely cause (near-certain): {DEEPSPEED_RULE}")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|line| line.trim() == r#"fix: pip install "deepspeed==0.14.0""#),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|line| line.trim_start().starts_with("see: https://")),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'), "no colour codes when piped: {text:?}");
+
+    let out = tempfile::tempdir().unwrap();
+    let report = out.path().join("explain.txt");
+    let written = explain(cache.path(), &log, &snapshot, &["-o"])
+        .arg(&report)
+        .assert()
+        .code(0);
+    assert!(
+        written.get_output().stdout.is_empty(),
+        "-o leaves stdout empty: {}",
+        stdout(&written)
+    );
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), text);
+    // Written atomically: nothing but the report is left beside it.
+    let left: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(left, ["explain.txt"]);
+}
+
+#[test]
+fn a_log_piped_on_standard_input_is_explained_as_the_file_is() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = case_dir(A40);
+    let (log, snapshot) = (dir.join("log.txt"), dir.join("snapshot.json"));
+    let (from_file, _) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
+    let (from_stdin, code) = parsed(
+        &explain(cache.path(), Path::new("-"), &snapshot, &["--format", "json"])
+            .write_stdin(std::fs::read(&log).unwrap())
+            .assert(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(from_stdin["source"], "-");
+    assert_eq!(first_id(&from_stdin), Some(DEEPSPEED_RULE));
+    assert_eq!(from_stdin["candidates"][0], from_file["candidates"][0]);
+    // Nothing but the source differs.
+    let mut from_file = from_file;
+    from_file["source"] = "-".into();
+    assert_eq!(from_stdin, from_file);
+}
+
+#[test]
+fn an_empty_log_has_nothing_to_explain() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("empty.log");
+    std::fs::write(&log, "").unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let (explanation, code) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(code, 1);
+    assert_eq!(explanation["outcome"], "no_error");
+    assert_eq!(explanation["lines_read"], 0);
+    assert_eq!(explanation["bytes_read"], 0);
+    assert!(explanation["traceback"].is_null());
+    let text = stdout(&explain(cache.path(), &log, &snapshot, &[]).assert().code(1));
+    assert!(text.contains("nothing to explain"), "{text}");
+}
+
+#[test]
+fn a_log_without_errors_has_nothing_to_explain() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("train.log");
+    let lines = [
+        "2024-05-06 10:00:00 INFO loading checkpoint shards: 100%|██████████| 4/4 [00:12<00:00,  3.1s/it]",
+        "[INFO|trainer.py:2048] ***** Running training *****",
+        "[INFO|trainer.py:2049]   Num examples = 14,000",
+        "  0%|          | 0/875 [00:00<?, ?it/s]",
+        "{'loss': 1.2345, 'grad_norm': 0.87, 'learning_rate': 2e-05, 'epoch': 0.11}",
+        "step 100 loss 1.234 lr 2e-5 errors=0",
+        "WARNING: gradient checkpointing is on; use_cache=True is incompatible and is set to False",
+        "Epoch 1/3 done, eval loss 1.01",
+        "Saving model checkpoint to output/checkpoint-500",
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let (explanation, code) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(code, 1, "{explanation:#}");
+    assert_eq!(explanation["outcome"], "no_error", "{explanation:#}");
+    assert_eq!(explanation["tracebacks_found"], 0);
+    assert_eq!(explanation["lines_read"], lines.len());
+}
+
+#[test]
+fn a_megabyte_of_printable_garbage_without_newlines_is_read_to_the_end_and_explains_nothing() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("garbage.log");
+    // Printable ASCII from a fixed LCG: the same bytes on every run.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let garbage: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            b' ' + ((state >> 33) % 95) as u8
+        })
+        .collect();
+    std::fs::write(&log, &garbage).unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let assert = explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert();
+    let (explanation, code) = parsed(&assert);
+    assert_eq!(code, 1, "stderr: {}", stderr(&assert));
+    assert!(
+        ["no_error", "unexplained"].contains(&explanation["outcome"].as_str().unwrap()),
+        "{}",
+        explanation["outcome"]
+    );
+    assert_eq!(explanation["bytes_read"], garbage.len());
+    assert_eq!(explanation["lines_read"], 1);
+}
+
+#[test]
+fn a_binary_file_is_refused_as_no_log() {
+    let cache = tempfile::tempdir().unwrap();
+    let binary = Path::new(env!("CARGO_BIN_EXE_envdoctor"));
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let stderr = assert_cannot_read(explain(cache.path(), binary, &snapshot, &[]).assert(), binary);
+    assert!(stderr.contains("binary"), "{stderr}");
+}
+
+#[test]
+fn a_directory_or_a_missing_path_as_the_log_is_named_in_the_error() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let stderr = assert_cannot_read(explain(cache.path(), dir.path(), &snapshot, &[]).assert(), dir.path());
+    assert!(stderr.contains("directory"), "{stderr}");
+    let missing = dir.path().join("no-such.log");
+    assert_cannot_read(explain(cache.path(), &missing, &snapshot, &[]).assert(), &missing);
+}
+
+#[test]
+fn a_missing_snapshot_is_an_error_that_names_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("no-such-snapshot.json");
+    let log = case_dir(A40).join("log.txt");
+    assert_cannot_read(explain(cache.path(), &log, &snapshot, &[]).assert(), &snapshot);
+}
+
+/// Writes `size` bytes or more of training log lines, calling `middle` once
+/// halfway; returns the number of lines written (before `middle` when asked).
+fn write_training_lines(out: &mut impl Write, size: u64, middle: &mut dyn FnMut(&mut dyn Write, usize)) -> usize {
+    // A 1 MiB block of varied lines, written again and again.
+    let mut block = String::new();
+    let mut block_lines = 0;
+    while block.len() < 1 << 20 {
+        let step = block_lines + 1;
+        block.push_str(&format!(
+            "step {step} loss {}.{:03} lr 2e-5\n",
+            1 + step % 3,
+            (step * 37) % 1000
+        ));
+        block_lines += 1;
+    }
+    let blocks = size.div_ceil(block.len() as u64);
+    let mut lines = 0;
+    for index in 0..blocks {
+        if index == blocks / 2 {
+            middle(out, lines);
+        }
+        out.write_all(block.as_bytes()).unwrap();
+        lines += block_lines;
+    }
+    lines
+}
+
+#[test]
+fn a_200_mb_log_is_read_whole_and_its_strongest_traceback_wins_over_a_later_one() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("train.log");
+    let fixture = std::fs::read_to_string(case_dir(A40).join("log.txt")).unwrap();
+    assert!(fixture.ends_with('\n'));
+    let fixture_lines = fixture.lines().count();
+
+    let started = Instant::now();
+    let mut writer = BufWriter::with_capacity(1 << 22, File::create(&log).unwrap());
+    let mut lines_before_middle = None;
+    let training_lines = write_training_lines(&mut writer, 200 << 20, &mut |out, lines| {
+        out.write_all(fixture.as_bytes()).unwrap();
+        lines_before_middle = Some(lines);
+    });
+    writer.write_all(UNRELATED_TRACEBACK.as_bytes()).unwrap();
+    writer.into_inner().unwrap().sync_all().unwrap();
+    let size = std::fs::metadata(&log).unwrap().len();
+    assert!(size >= 200 << 20);
+    let lines_before_middle = lines_before_middle.unwrap();
+    let total_lines = training_lines + fixture_lines + UNRELATED_TRACEBACK.lines().count();
+    eprintln!("wrote {size} bytes in {:.1?}", started.elapsed());
+
+    let started = Instant::now();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let (explanation, code) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
+    eprintln!("explained {size} bytes in {:.1?}", started.elapsed());
+    assert_eq!(code, 0, "{explanation:#}");
+    assert_eq!(explanation["outcome"], "explained");
+    assert_eq!(explanation["bytes_read"], size);
+    assert_eq!(explanation["lines_read"], total_lines);
+    assert_eq!(explanation["tracebacks_found"], 2, "{explanation:#}");
+    assert_eq!(first_id(&explanation), Some(DEEPSPEED_RULE));
+    assert_eq!(explanation["candidates"][0]["confidence"], "near-certain");
+    // The fixture's first frame is its second line.
+    assert_eq!(explanation["traceback"]["line"], lines_before_middle + 2);
+
+    let others = explanation["other_tracebacks"].as_array().unwrap();
+    assert_eq!(others.len(), 1, "{others:#?}");
+    assert_eq!(others[0]["exception"], "ValueError");
+    assert_eq!(others[0]["message"], "learning rate schedule is empty");
+    assert_eq!(others[0]["line"], total_lines - UNRELATED_TRACEBACK.lines().count() + 1);
+    assert!(others[0]["best"].is_null(), "{:#}", others[0]);
+}
+
+/// Each line of `log` twice, behind `[rank0]: ` and then `[rank1]: `.
+fn two_ranks(log: &str) -> String {
+    log.lines()
+        .flat_map(|line| [format!("[rank0]: {line}\n"), format!("[rank1]: {line}\n")])
+        .collect()
+}
+
+fn assert_two_ranks_give_the_single_rank_answer(log: &str) {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let single = dir.path().join("single.log");
+    std::fs::write(&single, log).unwrap();
+    let (one, _) = parsed(&explain(cache.path(), &single, &snapshot, &["--format", "json"]).assert());
+    let multi = dir.path().join("ranks.log");
+    std::fs::write(&multi, two_ranks(log)).unwrap();
+    let (both, code) = parsed(&explain(cache.path(), &multi, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(code, 0, "{both:#}");
+    assert_eq!(both["traceback"]["occurrences"], 2, "{:#}", both["traceback"]);
+    assert_eq!(both["tracebacks_found"], 1);
+    assert_eq!(
+        both["traceback"]["frames"], one["traceback"]["frames"],
+        "the frames are the single rank's, each once"
+    );
+    assert_eq!(first_id(&both), Some(DEEPSPEED_RULE));
+    assert_eq!(both["candidates"], one["candidates"]);
+}
+
+#[test]
+fn two_ranks_printing_the_cut_off_deepspeed_traceback_line_by_line_count_twice_with_the_same_answer() {
+    let log = std::fs::read_to_string(case_dir(A40).join("log.txt")).unwrap();
+    assert_two_ranks_give_the_single_rank_answer(&log);
+}
+
+#[test]
+fn two_ranks_printing_the_deepspeed_traceback_with_its_header_count_twice_with_the_same_answer() {
+    // The fixture starts at the reporter's `....`; here it has the header Python prints.
+    let log = std::fs::read_to_string(case_dir(A40).join("log.txt")).unwrap();
+    let log = log.replacen("....\n", "Traceback (most recent call last):\n", 1);
+    assert!(log.starts_with("Traceback"));
+    assert_two_ranks_give_the_single_rank_answer(&log);
+}
