@@ -76,8 +76,6 @@ pub struct Explained {
     pub frames: Vec<FrameFact>,
     /// The installed distributions the frames run through, outermost first.
     pub packages: Vec<PackageFact>,
-    #[serde(skip)]
-    pub parsed: Traceback,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -228,7 +226,6 @@ fn describe(traceback: Traceback, facts: &Facts) -> Explained {
             .collect(),
         frames,
         packages,
-        parsed: traceback,
     }
 }
 

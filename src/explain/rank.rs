@@ -284,7 +284,7 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts
     let pairs = pairs_named(named);
     let mut devices_contradict = false;
     if !symptoms.devices.is_empty() && !pairs.is_empty() {
-        let wanted: Vec<DevicePair> = symptoms.devices.iter().map(|pair| pair.sorted()).collect();
+        let wanted = &symptoms.devices;
         let found: Vec<String> = named.iter().map(Device::describe).collect();
         if pairs.iter().any(|pair| wanted.contains(pair)) {
             score += DEVICES;
@@ -308,21 +308,7 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts
         }
     }
 
-    let verdicts: Vec<Verdict> = facts
-        .map(|facts| assess(cause.when, facts))
-        .unwrap_or_default()
-        .into_iter()
-        .map(
-            |verdict| match facts.and_then(|facts| from_elsewhere(&verdict, seen, facts)) {
-                Some(fact) => Verdict {
-                    holds: None,
-                    fact,
-                    ..verdict
-                },
-                None => verdict,
-            },
-        )
-        .collect();
+    let verdicts = facts.map_or_else(Vec::new, |facts| node_verdicts(cause.when, seen, facts));
     let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false));
     let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count();
     let node_open = verdicts.iter().any(|verdict| verdict.holds.is_none());
@@ -362,6 +348,22 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts
     })
 }
 
+/// The cause's `[when]` judged on this node, each condition this node cannot
+/// speak to for this log left open (see [`from_elsewhere`]).
+fn node_verdicts(when: &When, seen: &Seen, facts: &Facts) -> Vec<Verdict> {
+    assess(when, facts)
+        .into_iter()
+        .map(|verdict| match from_elsewhere(&verdict, seen, facts) {
+            Some(fact) => Verdict {
+                holds: None,
+                fact,
+                ..verdict
+            },
+            None => verdict,
+        })
+        .collect()
+}
+
 /// A condition that fails here but that this node cannot speak to for this
 /// log: the log ran where these facts do not reach (a login node has no GPU; a
 /// package absent here that the traceback runs through was installed there).
@@ -397,7 +399,7 @@ fn from_elsewhere(verdict: &Verdict, seen: &Seen, facts: &Facts) -> Option<Strin
 /// The part of a symptom message that stays the same across releases,
 /// lowercase: torch has reworded what follows ", but" ("but found at least
 /// two devices" became "but got mat1 is on cpu"); the opening has not.
-pub fn symptom_core(symptom: &str) -> String {
+fn symptom_core(symptom: &str) -> String {
     symptom_core_as_written(symptom).to_lowercase()
 }
 
@@ -463,7 +465,7 @@ fn pairs_named(devices: &[Device]) -> Vec<DevicePair> {
     let mut pairs = Vec::new();
     for (position, first) in devices.iter().enumerate() {
         for second in &devices[position + 1..] {
-            let pair = DevicePair(first.kind, second.kind).sorted();
+            let pair = DevicePair::new(first.kind, second.kind);
             if !pairs.contains(&pair) {
                 pairs.push(pair);
             }
@@ -508,11 +510,11 @@ mod tests {
         };
         assert_eq!(
             pairs_named(&[gpu(1), gpu(0)]),
-            [DevicePair(DeviceKind::Cuda, DeviceKind::Cuda)]
+            [DevicePair::new(DeviceKind::Cuda, DeviceKind::Cuda)]
         );
         assert_eq!(
             pairs_named(&[cpu, gpu(0)]),
-            [DevicePair(DeviceKind::Cuda, DeviceKind::Cpu)]
+            [DevicePair::new(DeviceKind::Cuda, DeviceKind::Cpu)]
         );
     }
 

@@ -32,7 +32,7 @@ const MAX_MESSAGE_BYTES: usize = 4096;
 const MAX_STRAY_LINES: usize = 40;
 const MAX_STREAMS: usize = 256;
 /// Distinct tracebacks kept; more are counted, not stored.
-pub const MAX_TRACEBACKS: usize = 512;
+const MAX_TRACEBACKS: usize = 512;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {
@@ -160,7 +160,7 @@ pub struct Collector {
     streams: Vec<Stream>,
     tracebacks: Vec<Traceback>,
     /// Tracebacks beyond [`MAX_TRACEBACKS`], counted only.
-    pub dropped: usize,
+    dropped: usize,
     /// `IndexError: ` alone at the end of a line: its message is on the next line.
     pending: Option<(usize, String)>,
 }
@@ -191,17 +191,19 @@ impl Collector {
         }
         match self.route(line) {
             Some(index) => {
-                let label_len = self.streams[index].label.len();
-                let rest = line
-                    .get(label_len..)
-                    .filter(|_| line.starts_with(&self.streams[index].label));
-                let rest = rest.unwrap_or(line).to_string();
-                if self.streams[index].label_unconfirmed && !line.starts_with(&self.streams[index].label) {
-                    // The text before the header was a one-off (a time stamp), not a label.
-                    self.streams[index].label.clear();
-                }
-                self.streams[index].label_unconfirmed = false;
-                if !self.feed(index, number, &rest) {
+                let stream = &mut self.streams[index];
+                let rest = match line.strip_prefix(stream.label.as_str()) {
+                    Some(rest) => rest,
+                    None => {
+                        // The text before the header was a one-off (a time stamp), not a label.
+                        if stream.label_unconfirmed {
+                            stream.label.clear();
+                        }
+                        line
+                    }
+                };
+                stream.label_unconfirmed = false;
+                if !self.feed(index, number, rest) {
                     self.close(index);
                     self.unrouted(number, line);
                 }
@@ -409,11 +411,12 @@ fn frames_in(line: &str) -> Vec<Frame> {
     let mut frames = Vec::new();
     let mut rest = line;
     while let Some(start) = rest.find(FRAME) {
-        let after = &rest[start + 6..];
-        let Some(end) = after.find("\", line ") else { break };
+        const LINE: &str = "\", line ";
+        let after = &rest[start + FRAME.len()..];
+        let Some(end) = after.find(LINE) else { break };
         let file = &after[..end];
-        let tail = &after[end + 8..];
-        let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+        let tail = &after[end + LINE.len()..];
+        let digits = &tail[..tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len())];
         let tail = &tail[digits.len()..];
         let function = tail
             .strip_prefix(", in ")

@@ -123,30 +123,21 @@ fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>>
 fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     let mut judged = Vec::new();
     for (name, condition) in &when.packages {
-        let installed = facts.package_version(name);
-        let (holds, fact) = match (condition, &installed) {
+        let installed = facts.is_installed(name);
+        let presence = if installed { "installed" } else { "not installed" };
+        let (holds, fact) = match (condition, facts.package_version(name)) {
             (PackageCondition::Installed, Some(version)) => (true, format!("{name} {version} is installed")),
-            (PackageCondition::Installed, None) => (facts.is_installed(name), format!("{name} is not installed")),
-            (PackageCondition::Absent, _) => (
-                !facts.is_installed(name),
-                format!(
-                    "{name} is {}",
-                    if facts.is_installed(name) {
-                        "installed"
-                    } else {
-                        "absent"
-                    }
-                ),
-            ),
+            (PackageCondition::Installed, None) => (installed, format!("{name} is {presence}")),
+            (PackageCondition::Absent, _) => (!installed, format!("{name} is {presence}")),
             (PackageCondition::Version(spec), Some(version)) => {
-                let holds = spec.contains(version);
+                let holds = spec.contains(&version);
                 let relation = if holds { "within" } else { "outside" };
                 (
                     holds,
                     format!("{name} {version} is installed, {relation} {}", spec.text),
                 )
             }
-            (PackageCondition::Version(spec), None) if facts.is_installed(name) => {
+            (PackageCondition::Version(spec), None) if installed => {
                 let fact = format!("{name} is installed but its version is unknown (needs {})", spec.text);
                 judged.push(unsettled(Condition::Package(name.clone()), fact));
                 continue;

@@ -74,22 +74,12 @@ pub struct Matrix {
 impl Matrix {
     /// The compiled-in rules, then each site directory's, in order.
     pub fn load(site_dirs: &[PathBuf]) -> Result<Matrix, MatrixError> {
-        let mut errors = Vec::new();
-        errors.extend(format_problems(Path::new("compat-matrix/matrix.toml"), BUILTIN_FORMAT));
-        let mut rules = Vec::new();
-        for (path, text) in compiled::RULE_FILES {
-            match parse_file(Path::new(path), text) {
-                Ok(rule) => rules.push(rule),
-                Err(problems) => errors.extend(problems),
-            }
-        }
-        let mut symptoms = Vec::new();
-        for (path, text) in compiled::SYMPTOM_FILES {
-            match parse_symptom_file(Path::new(path), text) {
-                Ok(entry) => symptoms.push(entry),
-                Err(problems) => errors.extend(problems),
-            }
-        }
+        let Linted {
+            mut rules,
+            mut symptoms,
+            errors,
+            ..
+        } = compiled_files();
         if let Some(first) = errors.first() {
             // Compiled-in rules are linted in CI; this only fires on a broken build.
             return Err(MatrixError::Invalid {
@@ -112,14 +102,19 @@ impl Matrix {
             }
             let linted = lint_dir(dir)?;
             let mut errors = linted.errors;
-            let already_defined = |id: &str, path: &Path| LintError {
-                path: path.to_path_buf(),
-                line: 1,
-                column: 1,
-                message: format!("id `{id}` is already defined by an earlier matrix"),
+            let defined = |id: &str, rules: &[Rule], symptoms: &[SymptomEntry]| {
+                rules.iter().any(|rule| rule.id == id) || symptoms.iter().any(|entry| entry.id == id)
+            };
+            let already_defined = |id: &str, path: &Path| {
+                error_at(
+                    path,
+                    1,
+                    1,
+                    &format!("id `{id}` is already defined by an earlier matrix"),
+                )
             };
             for mut rule in linted.rules {
-                if rules.iter().any(|existing| existing.id == rule.id) || symptoms.iter().any(|s| s.id == rule.id) {
+                if defined(&rule.id, &rules, &symptoms) {
                     errors.push(already_defined(&rule.id, &rule.path));
                     continue;
                 }
@@ -127,7 +122,7 @@ impl Matrix {
                 rules.push(rule);
             }
             for mut entry in linted.symptoms {
-                if rules.iter().any(|existing| existing.id == entry.id) || symptoms.iter().any(|s| s.id == entry.id) {
+                if defined(&entry.id, &rules, &symptoms) {
                     errors.push(already_defined(&entry.id, &entry.path));
                     continue;
                 }
@@ -156,6 +151,16 @@ impl Matrix {
 
 /// Lints the matrix compiled into this binary, as `matrix lint` without DIR does.
 pub fn lint_builtin() -> Linted {
+    let mut linted = compiled_files();
+    linted.files += crate::tables::BUILTIN_FILE_COUNT;
+    linted
+        .errors
+        .extend(crate::tables::lint_builtin().into_iter().map(LintError::from));
+    linted
+}
+
+/// `matrix.toml`, the rule files and the symptom files compiled into this binary, parsed.
+fn compiled_files() -> Linted {
     let mut linted = Linted::default();
     linted.files += 1;
     linted
@@ -176,10 +181,6 @@ pub fn lint_builtin() -> Linted {
         }
     }
     linted.errors.extend(shared_ids(&linted));
-    linted.files += crate::tables::BUILTIN_FILE_COUNT;
-    linted
-        .errors
-        .extend(crate::tables::lint_builtin().into_iter().map(LintError::from));
     linted
 }
 

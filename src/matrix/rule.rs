@@ -105,46 +105,48 @@ pub enum DeviceKind {
     Xpu,
 }
 
+/// Each kind with the name torch prints for it.
+const DEVICE_KINDS: [(DeviceKind, &str); 5] = [
+    (DeviceKind::Cuda, "cuda"),
+    (DeviceKind::Cpu, "cpu"),
+    (DeviceKind::Meta, "meta"),
+    (DeviceKind::Mps, "mps"),
+    (DeviceKind::Xpu, "xpu"),
+];
+
 impl DeviceKind {
     pub fn parse(text: &str) -> Option<DeviceKind> {
-        Some(match text {
-            "cuda" => DeviceKind::Cuda,
-            "cpu" => DeviceKind::Cpu,
-            "meta" => DeviceKind::Meta,
-            "mps" => DeviceKind::Mps,
-            "xpu" => DeviceKind::Xpu,
-            _ => return None,
-        })
+        DEVICE_KINDS
+            .iter()
+            .find(|(_, name)| *name == text)
+            .map(|(kind, _)| *kind)
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            DeviceKind::Cuda => "cuda",
-            DeviceKind::Cpu => "cpu",
-            DeviceKind::Meta => "meta",
-            DeviceKind::Mps => "mps",
-            DeviceKind::Xpu => "xpu",
-        }
+        DEVICE_KINDS
+            .iter()
+            .find(|(kind, _)| *kind == self)
+            .map_or("", |(_, name)| name)
     }
 }
 
-/// Two kinds of device in either order; `cuda+cuda` means two different GPUs.
+/// Two kinds of device, in either order (`cuda+cpu` is `cpu+cuda`); `cuda+cuda`
+/// means two different GPUs. Built through [`DevicePair::new`], so equal pairs compare equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DevicePair(pub DeviceKind, pub DeviceKind);
+pub struct DevicePair(DeviceKind, DeviceKind);
 
 impl DevicePair {
+    pub fn new(first: DeviceKind, second: DeviceKind) -> DevicePair {
+        DevicePair(first.min(second), first.max(second))
+    }
+
     /// `"cuda+cpu"`.
     pub fn parse(text: &str) -> Option<DevicePair> {
         let (first, second) = text.split_once('+')?;
-        Some(DevicePair(
+        Some(DevicePair::new(
             DeviceKind::parse(first.trim())?,
             DeviceKind::parse(second.trim())?,
         ))
-    }
-
-    /// The same pair whichever order it is written in.
-    pub fn sorted(self) -> DevicePair {
-        DevicePair(self.0.min(self.1), self.0.max(self.1))
     }
 
     pub fn describe(self) -> String {

@@ -7,7 +7,7 @@ use super::Style;
 use crate::explain::rank::{Candidate, Confidence};
 use crate::explain::{Explained, Explanation, Outcome, STDLIB};
 
-/// Reasons shown per candidate, and characters of a message line shown.
+/// Characters of a message line shown before it is cut.
 const MESSAGE_WIDTH: usize = 400;
 
 pub fn text(explanation: &Explanation, style: Style) -> String {
