@@ -61,6 +61,10 @@ pub enum Command {
     #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
 
+    /// Many nodes at once: the configuration most share, and every node that differs from it.
+    #[command(after_help = FLEET_EXAMPLES)]
+    Fleet(FleetArgs),
+
     /// Inspect and validate the compatibility matrix.
     #[command(subcommand)]
     Matrix(MatrixCommand),
@@ -214,6 +218,77 @@ pub struct ExplainArgs {
     /// Write to FILE (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+const FLEET_EXAMPLES: &str = "\
+Examples:
+  envdoctor fleet reports/                       every *.json report in a directory
+  srun -N 64 --ntasks-per-node=1 envdoctor check --format json -o 'reports/{host}.json'; envdoctor fleet reports/
+  envdoctor fleet --slurm -N 64 -p gpu           ask every node of 64 through Slurm (SRUN_ARGS come last)
+  envdoctor fleet --lock train.lock --format junit -o fleet.xml --slurm
+  kubectl logs -l app.kubernetes.io/name=envdoctor | envdoctor fleet -
+
+Exit codes: 0 nothing at or above --fail-on, 1 a node deviates, has a finding, or did not answer at
+or above it, 2 envdoctor could not do its job.";
+
+#[derive(Debug, Args)]
+pub struct FleetArgs {
+    /// Snapshots (`probe --format json`) or check reports (`check --format json`): files,
+    /// directories of `*.json` files, or `-` for standard input (JSON lines, or documents back to back).
+    #[arg(value_name = "REPORTS", conflicts_with = "slurm")]
+    pub reports: Vec<PathBuf>,
+
+    /// Compare every node with this lock instead of with the fleet's own majority.
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+
+    /// `text` for people, `json` (schema `envdoctor.fleet/1`), `junit` (one test per node),
+    /// `markdown` for a CI job summary.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+
+    /// The lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Seconds the nodes have to answer (--slurm); the step is then stopped and every node that
+    /// has not answered is reported.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive_seconds)]
+    pub deadline: f64,
+
+    /// What each node runs (--slurm): `check` (the Snapshot and the node's findings) or `probe`.
+    #[arg(long, value_enum, default_value_t = CollectKind::Check)]
+    pub collect: CollectKind,
+
+    /// Also run the GPU smoke test on every node (--slurm --collect check); give it a --deadline
+    /// long enough for torch to start.
+    #[arg(long)]
+    pub smoke: bool,
+
+    /// The interpreter each node inspects (--slurm): a path valid on every node.
+    #[arg(long, value_name = "PY")]
+    pub python: Option<String>,
+
+    /// The envdoctor each node runs (--slurm). Default: this one's own path, which a shared
+    /// filesystem makes valid on every node.
+    #[arg(long, value_name = "PATH")]
+    pub envdoctor: Option<PathBuf>,
+
+    /// Ask every node through Slurm: one `srun --ntasks-per-node=1` task per node of the
+    /// allocation, or of the nodes SRUN_ARGS select (`-N 64`, `-w gpu[01-64]`, `-p gpu`).
+    /// Everything after --slurm is passed to srun, so it comes last.
+    #[arg(long, value_name = "SRUN_ARGS", num_args = 0.., allow_hyphen_values = true)]
+    pub slurm: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CollectKind {
+    Probe,
+    Check,
 }
 
 const SMOKE_EXAMPLES: &str = "\

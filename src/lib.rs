@@ -14,6 +14,7 @@ pub mod explain;
 pub mod export;
 pub mod facts;
 pub mod findings;
+pub mod fleet;
 pub mod lock;
 pub mod matrix;
 pub mod probe;

@@ -149,6 +149,11 @@ fn check_schema(document: &serde_json::Value) -> Result<(), String> {
             "not an envdoctor Snapshot: \"schema\" is {schema}, not a string"
         ));
     };
+    check_schema_name(schema)
+}
+
+/// Whether a document with this `schema` value is a Snapshot this envdoctor reads.
+pub(crate) fn check_schema_name(schema: &str) -> Result<(), String> {
     let (kind, version) = schema.rsplit_once('/').unwrap_or((schema, ""));
     let (expected_kind, expected_version) = SCHEMA.rsplit_once('/').expect("SCHEMA is kind/version");
     if kind != expected_kind {

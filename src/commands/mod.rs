@@ -9,6 +9,7 @@ use anyhow::Context;
 
 mod explain;
 mod export;
+mod fleet;
 mod lockfile;
 
 use crate::check::{CheckInput, Ignore, Smoke};
@@ -49,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Diff(args) => lockfile::diff(args),
         Command::Export(args) => export::export(args),
         Command::Explain(args) => explain::explain(args),
+        Command::Fleet(args) => fleet::fleet(args),
         Command::Matrix(command) => matrix_command(command),
         Command::NvmlQuery => {
             probe::nvidia::answer_query();

@@ -77,7 +77,7 @@ pub struct Drift {
 }
 
 impl Drift {
-    fn new(id: &'static str, area: Area, severity: Severity, subject: impl Into<String>) -> Drift {
+    pub(crate) fn new(id: &'static str, area: Area, severity: Severity, subject: impl Into<String>) -> Drift {
         Drift {
             id,
             area,
@@ -90,18 +90,18 @@ impl Drift {
         }
     }
 
-    fn values(mut self, expected: Option<String>, found: Option<String>) -> Drift {
+    pub(crate) fn values(mut self, expected: Option<String>, found: Option<String>) -> Drift {
         self.expected = expected;
         self.found = found;
         self
     }
 
-    fn message(mut self, message: String) -> Drift {
+    pub(crate) fn message(mut self, message: String) -> Drift {
         self.message = message;
         self
     }
 
-    fn fix(mut self, fix: Option<String>) -> Drift {
+    pub(crate) fn fix(mut self, fix: Option<String>) -> Drift {
         self.fix = fix;
         self
     }

@@ -94,7 +94,7 @@ fn labelled(out: &mut String, style: Style, label: &str, text: &str) {
     }
 }
 
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
@@ -120,7 +120,7 @@ fn plural(severity: Severity) -> &'static str {
     }
 }
 
-fn paint(style: Style, severity: Severity, text: &str) -> String {
+pub(super) fn paint(style: Style, severity: Severity, text: &str) -> String {
     match severity {
         Severity::Error => style.error(text),
         Severity::Warning => style.warning(text),

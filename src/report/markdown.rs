@@ -83,7 +83,7 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn marker(severity: Severity) -> &'static str {
+pub(super) fn marker(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "**error**",
         Severity::Warning => "warning",
@@ -94,7 +94,7 @@ fn marker(severity: Severity) -> &'static str {
 /// Text that must not start markup of its own (emphasis, links, HTML), except
 /// `code spans`, which findings use for paths and commands and which markdown
 /// already shows literally.
-fn inline(text: &str) -> String {
+pub(super) fn inline(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     let mut in_code = false;
     for character in text.chars() {
@@ -114,6 +114,6 @@ fn inline(text: &str) -> String {
 
 /// A table cell: inline text on one line, and no `|` even in a code span,
 /// where GitHub's tables would still split the cell.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     inline(&text.replace('\n', " ").replace('|', "/"))
 }

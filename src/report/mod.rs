@@ -3,6 +3,7 @@
 pub mod check;
 pub mod drift;
 pub mod explain;
+pub mod fleet;
 mod frameworks;
 mod gpu;
 pub mod junit;

@@ -1,0 +1,115 @@
+//! `envdoctor fleet`: reports from files, standard input or every node of a
+//! Slurm allocation, folded one at a time, then compared and rendered.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{Outcome, emit, style_for};
+use crate::check::{self, CheckInput, FailOn, Smoke};
+use crate::cli::{CollectKind, FleetArgs, ReportFormat};
+use crate::configs::TrainingConfigs;
+use crate::fleet::input::{self, Item};
+use crate::fleet::reports::NodeReport;
+use crate::fleet::{Aggregator, Reference, slurm};
+use crate::matrix::Matrix;
+
+pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
+    // The lock is read first, so a typo fails before a whole cluster is asked.
+    let reference = match &args.lock {
+        Some(path) => Reference::Lock {
+            path: path.display().to_string(),
+            lock: Box::new(crate::lock::file::read(path)?),
+        },
+        None => Reference::Majority,
+    };
+    let judge = Judge {
+        matrix: Matrix::load(&[])?,
+        configs: TrainingConfigs::default(),
+    };
+    let mut aggregator = Aggregator::new();
+    let mut fold = |item: Item| match item {
+        Item::Report(report) => aggregator.add(judge.judged(*report)),
+        Item::Unreadable { source, problem } => aggregator.unreadable(source, problem),
+        Item::NotAnswered { node, problem } => aggregator.not_answered(node, problem),
+    };
+    let asked = match &args.slurm {
+        Some(srun_args) => {
+            let options = slurm::Options {
+                srun_args: srun_args.clone(),
+                envdoctor: match &args.envdoctor {
+                    Some(path) => path.clone(),
+                    None => std::env::current_exe().map_err(|error| {
+                        anyhow::anyhow!("cannot tell where this envdoctor is (pass --envdoctor PATH): {error}")
+                    })?,
+                },
+                collect: match args.collect {
+                    CollectKind::Probe => slurm::Collect::Probe,
+                    CollectKind::Check => slurm::Collect::Check,
+                },
+                smoke: args.smoke,
+                python: args.python.clone(),
+                deadline: Duration::from_secs_f64(args.deadline),
+            };
+            slurm::collect(&options, &mut fold)?;
+            "the Slurm step".to_string()
+        }
+        None => {
+            let inputs = if args.reports.is_empty() {
+                anyhow::ensure!(
+                    !std::io::stdin().is_terminal(),
+                    "name the reports to read (files, directories, or - for standard input), or pass --slurm"
+                );
+                vec![PathBuf::from(input::STDIN)]
+            } else {
+                args.reports.clone()
+            };
+            input::read(&inputs, &mut fold)?;
+            let names: Vec<String> = inputs.iter().map(|path| format!("`{}`", path.display())).collect();
+            names.join(", ")
+        }
+    };
+    anyhow::ensure!(!aggregator.is_empty(), "no reports found in {asked}");
+
+    let report = aggregator.finish(reference, args.fail_on);
+    let rendered = match args.format {
+        ReportFormat::Text => crate::report::fleet::text(&report, style_for(args.output.as_deref())),
+        ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        ReportFormat::Junit => crate::report::fleet::junit(&report),
+        ReportFormat::Markdown => crate::report::fleet::markdown(&report),
+    };
+    emit(args.output.as_deref(), rendered.as_bytes())?;
+    Ok(if report.summary.failed {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Runs the checks on a node that sent a bare Snapshot, so every node's
+/// findings are known whichever command it ran.
+struct Judge {
+    matrix: Matrix,
+    configs: TrainingConfigs,
+}
+
+impl Judge {
+    fn judged(&self, report: NodeReport) -> NodeReport {
+        if report.findings.is_some() {
+            return report;
+        }
+        let input = CheckInput {
+            matrix: &self.matrix,
+            configs: &self.configs,
+            ignores: &[],
+            fail_on: FailOn::Error,
+            smoke: Smoke::NotRun("fleet judges a recorded Snapshot".to_string()),
+        };
+        let checked = check::run(report.snapshot, &input);
+        NodeReport {
+            name: report.name,
+            snapshot: checked.snapshot,
+            findings: Some(checked.findings),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Reports from files, directories and standard input, handed on one at a
+//! time. A report that cannot be read is an item of its own (it names the file
+//! and line), so one truncated file does not hide ten thousand good ones; an
+//! argument that names nothing is the user's mistake and stops the command.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::documents::{Piece, Splitter};
+use super::reports::{self, NodeReport};
+
+pub enum Item {
+    Report(Box<NodeReport>),
+    /// A report that could not be read: `source` names the file, or the node.
+    Unreadable {
+        source: String,
+        problem: String,
+    },
+    /// A node that was asked (through Slurm) and sent nothing usable.
+    NotAnswered {
+        node: String,
+        problem: String,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("cannot read `{path}`")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read standard input")]
+    Stdin(#[source] std::io::Error),
+}
+
+/// Standard input, as an argument.
+pub const STDIN: &str = "-";
+
+/// Reads every report the arguments name, in order; a directory's `*.json`
+/// files in name order.
+pub fn read(arguments: &[PathBuf], sink: &mut dyn FnMut(Item)) -> Result<(), InputError> {
+    for argument in arguments {
+        if argument.as_os_str() == STDIN {
+            read_stream(std::io::stdin().lock(), "standard input", "stdin", sink).map_err(InputError::Stdin)?;
+            continue;
+        }
+        let unreadable = |source| InputError::Unreadable {
+            path: argument.clone(),
+            source,
+        };
+        if argument.is_dir() {
+            for file in json_files(argument).map_err(unreadable)? {
+                read_file(&file, sink);
+            }
+        } else {
+            let file = std::fs::File::open(argument).map_err(unreadable)?;
+            read_stream(file, &argument.display().to_string(), &stem(argument), sink).map_err(unreadable)?;
+        }
+    }
+    Ok(())
+}
+
+fn json_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|extension| extension == "json") && !path.is_dir() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A file found in a directory: one that cannot be opened is a report lost, not a typo.
+fn read_file(path: &Path, sink: &mut dyn FnMut(Item)) {
+    let source = path.display().to_string();
+    let result = std::fs::File::open(path).and_then(|file| read_stream(file, &source, &stem(path), sink));
+    if let Err(error) = result {
+        sink(Item::Unreadable {
+            source,
+            problem: format!("cannot read it: {error}"),
+        });
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Every report in one stream. `source` names it in problems; `fallback` names
+/// a node whose report carries no name. Stray text between reports is noise
+/// from launchers and is dropped, unless the stream holds nothing else.
+pub fn read_stream(
+    mut stream: impl Read,
+    source: &str,
+    fallback: &str,
+    sink: &mut dyn FnMut(Item),
+) -> std::io::Result<()> {
+    let mut splitter = Splitter::new();
+    let mut buffer = vec![0; 256 * 1024];
+    let mut documents = 0;
+    let mut first_stray: Option<(String, usize)> = None;
+    let mut handle = |piece: Piece| match piece {
+        Piece::Stray { text, line } => {
+            first_stray.get_or_insert((text, line));
+        }
+        piece => {
+            sink(item_of(piece, source, fallback, documents));
+            documents += 1;
+        }
+    };
+    loop {
+        let read = match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        splitter.feed(&buffer[..read], &mut handle);
+    }
+    splitter.finish(&mut handle);
+    if documents == 0 {
+        let problem = match first_stray {
+            Some((text, line)) => format!("line {line}: not a report: `{text}`"),
+            None => "empty: no report in it".to_string(),
+        };
+        sink(Item::Unreadable {
+            source: source.to_string(),
+            problem,
+        });
+    }
+    Ok(())
+}
+
+/// What one piece of a stream (not stray text) amounts to; `earlier` reports
+/// came before it in the same stream.
+pub fn item_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> Item {
+    let fallback = if earlier == 0 {
+        fallback.to_string()
+    } else {
+        format!("{fallback}#{}", earlier + 1)
+    };
+    let unreadable = |line: usize, problem: String| Item::Unreadable {
+        source: source.to_string(),
+        problem: format!("line {line}: {problem}"),
+    };
+    match piece {
+        Piece::Document { bytes, line } => match reports::parse(&bytes, &fallback) {
+            Ok(report) => Item::Report(Box::new(report)),
+            Err(problem) => Item::Unreadable {
+                source: source.to_string(),
+                problem: relative_to(line, &problem),
+            },
+        },
+        Piece::TooLarge { line } => unreadable(
+            line,
+            format!(
+                "a document over {} MiB, skipped",
+                super::documents::MAX_DOCUMENT / (1024 * 1024)
+            ),
+        ),
+        Piece::Truncated { line } => unreadable(line, "truncated: the stream ended inside this report".to_string()),
+        Piece::Stray { text, line } => unreadable(line, format!("not a report: `{text}`")),
+    }
+}
+
+/// A parse problem's `line:column` is within the document; the document began
+/// at `start` in the stream.
+fn relative_to(start: usize, problem: &str) -> String {
+    let Some((line, rest)) = problem.split_once(':') else {
+        return problem.to_string();
+    };
+    match line.parse::<usize>() {
+        Ok(line) => format!("line {}:{rest}", start + line - 1),
+        Err(_) => problem.to_string(),
+    }
+}

@@ -1,0 +1,120 @@
+//! One node's report as the fleet reads it: a Snapshot (`probe --format json`)
+//! or a check report (`check --format json`, which carries the Snapshot and
+//! the node's findings), and the name the node goes by.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use crate::check::REPORT_SCHEMA;
+use crate::findings::Finding;
+use crate::snapshot::{self, Snapshot};
+
+/// Variables that name the node, in the order they are believed: the site's
+/// own choice (a Kubernetes pod sets it from `spec.nodeName`), then Slurm's.
+pub const NODE_NAME_VARIABLES: [&str; 2] = ["ENVDOCTOR_NODE_NAME", "SLURMD_NODENAME"];
+
+#[derive(Debug)]
+pub struct NodeReport {
+    pub name: String,
+    pub snapshot: Snapshot,
+    /// The node's own findings, when it sent a check report; `None` for a bare Snapshot.
+    pub findings: Option<Vec<Finding>>,
+}
+
+#[derive(Deserialize)]
+struct Head {
+    schema: String,
+    #[serde(flatten)]
+    _rest: IgnoredAny,
+}
+
+#[derive(Deserialize)]
+struct CheckReport {
+    snapshot: Snapshot,
+    findings: Vec<Finding>,
+}
+
+/// Reads one report. `fallback_name` names the node when the report itself does
+/// not (no node variable, no host name). The error is one line, without the
+/// place: the caller knows the file and line the document came from.
+pub fn parse(bytes: &[u8], fallback_name: &str) -> Result<NodeReport, String> {
+    let head: Head = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
+    let (snapshot, findings) = if head.schema == REPORT_SCHEMA {
+        let report: CheckReport = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
+        (report.snapshot, Some(report.findings))
+    } else {
+        snapshot::check_schema_name(&head.schema)
+            .map_err(|problem| format!("{problem} (nor a check report, \"{REPORT_SCHEMA}\")"))?;
+        let snapshot: Snapshot = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
+        (snapshot, None)
+    };
+    Ok(NodeReport {
+        name: node_name(&snapshot).unwrap_or_else(|| fallback_name.to_string()),
+        snapshot,
+        findings,
+    })
+}
+
+/// The name the scheduler knows the node by, else its host name.
+pub fn node_name(snapshot: &Snapshot) -> Option<String> {
+    NODE_NAME_VARIABLES
+        .iter()
+        .find_map(|name| snapshot.env.get(*name))
+        .or(snapshot.system.hostname.as_ref())
+        .filter(|name| !name.is_empty())
+        .cloned()
+}
+
+fn json_problem(error: &serde_json::Error) -> String {
+    let what = match error.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not JSON",
+        _ => "not a Snapshot or check report",
+    };
+    format!(
+        "{}:{}: {what}: {}",
+        error.line(),
+        error.column(),
+        snapshot::without_position(error)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNAPSHOT: &str = include_str!("../../tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json");
+
+    #[test]
+    fn a_snapshot_is_named_by_slurm_before_its_host_name() {
+        let report = parse(SNAPSHOT.as_bytes(), "file").unwrap();
+        assert_eq!(report.name, "h200-node-01");
+        assert!(report.findings.is_none());
+        let mut value: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+        value["env"]["SLURMD_NODENAME"] = "n7".into();
+        let report = parse(&serde_json::to_vec(&value).unwrap(), "file").unwrap();
+        assert_eq!(report.name, "n7");
+    }
+
+    #[test]
+    fn a_check_report_brings_its_findings() {
+        let snapshot: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+        let report = serde_json::json!({
+            "schema": REPORT_SCHEMA,
+            "snapshot": snapshot,
+            "findings": [],
+            "summary": {},
+        });
+        let parsed = parse(&serde_json::to_vec(&report).unwrap(), "file").unwrap();
+        assert_eq!(parsed.findings.map(|findings| findings.len()), Some(0));
+    }
+
+    #[test]
+    fn other_documents_are_refused_in_one_line() {
+        let problem = parse(br#"{"schema": "envdoctor.diff/1"}"#, "file").unwrap_err();
+        assert!(problem.contains("envdoctor.diff/1"), "{problem}");
+        assert!(problem.contains("check report"), "{problem}");
+        let problem = parse(br#"{"schema": "envdoctor.snapshot/1", "system": 3}"#, "file").unwrap_err();
+        assert!(problem.starts_with("1:"), "{problem}");
+        assert!(!problem.contains('\n'), "{problem}");
+    }
+}

@@ -1,0 +1,352 @@
+//! Reports from every node of a Slurm allocation, through the scheduler's own
+//! launcher: one `srun` step, one task per node, each running envdoctor there
+//! and printing its report on standard output.
+//!
+//! `srun --label` prefixes every line a task prints with the task's number, so
+//! one pipe carries every node's report; each task first prints the name of its
+//! node (`$SLURMD_NODENAME`), so a node that then says nothing can be named. A
+//! report is folded in as soon as its last brace arrives, so only reports in
+//! flight are held. At the deadline the step is stopped the way Slurm expects,
+//! by signalling `srun` (which cancels the step on every node), and every node
+//! that has not answered is reported by name.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::documents::{Piece, Splitter};
+use super::input::{self, Item};
+
+/// What each node runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collect {
+    Probe,
+    Check,
+}
+
+#[derive(Debug)]
+pub struct Options {
+    /// Arguments for `srun` that select the nodes (`-N 3`, `-w n[1-3]`, `-p gpu`).
+    pub srun_args: Vec<String>,
+    /// The envdoctor each node runs (a path valid on every node).
+    pub envdoctor: PathBuf,
+    pub collect: Collect,
+    pub smoke: bool,
+    pub python: Option<String>,
+    pub deadline: Duration,
+}
+
+/// The first line each task prints, before envdoctor starts.
+const NODE_HEADER: &str = "envdoctor-node ";
+
+/// How long `srun` has to stop the step after it is told to, before it is killed.
+/// Slurm's own `KillWait` (default 30 s) bounds how long a task may ignore the
+/// signal, so this is a little longer than the default.
+const STOP_GRACE: Duration = Duration::from_secs(35);
+
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmError {
+    #[error("cannot start `srun` (--slurm needs Slurm's srun on PATH)")]
+    Spawn(#[source] std::io::Error),
+    #[error("srun failed before any node answered: {0}")]
+    Failed(String),
+}
+
+/// The command line, in full: what runs, on which nodes.
+pub fn command(options: &Options) -> Command {
+    let mut command = Command::new("srun");
+    command
+        .args(["--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"])
+        .args(&options.srun_args)
+        .args([
+            "sh",
+            "-c",
+            // `$0` and `$@` are envdoctor and its arguments, passed as words, never parsed by the shell.
+            "printf 'envdoctor-node %s\\n' \"${SLURMD_NODENAME:-$(hostname)}\"; exec \"$0\" \"$@\"",
+        ])
+        .arg(&options.envdoctor)
+        .args(remote_arguments(options));
+    command
+}
+
+fn remote_arguments(options: &Options) -> Vec<String> {
+    let mut arguments = vec![
+        match options.collect {
+            Collect::Probe => "probe",
+            Collect::Check => "check",
+        }
+        .to_string(),
+        "--format".to_string(),
+        "json".to_string(),
+    ];
+    if options.collect == Collect::Check && !options.smoke {
+        arguments.push("--no-smoke".to_string());
+    }
+    if let Some(python) = &options.python {
+        arguments.extend(["--python".to_string(), python.clone()]);
+    }
+    arguments
+}
+
+/// One task of the step, as far as it has got.
+struct Task {
+    node: Option<String>,
+    splitter: Splitter,
+    answered: bool,
+    /// The last line the task wrote to standard error: why it failed, if it did.
+    last_error: Option<String>,
+    exit: Option<String>,
+}
+
+impl Default for Task {
+    fn default() -> Task {
+        Task {
+            node: None,
+            splitter: Splitter::new(),
+            answered: false,
+            last_error: None,
+            exit: None,
+        }
+    }
+}
+
+enum Event {
+    Stdout(Vec<u8>),
+    Stderr(String),
+    StdoutClosed,
+}
+
+/// Runs the step and hands on each node's report, or why there is none.
+pub fn collect(options: &Options, sink: &mut dyn FnMut(Item)) -> Result<(), SlurmError> {
+    let mut child = command(options)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(SlurmError::Spawn)?;
+    let (events, received) = mpsc::channel();
+    forward_stdout(child.stdout.take().expect("piped"), events.clone());
+    forward_stderr(child.stderr.take().expect("piped"), events);
+
+    let deadline = Instant::now() + options.deadline;
+    let mut tasks: BTreeMap<u32, Task> = BTreeMap::new();
+    let mut srun_said: Vec<String> = Vec::new();
+    let mut partial: Vec<u8> = Vec::new();
+    let mut timed_out = false;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match received.recv_timeout(left) {
+            Ok(Event::Stdout(chunk)) => {
+                partial.extend_from_slice(&chunk);
+                let complete = partial.iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
+                for line in partial[..complete].split(|&byte| byte == b'\n') {
+                    stdout_line(line, &mut tasks, sink);
+                }
+                partial.drain(..complete);
+            }
+            Ok(Event::Stderr(line)) => stderr_line(line, &mut tasks, &mut srun_said),
+            Ok(Event::StdoutClosed) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                timed_out = true;
+                break;
+            }
+        }
+    }
+    if timed_out {
+        stop(&mut child);
+    } else {
+        let _ = child.wait();
+    }
+
+    let answered = tasks.values().filter(|task| task.answered).count();
+    for (number, task) in tasks {
+        if task.answered {
+            continue;
+        }
+        let node = task.node.unwrap_or_else(|| format!("task {number}"));
+        let problem = if timed_out {
+            format!("did not answer within {} s", options.deadline.as_secs_f64())
+        } else {
+            let why = [task.exit, task.last_error].into_iter().flatten().collect::<Vec<_>>();
+            if why.is_empty() {
+                "ended without a report".to_string()
+            } else {
+                format!("ended without a report: {}", why.join("; "))
+            }
+        };
+        sink(Item::NotAnswered { node, problem });
+    }
+    if answered == 0 && !timed_out {
+        let said = srun_said
+            .last()
+            .cloned()
+            .unwrap_or_else(|| "no task started".to_string());
+        return Err(SlurmError::Failed(said));
+    }
+    Ok(())
+}
+
+fn forward_stdout(mut stdout: impl Read + Send + 'static, events: mpsc::Sender<Event>) {
+    thread::spawn(move || {
+        let mut buffer = vec![0; 256 * 1024];
+        loop {
+            match stdout.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => {
+                    if events.send(Event::Stdout(buffer[..read].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = events.send(Event::StdoutClosed);
+    });
+}
+
+fn forward_stderr(stderr: impl Read + Send + 'static, events: mpsc::Sender<Event>) {
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).split(b'\n').map_while(Result::ok) {
+            let line = String::from_utf8_lossy(&line).trim_end().to_string();
+            if events.send(Event::Stderr(line)).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// `  3: text` -> (3, `text`): the task number srun's `--label` puts first,
+/// padded to the width of the largest.
+fn split_label(line: &[u8]) -> Option<(u32, &[u8])> {
+    let start = line.iter().position(|&byte| byte != b' ')?;
+    let colon = start + line[start..].iter().position(|&byte| byte == b':')?;
+    let number = std::str::from_utf8(&line[start..colon]).ok()?.parse().ok()?;
+    let rest = &line[colon + 1..];
+    Some((number, rest.strip_prefix(b" ").unwrap_or(rest)))
+}
+
+fn stdout_line(line: &[u8], tasks: &mut BTreeMap<u32, Task>, sink: &mut dyn FnMut(Item)) {
+    let Some((number, text)) = split_label(line) else {
+        return;
+    };
+    let task = tasks.entry(number).or_default();
+    if task.node.is_none()
+        && !task.splitter.is_open()
+        && let Some(node) = text.strip_prefix(NODE_HEADER.as_bytes())
+    {
+        task.node = Some(String::from_utf8_lossy(node).trim().to_string());
+        return;
+    }
+    if task.answered {
+        return;
+    }
+    let node = task.node.clone().unwrap_or_else(|| format!("task {number}"));
+    let mut answered = false;
+    let mut handle = |piece: Piece| {
+        if matches!(piece, Piece::Stray { .. }) || answered {
+            return;
+        }
+        answered = true;
+        sink(input::item_of(piece, &format!("node {node}"), &node, 0));
+    };
+    task.splitter.feed(text, &mut handle);
+    // srun may cut a long line in pieces, each labelled: a newline is only real
+    // between reports, never inside one.
+    if !task.splitter.is_open() {
+        task.splitter.feed(b"\n", &mut handle);
+    }
+    task.answered = answered;
+}
+
+fn stderr_line(line: String, tasks: &mut BTreeMap<u32, Task>, srun_said: &mut Vec<String>) {
+    if let Some((number, text)) = split_label(line.as_bytes()) {
+        let text = String::from_utf8_lossy(text).trim().to_string();
+        if let Some(task) = tasks.get_mut(&number) {
+            if !text.is_empty() {
+                task.last_error = Some(text);
+            }
+            return;
+        }
+    }
+    // srun's own: `srun: error: n2: task 1: Exited with exit code 2`.
+    if let Some((_, after)) = line.split_once(": task ")
+        && let Some((number, what)) = after.split_once(": ")
+        && let Ok(number) = number.trim().parse::<u32>()
+    {
+        tasks.entry(number).or_default().exit = Some(what.trim().to_lowercase());
+        return;
+    }
+    if srun_said.len() == 20 {
+        srun_said.remove(0);
+    }
+    srun_said.push(line);
+}
+
+/// Stops the step: SIGTERM makes srun cancel it on every node and wait for
+/// the tasks to end; if srun itself hangs, it is killed.
+fn stop(child: &mut Child) {
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: `pid` is our own child, not yet reaped, so it names that process.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let started = Instant::now();
+    while started.elapsed() < STOP_GRACE {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_read_with_their_padding() {
+        assert_eq!(split_label(b"0: {"), Some((0, &b"{"[..])));
+        assert_eq!(
+            split_label(b" 7: envdoctor-node n8"),
+            Some((7, &b"envdoctor-node n8"[..]))
+        );
+        assert_eq!(split_label(b"12:"), Some((12, &b""[..])));
+        assert_eq!(split_label(b"srun: error: x"), None);
+    }
+
+    #[test]
+    fn the_nodes_run_envdoctor_with_its_arguments_as_words() {
+        let options = Options {
+            srun_args: vec!["-N".into(), "3".into()],
+            envdoctor: PathBuf::from("/shared/bin/envdoctor"),
+            collect: Collect::Check,
+            smoke: false,
+            python: Some("/opt/venv/bin/python".into()),
+            deadline: Duration::from_secs(60),
+        };
+        let command = command(&options);
+        let arguments: Vec<String> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            arguments[..5],
+            ["--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0", "-N", "3"]
+        );
+        assert_eq!(
+            arguments[8..],
+            [
+                "/shared/bin/envdoctor",
+                "check",
+                "--format",
+                "json",
+                "--no-smoke",
+                "--python",
+                "/opt/venv/bin/python"
+            ]
+        );
+    }
+}

@@ -1,0 +1,317 @@
+//! `fleet` for people (text), for CI job summaries (markdown) and for CI test
+//! reports (JUnit: one test case per node, so a CI page lists the nodes that
+//! failed by name). JSON is the serde form of `FleetReport`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::Style;
+use super::check::paint;
+use super::junit::escape;
+use super::markdown::{cell, inline, marker};
+use crate::findings::Severity;
+use crate::fleet::FleetReport;
+
+/// Node lists longer than this are shown as a hostlist only.
+const LISTED_NODES: usize = 8;
+
+pub fn text(report: &FleetReport, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", style.heading(&headline(report)));
+    let _ = writeln!(out, "{}", reference_line(report));
+
+    if !report.deviations.is_empty() {
+        let _ = writeln!(out, "\n{}", style.heading("Nodes that differ"));
+        for deviation in &report.deviations {
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint(
+                    style,
+                    deviation.severity,
+                    &format!("{:<8}", deviation.severity.as_str())
+                ),
+                nodes_text(deviation.nodes.len(), &deviation.hostlist)
+            );
+            for item in &deviation.differences {
+                let _ = writeln!(
+                    out,
+                    "    {} {}",
+                    paint(style, item.severity, &format!("{:<8}", item.severity.as_str())),
+                    item.message
+                );
+                if let Some(fix) = &item.fix {
+                    let _ = writeln!(out, "             {} {fix}", style.dim("fix:"));
+                }
+            }
+        }
+    }
+    if !report.contested.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.heading("Split facts (no value on more than half the nodes)")
+        );
+        for contested in &report.contested {
+            let values: Vec<String> = contested
+                .values
+                .iter()
+                .map(|value| format!("{} on {}", value.value, value.nodes))
+                .collect();
+            let _ = writeln!(out, "  {}: {}", contested.subject, values.join(", "));
+        }
+    }
+    if !report.findings.is_empty() {
+        let _ = writeln!(out, "\n{}", style.heading("Check findings"));
+        for finding in &report.findings {
+            let _ = writeln!(
+                out,
+                "  {} {} {}",
+                paint(style, finding.severity, &format!("{:<8}", finding.severity.as_str())),
+                finding.id,
+                style.dim(&format!("on {}", nodes_text(finding.count, &finding.hostlist)))
+            );
+            let _ = writeln!(out, "           {}", finding.example);
+            if let Some(fix) = &finding.fix {
+                let _ = writeln!(out, "           {} {fix}", style.dim("fix:"));
+            }
+        }
+    }
+    for (title, problems) in [
+        ("Nodes that did not answer", &report.not_answered),
+        ("Reports that could not be read", &report.unreadable),
+    ] {
+        if problems.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{}", style.heading(title));
+        for problem in problems {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                style.error("error   "),
+                problem.node,
+                problem.problem
+            );
+        }
+    }
+    if !report.duplicates.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} more than one report claims {}; the later ones are named NAME#2, ...",
+            style.warning("note:"),
+            report.duplicates.join(", ")
+        );
+    }
+    let _ = writeln!(out, "\n{}", verdict(report));
+    out
+}
+
+pub fn markdown(report: &FleetReport) -> String {
+    let mut out = String::new();
+    let word = if report.summary.failed { "FAIL" } else { "PASS" };
+    let _ = writeln!(out, "## envdoctor fleet: {word}\n");
+    let _ = writeln!(out, "{}\n", inline(&headline(report)));
+    let _ = writeln!(out, "{}\n", inline(&reference_line(report)));
+    if !report.deviations.is_empty() {
+        out.push_str("| severity | nodes | what differs | fix |\n|---|---|---|---|\n");
+        for deviation in &report.deviations {
+            for item in &deviation.differences {
+                let _ = writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} |",
+                    marker(item.severity),
+                    deviation.hostlist.replace('|', "/"),
+                    cell(&item.message),
+                    item.fix
+                        .as_deref()
+                        .map(|fix| format!("`{}`", fix.replace(['|', '`'], "/")))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        out.push('\n');
+    }
+    if !report.findings.is_empty() {
+        out.push_str("| severity | finding | nodes |\n|---|---|---|\n");
+        for finding in &report.findings {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` {} | {} `{}` |",
+                marker(finding.severity),
+                finding.id,
+                cell(&finding.title),
+                finding.count,
+                finding.hostlist.replace('|', "/")
+            );
+        }
+        out.push('\n');
+    }
+    for (title, problems) in [
+        ("Did not answer", &report.not_answered),
+        ("Unreadable reports", &report.unreadable),
+    ] {
+        if problems.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "**{title}:**\n");
+        for problem in problems {
+            let _ = writeln!(out, "- `{}`: {}", problem.node, inline(&problem.problem));
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", inline(&verdict(report)));
+    out
+}
+
+/// One test case per node, and one per node or file that sent nothing usable.
+pub fn junit(report: &FleetReport) -> String {
+    // node -> (severity, message) of everything said about it
+    let mut said: BTreeMap<&str, Vec<(Severity, String)>> = BTreeMap::new();
+    for deviation in &report.deviations {
+        for node in &deviation.nodes {
+            for item in &deviation.differences {
+                let fix = item
+                    .fix
+                    .as_deref()
+                    .map(|fix| format!("\nFix: {fix}"))
+                    .unwrap_or_default();
+                said.entry(node)
+                    .or_default()
+                    .push((item.severity, format!("[{}] {}{fix}", item.id, item.message)));
+            }
+        }
+    }
+    for finding in &report.findings {
+        for node in &finding.nodes {
+            said.entry(node)
+                .or_default()
+                .push((finding.severity, format!("[{}] {}", finding.id, finding.title)));
+        }
+    }
+    let fail_on = report.summary.fail_on;
+    let (mut tests, mut failures) = (0, 0);
+    let mut cases = String::new();
+    let mut case = |class: &str, name: &str, items: &[(Severity, String)]| {
+        tests += 1;
+        let _ = writeln!(
+            cases,
+            "    <testcase classname=\"envdoctor.fleet.{class}\" name=\"{}\" time=\"0\">",
+            escape(name)
+        );
+        let (failing, passing): (Vec<_>, Vec<_>) = items.iter().partition(|(severity, _)| fail_on.fails(*severity));
+        if !failing.is_empty() {
+            failures += 1;
+            let body: Vec<&str> = failing.iter().map(|(_, text)| text.as_str()).collect();
+            let worst = failing
+                .iter()
+                .map(|(severity, _)| *severity)
+                .max()
+                .unwrap_or(Severity::Error);
+            let _ = writeln!(
+                cases,
+                "      <failure message=\"{}\" type=\"{worst}\">{}</failure>",
+                escape(&format!("{} problem(s) on {name}", failing.len())),
+                escape(&body.join("\n"))
+            );
+        }
+        if !passing.is_empty() {
+            let body: Vec<String> = passing
+                .iter()
+                .map(|(severity, text)| format!("{severity}: {text}"))
+                .collect();
+            let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&body.join("\n")));
+        }
+        let _ = writeln!(cases, "    </testcase>");
+    };
+    let mut names: Vec<&str> = report.node_names.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    for name in names {
+        case("node", name, said.get(name).map_or(&[][..], Vec::as_slice));
+    }
+    for problem in &report.not_answered {
+        case("node", &problem.node, &[(Severity::Error, problem.problem.clone())]);
+    }
+    for problem in &report.unreadable {
+        case("report", &problem.node, &[(Severity::Error, problem.problem.clone())]);
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"envdoctor fleet\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n"
+    )
+}
+
+/// `Fleet of 10000 nodes: 9993 match the majority, 7 differ, 1 did not answer`.
+fn headline(report: &FleetReport) -> String {
+    let nodes = &report.nodes;
+    let against = if report.reference.kind == "lock" {
+        "the lock"
+    } else {
+        "the majority"
+    };
+    let mut parts = vec![format!("{} match {against}", nodes.matching)];
+    parts.push(format!("{} differ", nodes.deviating));
+    if nodes.not_answered > 0 {
+        parts.push(format!("{} did not answer", nodes.not_answered));
+    }
+    if nodes.unreadable > 0 {
+        parts.push(format!("{} unreadable", plural(nodes.unreadable, "report")));
+    }
+    format!(
+        "Fleet of {}: {}",
+        plural(nodes.reported + nodes.not_answered, "node"),
+        parts.join(", ")
+    )
+}
+
+/// What the nodes were compared with, by its headline facts.
+fn reference_line(report: &FleetReport) -> String {
+    let facts: Vec<String> = report
+        .majority
+        .iter()
+        .map(|fact| format!("{} {}", fact.subject, fact.value))
+        .collect();
+    let fingerprint = short(&report.reference.fingerprint);
+    match &report.reference.lock {
+        Some(lock) => format!("Reference: the lock {lock} ({fingerprint})"),
+        None => format!("Majority: {} ({fingerprint})", facts.join(" · ")),
+    }
+}
+
+fn verdict(report: &FleetReport) -> String {
+    let summary = &report.summary;
+    let word = if summary.failed { "FAIL" } else { "PASS" };
+    format!(
+        "{word}: {} with errors, {} with warnings, {} with notes; {} distinct {}; {} checked here or by themselves; failing on {}",
+        plural(summary.nodes_with_errors, "node"),
+        summary.nodes_with_warnings,
+        summary.nodes_with_info,
+        report.configurations.len(),
+        if report.configurations.len() == 1 {
+            "configuration"
+        } else {
+            "configurations"
+        },
+        plural(report.nodes.judged, "node"),
+        summary.fail_on.as_str()
+    )
+}
+
+fn nodes_text(count: usize, hostlist: &str) -> String {
+    if count <= LISTED_NODES {
+        hostlist.to_string()
+    } else {
+        format!("{} ({hostlist})", plural(count, "node"))
+    }
+}
+
+fn plural(count: usize, word: &str) -> String {
+    if count == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{count} {word}s")
+    }
+}
+
+fn short(fingerprint: &str) -> &str {
+    &fingerprint[..fingerprint.len().min("sha256:".len() + 12)]
+}
