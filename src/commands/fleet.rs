@@ -9,9 +9,10 @@ use super::{Outcome, emit, style_for};
 use crate::check::{self, CheckInput, FailOn, Smoke};
 use crate::cli::{CollectKind, FleetArgs, ReportFormat};
 use crate::configs::TrainingConfigs;
-use crate::fleet::input::{self, Item};
+use crate::fleet::aggregate::Prepared;
+use crate::fleet::input::{self, Item, Raw};
 use crate::fleet::reports::NodeReport;
-use crate::fleet::{Aggregator, Reference, slurm};
+use crate::fleet::{Aggregator, Reference, pipeline, slurm};
 use crate::matrix::Matrix;
 
 pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
@@ -28,10 +29,22 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
         configs: TrainingConfigs::default(),
     };
     let mut aggregator = Aggregator::new();
-    let mut fold = |item: Item| match item {
-        Item::Report(report) => aggregator.add(judge.judged(*report)),
+    let fold = |item: Item| match item {
+        Item::Report(report) => aggregator.add(*report),
         Item::Unreadable { source, problem } => aggregator.unreadable(source, problem),
         Item::NotAnswered { node, problem } => aggregator.not_answered(node, problem),
+    };
+    let prepare = |raw: Raw| match raw {
+        Raw::Document {
+            bytes,
+            source,
+            line,
+            fallback,
+        } => match input::parse(&bytes, &source, line, &fallback) {
+            Ok(report) => Item::Report(Box::new(Prepared::of(judge.judged(report)))),
+            Err(problem) => problem,
+        },
+        Raw::Done(item) => item,
     };
     let asked = match &args.slurm {
         Some(srun_args) => {
@@ -51,7 +64,7 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
                 python: args.python.clone(),
                 deadline: Duration::from_secs_f64(args.deadline),
             };
-            slurm::collect(&options, &mut fold)?;
+            pipeline::run(|sink| slurm::collect(&options, sink), prepare, fold)?;
             "the Slurm step".to_string()
         }
         None => {
@@ -64,7 +77,7 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
             } else {
                 args.reports.clone()
             };
-            input::read(&inputs, &mut fold)?;
+            pipeline::run(|sink| input::read(&inputs, sink), prepare, fold)?;
             let names: Vec<String> = inputs.iter().map(|path| format!("`{}`", path.display())).collect();
             names.join(", ")
         }

@@ -245,11 +245,15 @@ fn python_options(args: &PythonArgs) -> probe::PythonOptions {
     }
 }
 
-/// Data goes to stdout or, atomically, to `-o FILE`. A closed pipe
-/// (`envdoctor probe | head`) is the reader's choice, not an error.
+/// Data goes to stdout or, atomically, to `-o FILE` (`{host}` in it becomes
+/// this node's name). A closed pipe (`envdoctor probe | head`) is the
+/// reader's choice, not an error.
 fn emit(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(path) = output {
-        return atomic_write::write(path, bytes).with_context(|| format!("cannot write `{}`", path.display()));
+        let name = crate::fleet::reports::this_node_name();
+        let path = crate::fleet::reports::expand_host(path, name.as_deref())
+            .map_err(|problem| anyhow::anyhow!("cannot write `{}`: {problem}", path.display()))?;
+        return atomic_write::write(&path, bytes).with_context(|| format!("cannot write `{}`", path.display()));
     }
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(bytes).and_then(|()| stdout.flush()) {

@@ -69,6 +69,25 @@ struct FindingGroup {
     nodes: Vec<u32>,
 }
 
+/// A node's report reduced to what the aggregate keeps; made on a worker
+/// thread, so the Snapshot is dropped there.
+#[derive(Debug)]
+pub struct Prepared {
+    pub name: String,
+    pub facts: Vec<(FactKey, String)>,
+    pub findings: Option<Vec<Finding>>,
+}
+
+impl Prepared {
+    pub fn of(report: NodeReport) -> Prepared {
+        Prepared {
+            facts: config::facts_of(&report.snapshot),
+            name: report.name,
+            findings: report.findings,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Aggregator {
     keys: Interner<FactKey>,
@@ -112,10 +131,11 @@ impl Aggregator {
         self.names.is_empty() && self.not_answered.is_empty() && self.unreadable.is_empty()
     }
 
-    pub fn add(&mut self, report: NodeReport) {
+    pub fn add(&mut self, report: Prepared) {
         let node = u32::try_from(self.names.len()).expect("fewer than 2^32 nodes");
         let name = self.unique_name(report.name);
-        let facts: Facts = config::facts_of(&report.snapshot)
+        let facts: Facts = report
+            .facts
             .into_iter()
             .map(|(key, value)| (self.keys.id(key), self.values.id(value)))
             .collect();

@@ -49,7 +49,17 @@ impl Splitter {
     /// Feeds the next bytes; every piece they complete is handed to `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut impl FnMut(Piece)) {
         let mut start = 0;
-        for (at, &byte) in chunk.iter().enumerate() {
+        let mut at = 0;
+        while at < chunk.len() {
+            if self.in_string && !self.escaped {
+                // Most of a report is string content: jump to what can end it.
+                match memchr::memchr2(b'"', b'\\', &chunk[at..]) {
+                    Some(offset) => at += offset,
+                    None => break,
+                }
+            }
+            let byte = chunk[at];
+            at += 1;
             if self.depth == 0 {
                 match byte {
                     b'{' => {
@@ -58,7 +68,7 @@ impl Splitter {
                         self.start_line = self.line;
                         self.current.clear();
                         self.oversized = false;
-                        start = at;
+                        start = at - 1;
                     }
                     b'\n' => {
                         self.flush_stray(out);
@@ -72,9 +82,6 @@ impl Splitter {
                 }
                 continue;
             }
-            if byte == b'\n' {
-                self.line += 1;
-            }
             if self.in_string {
                 match byte {
                     _ if self.escaped => self.escaped = false,
@@ -85,12 +92,13 @@ impl Splitter {
                 continue;
             }
             match byte {
+                b'\n' => self.line += 1,
                 b'"' => self.in_string = true,
                 b'{' | b'[' => self.depth += 1,
                 b'}' | b']' => {
                     self.depth -= 1;
                     if self.depth == 0 {
-                        self.keep(&chunk[start..=at]);
+                        self.keep(&chunk[start..at]);
                         let line = self.start_line;
                         out(if self.oversized {
                             Piece::TooLarge { line }

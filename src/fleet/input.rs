@@ -6,11 +6,26 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::aggregate::Prepared;
 use super::documents::{Piece, Splitter};
 use super::reports::{self, NodeReport};
 
+/// What a source yields: a document not yet parsed (parsing is the costly part,
+/// done on worker threads by `pipeline`), or an outcome already known.
+pub enum Raw {
+    Document {
+        bytes: Vec<u8>,
+        /// The file (or node) it came from, and the line it began on there.
+        source: String,
+        line: usize,
+        /// The node's name if its report carries none.
+        fallback: String,
+    },
+    Done(Item),
+}
+
 pub enum Item {
-    Report(Box<NodeReport>),
+    Report(Box<Prepared>),
     /// A report that could not be read: `source` names the file, or the node.
     Unreadable {
         source: String,
@@ -40,7 +55,7 @@ pub const STDIN: &str = "-";
 
 /// Reads every report the arguments name, in order; a directory's `*.json`
 /// files in name order.
-pub fn read(arguments: &[PathBuf], sink: &mut dyn FnMut(Item)) -> Result<(), InputError> {
+pub fn read(arguments: &[PathBuf], sink: &mut dyn FnMut(Raw)) -> Result<(), InputError> {
     for argument in arguments {
         if argument.as_os_str() == STDIN {
             read_stream(std::io::stdin().lock(), "standard input", "stdin", sink).map_err(InputError::Stdin)?;
@@ -75,14 +90,14 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// A file found in a directory: one that cannot be opened is a report lost, not a typo.
-fn read_file(path: &Path, sink: &mut dyn FnMut(Item)) {
+fn read_file(path: &Path, sink: &mut dyn FnMut(Raw)) {
     let source = path.display().to_string();
     let result = std::fs::File::open(path).and_then(|file| read_stream(file, &source, &stem(path), sink));
     if let Err(error) = result {
-        sink(Item::Unreadable {
+        sink(Raw::Done(Item::Unreadable {
             source,
             problem: format!("cannot read it: {error}"),
-        });
+        }));
     }
 }
 
@@ -99,7 +114,7 @@ pub fn read_stream(
     mut stream: impl Read,
     source: &str,
     fallback: &str,
-    sink: &mut dyn FnMut(Item),
+    sink: &mut dyn FnMut(Raw),
 ) -> std::io::Result<()> {
     let mut splitter = Splitter::new();
     let mut buffer = vec![0; 256 * 1024];
@@ -110,7 +125,7 @@ pub fn read_stream(
             first_stray.get_or_insert((text, line));
         }
         piece => {
-            sink(item_of(piece, source, fallback, documents));
+            sink(raw_of(piece, source, fallback, documents));
             documents += 1;
         }
     };
@@ -129,32 +144,32 @@ pub fn read_stream(
             Some((text, line)) => format!("line {line}: not a report: `{text}`"),
             None => "empty: no report in it".to_string(),
         };
-        sink(Item::Unreadable {
+        sink(Raw::Done(Item::Unreadable {
             source: source.to_string(),
             problem,
-        });
+        }));
     }
     Ok(())
 }
 
 /// What one piece of a stream (not stray text) amounts to; `earlier` reports
 /// came before it in the same stream.
-pub fn item_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> Item {
-    let fallback = if earlier == 0 {
-        fallback.to_string()
-    } else {
-        format!("{fallback}#{}", earlier + 1)
-    };
-    let unreadable = |line: usize, problem: String| Item::Unreadable {
-        source: source.to_string(),
-        problem: format!("line {line}: {problem}"),
+pub fn raw_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> Raw {
+    let unreadable = |line: usize, problem: String| {
+        Raw::Done(Item::Unreadable {
+            source: source.to_string(),
+            problem: format!("line {line}: {problem}"),
+        })
     };
     match piece {
-        Piece::Document { bytes, line } => match reports::parse(&bytes, &fallback) {
-            Ok(report) => Item::Report(Box::new(report)),
-            Err(problem) => Item::Unreadable {
-                source: source.to_string(),
-                problem: relative_to(line, &problem),
+        Piece::Document { bytes, line } => Raw::Document {
+            bytes,
+            source: source.to_string(),
+            line,
+            fallback: if earlier == 0 {
+                fallback.to_string()
+            } else {
+                format!("{fallback}#{}", earlier + 1)
             },
         },
         Piece::TooLarge { line } => unreadable(
@@ -167,6 +182,14 @@ pub fn item_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> It
         Piece::Truncated { line } => unreadable(line, "truncated: the stream ended inside this report".to_string()),
         Piece::Stray { text, line } => unreadable(line, format!("not a report: `{text}`")),
     }
+}
+
+/// Parses a document, or says in one line, with the file and line, why it is not a report.
+pub fn parse(bytes: &[u8], source: &str, line: usize, fallback: &str) -> Result<NodeReport, Item> {
+    reports::parse(bytes, fallback).map_err(|problem| Item::Unreadable {
+        source: source.to_string(),
+        problem: relative_to(line, &problem),
+    })
 }
 
 /// A parse problem's `line:column` is within the document; the document began

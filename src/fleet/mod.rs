@@ -6,6 +6,7 @@
 //! - `documents`: the JSON objects in a stream (files, standard input, srun);
 //! - `input`: reports from files, directories and standard input;
 //! - `slurm`: reports from every node of an allocation, through `srun`;
+//! - `pipeline`: reading, parsing and folding on their own threads;
 //! - `config`: a node's configuration as facts;
 //! - `aggregate`: the fold over reports, and the comparison;
 //! - `hostlist`: node names in Slurm's compressed form.
@@ -15,6 +16,7 @@ pub mod config;
 pub mod documents;
 pub mod hostlist;
 pub mod input;
+pub mod pipeline;
 pub mod reports;
 pub mod slurm;
 

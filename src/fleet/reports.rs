@@ -3,7 +3,6 @@
 //! the node's findings), and the name the node goes by.
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 
 use crate::check::REPORT_SCHEMA;
 use crate::findings::Finding;
@@ -21,11 +20,10 @@ pub struct NodeReport {
     pub findings: Option<Vec<Finding>>,
 }
 
+/// Only the schema; every other key is skipped without being kept.
 #[derive(Deserialize)]
 struct Head {
     schema: String,
-    #[serde(flatten)]
-    _rest: IgnoredAny,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +61,34 @@ pub fn node_name(snapshot: &Snapshot) -> Option<String> {
         .or(snapshot.system.hostname.as_ref())
         .filter(|name| !name.is_empty())
         .cloned()
+}
+
+/// This node's name, by the same rule: for `-o 'DIR/{host}.json'`, where
+/// every node of a launch writes its own report into one shared directory.
+pub fn this_node_name() -> Option<String> {
+    NODE_NAME_VARIABLES
+        .iter()
+        .find_map(|name| std::env::var(name).ok())
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+}
+
+/// The placeholder in an output path that becomes this node's name.
+pub const HOST_PLACEHOLDER: &str = "{host}";
+
+/// `path` with `{host}` replaced by `name`; a name that would leave the
+/// directory (`/`, `..`) is refused rather than written somewhere else.
+pub fn expand_host(path: &std::path::Path, name: Option<&str>) -> Result<std::path::PathBuf, String> {
+    let text = path.to_string_lossy();
+    if !text.contains(HOST_PLACEHOLDER) {
+        return Ok(path.to_path_buf());
+    }
+    let name = name.ok_or("`{host}` in the output path, but this node's name is unknown (set ENVDOCTOR_NODE_NAME)")?;
+    if name.contains('/') || name == ".." || name == "." {
+        return Err(format!("`{{host}}` would become `{name}`, which is not a file name"));
+    }
+    Ok(std::path::PathBuf::from(text.replace(HOST_PLACEHOLDER, name)))
 }
 
 fn json_problem(error: &serde_json::Error) -> String {
@@ -106,6 +132,21 @@ mod tests {
         });
         let parsed = parse(&serde_json::to_vec(&report).unwrap(), "file").unwrap();
         assert_eq!(parsed.findings.map(|findings| findings.len()), Some(0));
+    }
+
+    #[test]
+    fn host_in_an_output_path_becomes_the_node_name() {
+        let path = std::path::Path::new("reports/{host}.json");
+        assert_eq!(
+            expand_host(path, Some("n3")).unwrap(),
+            std::path::Path::new("reports/n3.json")
+        );
+        assert_eq!(
+            expand_host(std::path::Path::new("a.json"), None).unwrap(),
+            std::path::Path::new("a.json")
+        );
+        assert!(expand_host(path, Some("../x")).is_err());
+        assert!(expand_host(path, None).is_err());
     }
 
     #[test]

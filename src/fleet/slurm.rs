@@ -19,7 +19,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::documents::{Piece, Splitter};
-use super::input::{self, Item};
+use super::input::{self, Item, Raw};
 
 /// What each node runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +121,7 @@ enum Event {
 }
 
 /// Runs the step and hands on each node's report, or why there is none.
-pub fn collect(options: &Options, sink: &mut dyn FnMut(Item)) -> Result<(), SlurmError> {
+pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), SlurmError> {
     let mut child = command(options)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -178,7 +178,7 @@ pub fn collect(options: &Options, sink: &mut dyn FnMut(Item)) -> Result<(), Slur
                 format!("ended without a report: {}", why.join("; "))
             }
         };
-        sink(Item::NotAnswered { node, problem });
+        sink(Raw::Done(Item::NotAnswered { node, problem }));
     }
     if answered == 0 && !timed_out {
         let said = srun_said
@@ -228,7 +228,7 @@ fn split_label(line: &[u8]) -> Option<(u32, &[u8])> {
     Some((number, rest.strip_prefix(b" ").unwrap_or(rest)))
 }
 
-fn stdout_line(line: &[u8], tasks: &mut BTreeMap<u32, Task>, sink: &mut dyn FnMut(Item)) {
+fn stdout_line(line: &[u8], tasks: &mut BTreeMap<u32, Task>, sink: &mut dyn FnMut(Raw)) {
     let Some((number, text)) = split_label(line) else {
         return;
     };
@@ -250,7 +250,7 @@ fn stdout_line(line: &[u8], tasks: &mut BTreeMap<u32, Task>, sink: &mut dyn FnMu
             return;
         }
         answered = true;
-        sink(input::item_of(piece, &format!("node {node}"), &node, 0));
+        sink(input::raw_of(piece, &format!("node {node}"), &node, 0));
     };
     task.splitter.feed(text, &mut handle);
     // srun may cut a long line in pieces, each labelled: a newline is only real

@@ -31,6 +31,10 @@ const NAMES: &[&str] = &[
     "MKL_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",
     "TOKENIZERS_PARALLELISM",
+    // The node's name as the scheduler knows it, which `fleet` reports it by.
+    // (`SLURMD_NODENAME` is not under the `SLURM_` prefix.)
+    "SLURMD_NODENAME",
+    "ENVDOCTOR_NODE_NAME",
 ];
 
 /// Whole families whose members are settings. A member whose name looks
