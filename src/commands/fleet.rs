@@ -39,8 +39,8 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
             bytes,
             source,
             line,
-            fallback,
-        } => match input::parse(&bytes, &source, line, &fallback) {
+            name,
+        } => match input::parse(&bytes, &source, line, &name) {
             Ok(report) => Item::Report(Box::new(Prepared::of(judge.judged(report)))),
             Err(problem) => problem,
         },

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::aggregate::Prepared;
 use super::documents::{Piece, Splitter};
-use super::reports::{self, NodeReport};
+use super::reports::{self, GivenName, NodeReport};
 
 /// What a source yields: a document not yet parsed (parsing is the costly part,
 /// done on worker threads by `pipeline`), or an outcome already known.
@@ -18,8 +18,7 @@ pub enum Raw {
         /// The file (or node) it came from, and the line it began on there.
         source: String,
         line: usize,
-        /// The node's name if its report carries none.
-        fallback: String,
+        name: GivenName,
     },
     Done(Item),
 }
@@ -108,7 +107,7 @@ fn stem(path: &Path) -> String {
 }
 
 /// Every report in one stream. `source` names it in problems; `fallback` names
-/// a node whose report carries no name. Stray text between reports is noise
+/// a node whose report carries no name (with `#2`, ... after the first). Stray text between reports is noise
 /// from launchers and is dropped, unless the stream holds nothing else.
 pub fn read_stream(
     mut stream: impl Read,
@@ -125,7 +124,12 @@ pub fn read_stream(
             first_stray.get_or_insert((text, line));
         }
         piece => {
-            sink(raw_of(piece, source, fallback, documents));
+            let fallback = if documents == 0 {
+                fallback.to_string()
+            } else {
+                format!("{fallback}#{}", documents + 1)
+            };
+            sink(raw_of(piece, source, GivenName::Fallback(fallback)));
             documents += 1;
         }
     };
@@ -152,9 +156,8 @@ pub fn read_stream(
     Ok(())
 }
 
-/// What one piece of a stream (not stray text) amounts to; `earlier` reports
-/// came before it in the same stream.
-pub fn raw_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> Raw {
+/// What one piece of a stream amounts to.
+pub fn raw_of(piece: Piece, source: &str, name: GivenName) -> Raw {
     let unreadable = |line: usize, problem: String| {
         Raw::Done(Item::Unreadable {
             source: source.to_string(),
@@ -166,11 +169,7 @@ pub fn raw_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> Raw
             bytes,
             source: source.to_string(),
             line,
-            fallback: if earlier == 0 {
-                fallback.to_string()
-            } else {
-                format!("{fallback}#{}", earlier + 1)
-            },
+            name,
         },
         Piece::TooLarge { line } => unreadable(
             line,
@@ -185,8 +184,8 @@ pub fn raw_of(piece: Piece, source: &str, fallback: &str, earlier: usize) -> Raw
 }
 
 /// Parses a document, or says in one line, with the file and line, why it is not a report.
-pub fn parse(bytes: &[u8], source: &str, line: usize, fallback: &str) -> Result<NodeReport, Item> {
-    reports::parse(bytes, fallback).map_err(|problem| Item::Unreadable {
+pub fn parse(bytes: &[u8], source: &str, line: usize, name: &GivenName) -> Result<NodeReport, Item> {
+    reports::parse(bytes, name).map_err(|problem| Item::Unreadable {
         source: source.to_string(),
         problem: relative_to(line, &problem),
     })

@@ -32,10 +32,19 @@ struct CheckReport {
     findings: Vec<Finding>,
 }
 
-/// Reads one report. `fallback_name` names the node when the report itself does
-/// not (no node variable, no host name). The error is one line, without the
+/// What names a node besides its own report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GivenName {
+    /// The launcher started the node's task under this name (srun's header):
+    /// it wins over what the report says.
+    Known(String),
+    /// Used only when the report names no node: a file's stem.
+    Fallback(String),
+}
+
+/// Reads one report, named by `given` as its doc says. The error is one line, without the
 /// place: the caller knows the file and line the document came from.
-pub fn parse(bytes: &[u8], fallback_name: &str) -> Result<NodeReport, String> {
+pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
     let head: Head = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
     let (snapshot, findings) = if head.schema == REPORT_SCHEMA {
         let report: CheckReport = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
@@ -47,7 +56,10 @@ pub fn parse(bytes: &[u8], fallback_name: &str) -> Result<NodeReport, String> {
         (snapshot, None)
     };
     Ok(NodeReport {
-        name: node_name(&snapshot).unwrap_or_else(|| fallback_name.to_string()),
+        name: match given {
+            GivenName::Known(name) => name.clone(),
+            GivenName::Fallback(name) => node_name(&snapshot).unwrap_or_else(|| name.clone()),
+        },
         snapshot,
         findings,
     })
@@ -110,15 +122,21 @@ mod tests {
 
     const SNAPSHOT: &str = include_str!("../../tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json");
 
+    fn file() -> GivenName {
+        GivenName::Fallback("file".to_string())
+    }
+
     #[test]
     fn a_snapshot_is_named_by_slurm_before_its_host_name() {
-        let report = parse(SNAPSHOT.as_bytes(), "file").unwrap();
+        let report = parse(SNAPSHOT.as_bytes(), &file()).unwrap();
         assert_eq!(report.name, "h200-node-01");
         assert!(report.findings.is_none());
         let mut value: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
         value["env"]["SLURMD_NODENAME"] = "n7".into();
-        let report = parse(&serde_json::to_vec(&value).unwrap(), "file").unwrap();
+        let report = parse(&serde_json::to_vec(&value).unwrap(), &file()).unwrap();
         assert_eq!(report.name, "n7");
+        let known = GivenName::Known("n8".to_string());
+        assert_eq!(parse(SNAPSHOT.as_bytes(), &known).unwrap().name, "n8");
     }
 
     #[test]
@@ -130,7 +148,7 @@ mod tests {
             "findings": [],
             "summary": {},
         });
-        let parsed = parse(&serde_json::to_vec(&report).unwrap(), "file").unwrap();
+        let parsed = parse(&serde_json::to_vec(&report).unwrap(), &file()).unwrap();
         assert_eq!(parsed.findings.map(|findings| findings.len()), Some(0));
     }
 
@@ -151,10 +169,10 @@ mod tests {
 
     #[test]
     fn other_documents_are_refused_in_one_line() {
-        let problem = parse(br#"{"schema": "envdoctor.diff/1"}"#, "file").unwrap_err();
+        let problem = parse(br#"{"schema": "envdoctor.diff/1"}"#, &file()).unwrap_err();
         assert!(problem.contains("envdoctor.diff/1"), "{problem}");
         assert!(problem.contains("check report"), "{problem}");
-        let problem = parse(br#"{"schema": "envdoctor.snapshot/1", "system": 3}"#, "file").unwrap_err();
+        let problem = parse(br#"{"schema": "envdoctor.snapshot/1", "system": 3}"#, &file()).unwrap_err();
         assert!(problem.starts_with("1:"), "{problem}");
         assert!(!problem.contains('\n'), "{problem}");
     }

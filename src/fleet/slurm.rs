@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::documents::{Piece, Splitter};
 use super::input::{self, Item, Raw};
+use super::reports::GivenName;
 
 /// What each node runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,9 +57,23 @@ pub enum SlurmError {
     Failed(String),
 }
 
+/// Task counts an enclosing job sets in the environment, which srun reads as
+/// `-n` and `--ntasks-per-node`: inside `sbatch --ntasks-per-node=8` they would
+/// ask for eight envdoctors per node, more than one per node allows, and srun
+/// refuses the step. The node count (`SLURM_NNODES`) is kept: it is the allocation.
+const INHERITED_TASK_COUNTS: [&str; 4] = [
+    "SLURM_NTASKS",
+    "SLURM_NPROCS",
+    "SLURM_NTASKS_PER_NODE",
+    "SLURM_TASKS_PER_NODE",
+];
+
 /// The command line, in full: what runs, on which nodes.
 pub fn command(options: &Options) -> Command {
     let mut command = Command::new("srun");
+    for name in INHERITED_TASK_COUNTS {
+        command.env_remove(name);
+    }
     command
         .args(["--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"])
         .args(&options.srun_args)
@@ -250,7 +265,11 @@ fn stdout_line(line: &[u8], tasks: &mut BTreeMap<u32, Task>, sink: &mut dyn FnMu
             return;
         }
         answered = true;
-        sink(input::raw_of(piece, &format!("node {node}"), &node, 0));
+        let name = match &task.node {
+            Some(node) => GivenName::Known(node.clone()),
+            None => GivenName::Fallback(node.clone()),
+        };
+        sink(input::raw_of(piece, &format!("node {node}"), name));
     };
     task.splitter.feed(text, &mut handle);
     // srun may cut a long line in pieces, each labelled: a newline is only real

@@ -1,0 +1,267 @@
+//! `envdoctor fleet --slurm` against a real Slurm cluster: munged, slurmctld
+//! and three slurmd (nodes n1, n2, n3) on loopback, brought up by
+//! `tests/slurm/cluster.sh` and torn down after. Each node runs envdoctor
+//! through `tests/slurm/node-wrapper.sh`, which sets `NCCL_IB_DISABLE=1` on
+//! one node only and, when asked, makes another node never answer.
+//!
+//! The cluster needs root and Debian's Slurm packages. Where they are missing
+//! the test says so and passes, unless `ENVDOCTOR_TEST_SLURM=1` (set by
+//! `.ci/run`, which installs them) makes their absence a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const ENVDOCTOR: &str = env!("CARGO_BIN_EXE_envdoctor");
+/// Ports away from Slurm's defaults and from a developer's own test cluster.
+const CTLD_PORT: &str = "17817";
+const SLURMD_PORT: &str = "17818";
+/// The hung node's sleep: a length no other process on the machine uses, so it can be looked for.
+const HANG_SECS: &str = "347";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Cluster {
+    dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    /// `None` when this machine cannot run one (and the test may skip).
+    fn up() -> Option<Cluster> {
+        let dir = tempfile::tempdir().unwrap();
+        let output = cluster_script(dir.path(), "up");
+        match output.status.code() {
+            Some(0) => Some(Cluster { dir }),
+            Some(77) if std::env::var("ENVDOCTOR_TEST_SLURM").as_deref() != Ok("1") => {
+                eprintln!(
+                    "skipped: no Slurm cluster can run here: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                );
+                None
+            }
+            _ => panic!(
+                "the test cluster did not come up:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        }
+    }
+
+    fn conf(&self) -> PathBuf {
+        self.dir.path().join("slurm.conf")
+    }
+
+    fn fleet(&self, hang: Option<&str>, arguments: &[&str]) -> (Output, Duration) {
+        let started = Instant::now();
+        let output = Command::new(ENVDOCTOR)
+            .arg("fleet")
+            .args(arguments)
+            .env("SLURM_CONF", self.conf())
+            .env("ENVDOCTOR_TEST_BIN", ENVDOCTOR)
+            .env("ENVDOCTOR_TEST_DIFFER_NODE", "n2")
+            .env("ENVDOCTOR_TEST_HANG_NODE", hang.unwrap_or(""))
+            .env("ENVDOCTOR_TEST_HANG_SECS", HANG_SECS)
+            .output()
+            .unwrap();
+        (output, started.elapsed())
+    }
+
+    fn queue(&self) -> String {
+        let output = Command::new("squeue")
+            .args(["-h", "-o", "%i %T"])
+            .env("SLURM_CONF", self.conf())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let output = cluster_script(self.dir.path(), "down");
+        if !output.status.success() && !std::thread::panicking() {
+            panic!("teardown failed:\n{}", String::from_utf8_lossy(&output.stderr));
+        }
+    }
+}
+
+fn cluster_script(dir: &Path, action: &str) -> Output {
+    Command::new("bash")
+        .arg(repo().join("tests/slurm/cluster.sh"))
+        .arg(action)
+        .env("SLURM_TEST_DIR", dir)
+        .env("NNODES", "3")
+        .env("SLURMCTLD_PORT", CTLD_PORT)
+        .env("SLURMD_PORT", SLURMD_PORT)
+        .output()
+        .unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "not JSON ({error}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn names(list: &Value, key: &str) -> Vec<String> {
+    let mut names: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item[key].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Processes still running the hung node's `sleep`.
+fn hung_sleeps() -> Vec<String> {
+    let output = Command::new("pgrep").args(["-a", "-x", "sleep"]).output().unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|line| line.ends_with(&format!(" {HANG_SECS}")))
+        .map(str::to_string)
+        .collect()
+}
+
+fn wait_until(what: &str, limit: Duration, done: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < limit, "{what} after {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn every_node_of_a_real_cluster_answers_and_the_one_that_differs_is_named() {
+    let Some(cluster) = Cluster::up() else { return };
+    let wrapper = repo().join("tests/slurm/node-wrapper.sh");
+    let wrapper = wrapper.to_str().unwrap();
+
+    // All three answer; n2 differs by an NCCL variable only its task sets.
+    let (output, _) = cluster.fleet(
+        None,
+        &["--format", "json", "--envdoctor", wrapper, "--slurm", "-N", "3"],
+    );
+    let report = json(&output);
+    assert_eq!(report["nodes"]["reported"], 3, "{report:#}");
+    assert_eq!(report["nodes"]["not_answered"], 0);
+    let deviations = report["deviations"].as_array().unwrap();
+    assert_eq!(deviations.len(), 1, "{report:#}");
+    assert_eq!(deviations[0]["nodes"], serde_json::json!(["n2"]));
+    let difference = &deviations[0]["differences"][0];
+    assert_eq!(difference["subject"], "NCCL_IB_DISABLE");
+    assert_eq!(difference["found"], "1");
+    assert_eq!(difference["severity"], "warning");
+    // Every node sent a check report, with its findings.
+    assert_eq!(report["nodes"]["judged"], 3);
+    // A warning passes the default --fail-on error.
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // n3 hangs: it is named as not answering within the deadline, and its task is stopped.
+    let (output, took) = cluster.fleet(
+        Some("n3"),
+        &[
+            "--format",
+            "json",
+            "--deadline",
+            "4",
+            "--envdoctor",
+            wrapper,
+            "--slurm",
+            "-N",
+            "3",
+        ],
+    );
+    let report = json(&output);
+    assert_eq!(report["nodes"]["reported"], 2, "{report:#}");
+    assert_eq!(names(&report["not_answered"], "node"), ["n3"]);
+    assert!(
+        report["not_answered"][0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("within 4 s"),
+        "{report:#}"
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a node that did not answer fails the fleet"
+    );
+    assert!(took < Duration::from_secs(30), "stopping the step took {took:?}");
+    wait_until("the hung task is still running", Duration::from_secs(20), || {
+        hung_sleeps().is_empty() && cluster.queue().is_empty()
+    });
+
+    // The same through text, for a person: the nodes are named.
+    let (output, _) = cluster.fleet(
+        Some("n3"),
+        &["--deadline", "4", "--envdoctor", wrapper, "--slurm", "-N", "3"],
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("n3: did not answer within 4 s"), "{text}");
+    assert!(text.contains("NCCL_IB_DISABLE is `1` on this node"), "{text}");
+
+    // As the first step of a batch job. The job's own task counts (here as a job
+    // with two tasks per node would have them) must not leak into fleet's step.
+    let work = tempfile::tempdir().unwrap();
+    let result = work.path().join("fleet.json");
+    let script = work.path().join("job.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n#SBATCH -N 3 -o {out}\nexport SLURM_NTASKS=6 SLURM_NTASKS_PER_NODE=2\n\
+             {envdoctor} fleet --format json -o {result} --envdoctor {wrapper} --slurm || exit 1\n\
+             echo the job would start here\n",
+            out = work.path().join("job.out").display(),
+            envdoctor = ENVDOCTOR,
+            result = result.display(),
+        ),
+    )
+    .unwrap();
+    let batch = Command::new("sbatch")
+        .arg("--wait")
+        .arg(&script)
+        .env("SLURM_CONF", cluster.conf())
+        .env("ENVDOCTOR_TEST_BIN", ENVDOCTOR)
+        .env("ENVDOCTOR_TEST_DIFFER_NODE", "n2")
+        .output()
+        .unwrap();
+    let job_out = std::fs::read_to_string(work.path().join("job.out")).unwrap_or_default();
+    assert!(
+        batch.status.success(),
+        "{}{job_out}",
+        String::from_utf8_lossy(&batch.stderr)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    assert_eq!(report["nodes"]["reported"], 3, "{report:#}");
+    assert_eq!(report["deviations"][0]["nodes"], serde_json::json!(["n2"]));
+    assert!(job_out.contains("the job would start here"), "{job_out}");
+
+    let conf_dir = cluster.dir.path().to_path_buf();
+    drop(cluster);
+    // Nothing of the cluster is left: no daemon, no step, no task.
+    assert!(!conf_dir.exists(), "the cluster's folder was not removed");
+    let leftovers = Command::new("pgrep")
+        .args(["-a", "-f", conf_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        leftovers.stdout.is_empty(),
+        "still running: {}",
+        String::from_utf8_lossy(&leftovers.stdout)
+    );
+    assert!(hung_sleeps().is_empty());
+}
