@@ -37,8 +37,7 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 py="$("$(command -v -- "$python_arg")" -c 'import sys; print(sys.executable)')"
 release_envdoctor
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-check.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+scratch_dir check
 "$py" -m venv "$work/venv"
 venv_py="$work/venv/bin/python"
 # pip itself is in the venv; the copies go beside it.

@@ -35,9 +35,7 @@ done
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 release_envdoctor
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-explain.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-export XDG_CACHE_HOME="$work/cache"
+scratch_dir explain
 case_dir="$repo_root/tests/fixtures/explain/deepspeed-zero3-offload-lf3583-a40"
 
 PYTHONPATH="$repo_root/bench" python3 - "$envdoctor" "$case_dir" "$work" "$runs" "$size_mb" <<'PYEOF'

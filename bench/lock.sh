@@ -35,9 +35,8 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 py="$("$(command -v -- "$python_arg")" -c 'import sys; print(sys.executable)')"
 release_envdoctor
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-lock.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-export XDG_CACHE_HOME="$work/cache" PIP_DISABLE_PIP_VERSION_CHECK=1
+scratch_dir lock
+export PIP_DISABLE_PIP_VERSION_CHECK=1
 unset VIRTUAL_ENV
 "$envdoctor" lock --python "$py" -o "$work/envdoctor.lock" 2>/dev/null
 "$py" -m pip freeze >"$work/frozen.txt"

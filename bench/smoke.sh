@@ -35,8 +35,7 @@ done
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 py="$(command -v -- "$python_arg")"
 release_envdoctor
-work="$(mktemp -d "${TMPDIR:-/tmp}/envdoctor-bench-smoke.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+scratch_dir smoke
 
 PYTHONPATH="$repo_root/bench" "$py" - "$envdoctor" "$py" "$work" "$runs" <<'PYEOF'
 import json, os, sys

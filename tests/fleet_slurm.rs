@@ -33,6 +33,8 @@ impl Cluster {
     /// `None` when this machine cannot run one (and the test may skip).
     fn up() -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
+        // munged refuses a socket folder others cannot enter; tempdir makes it 0700.
+        std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let output = cluster_script(dir.path(), "up");
         match output.status.code() {
             Some(0) => Some(Cluster { dir }),

@@ -114,14 +114,14 @@ fn check_package(
     // pip keeps a set per package: a requirement listed twice is one problem.
     let mut seen = BTreeSet::new();
     for line in &package.requires_dist {
-        let requirement = match Requirement::<pep508_rs::VerbatimUrl>::from_str(line) {
-            Ok(requirement) => requirement,
+        let parsed = parsed(line);
+        let (requirement, variables) = match &*parsed {
+            Ok(parsed) => parsed,
             Err(error) => {
-                findings.push(unparsable(package, line, &error.to_string()));
+                findings.push(unparsable(package, line, error));
                 continue;
             }
         };
-        let variables = marker_variables(&requirement.marker);
         if let Some(unknown) = variables.iter().find(|name| markers.unknown.contains(name.as_str())) {
             tally.skipped.push(format!("{project}: `{line}` (needs {unknown})"));
             continue;
@@ -155,7 +155,7 @@ fn check_package(
                     "{project} declares it needs {dependency}: where {project} imports it, Python raises \
                      ModuleNotFoundError, often already at `import {project}`. `pip check` reports the same."
                 ),
-                fix: Some(format!("pip install \"{}\"", install_argument(&requirement))),
+                fix: Some(format!("pip install \"{}\"", install_argument(requirement))),
                 references: vec![PIP_CHECK.to_string(), CORE_METADATA_REQUIRES_DIST.to_string()],
                 unsettled: None,
             }),
@@ -194,7 +194,7 @@ fn check_package(
                          afterwards without resolving both (a later install with --no-deps, another installer, a \
                          manual copy). `pip check` reports the same."
                     ),
-                    fix: Some(format!("pip install \"{}\"", install_argument(&requirement))),
+                    fix: Some(format!("pip install \"{}\"", install_argument(requirement))),
                     references: vec![PIP_CHECK.to_string(), VERSION_SPECIFIERS.to_string()],
                     unsettled: None,
                 });
@@ -471,6 +471,40 @@ fn rebuilt_values(snapshot: &Snapshot) -> BTreeMap<&'static str, Option<String>>
         ("python_version", python_version),
         ("sys_platform", linux.then(|| "linux".to_string())),
     ])
+}
+
+type ParsedLine = Result<(Requirement<pep508_rs::VerbatimUrl>, BTreeSet<String>), String>;
+
+/// Entries the per-thread cache of parsed lines keeps before starting over.
+const PARSED_CACHE_LIMIT: usize = 100_000;
+
+thread_local! {
+    static PARSED: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<ParsedLine>>> =
+        std::cell::RefCell::default();
+}
+
+/// A `Requires-Dist` line parsed, with the marker variables it reads; once per
+/// thread per distinct line, because `fleet` checks thousands of Snapshots whose
+/// packages declare the same lines, and parsing them was most of its time.
+fn parsed(line: &str) -> std::rc::Rc<ParsedLine> {
+    PARSED.with_borrow_mut(|cache| {
+        if let Some(parsed) = cache.get(line) {
+            return parsed.clone();
+        }
+        if cache.len() >= PARSED_CACHE_LIMIT {
+            cache.clear();
+        }
+        let parsed = std::rc::Rc::new(
+            Requirement::<pep508_rs::VerbatimUrl>::from_str(line)
+                .map(|requirement| {
+                    let variables = marker_variables(&requirement.marker);
+                    (requirement, variables)
+                })
+                .map_err(|error| error.to_string()),
+        );
+        cache.insert(line.to_string(), parsed.clone());
+        parsed
+    })
 }
 
 /// The environment variables a marker reads (`extra` is not one of them).

@@ -69,21 +69,21 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
 pub fn node_name(snapshot: &Snapshot) -> Option<String> {
     NODE_NAME_VARIABLES
         .iter()
-        .find_map(|name| snapshot.env.get(*name))
-        .or(snapshot.system.hostname.as_ref())
-        .filter(|name| !name.is_empty())
-        .cloned()
+        .filter_map(|name| snapshot.env.get(*name))
+        .chain(snapshot.system.hostname.as_ref())
+        .map(|name| name.trim())
+        .find(|name| !name.is_empty())
+        .map(str::to_string)
 }
 
 /// This node's name, by the same rule: for `-o 'DIR/{host}.json'`, where
 /// every node of a launch writes its own report into one shared directory.
 pub fn this_node_name() -> Option<String> {
+    let set = |name: String| Some(name.trim().to_string()).filter(|name| !name.is_empty());
     NODE_NAME_VARIABLES
         .iter()
-        .find_map(|name| std::env::var(name).ok())
-        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
-        .map(|name| name.trim().to_string())
-        .filter(|name| !name.is_empty())
+        .find_map(|name| std::env::var(name).ok().and_then(set))
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok().and_then(set))
 }
 
 /// The placeholder in an output path that becomes this node's name.
@@ -135,6 +135,9 @@ mod tests {
         value["env"]["SLURMD_NODENAME"] = "n7".into();
         let report = parse(&serde_json::to_vec(&value).unwrap(), &file()).unwrap();
         assert_eq!(report.name, "n7");
+        value["env"]["ENVDOCTOR_NODE_NAME"] = "".into();
+        let report = parse(&serde_json::to_vec(&value).unwrap(), &file()).unwrap();
+        assert_eq!(report.name, "n7", "an empty variable names nothing");
         let known = GivenName::Known("n8".to_string());
         assert_eq!(parse(SNAPSHOT.as_bytes(), &known).unwrap().name, "n8");
     }

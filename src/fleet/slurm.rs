@@ -44,10 +44,10 @@ pub struct Options {
 /// The first line each task prints, before envdoctor starts.
 const NODE_HEADER: &str = "envdoctor-node ";
 
-/// How long `srun` has to stop the step after it is told to, before it is killed.
-/// Slurm's own `KillWait` (default 30 s) bounds how long a task may ignore the
-/// signal, so this is a little longer than the default.
-const STOP_GRACE: Duration = Duration::from_secs(35);
+/// How long `srun` has to stop the step after SIGTERM before it is killed. It
+/// takes milliseconds when its pipes are read (they are, to the end); killed,
+/// srun's own helper still cancels the step within seconds.
+const STOP_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum SlurmError {
@@ -55,30 +55,40 @@ pub enum SlurmError {
     Spawn(#[source] std::io::Error),
     #[error("srun failed before any node answered: {0}")]
     Failed(String),
+    #[error(
+        "`{0}` cannot be passed to srun here: unbuffered output arrives in pieces whose task lines cannot be rebuilt"
+    )]
+    Unbuffered(String),
 }
 
 /// Task counts an enclosing job sets in the environment, which srun reads as
 /// `-n` and `--ntasks-per-node`: inside `sbatch --ntasks-per-node=8` they would
 /// ask for eight envdoctors per node, more than one per node allows, and srun
-/// refuses the step. The node count (`SLURM_NNODES`) is kept: it is the allocation.
-const INHERITED_TASK_COUNTS: [&str; 4] = [
+/// refuses the step (or runs two per node). The node count (`SLURM_NNODES`) is
+/// kept: it is the allocation. `SLURM_UNBUFFEREDIO` is `-u`, which `collect`
+/// cannot read (see `SlurmError::Unbuffered`).
+const INHERITED_SETTINGS: [&str; 5] = [
     "SLURM_NTASKS",
     "SLURM_NPROCS",
     "SLURM_NTASKS_PER_NODE",
     "SLURM_TASKS_PER_NODE",
+    "SLURM_UNBUFFEREDIO",
 ];
 
 /// The command line, in full: what runs, on which nodes.
 pub fn command(options: &Options) -> Command {
     let mut command = Command::new("srun");
-    for name in INHERITED_TASK_COUNTS {
+    for name in INHERITED_SETTINGS {
         command.env_remove(name);
     }
     command
-        .args(["--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"])
+        // --overlap: inside a job whose training step holds every CPU, the check
+        // must still run now, not wait for the CPUs (Slurm 20.11 and later).
+        .args(["--overlap", "--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"])
         .args(&options.srun_args)
         .args([
-            "sh",
+            // An absolute path: with `--export=NONE` the task has no PATH.
+            "/bin/sh",
             "-c",
             // `$0` and `$@` are envdoctor and its arguments, passed as words, never parsed by the shell.
             "printf 'envdoctor-node %s\\n' \"${SLURMD_NODENAME:-$(hostname)}\"; exec \"$0\" \"$@\"",
@@ -137,6 +147,13 @@ enum Event {
 
 /// Runs the step and hands on each node's report, or why there is none.
 pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), SlurmError> {
+    if let Some(unbuffered) = options
+        .srun_args
+        .iter()
+        .find(|arg| *arg == "-u" || *arg == "--unbuffered")
+    {
+        return Err(SlurmError::Unbuffered(unbuffered.clone()));
+    }
     let mut child = command(options)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -337,6 +354,20 @@ mod tests {
     }
 
     #[test]
+    fn unbuffered_output_is_refused_before_srun_starts() {
+        let options = Options {
+            srun_args: vec!["-N".into(), "2".into(), "-u".into()],
+            envdoctor: PathBuf::from("envdoctor"),
+            collect: Collect::Probe,
+            smoke: false,
+            python: None,
+            deadline: Duration::from_secs(1),
+        };
+        let error = collect(&options, &mut |_| {}).unwrap_err();
+        assert!(matches!(error, SlurmError::Unbuffered(arg) if arg == "-u"));
+    }
+
+    #[test]
     fn the_nodes_run_envdoctor_with_its_arguments_as_words() {
         let options = Options {
             srun_args: vec!["-N".into(), "3".into()],
@@ -352,11 +383,19 @@ mod tests {
             .map(|arg| arg.to_string_lossy().into_owned())
             .collect();
         assert_eq!(
-            arguments[..5],
-            ["--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0", "-N", "3"]
+            arguments[..6],
+            [
+                "--overlap",
+                "--ntasks-per-node=1",
+                "--label",
+                "--kill-on-bad-exit=0",
+                "-N",
+                "3"
+            ]
         );
+        assert_eq!(arguments[6..8], ["/bin/sh", "-c"]);
         assert_eq!(
-            arguments[8..],
+            arguments[9..],
             [
                 "/shared/bin/envdoctor",
                 "check",
