@@ -45,12 +45,18 @@ pub enum GivenName {
 /// Reads one report, named by `given` as its doc says. The error is one line, without the
 /// place: the caller knows the file and line the document came from.
 pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
-    let head: Head = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
-    let (snapshot, findings) = if head.schema == REPORT_SCHEMA {
+    let schema = match leading_schema(bytes) {
+        Some(schema) => schema.to_string(),
+        None => {
+            let head: Head = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
+            head.schema
+        }
+    };
+    let (snapshot, findings) = if schema == REPORT_SCHEMA {
         let report: CheckReport = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
         (report.snapshot, Some(report.findings))
     } else {
-        snapshot::check_schema_name(&head.schema)
+        snapshot::check_schema_name(&schema)
             .map_err(|problem| format!("{problem} (nor a check report, \"{REPORT_SCHEMA}\")"))?;
         let snapshot: Snapshot = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
         (snapshot, None)
@@ -63,6 +69,16 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
         snapshot,
         findings,
     })
+}
+
+/// The schema when it is the document's first key, as envdoctor writes it:
+/// found without reading the rest, which would otherwise be read twice.
+fn leading_schema(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(&bytes[..bytes.len().min(128)]).ok()?;
+    let rest = text.strip_prefix('{')?.trim_start().strip_prefix("\"schema\"")?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let schema = &rest[..rest.find('"')?];
+    (!schema.contains('\\')).then_some(schema)
 }
 
 /// The name the scheduler knows the node by, else its host name.
@@ -168,6 +184,16 @@ mod tests {
         );
         assert!(expand_host(path, Some("../x")).is_err());
         assert!(expand_host(path, None).is_err());
+    }
+
+    #[test]
+    fn the_schema_is_read_from_the_front_when_it_comes_first() {
+        assert_eq!(
+            leading_schema(b"{\n  \"schema\": \"envdoctor.report/1\", \"x\": 1}"),
+            Some("envdoctor.report/1")
+        );
+        assert_eq!(leading_schema(b"{\"x\": 1, \"schema\": \"a\"}"), None);
+        assert_eq!(leading_schema(b"{\"schema\": 3}"), None);
     }
 
     #[test]
