@@ -216,6 +216,17 @@ fn every_node_of_a_real_cluster_answers_and_the_one_that_differs_is_named() {
     assert!(text.contains("n3: did not answer within 4 s"), "{text}");
     assert!(text.contains("NCCL_IB_DISABLE is `1` on this node"), "{text}");
 
+    // An envdoctor the nodes cannot run: nothing came back, which is the
+    // command's fault, not a node's: exit 2, one line naming a node and why.
+    let (output, _) = cluster.fleet(None, &["--envdoctor", "/nonexistent/envdoctor", "--slurm", "-N", "3"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("ended without a report: exited with exit code 127"),
+        "{stderr}"
+    );
+
     // As the first step of a batch job. The job's own task counts (here as a job
     // with two tasks per node would have them) must not leak into fleet's step.
     let work = tempfile::tempdir().unwrap();

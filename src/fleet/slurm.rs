@@ -195,27 +195,31 @@ pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), Slurm
     }
 
     let answered = tasks.values().filter(|task| task.answered).count();
+    let mut first_failure = None;
     for (number, task) in tasks {
         if task.answered {
             continue;
         }
         let node = task.node.unwrap_or_else(|| format!("task {number}"));
-        let problem = if timed_out {
+        // A task srun saw exit failed on its own, whatever the deadline did after.
+        let problem = if timed_out && task.exit.is_none() {
             format!("did not answer within {} s", options.deadline.as_secs_f64())
         } else {
-            let why = [task.exit, task.last_error].into_iter().flatten().collect::<Vec<_>>();
+            let why: Vec<String> = [task.exit, task.last_error].into_iter().flatten().collect();
             if why.is_empty() {
                 "ended without a report".to_string()
             } else {
                 format!("ended without a report: {}", why.join("; "))
             }
         };
+        first_failure.get_or_insert_with(|| format!("{node}: {problem}"));
         sink(Raw::Done(Item::NotAnswered { node, problem }));
     }
     if answered == 0 && !timed_out {
-        let said = srun_said
-            .last()
-            .cloned()
+        // Nothing came back at all: most likely the command itself (a wrong
+        // --envdoctor, srun arguments it refused), which is not a node's fault.
+        let said = first_failure
+            .or_else(|| srun_said.last().cloned())
             .unwrap_or_else(|| "no task started".to_string());
         return Err(SlurmError::Failed(said));
     }
