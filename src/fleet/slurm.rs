@@ -44,6 +44,9 @@ pub struct Options {
 /// The first line each task prints, before envdoctor starts.
 const NODE_HEADER: &str = "envdoctor-node ";
 
+/// How long to wait, once srun has exited, for the rest of its standard error.
+const STDERR_GRACE: Duration = Duration::from_secs(2);
+
 /// How long `srun` has to stop the step after SIGTERM before it is killed. It
 /// takes milliseconds when its pipes are read (they are, to the end); killed,
 /// srun's own helper still cancels the step within seconds.
@@ -192,6 +195,13 @@ pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), Slurm
         stop(&mut child);
     } else {
         let _ = child.wait();
+        // srun says how each task ended on standard error, which can still be
+        // in flight when standard output closes.
+        while let Ok(event) = received.recv_timeout(STDERR_GRACE) {
+            if let Event::Stderr(line) = event {
+                stderr_line(line, &mut tasks, &mut srun_said);
+            }
+        }
     }
 
     let answered = tasks.values().filter(|task| task.answered).count();
