@@ -321,12 +321,18 @@ fn stderr_line(line: String, tasks: &mut BTreeMap<u32, Task>, srun_said: &mut Ve
             return;
         }
     }
-    // srun's own: `srun: error: n2: task 1: Exited with exit code 2`.
-    if let Some((_, after)) = line.split_once(": task ")
+    // srun's own: `srun: error: n2: task 1: Exited with exit code 2`. It names
+    // the node, which matters for a task that never printed its header.
+    if let Some((before, after)) = line.split_once(": task ")
         && let Some((number, what)) = after.split_once(": ")
         && let Ok(number) = number.trim().parse::<u32>()
     {
-        tasks.entry(number).or_default().exit = Some(what.trim().to_lowercase());
+        let task = tasks.entry(number).or_default();
+        task.exit = Some(what.trim().to_lowercase());
+        let node = before.rsplit(": ").next().unwrap_or_default().trim();
+        if task.node.is_none() && !node.is_empty() && !node.contains(' ') {
+            task.node = Some(node.to_string());
+        }
         return;
     }
     if srun_said.len() == 20 {
@@ -365,6 +371,21 @@ mod tests {
         );
         assert_eq!(split_label(b"12:"), Some((12, &b""[..])));
         assert_eq!(split_label(b"srun: error: x"), None);
+    }
+
+    #[test]
+    fn srun_naming_a_task_that_never_spoke_names_its_node() {
+        let mut tasks = BTreeMap::new();
+        let mut said = Vec::new();
+        stderr_line(
+            "srun: error: n3: task 2: Exited with exit code 127".to_string(),
+            &mut tasks,
+            &mut said,
+        );
+        let task = &tasks[&2];
+        assert_eq!(task.node.as_deref(), Some("n3"));
+        assert_eq!(task.exit.as_deref(), Some("exited with exit code 127"));
+        assert!(said.is_empty());
     }
 
     #[test]
