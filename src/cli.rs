@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use crate::check::FailOn;
+pub use crate::fleet::slurm::Collect;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -261,8 +262,8 @@ pub struct FleetArgs {
     pub deadline: f64,
 
     /// What each node runs (--slurm): `check` (the Snapshot and the node's findings) or `probe`.
-    #[arg(long, value_enum, default_value_t = CollectKind::Check)]
-    pub collect: CollectKind,
+    #[arg(long, value_enum, default_value_t = Collect::Check)]
+    pub collect: Collect,
 
     /// Also run the GPU smoke test on every node (--slurm --collect check); give it a --deadline
     /// long enough for torch to start.
@@ -283,12 +284,6 @@ pub struct FleetArgs {
     /// Everything after --slurm is passed to srun, so it comes last.
     #[arg(long, value_name = "SRUN_ARGS", num_args = 0.., allow_hyphen_values = true)]
     pub slurm: Option<Vec<String>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CollectKind {
-    Probe,
-    Check,
 }
 
 const SMOKE_EXAMPLES: &str = "\

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{Outcome, emit, style_for};
 use crate::check::{self, CheckInput, FailOn, Smoke};
-use crate::cli::{CollectKind, FleetArgs, ReportFormat};
+use crate::cli::{FleetArgs, ReportFormat};
 use crate::configs::TrainingConfigs;
 use crate::fleet::aggregate::Prepared;
 use crate::fleet::input::{self, Item, Raw};
@@ -56,10 +56,7 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
                         anyhow::anyhow!("cannot tell where this envdoctor is (pass --envdoctor PATH): {error}")
                     })?,
                 },
-                collect: match args.collect {
-                    CollectKind::Probe => slurm::Collect::Probe,
-                    CollectKind::Check => slurm::Collect::Check,
-                },
+                collect: args.collect,
                 smoke: args.smoke,
                 python: args.python.clone(),
                 deadline: Duration::from_secs_f64(args.deadline),

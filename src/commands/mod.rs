@@ -250,8 +250,7 @@ fn python_options(args: &PythonArgs) -> probe::PythonOptions {
 /// reader's choice, not an error.
 fn emit(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(path) = output {
-        let name = crate::fleet::reports::this_node_name();
-        let path = crate::fleet::reports::expand_host(path, name.as_deref())
+        let path = crate::fleet::reports::expand_host(path, crate::fleet::reports::this_node_name)
             .map_err(|problem| anyhow::anyhow!("cannot write `{}`: {problem}", path.display()))?;
         return atomic_write::write(&path, bytes).with_context(|| format!("cannot write `{}`", path.display()));
     }

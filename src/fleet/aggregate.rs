@@ -196,8 +196,10 @@ impl Aggregator {
 
     pub fn finish(self, reference: Reference, fail_on: FailOn) -> FleetReport {
         let total = self.names.len();
-        let consensus = self.consensus();
-        let contested = self.contested();
+        let counts = self.value_counts();
+        let consensus = self.consensus(&counts);
+        let contested = self.contested(&counts);
+        let compare_lock = matches!(reference, Reference::Lock { .. });
         let (reference_lock, reference_info) = match reference {
             Reference::Majority => {
                 let lock = config::lock_from(self.resolve(&consensus));
@@ -217,7 +219,6 @@ impl Aggregator {
                 (*lock, info)
             }
         };
-        let compare_lock = reference_info.kind == "lock";
 
         let mut worst: Vec<Option<Severity>> = vec![None; total];
         let mut deviations = Vec::new();
@@ -234,10 +235,11 @@ impl Aggregator {
                 .iter()
                 .map(|&node| self.names[node as usize].as_str())
                 .collect();
+            let hostlist = hostlist::compress(names.iter().copied());
             configurations.push(Configuration {
                 fingerprint: fingerprint(self.resolve(&group.facts)),
                 nodes: group.nodes.len(),
-                hostlist: hostlist::compress(names.iter().copied()),
+                hostlist: hostlist.clone(),
                 matches_reference: differences.is_empty(),
             });
             let Some(severity) = differences.iter().map(|drift| drift.severity).max() else {
@@ -248,7 +250,7 @@ impl Aggregator {
                 raise(&mut worst[node as usize], severity);
             }
             deviations.push(Deviation {
-                hostlist: hostlist::compress(names.iter().copied()),
+                hostlist,
                 nodes: names.iter().map(|name| name.to_string()).collect(),
                 severity,
                 differences,
@@ -338,11 +340,10 @@ impl Aggregator {
 
     /// The value most nodes have for each fact; a fact most nodes lack is left out.
     /// Ties go to the value seen first, so the result does not depend on hashing.
-    fn consensus(&self) -> Facts {
+    fn consensus(&self, counts: &[HashMap<u32, usize>]) -> Facts {
         let total = self.names.len();
-        let mut consensus: Vec<(u32, u32)> = self
-            .value_counts()
-            .into_iter()
+        let mut consensus: Vec<(u32, u32)> = counts
+            .iter()
             .enumerate()
             .filter_map(|(key, counts)| {
                 let present: usize = counts.values().sum();
@@ -367,10 +368,10 @@ impl Aggregator {
 
     /// Facts on which no value is held by more than half the nodes: the fleet is
     /// split, and "the majority" there is only the largest part.
-    fn contested(&self) -> Vec<Contested> {
+    fn contested(&self, counts: &[HashMap<u32, usize>]) -> Vec<Contested> {
         let total = self.names.len();
         let mut contested: Vec<(&FactKey, Contested)> = Vec::new();
-        for (key, counts) in self.value_counts().into_iter().enumerate() {
+        for (key, counts) in counts.iter().enumerate() {
             let present: usize = counts.values().sum();
             let absent = total - present;
             let top = counts.values().copied().max().unwrap_or(0).max(absent);

@@ -85,17 +85,15 @@ impl FactKey {
                 format!("{} {}", text(&system["os"]), text(&system["architecture"]))
             }
             FactKey::CudaToolkits | FactKey::CudaLibraries => {
+                // Toolkits have no name of their own; libraries do (`cudnn`).
                 let items = json();
                 let items: Vec<String> = items
                     .as_array()
                     .into_iter()
                     .flatten()
                     .map(|item| {
-                        format!(
-                            "{} {}",
-                            text(&item["name"]).replace("unknown", "toolkit"),
-                            text(&item["version"])
-                        )
+                        let name = item["name"].as_str().unwrap_or("toolkit");
+                        format!("{name} {}", text(&item["version"]))
                     })
                     .collect();
                 items.join(", ")

@@ -107,8 +107,9 @@ fn stem(path: &Path) -> String {
 }
 
 /// Every report in one stream. `source` names it in problems; `fallback` names
-/// a node whose report carries no name (with `#2`, ... after the first). Stray text between reports is noise
-/// from launchers and is dropped, unless the stream holds nothing else.
+/// a node whose report carries no name (with `#2`, ... after the first). Stray
+/// text between reports is noise from launchers and is dropped, unless the
+/// stream holds nothing else.
 pub fn read_stream(
     mut stream: impl Read,
     source: &str,

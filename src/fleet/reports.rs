@@ -105,18 +105,23 @@ pub fn this_node_name() -> Option<String> {
 /// The placeholder in an output path that becomes this node's name.
 pub const HOST_PLACEHOLDER: &str = "{host}";
 
-/// `path` with `{host}` replaced by `name`; a name that would leave the
-/// directory (`/`, `..`) is refused rather than written somewhere else.
-pub fn expand_host(path: &std::path::Path, name: Option<&str>) -> Result<std::path::PathBuf, String> {
+/// `path` with `{host}` replaced by the name `name` gives (asked only when the
+/// path holds `{host}`); a name that would leave the directory (`/`, `..`) is
+/// refused rather than written somewhere else.
+pub fn expand_host(
+    path: &std::path::Path,
+    name: impl FnOnce() -> Option<String>,
+) -> Result<std::path::PathBuf, String> {
     let text = path.to_string_lossy();
     if !text.contains(HOST_PLACEHOLDER) {
         return Ok(path.to_path_buf());
     }
-    let name = name.ok_or("`{host}` in the output path, but this node's name is unknown (set ENVDOCTOR_NODE_NAME)")?;
+    let name =
+        name().ok_or("`{host}` in the output path, but this node's name is unknown (set ENVDOCTOR_NODE_NAME)")?;
     if name.contains('/') || name == ".." || name == "." {
         return Err(format!("`{{host}}` would become `{name}`, which is not a file name"));
     }
-    Ok(std::path::PathBuf::from(text.replace(HOST_PLACEHOLDER, name)))
+    Ok(std::path::PathBuf::from(text.replace(HOST_PLACEHOLDER, &name)))
 }
 
 fn json_problem(error: &serde_json::Error) -> String {
@@ -175,15 +180,15 @@ mod tests {
     fn host_in_an_output_path_becomes_the_node_name() {
         let path = std::path::Path::new("reports/{host}.json");
         assert_eq!(
-            expand_host(path, Some("n3")).unwrap(),
+            expand_host(path, || Some("n3".to_string())).unwrap(),
             std::path::Path::new("reports/n3.json")
         );
         assert_eq!(
-            expand_host(std::path::Path::new("a.json"), None).unwrap(),
+            expand_host(std::path::Path::new("a.json"), || None).unwrap(),
             std::path::Path::new("a.json")
         );
-        assert!(expand_host(path, Some("../x")).is_err());
-        assert!(expand_host(path, None).is_err());
+        assert!(expand_host(path, || Some("../x".to_string())).is_err());
+        assert!(expand_host(path, || None).is_err());
     }
 
     #[test]

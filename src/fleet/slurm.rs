@@ -22,8 +22,8 @@ use super::documents::{Piece, Splitter};
 use super::input::{self, Item, Raw};
 use super::reports::GivenName;
 
-/// What each node runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What each node runs (`fleet --collect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Collect {
     Probe,
     Check,

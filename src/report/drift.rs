@@ -4,7 +4,8 @@
 use std::fmt::Write;
 
 use super::Style;
-use super::junit::escape;
+use super::junit::{escape, single_suite};
+use super::{plural, short_fingerprint};
 use crate::findings::Severity;
 use crate::lock::drift::{Area, Drift};
 use crate::lock::model::serde_plain;
@@ -18,7 +19,7 @@ pub fn text(report: &DriftReport, style: Style) -> String {
         style.heading(&capitalized(&report.found.describe())),
         report.expected.describe(),
         report.expected.label,
-        short(&report.expected.fingerprint)
+        short_fingerprint(&report.expected.fingerprint)
     );
     if let Some(files) = &report.files_checked {
         let _ = write!(
@@ -66,10 +67,9 @@ fn verdict(report: &DriftReport) -> String {
             "No drift: {} matches {} (fingerprint {}).",
             report.found.describe(),
             report.expected.describe(),
-            short(&report.expected.fingerprint)
+            short_fingerprint(&report.expected.fingerprint)
         );
     }
-    let plural = |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
     let counts = [
         plural(summary.errors, "error"),
         plural(summary.warnings, "warning"),
@@ -129,14 +129,7 @@ pub fn junit(report: &DriftReport) -> String {
             let _ = writeln!(cases, "    </testcase>");
         }
     }
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"envdoctor verify\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n"
-    )
-}
-
-/// `sha256:0123456789ab`: enough to tell two fingerprints apart on screen.
-fn short(fingerprint: &str) -> &str {
-    &fingerprint[..fingerprint.len().min("sha256:".len() + 12)]
+    single_suite("envdoctor verify", tests, failures, &cases)
 }
 
 fn capitalized(text: &str) -> String {

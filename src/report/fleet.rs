@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::Style;
 use super::check::paint;
-use super::junit::escape;
+use super::junit::{escape, single_suite};
 use super::markdown::{cell, inline, marker};
+use super::{Style, plural, short_fingerprint};
 use crate::findings::Severity;
 use crate::fleet::FleetReport;
 
@@ -235,9 +235,7 @@ pub fn junit(report: &FleetReport) -> String {
     for problem in &report.unreadable {
         case("report", &problem.node, &[(Severity::Error, problem.problem.clone())]);
     }
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"envdoctor fleet\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n"
-    )
+    single_suite("envdoctor fleet", tests, failures, &cases)
 }
 
 /// `Fleet of 10000 nodes: 9993 match the majority, 7 differ, 1 did not answer`.
@@ -270,7 +268,7 @@ fn reference_line(report: &FleetReport) -> String {
         .iter()
         .map(|fact| format!("{} {}", fact.subject, fact.value))
         .collect();
-    let fingerprint = short(&report.reference.fingerprint);
+    let fingerprint = short_fingerprint(&report.reference.fingerprint);
     match &report.reference.lock {
         Some(lock) => format!("Reference: the lock {lock} ({fingerprint})"),
         None => format!("Majority: {} ({fingerprint})", facts.join(" · ")),
@@ -302,16 +300,4 @@ fn nodes_text(count: usize, hostlist: &str) -> String {
     } else {
         format!("{} ({hostlist})", plural(count, "node"))
     }
-}
-
-fn plural(count: usize, word: &str) -> String {
-    if count == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{count} {word}s")
-    }
-}
-
-fn short(fingerprint: &str) -> &str {
-    &fingerprint[..fingerprint.len().min("sha256:".len() + 12)]
 }

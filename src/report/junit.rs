@@ -118,6 +118,15 @@ fn body(finding: &Finding) -> String {
     text
 }
 
+/// One test suite of `tests` cases, `failures` of them failing, as a whole
+/// document: the envelope `verify`, `diff` and `fleet` share.
+pub(super) fn single_suite(name: &str, tests: usize, failures: usize, cases: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
+        escape(name)
+    )
+}
+
 /// XML 1.0 text and attribute escaping. Control characters XML cannot carry
 /// at all (a stray byte in a package's metadata) are dropped.
 pub(super) fn escape(text: &str) -> String {

@@ -12,6 +12,16 @@ pub mod matrix;
 pub mod smoke;
 pub mod text;
 
+/// `3 nodes`, `1 node`: a count and its word.
+pub(crate) fn plural(count: usize, word: &str) -> String {
+    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
+}
+
+/// `sha256:0123456789ab`: enough to tell two fingerprints apart on screen.
+pub(crate) fn short_fingerprint(fingerprint: &str) -> &str {
+    &fingerprint[..fingerprint.len().min("sha256:".len() + 12)]
+}
+
 /// Terminal colour, on only for a terminal and never when `NO_COLOR` is set
 /// to anything non-empty (no-color.org). Output must read the same without it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
