@@ -127,7 +127,8 @@ pub struct JobArgs {
     #[arg(long = "matrix", value_name = "DIR")]
     pub matrix: Vec<PathBuf>,
 
-    /// The DeepSpeed config (JSON) the job uses: settles rules about ZeRO stage, offload, bf16.
+    /// The DeepSpeed config (JSON) the job uses: settles rules about ZeRO stage, offload, bf16,
+    /// and is what the deep smoke test's ZeRO step runs.
     #[arg(long, value_name = "FILE")]
     pub deepspeed_config: Option<PathBuf>,
 
@@ -160,7 +161,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
     pub smoke_timeout: Option<f64>,
 
-    /// Also run the smoke test's long steps (one DeepSpeed ZeRO-3 step with CPU optimizer offload).
+    /// Also run the smoke test's long steps: DeepSpeed ZeRO runs with CPU optimizer offload, with
+    /// the job's own DeepSpeed config when --deepspeed-config (or an accelerate config) gives one.
     #[arg(long)]
     pub smoke_deep: bool,
 
@@ -291,6 +293,8 @@ Examples:
   envdoctor smoke                              the default Python's torch on every visible GPU
   envdoctor smoke --python .venv/bin/python --timeout 60 --format json -o smoke.json
   CUDA_VISIBLE_DEVICES=2,3 envdoctor smoke     two GPUs, with an NCCL all-reduce between them
+  envdoctor smoke --deep --deepspeed-config ds_z3_offload.json
+                                               also a ZeRO run of the job's DeepSpeed config
 
 Exit codes: 0 nothing at or above --fail-on, 1 a step failed or hung, 2 envdoctor could not do its job.";
 
@@ -306,9 +310,14 @@ pub struct SmokeArgs {
     #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
     pub timeout: Option<f64>,
 
-    /// Also run the long steps (one DeepSpeed ZeRO-3 step with CPU optimizer offload).
+    /// Also run the long steps: DeepSpeed ZeRO-3 and ZeRO-2 runs with the optimizer offloaded to
+    /// the CPU, clipping at every step; with --deepspeed-config (or an accelerate config that
+    /// launches DeepSpeed), the job's own config instead, with a tiny model and batch.
     #[arg(long)]
     pub deep: bool,
+
+    #[command(flatten)]
+    pub job: JobArgs,
 
     /// `text` for people; `json` for tools (schema `envdoctor.smoke/1`).
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]

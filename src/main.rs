@@ -7,6 +7,12 @@ fn main() -> ExitCode {
     match envdoctor::commands::run(cli) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(error) => {
+            if let Some(envdoctor::smoke::SmokeError::Interrupted { signal }) = error.downcast_ref() {
+                // Cleaned up after; now end as the signal asked, so that the
+                // shell or scheduler that sent it sees it.
+                eprintln!("envdoctor: {error}");
+                envdoctor::process::die_of(*signal);
+            }
             // `{:#}` prints the whole cause chain on one line.
             eprintln!("envdoctor: error: {error:#}");
             ExitCode::from(2)

@@ -125,30 +125,43 @@ pub(crate) fn kill_group(group: libc::pid_t) {
 
 /// The process group to kill if envdoctor itself is interrupted; 0 for none.
 static GUARDED_GROUP: AtomicI32 = AtomicI32::new(0);
+/// The signal that interrupted envdoctor while a guard was installed; 0 for none.
+static INTERRUPTED_BY: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn kill_guarded_group_and_die(signal: libc::c_int) {
+const GUARDED_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+extern "C" fn kill_guarded_group(signal: libc::c_int) {
     let group = GUARDED_GROUP.load(Ordering::SeqCst);
-    // SAFETY: kill, signal and raise are async-signal-safe; the handler then
-    // dies of the same signal, as it would have without us.
+    // SAFETY: kill, signal and raise are async-signal-safe, and so are atomics.
     unsafe {
         if group > 0 {
             libc::kill(-group, libc::SIGKILL);
         }
-        libc::signal(signal, libc::SIG_DFL);
-        libc::raise(signal);
+        // A second signal while the first is being cleaned up after: the user
+        // insists, and envdoctor dies of it as it would have without us.
+        if INTERRUPTED_BY.swap(signal, Ordering::SeqCst) != 0 {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
     }
 }
 
-/// While alive, SIGINT, SIGTERM and SIGHUP to envdoctor kill `group` first: a
-/// child in its own process group does not get the terminal's Ctrl-C, and a
-/// scheduler's SIGTERM would otherwise leave it running on the GPUs.
+/// While alive, SIGINT, SIGTERM and SIGHUP to envdoctor kill the watched
+/// process group at once and are remembered, so that the caller can remove
+/// what the group used (its temporary folder) before envdoctor ends: a child
+/// in its own process group does not get the terminal's Ctrl-C, and a
+/// scheduler's SIGTERM would otherwise leave it running on the GPUs. The
+/// caller polls [`GroupGuard::interrupted`] and then ends by [`die_of`].
 pub(crate) struct GroupGuard;
 
 impl GroupGuard {
-    pub(crate) fn new(group: libc::pid_t) -> GroupGuard {
-        GUARDED_GROUP.store(group, Ordering::SeqCst);
-        let handler = kill_guarded_group_and_die as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    /// Installed before anything is made that must be cleaned up, so that no
+    /// signal falls between the making and the guarding.
+    pub(crate) fn install() -> GroupGuard {
+        GUARDED_GROUP.store(0, Ordering::SeqCst);
+        INTERRUPTED_BY.store(0, Ordering::SeqCst);
+        let handler = kill_guarded_group as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        for signal in GUARDED_SIGNALS {
             // SAFETY: installs a handler that only calls async-signal-safe functions.
             unsafe {
                 libc::signal(signal, handler);
@@ -156,12 +169,47 @@ impl GroupGuard {
         }
         GroupGuard
     }
+
+    /// From now on a signal kills `group`; one that came before kills it now.
+    pub(crate) fn watch(&self, group: libc::pid_t) {
+        GUARDED_GROUP.store(group, Ordering::SeqCst);
+        if self.interrupted().is_some() {
+            kill_group(group);
+        }
+    }
+
+    /// The signal that arrived while the guard was installed, if one did.
+    pub(crate) fn interrupted(&self) -> Option<libc::c_int> {
+        match INTERRUPTED_BY.load(Ordering::SeqCst) {
+            0 => None,
+            signal => Some(signal),
+        }
+    }
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         GUARDED_GROUP.store(0, Ordering::SeqCst);
+        for signal in GUARDED_SIGNALS {
+            // SAFETY: restores the default disposition; no handler of ours runs after this.
+            unsafe {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
     }
+}
+
+/// Ends envdoctor by `signal`, as the signal would have without a handler, so
+/// that the shell, `timeout` or the scheduler that sent it sees it in the exit
+/// status (128 + the signal's number).
+pub fn die_of(signal: libc::c_int) -> ! {
+    // SAFETY: restoring the default disposition and raising touch no memory of ours.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+    // A signal that is blocked or ignored in this process: the conventional status instead.
+    std::process::exit(128 + signal)
 }
 
 /// How a process ended, in words: `exit status 3` or `signal SIGSEGV`.

@@ -189,31 +189,72 @@ fn a_hang_at_import_is_killed_at_the_deadline_with_every_process_it_started() {
     only_finding(&report, "smoke-step-timeout");
 }
 
+/// The entries of a folder, as names.
+fn entries(folder: &Path) -> Vec<String> {
+    std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 #[test]
-fn envdoctor_terminated_mid_test_takes_the_test_with_it() {
-    let standin = Standin::new("hang_at_import");
-    let pid_file = standin.path("pids");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("envdoctor"))
-        .args(["smoke", "--timeout", "60", "--python"])
-        .arg(&standin.python)
-        .env("XDG_CACHE_HOME", standin.path("cache"))
-        .env("STANDIN_PID_FILE", &pid_file)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let until = Instant::now() + Duration::from_secs(30);
-    while !pid_file.exists() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(50));
+fn envdoctor_interrupted_mid_test_takes_the_test_and_its_folder_with_it() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let standin = Standin::new("hang_at_import");
+        let pid_file = standin.path("pids");
+        let seen_file = standin.path("seen");
+        // envdoctor's temporary folder goes here, where nothing else does.
+        let temporary = standin.path("tmp");
+        std::fs::create_dir(&temporary).unwrap();
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("envdoctor"))
+            .args(["smoke", "--timeout", "60", "--python"])
+            .arg(&standin.python)
+            .env("XDG_CACHE_HOME", standin.path("cache"))
+            .env("TMPDIR", &temporary)
+            .env("STANDIN_PID_FILE", &pid_file)
+            .env("STANDIN_SEEN_FILE", &seen_file)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(30);
+        while !pid_file.exists() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // SAFETY: kill(2) touches no memory of ours.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let output = child.wait_with_output().unwrap();
+        // First, so that whatever the verdict no process of the test outlives it.
+        assert_all_gone(&standin_pids(&pid_file));
+
+        // It ends as the signal asked, so that a shell or a scheduler sees why.
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&output.status),
+            Some(signal),
+            "{:?}",
+            output.status
+        );
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("envdoctor: interrupted by SIG")
+                && stderr.contains("every process it started were killed, and its temporary folder removed"),
+            "{stderr}"
+        );
+        // The folder held the test and its TORCH_EXTENSIONS_DIR; both are gone.
+        let seen = std::fs::read_to_string(&seen_file).unwrap();
+        let extensions = seen
+            .lines()
+            .find_map(|line| line.strip_prefix("TORCH_EXTENSIONS_DIR="))
+            .unwrap_or_else(|| panic!("no TORCH_EXTENSIONS_DIR in {seen}"));
+        assert!(Path::new(extensions).starts_with(&temporary), "{extensions}");
+        assert!(!Path::new(extensions).exists(), "{extensions} is left behind");
+        assert_eq!(
+            entries(&temporary),
+            Vec::<String>::new(),
+            "left behind after signal {signal}"
+        );
     }
-    // SAFETY: kill(2) touches no memory of ours.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let status = child.wait().unwrap();
-    assert_all_gone(&standin_pids(&pid_file));
-    assert_eq!(
-        std::os::unix::process::ExitStatusExt::signal(&status),
-        Some(libc::SIGTERM)
-    );
 }
 
 #[test]

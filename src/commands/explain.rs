@@ -11,7 +11,7 @@ use crate::cli::{ExplainArgs, SnapshotFormat};
 use crate::facts::Facts;
 
 pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
-    let (matrix, configs) = judged_against(&args.job, &args.node)?;
+    let (matrix, configs) = judged_against(&args.job, args.node.snapshot.is_some())?;
     let (source, reader): (String, Box<dyn BufRead>) = match &args.log {
         Some(path) if path.as_os_str() != "-" => {
             let file = File::open(path).with_context(|| format!("cannot read log `{}`", path.display()))?;

@@ -91,16 +91,16 @@ const DEFAULT_IGNORE_FILE: &str = "envdoctor.toml";
 /// The matrix and the training configs named on the command line; without
 /// `--accelerate-config`, accelerate's own default file when probing this node
 /// (it describes jobs launched from here, not a recorded node).
-fn judged_against(job: &JobArgs, node: &NodeArgs) -> anyhow::Result<(Matrix, TrainingConfigs)> {
+fn judged_against(job: &JobArgs, replaying: bool) -> anyhow::Result<(Matrix, TrainingConfigs)> {
     let matrix = Matrix::load(&job.matrix)?;
     let mut configs = TrainingConfigs::default();
     if let Some(path) = &job.deepspeed_config {
         configs.deepspeed = Some(configs::read_deepspeed(path)?);
     }
-    let accelerate = match (&job.accelerate_config, &node.snapshot) {
+    let accelerate = match (&job.accelerate_config, replaying) {
         (Some(path), _) => Some(path.clone()),
-        (None, None) => configs::default_accelerate_path(|name| std::env::var(name).ok()),
-        (None, Some(_)) => None,
+        (None, false) => configs::default_accelerate_path(|name| std::env::var(name).ok()),
+        (None, true) => None,
     };
     if let Some(path) = accelerate {
         configs.accelerate = Some(configs::read_accelerate(&path)?);
@@ -110,7 +110,7 @@ fn judged_against(job: &JobArgs, node: &NodeArgs) -> anyhow::Result<(Matrix, Tra
 
 fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
     // Every input is read before the probe, so a typo fails in milliseconds.
-    let (matrix, configs) = judged_against(&args.job, &args.node)?;
+    let (matrix, configs) = judged_against(&args.job, args.node.snapshot.is_some())?;
     let mut ignores: Vec<Ignore> = args.ignore.iter().map(|flag| Ignore::from_flag(flag)).collect();
     let ignore_file = args.config.clone().or_else(|| {
         let default = Path::new(DEFAULT_IGNORE_FILE);
@@ -136,11 +136,14 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
                         Duration::from_secs_f64,
                     ),
                     deep: args.smoke_deep,
+                    deepspeed_config: configs.job_deepspeed(),
                 };
                 let mut progress = crate::smoke::progress::for_stderr(args.format == ReportFormat::Text);
                 // The rest of the check stands without it: say why it is missing.
                 match crate::smoke::run(&options, progress.as_mut()) {
                     Ok(run) => Smoke::Ran(run),
+                    // Not a reason to go on: envdoctor was told to stop.
+                    Err(error @ crate::smoke::SmokeError::Interrupted { .. }) => return Err(error.into()),
                     Err(error) => Smoke::NotRun(format!("{:#}", anyhow::Error::new(error))),
                 }
             }
@@ -169,20 +172,43 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
 }
 
 fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
-    let matrix = Matrix::load(&[])?;
+    let (matrix, configs) = judged_against(&args.job, false)?;
     let python = probe::python::locate(args.python.as_deref(), |name| std::env::var_os(name))?;
     let options = crate::smoke::Options {
-        python: python.path,
+        python: python.path.clone(),
         timeout: args
             .timeout
             .map_or_else(|| crate::smoke::default_timeout(args.deep), Duration::from_secs_f64),
         deep: args.deep,
+        deepspeed_config: configs.job_deepspeed(),
     };
     let mut progress = crate::smoke::progress::for_stderr(args.format == SnapshotFormat::Text);
-    let run = crate::smoke::run(&options, progress.as_mut()).context("the smoke test could not run")?;
+    let run = match crate::smoke::run(&options, progress.as_mut()) {
+        Err(error @ crate::smoke::SmokeError::Interrupted { .. }) => return Err(error.into()),
+        other => other.context("the smoke test could not run")?,
+    };
+    // A failure is judged against what is installed, as `check` and `explain`
+    // judge it: the versions tell a known bug from an unknown one. The probe
+    // takes milliseconds beside the test; without it the failure is still
+    // reported, only less surely explained.
+    let snapshot = run
+        .steps
+        .iter()
+        .any(|step| step.status.is_problem())
+        .then(|| {
+            probe::snapshot(&probe::ProbeOptions {
+                python: python_options_for(&python.path),
+                nvml_deadline: Duration::from_secs(10),
+            })
+            .ok()
+        })
+        .flatten();
+    let facts = snapshot
+        .as_ref()
+        .map(|snapshot| crate::facts::Facts::new(snapshot, &configs));
     let diagnosis = crate::smoke::Diagnosis {
         matrix: &matrix,
-        facts: None,
+        facts: facts.as_ref(),
         fired: &[],
     };
     let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on);
@@ -234,6 +260,15 @@ fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
             emit(None, rendered.as_bytes())?;
             Ok(Outcome::Clean)
         }
+    }
+}
+
+/// The probe of the interpreter the smoke test ran, with the defaults of `--python`.
+fn python_options_for(python: &Path) -> probe::PythonOptions {
+    probe::PythonOptions {
+        requested: Some(python.display().to_string()),
+        deadline: Duration::from_secs(10),
+        use_cache: true,
     }
 }
 

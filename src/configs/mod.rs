@@ -27,6 +27,17 @@ pub struct DeepSpeedConfig {
     pub offload_param_device: Option<String>,
     pub bf16: Option<bool>,
     pub fp16: Option<bool>,
+    /// The whole config as DeepSpeed receives it (an accelerate block turned
+    /// into one as accelerate turns it), for the smoke test to run.
+    pub document: Value,
+}
+
+/// The job's DeepSpeed config as the smoke test runs it: where it came from,
+/// in words, and the JSON DeepSpeed would be given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobDeepSpeed {
+    pub source: String,
+    pub document: Value,
 }
 
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -38,6 +49,8 @@ pub struct AccelerateConfig {
     pub mixed_precision: Option<String>,
     /// The `deepspeed_config` block, when accelerate launches DeepSpeed itself.
     pub deepspeed: Option<DeepSpeedConfig>,
+    /// The `deepspeed_config_file` the block names, read as `deepspeed`.
+    pub deepspeed_file: Option<PathBuf>,
 }
 
 impl TrainingConfigs {
@@ -49,6 +62,32 @@ impl TrainingConfigs {
         }
         let accelerate = self.accelerate.as_ref()?;
         Some((&accelerate.path, accelerate.config.deepspeed.as_ref()?))
+    }
+
+    /// The DeepSpeed config the job runs, as the smoke test's ZeRO step takes it.
+    pub fn job_deepspeed(&self) -> Option<JobDeepSpeed> {
+        if let Some(loaded) = &self.deepspeed {
+            return Some(JobDeepSpeed {
+                source: loaded.path.display().to_string(),
+                document: loaded.config.document.clone(),
+            });
+        }
+        let accelerate = self.accelerate.as_ref()?;
+        // accelerate reads its DeepSpeed block only when it launches DeepSpeed.
+        let launches_deepspeed = accelerate
+            .config
+            .distributed_type
+            .as_deref()
+            .is_none_or(|kind| kind.eq_ignore_ascii_case("DEEPSPEED"));
+        let deepspeed = accelerate.config.deepspeed.as_ref().filter(|_| launches_deepspeed)?;
+        let source = match &accelerate.config.deepspeed_file {
+            Some(file) => format!("{}, named by {}", file.display(), accelerate.path.display()),
+            None => format!("the deepspeed_config block of {}", accelerate.path.display()),
+        };
+        Some(JobDeepSpeed {
+            source,
+            document: deepspeed.document.clone(),
+        })
     }
 }
 
@@ -103,21 +142,24 @@ pub fn read_accelerate(path: &std::path::Path) -> Result<Loaded<AccelerateConfig
     };
     let text = |key: &str| map.get(key).and_then(scalar_text);
     let block = map.get("deepspeed_config").and_then(Value::as_object);
-    let deepspeed = match block
+    let file = block
         .and_then(|block| block.get("deepspeed_config_file"))
         .and_then(Value::as_str)
-    {
-        Some(file) if !file.is_empty() => {
-            let file = path.parent().unwrap_or(std::path::Path::new(".")).join(file);
-            Some(read_deepspeed(&file)?.config)
-        }
-        _ => block.map(|block| DeepSpeedConfig {
-            zero_stage: block.get("zero_stage").and_then(integer),
-            offload_optimizer_device: Some(device(block.get("offload_optimizer_device"))),
-            offload_param_device: Some(device(block.get("offload_param_device"))),
-            // accelerate sets DeepSpeed's precision from its own mixed_precision.
-            bf16: text("mixed_precision").map(|precision| precision == "bf16"),
-            fp16: text("mixed_precision").map(|precision| precision == "fp16"),
+        .filter(|file| !file.is_empty())
+        .map(|file| path.parent().unwrap_or(std::path::Path::new(".")).join(file));
+    let deepspeed = match &file {
+        Some(file) => Some(read_deepspeed(file)?.config),
+        None => block.map(|block| {
+            let mixed_precision = text("mixed_precision");
+            DeepSpeedConfig {
+                zero_stage: block.get("zero_stage").and_then(integer),
+                offload_optimizer_device: Some(device(block.get("offload_optimizer_device"))),
+                offload_param_device: Some(device(block.get("offload_param_device"))),
+                // accelerate sets DeepSpeed's precision from its own mixed_precision.
+                bf16: mixed_precision.as_deref().map(|precision| precision == "bf16"),
+                fp16: mixed_precision.as_deref().map(|precision| precision == "fp16"),
+                document: deepspeed_from_accelerate_block(block, mixed_precision.as_deref()),
+            }
         }),
     };
     let config = AccelerateConfig {
@@ -125,6 +167,7 @@ pub fn read_accelerate(path: &std::path::Path) -> Result<Loaded<AccelerateConfig
         num_processes: map.get("num_processes").and_then(integer),
         mixed_precision: text("mixed_precision"),
         deepspeed,
+        deepspeed_file: file,
     };
     Ok(Loaded {
         path: path.to_path_buf(),
@@ -156,6 +199,53 @@ pub fn default_accelerate_path(env: impl Fn(&str) -> Option<String>) -> Option<P
     } else {
         None
     }
+}
+
+/// The DeepSpeed config accelerate builds from its `deepspeed_config` block
+/// when it names no file (accelerate `utils/dataclasses.py`, `DeepSpeedPlugin`
+/// `__post_init__` and `set_mixed_precision`): batch sizes left "auto" for the
+/// training script, the block's stage, offload devices, accumulation and
+/// clipping, and bf16 or fp16 from `mixed_precision`.
+fn deepspeed_from_accelerate_block(block: &serde_json::Map<String, Value>, mixed_precision: Option<&str>) -> Value {
+    let number = |key: &str| block.get(key).filter(|value| value.is_number()).cloned();
+    let mut zero = serde_json::Map::new();
+    zero.insert(
+        "stage".into(),
+        block
+            .get("zero_stage")
+            .and_then(integer)
+            .map_or(Value::from(2), Value::from),
+    );
+    for (key, block_key) in [
+        ("offload_optimizer", "offload_optimizer_device"),
+        ("offload_param", "offload_param_device"),
+    ] {
+        zero.insert(
+            key.into(),
+            serde_json::json!({ "device": device(block.get(block_key)) }),
+        );
+    }
+    let mut config = serde_json::Map::new();
+    config.insert("train_batch_size".into(), "auto".into());
+    config.insert("train_micro_batch_size_per_gpu".into(), "auto".into());
+    config.insert(
+        "gradient_accumulation_steps".into(),
+        number("gradient_accumulation_steps").unwrap_or(Value::from(1)),
+    );
+    config.insert("zero_optimization".into(), Value::Object(zero));
+    if let Some(clipping) = number("gradient_clipping") {
+        config.insert("gradient_clipping".into(), clipping);
+    }
+    match mixed_precision {
+        Some("bf16") => {
+            config.insert("bf16".into(), serde_json::json!({"enabled": true}));
+        }
+        Some("fp16") => {
+            config.insert("fp16".into(), serde_json::json!({"enabled": true}));
+        }
+        _ => {}
+    }
+    Value::Object(config)
 }
 
 fn deepspeed_from(value: &Value) -> Result<DeepSpeedConfig, String> {
@@ -195,6 +285,7 @@ fn deepspeed_from(value: &Value) -> Result<DeepSpeedConfig, String> {
         offload_param_device: offload("offload_param", "cpu_offload_params").or(Some("none".into())),
         bf16: enabled(&["bf16", "bfloat16"]),
         fp16: enabled(&["fp16"]),
+        document: value.clone(),
     })
 }
 

@@ -96,6 +96,17 @@ pub struct Candidate {
     pub references: Vec<String>,
 }
 
+impl Candidate {
+    /// The evidence that counts for (`Some(true)`) or against (`Some(false)`) it, in words.
+    pub fn evidence_where(&self, holds: Option<bool>) -> Vec<&str> {
+        self.evidence
+            .iter()
+            .filter(|evidence| evidence.holds == holds)
+            .map(|evidence| evidence.text.as_str())
+            .collect()
+    }
+}
+
 /// A cause as ranking sees it, rule or symptom entry alike.
 struct Cause<'m> {
     id: &'m str,

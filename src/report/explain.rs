@@ -180,22 +180,11 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style) {
 
 /// Why a candidate is where it is, in a phrase: what rules it out, else what matched.
 fn brief_reason(candidate: &Candidate) -> String {
-    let against: Vec<&str> = candidate
-        .evidence
-        .iter()
-        .filter(|evidence| evidence.holds == Some(false))
-        .map(|evidence| evidence.text.as_str())
-        .collect();
+    let against = candidate.evidence_where(Some(false));
     if !against.is_empty() {
         return against.join("; ");
     }
-    let matched: Vec<&str> = candidate
-        .evidence
-        .iter()
-        .filter(|evidence| evidence.holds == Some(true))
-        .map(|evidence| evidence.text.as_str())
-        .collect();
-    format!("{} ({})", candidate.title, matched.join("; "))
+    format!("{} ({})", candidate.title, candidate.evidence_where(Some(true)).join("; "))
 }
 
 fn joined(exception: &str, message: &str) -> String {

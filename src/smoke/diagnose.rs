@@ -3,8 +3,10 @@
 //! and the live answer on architectures, which outranks the table's.
 
 use crate::checks::BuiltinCheck;
-use crate::explain::rank::{Candidate, Confidence, rank};
+use crate::configs::{DeepSpeedConfig, Loaded, TrainingConfigs};
+use crate::explain::rank::{Candidate, CauseKind, Confidence, rank};
 use crate::explain::traceback::{self, Traceback};
+use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::matrix::Matrix;
 
@@ -16,6 +18,7 @@ const CRASHED: &str = "smoke-crashed";
 const INCOMPLETE: &str = "smoke-incomplete";
 const STRAGGLER: &str = "smoke-gpu-straggler";
 const ARCH_CORRECTED: &str = "smoke-arch-table-corrected";
+const DEEPSPEED_CONFIG_REFUSED: &str = "smoke-deepspeed-config-refused";
 
 /// The finding of the table-driven architecture check that a live run can contradict.
 const ARCH_FROM_TABLE: &str = "gpu-arch-not-in-torch-build";
@@ -33,13 +36,16 @@ pub const CHECK: BuiltinCheck = BuiltinCheck {
         INCOMPLETE,
         STRAGGLER,
         ARCH_CORRECTED,
+        DEEPSPEED_CONFIG_REFUSED,
     ],
     explanation: "Runs a short, bounded test of the real stack with the job's interpreter: import torch, \
         CUDA as torch sees it, on every GPU a kernel, memory fill and copy, fp32/fp16/bf16 matrix products \
         against a CPU reference with their throughput, between GPUs peer access, copies and an NCCL \
         all-reduce, then bitsandbytes 4-bit and 8-bit layers, a PEFT LoRA (and QLoRA) training step and \
-        DeepSpeed's op compatibility where installed. Every step has a deadline; a hung step is killed with \
-        its whole process group. A failure is tied to the rule or check that explains it on this node.",
+        DeepSpeed's op compatibility where installed; with --deep, DeepSpeed ZeRO-3 and ZeRO-2 runs with the \
+        optimizer offloaded to the CPU (or the job's own DeepSpeed config), clipping at every step. Every step \
+        has a deadline; a hung step is killed with its whole process group. A failure is tied to the rule or \
+        check that explains it on this node; one a rule explains near-certainly is reported under that rule's id.",
     run: |_| Vec::new(),
 };
 
@@ -192,7 +198,85 @@ pub fn findings(run: &SmokeRun, diagnosis: &Diagnosis) -> Vec<Finding> {
     findings
 }
 
+/// The DeepSpeed config a ZeRO step ran, from its figures, as the training
+/// configs a rule's `[when.deepspeed_config]` is judged by: the step's own
+/// config settles what the job's config might leave open.
+fn step_deepspeed_config(step: &Step) -> Option<TrainingConfigs> {
+    let stage = step.figures.get("zero_stage")?.as_u64()?;
+    let precision = step.figure_str("precision").unwrap_or_default();
+    let config = DeepSpeedConfig {
+        zero_stage: Some(stage),
+        offload_optimizer_device: step.figure_str("offload_optimizer_device").map(str::to_string),
+        offload_param_device: step.figure_str("offload_param_device").map(str::to_string),
+        bf16: Some(precision == "bf16"),
+        fp16: Some(precision.starts_with("fp16")),
+        document: serde_json::Value::Null,
+    };
+    let source = step.figure_str("config").unwrap_or("built-in");
+    Some(TrainingConfigs {
+        deepspeed: Some(Loaded {
+            path: format!("the config smoke step `{}` ran ({source})", step.name).into(),
+            config,
+        }),
+        accelerate: None,
+    })
+}
+
+/// A DeepSpeed step whose config DeepSpeed's own parser refused: the job would
+/// stop at `deepspeed.initialize` with the same message.
+fn refused_config(step: &Step) -> Option<Finding> {
+    if step.figures.get("refused") != Some(&serde_json::Value::Bool(true)) {
+        return None;
+    }
+    Some(crate::checks::finding(
+        DEEPSPEED_CONFIG_REFUSED,
+        Severity::Error,
+        "The installed DeepSpeed refuses the job's config".to_string(),
+        step.detail.clone(),
+        "deepspeed.initialize parses the config before anything else; the job stops there with this message."
+            .to_string(),
+        Some(
+            "correct the config as DeepSpeed's message says, against the keys the installed release accepts \
+             (https://www.deepspeed.ai/docs/config-json/)"
+                .to_string(),
+        ),
+        vec!["https://www.deepspeed.ai/docs/config-json/".to_string()],
+    ))
+}
+
+/// A failure a matrix rule explains near-certainly (its frame, and this node
+/// has what the rule needs) is that rule's finding: the smoke test reproduced
+/// the known bug, so the report names it by the rule's id, with its fix.
+fn reproduced_rule(step: &Step, answer: &Candidate, detail: &str) -> Finding {
+    let evidence = answer.evidence_where(Some(true));
+    crate::checks::finding(
+        &answer.id,
+        Severity::Error,
+        answer.title.clone(),
+        format!(
+            "The smoke test reproduced it: step `{}` ({}) failed: {detail}. {} ({}): {}",
+            step.name,
+            step.title,
+            answer.id,
+            answer.confidence.label(),
+            evidence.join("; ")
+        ),
+        answer.why.clone(),
+        Some(answer.fix.clone()),
+        answer.references.clone(),
+    )
+}
+
 fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
+    if let Some(refused) = refused_config(step) {
+        return refused;
+    }
+    let step_configs = step_deepspeed_config(step);
+    let step_facts = diagnosis
+        .facts
+        .zip(step_configs.as_ref())
+        .map(|(facts, configs)| Facts::new(facts.snapshot, configs));
+    let facts = step_facts.as_ref().or(diagnosis.facts);
     let text = step.failure_text().to_lowercase();
     let known = KNOWN_FAILURES.iter().find(|known| text.contains(known.text));
     let fired_known: Vec<&Finding> = known
@@ -206,7 +290,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         .unwrap_or_default();
     // Causes the step's traceback points to, ranked as `envdoctor explain` ranks them.
     let candidates: Vec<Candidate> = step_traceback(step)
-        .map(|traceback| rank(&traceback, diagnosis.matrix, diagnosis.facts))
+        .map(|traceback| rank(&traceback, diagnosis.matrix, facts))
         .unwrap_or_default()
         .into_iter()
         .filter(|candidate| candidate.confidence > Confidence::RuledOut)
@@ -231,6 +315,15 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         detail.push_str(&format!(" [{}: {}]", error.kind, first_line(&error.message)));
     }
     let answer = candidates.first().filter(|candidate| candidate.confidence.is_answer());
+    if let Some(answer) = answer
+        && explanation.is_empty()
+        && answer.confidence == Confidence::NearCertain
+        && answer.kind == CauseKind::Rule
+        && step.status == Status::Fail
+        && !crashed
+    {
+        return reproduced_rule(step, answer, &detail);
+    }
     match explanation.as_slice() {
         [] if !candidates.is_empty() => {
             let mut others = candidates.iter();

@@ -24,7 +24,7 @@ macro_rules! embedded {
 }
 
 /// The package `python -m envdoctor_smoke` runs, as (file name, contents).
-const SCRIPT: [(&str, &str); 9] = embedded![
+const SCRIPT: [(&str, &str); 10] = embedded![
     "__init__.py",
     "__main__.py",
     "protocol.py",
@@ -33,8 +33,20 @@ const SCRIPT: [(&str, &str); 9] = embedded![
     "bitsandbytes_steps.py",
     "peft_steps.py",
     "deepspeed_steps.py",
+    "deepspeed_config.py",
     "workers.py",
 ];
+
+/// Inside the temporary folder, so that removing it removes everything the
+/// test wrote: scratch files (the DeepSpeed configs it runs, NVMe offload
+/// swap) and the JIT builds of DeepSpeed's ops.
+const SCRATCH: &str = "scratch";
+const TORCH_EXTENSIONS: &str = "torch_extensions";
+const JOB_DEEPSPEED_CONFIG: &str = "job_deepspeed_config.json";
+
+/// How often the harness looks whether envdoctor was interrupted while it
+/// waits for the test's next line.
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
 /// How much of stderr is kept: enough for a Python traceback and the
 /// faulthandler dump of a crash, bounded against a library that logs without end.
@@ -59,8 +71,11 @@ pub struct Options {
     pub python: PathBuf,
     /// The deadline of the whole run; each step also has its own.
     pub timeout: Duration,
-    /// Also run the long steps (one ZeRO-3 step with CPU optimizer offload).
+    /// Also run the long steps (DeepSpeed ZeRO runs with CPU optimizer offload).
     pub deep: bool,
+    /// The job's DeepSpeed config: with `deep`, the ZeRO step runs it instead
+    /// of the built-in ones.
+    pub deepspeed_config: Option<crate::configs::JobDeepSpeed>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +88,11 @@ pub enum SmokeError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "interrupted by {}: the smoke test and every process it started were killed, and its temporary folder removed",
+        process::signal_name(*.signal)
+    )]
+    Interrupted { signal: libc::c_int },
 }
 
 /// The step that has started and not yet ended.
@@ -99,6 +119,8 @@ enum Stop {
     Closed,
     /// A deadline passed and the group was killed; what to say about it.
     Killed(String),
+    /// envdoctor itself got a signal; the group was killed.
+    Interrupted,
 }
 
 /// The events read so far, turned into steps as they end.
@@ -109,19 +131,31 @@ struct Follower<'a> {
 }
 
 impl Follower<'_> {
-    fn follow(&mut self, lines: &mpsc::Receiver<String>, group: libc::pid_t, run_deadline: Instant) -> Stop {
+    fn follow(
+        &mut self,
+        lines: &mpsc::Receiver<String>,
+        group: libc::pid_t,
+        run_deadline: Instant,
+        guard: &process::GroupGuard,
+    ) -> Stop {
         loop {
+            if guard.interrupted().is_some() {
+                process::kill_group(group);
+                return Stop::Interrupted;
+            }
             let until = self
                 .running
                 .as_ref()
                 .map_or(run_deadline, |step| step.deadline(run_deadline));
-            match lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            let wait = until.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(wait.min(INTERRUPT_POLL)) {
                 Ok(line) => match events::parse(&line) {
                     Some(Event::Start(started)) => self.start(started),
                     Some(Event::End(ended)) => self.end(ended),
                     Some(Event::Done) => return Stop::Done,
                     None => {}
                 },
+                Err(RecvTimeoutError::Timeout) if Instant::now() < until => {}
                 Err(RecvTimeoutError::Timeout) => {
                     process::kill_group(group);
                     let whole_run = Instant::now() >= run_deadline;
@@ -182,17 +216,22 @@ impl Follower<'_> {
 }
 
 pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, SmokeError> {
-    let directory = unpack()?;
+    // Ctrl-C or a scheduler's SIGTERM must not leave the test running on the
+    // GPUs, nor its folder behind: the guard comes before the folder.
+    let guard = process::GroupGuard::install();
+    let directory = unpack(options.deepspeed_config.as_ref())?;
+    if let Some(signal) = guard.interrupted() {
+        return Err(SmokeError::Interrupted { signal });
+    }
     let began = Instant::now();
-    let mut child = command(&options.python, directory.path(), options.deep)
+    let mut child = command(options, directory.path())
         .spawn()
         .map_err(|source| SmokeError::Spawn {
             python: options.python.clone(),
             source,
         })?;
     let group = child.id() as libc::pid_t;
-    // Ctrl-C or a scheduler's SIGTERM must not leave the test running on the GPUs.
-    let _guard = process::GroupGuard::new(group);
+    guard.watch(group);
     let stderr = PipeReader::start_bounded(child.stderr.take(), STDERR_KEPT);
     let lines = read_lines(child.stdout.take());
 
@@ -202,16 +241,26 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
         running: None,
         observer,
     };
-    let stop = follower.follow(&lines, group, run_deadline);
+    let stop = follower.follow(&lines, group, run_deadline, &guard);
+    // The handler's kill closes the test's output, which can reach the
+    // follower before it looks at the signal: asked here again.
+    if let Some(signal) = guard.interrupted() {
+        return Err(abandon(&mut child, directory, signal));
+    }
     let grace = EXIT_GRACE.min(run_deadline.saturating_duration_since(Instant::now()));
     let status = wait(&mut child, grace);
     // Also after a clean exit: a worker left behind would hold the GPU.
     process::kill_group(group);
+    if let Some(signal) = guard.interrupted() {
+        return Err(abandon(&mut child, directory, signal));
+    }
     let stderr = stderr.finish(Duration::from_millis(500));
     let tail = tail_lines(&stderr, STDERR_TAIL_LINES);
     let waited = format_seconds(grace.as_secs_f64());
     let (ending, ending_detail) = match (stop, status) {
         (Stop::Killed(killed), _) => (Ending::TimedOut, killed),
+        // An interruption returned above; were it to reach here, the group was killed.
+        (Stop::Interrupted, _) => (Ending::TimedOut, "killed: envdoctor was interrupted".to_string()),
         (_, Some(status)) if status.signal().is_some() => (Ending::Crashed, process::describe_status(&status)),
         (Stop::Done, Some(status)) if status.success() => (Ending::Completed, process::describe_status(&status)),
         (_, Some(status)) => (Ending::Exited, process::describe_status(&status)),
@@ -249,8 +298,19 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
     })
 }
 
-/// Writes the package into a fresh temporary directory, removed when dropped.
-fn unpack() -> Result<tempfile::TempDir, SmokeError> {
+/// After envdoctor was interrupted: the test's group (already killed) reaped or
+/// given up on, then its folder removed, so that nothing of the test writes
+/// into the folder after it is gone.
+fn abandon(child: &mut Child, directory: tempfile::TempDir, signal: libc::c_int) -> SmokeError {
+    process::kill_group(child.id() as libc::pid_t);
+    wait(child, Duration::ZERO);
+    drop(directory);
+    SmokeError::Interrupted { signal }
+}
+
+/// Writes the package (and the job's DeepSpeed config, if one was given)
+/// into a fresh temporary directory, removed when dropped.
+fn unpack(deepspeed_config: Option<&crate::configs::JobDeepSpeed>) -> Result<tempfile::TempDir, SmokeError> {
     let directory = tempfile::Builder::new()
         .prefix("envdoctor-smoke-")
         .tempdir()
@@ -260,16 +320,30 @@ fn unpack() -> Result<tempfile::TempDir, SmokeError> {
     for (name, contents) in SCRIPT {
         std::fs::write(package.join(name), contents).map_err(SmokeError::Unpack)?;
     }
+    for folder in [SCRATCH, TORCH_EXTENSIONS] {
+        std::fs::create_dir(directory.path().join(folder)).map_err(SmokeError::Unpack)?;
+    }
+    if let Some(job) = deepspeed_config {
+        std::fs::write(directory.path().join(JOB_DEEPSPEED_CONFIG), job.document.to_string())
+            .map_err(SmokeError::Unpack)?;
+    }
     Ok(directory)
 }
 
-fn command(python: &Path, directory: &Path, deep: bool) -> Command {
-    let mut command = Command::new(python);
+fn command(options: &Options, directory: &Path) -> Command {
+    let mut command = Command::new(&options.python);
     // faulthandler prints the Python stack of a crash (SIGSEGV, SIGABRT, SIGBUS)
     // to stderr before the signal kills the process: the crash's own last words.
     command.args(["-X", "faulthandler", "-m", "envdoctor_smoke"]);
-    if deep {
+    if options.deep {
         command.arg("--deep");
+    }
+    if let Some(job) = &options.deepspeed_config {
+        command
+            .arg("--deepspeed-config")
+            .arg(directory.join(JOB_DEEPSPEED_CONFIG))
+            .arg("--deepspeed-config-source")
+            .arg(&job.source);
     }
     // PYTHONPATH rather than the working directory, so that the worker
     // processes find the package too, and PYTHONSAFEPATH cannot hide it. The
@@ -283,6 +357,10 @@ fn command(python: &Path, directory: &Path, deep: bool) -> Command {
         .env("PYTHONPATH", search_path)
         .env("PYTHONUNBUFFERED", "1")
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("ENVDOCTOR_SMOKE_SCRATCH", directory.join(SCRATCH))
+        // A JIT build of DeepSpeed's cpu_adam starts from scratch, as a new
+        // job's would, and goes where the folder's removal takes it.
+        .env("TORCH_EXTENSIONS_DIR", directory.join(TORCH_EXTENSIONS))
         // A module in the user's working directory must not shadow torch here.
         .current_dir(directory)
         .stdin(Stdio::null())
@@ -424,6 +502,7 @@ mod tests {
             python,
             timeout: Duration::from_secs(timeout_s),
             deep: false,
+            deepspeed_config: None,
         };
         // Another test's fork can briefly hold the script open for writing (ETXTBSY).
         for _ in 0..20 {
@@ -499,7 +578,7 @@ mod tests {
 
     #[test]
     fn the_package_is_complete() {
-        let directory = unpack().unwrap();
+        let directory = unpack(None).unwrap();
         for (name, _) in SCRIPT {
             assert!(directory.path().join("envdoctor_smoke").join(name).is_file(), "{name}");
         }

@@ -25,7 +25,14 @@ from unittest import mock
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "smoke", "script")
 sys.path.insert(0, os.path.abspath(SCRIPT))
 
-from envdoctor_smoke import bitsandbytes_steps, deepspeed_steps, library_steps, peft_steps, protocol  # noqa: E402
+from envdoctor_smoke import (  # noqa: E402
+    bitsandbytes_steps,
+    deepspeed_config,
+    deepspeed_steps,
+    library_steps,
+    peft_steps,
+    protocol,
+)
 
 ALL_NAMES = [
     "bitsandbytes.nf4",
@@ -34,6 +41,7 @@ ALL_NAMES = [
     "peft.qlora",
     "deepspeed.ops",
     "deepspeed.zero3",
+    "deepspeed.zero2",
 ]
 
 
@@ -134,6 +142,12 @@ class SkipEvents(unittest.TestCase):
         ends = self.skips(object(), [], False, ("deepspeed",))
         self.assertEqual([event["step"] for event in ends], ["deepspeed.ops"])
 
+    def test_a_job_config_replaces_the_built_in_zero_runs(self):
+        with only_installed("deepspeed"):
+            job = ("ds.json", {"zero_optimization": {"stage": 3}})
+            events = events_of(lambda runner: library_steps.run(runner, object(), [], True, job))
+        self.assertEqual([event["step"] for event in ends_of(events)], ["deepspeed.ops", "deepspeed.job_config"])
+
     def test_the_libraries_here(self):
         # The real find_spec check, with whatever this interpreter has.
         events = events_of(lambda runner: library_steps.run(runner, object(), [], True))
@@ -143,7 +157,7 @@ class SkipEvents(unittest.TestCase):
         if library_steps.installed("peft"):
             expected += ["peft.lora"] + (["peft.qlora"] if library_steps.installed("bitsandbytes") else [])
         if library_steps.installed("deepspeed"):
-            expected += ["deepspeed.ops", "deepspeed.zero3"]
+            expected += ["deepspeed.ops", "deepspeed.zero3", "deepspeed.zero2"]
         self.assertEqual([event["step"] for event in ends_of(events)], expected)
 
 
@@ -276,17 +290,35 @@ class DeepSpeedOnCpu(unittest.TestCase):
         builder.is_compatible = lambda verbose=False: 1 / 0
         self.assertEqual(deepspeed_steps.op_is_compatible(builder), (False, "ZeroDivisionError: division by zero"))
 
-    @unittest.skipUnless(os.environ.get("ENVDOCTOR_SMOKE_SLOW") == "1", "JIT-builds DeepSpeed's CPU ops (minutes)")
-    def test_zero3_step_in_a_worker(self):
-        # The worker is `python -m envdoctor_smoke worker deepspeed_zero3 cpu`.
+    def zero_run(self, job=None):
+        """Each ZeRO run in a worker (`python -m envdoctor_smoke worker deepspeed_zero cpu FILE`)."""
         path = os.pathsep.join(filter(None, [os.path.abspath(SCRIPT), os.environ.get("PYTHONPATH")]))
+        cpu = self.torch.device("cpu")
+        ends = []
         with mock.patch.dict(os.environ, {"PYTHONPATH": path}):
-            end = run_as_step(lambda step: deepspeed_steps.zero3_step(step, "cpu"))
-        self.assertEqual(end["status"], "pass", end)
-        self.assertEqual(end["figures"]["master_weights_device"], ["cpu"])
-        self.assertEqual(end["figures"]["partitioned_parameters"], 4)
-        self.assertEqual(end["figures"]["optimizer"], "DeepSpeedCPUAdam")
-        self.assertTrue(math.isfinite(end["figures"]["loss"]))
+            for zero in deepspeed_steps.zero_runs(self.torch, cpu, job):
+                ends.append(run_as_step(lambda step: deepspeed_steps.zero_step(step, cpu, zero)))
+        return ends
+
+    @unittest.skipUnless(os.environ.get("ENVDOCTOR_SMOKE_SLOW") == "1", "JIT-builds DeepSpeed's CPU ops (minutes)")
+    def test_the_built_in_zero_runs_train_with_clipping(self):
+        zero3, zero2 = self.zero_run()
+        for end in (zero3, zero2):
+            self.assertEqual(end["status"], "pass", end)
+            self.assertEqual(end["figures"]["master_weights_device"], ["cpu"])
+            self.assertEqual(end["figures"]["optimizer"], "DeepSpeedCPUAdam")
+            self.assertTrue(math.isfinite(end["figures"]["loss"]))
+            self.assertGreater(end["figures"]["gradient_norm"], deepspeed_config.FORCED_CLIPPING)
+        self.assertEqual(zero3["figures"]["partitioned_parameters"], 4)
+        self.assertEqual(zero3["figures"]["zero_stage"], 3)
+        self.assertEqual(zero2["figures"]["zero_stage"], 2)
+
+    @unittest.skipUnless(os.environ.get("ENVDOCTOR_SMOKE_SLOW") == "1", "JIT-builds DeepSpeed's CPU ops (minutes)")
+    def test_a_config_deepspeed_refuses_is_said_with_its_message(self):
+        (end,) = self.zero_run(("bad.json", {"zero_optimization": {"stage": 4}, "optimizer": {"type": "AdamW"}}))
+        self.assertEqual(end["status"], "fail", end)
+        self.assertTrue(end["figures"]["refused"], end)
+        self.assertIn("refused the config", end["detail"])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The library stages: bitsandbytes' 4-bit and 8-bit layers
 (bitsandbytes_steps), PEFT's LoRA and QLoRA in miniature (peft_steps),
-DeepSpeed's ops and (with --deep) one ZeRO-3 step with the optimizer offloaded
-to the CPU (deepspeed_steps); and what they share.
+DeepSpeed's ops and (with --deep) short ZeRO runs with the optimizer offloaded
+to the CPU, or the job's own DeepSpeed config (deepspeed_steps); and what they share.
 
 A library the environment does not have gets no step at all: not having it is
 not a finding. Each stage's work is a function of `torch` and the device, so the
@@ -27,7 +27,7 @@ def installed(name):
         return False
 
 
-def run(runner, torch, gpus, deep):
+def run(runner, torch, gpus, deep, job=None):
     # Imported here: each imports the shared helpers below from this module.
     from . import bitsandbytes_steps, deepspeed_steps, peft_steps
 
@@ -41,7 +41,7 @@ def run(runner, torch, gpus, deep):
     if installed("peft"):
         peft_steps.run(runner, torch, device, gpu, problem, have_bitsandbytes, bnb)
     if installed("deepspeed"):
-        deepspeed_steps.run(runner, device, gpu, problem, deep)
+        deepspeed_steps.run(runner, torch, device, gpu, problem, deep, job)
 
 
 def why_not_on_a_gpu(runner, torch, gpus):

@@ -37,6 +37,15 @@ class Failed(Exception):
     """The step ran and found the node broken; the message says how."""
 
 
+class WorkerFailed(Failed):
+    """A worker process raised: its exception, traceback included, becomes the
+    step's error, so that the frames it broke in reach envdoctor's diagnosis."""
+
+    def __init__(self, rank, error):
+        super().__init__("rank {}: {}: {}".format(rank, error.get("type"), error.get("message")))
+        self.error = error
+
+
 def error_of(exception):
     kind = type(exception)
     name = kind.__qualname__
@@ -96,6 +105,9 @@ class Step:
             self.status = "pass"
         elif issubclass(kind, Skip):
             self.status, self.detail = "skip", str(value)
+        elif issubclass(kind, WorkerFailed):
+            self.status, error = "fail", value.error
+            self.detail = str(value).splitlines()[0]
         elif issubclass(kind, Failed):
             self.status, self.detail = "fail", str(value)
         elif issubclass(kind, Exception):
@@ -197,9 +209,8 @@ class Worker:
             result = json.loads(lines[-1])
         except (IndexError, ValueError):
             raise Failed("rank {}: the worker process ended without printing its result".format(rank))
-        if isinstance(result, dict) and result.get("error"):
-            error = result["error"]
-            raise Failed("rank {}: {}: {}".format(rank, error.get("type"), error.get("message")))
+        if isinstance(result, dict) and isinstance(result.get("error"), dict):
+            raise WorkerFailed(rank, result["error"])
         return result
 
     def stop(self):

@@ -3,7 +3,7 @@ its command-line arguments as strings and returns a JSON-able answer."""
 
 import datetime
 
-from .deepspeed_steps import deepspeed_zero3_rank
+from .deepspeed_steps import deepspeed_zero_rank
 
 
 def nccl_rank(rank, world_size, port, deadline_s):
@@ -43,4 +43,4 @@ def nccl_rank(rank, world_size, port, deadline_s):
         dist.destroy_process_group()
 
 
-KINDS = {"nccl": nccl_rank, "deepspeed_zero3": deepspeed_zero3_rank}
+KINDS = {"nccl": nccl_rank, "deepspeed_zero": deepspeed_zero_rank}
