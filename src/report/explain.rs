@@ -184,7 +184,11 @@ fn brief_reason(candidate: &Candidate) -> String {
     if !against.is_empty() {
         return against.join("; ");
     }
-    format!("{} ({})", candidate.title, candidate.evidence_where(Some(true)).join("; "))
+    format!(
+        "{} ({})",
+        candidate.title,
+        candidate.evidence_where(Some(true)).join("; ")
+    )
 }
 
 fn joined(exception: &str, message: &str) -> String {

@@ -165,10 +165,14 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
     },
     KnownFailure {
         text: "expected all tensors to be on the same device",
-        cause: "part of the model or its inputs stayed on another device than the rest",
+        // The smoke test builds its model and inputs on one device itself, so
+        // unlike in a job's log the job's code cannot be the cause here.
+        cause: "a library mixed devices on the smoke test's own model, which puts every tensor on one device: \
+            a bug in the library release the traceback ends in, not in the job's code",
         explained_by: &[],
-        fix: "load the model on one device (device_map={'': torch.cuda.current_device()}) and move every input to it",
-        reference: "https://huggingface.co/docs/accelerate/concept_guides/big_model_inference",
+        fix: "pip index versions NAME  # NAME: the library the traceback ends in; pin the release before the \
+            installed one and rerun envdoctor smoke --deep: a pass names the release that broke it",
+        reference: "https://docs.pytorch.org/docs/stable/notes/cuda.html",
     },
     KnownFailure {
         text: "nccl error",
@@ -675,6 +679,124 @@ mod tests {
             found[0].detail
         );
         assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed==0.14.0\""));
+    }
+
+    /// The ZeRO-3 step as it fails on DeepSpeed 0.14.2: the traceback of the
+    /// real job recorded on an H100, as the worker reports it, and the
+    /// figures of the config the step ran.
+    fn recorded_zero3_failure() -> Step {
+        let log = include_str!("../../tests/fixtures/smoke/recorded/train-zero3-offload-deepspeed-0.14.2.log");
+        let traceback: String = log
+            .lines()
+            .map(|line| line.strip_prefix("[rank0]: ").unwrap_or(line))
+            .skip_while(|line| !line.starts_with("Traceback"))
+            .take_while(|line| !line.is_empty())
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let message = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
+        assert!(traceback.trim_end().ends_with(message), "{traceback}");
+        let mut failed = with_figures(
+            step(
+                "deepspeed.zero3",
+                Status::Fail,
+                &format!("rank 0: RuntimeError: {message}"),
+            ),
+            serde_json::json!({
+                "config": "built-in", "zero_stage": 3, "offload_optimizer_device": "cpu",
+                "offload_param_device": "cpu", "precision": "bf16", "gradient_clipping": 1e-6
+            }),
+        );
+        failed.error = Some(StepError {
+            kind: "RuntimeError".into(),
+            message: message.into(),
+            traceback,
+        });
+        failed
+    }
+
+    /// The recorded H100 node (DeepSpeed 0.14.2 installed), with DeepSpeed at `version`.
+    fn recorded_node(version: &str) -> crate::snapshot::Snapshot {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/snapshots/h100-torch2.11-cu130-deepspeed-0.14.2-recorded.json"
+        );
+        let mut snapshot = crate::snapshot::read(std::path::Path::new(path)).unwrap();
+        let deepspeed = snapshot
+            .packages
+            .iter_mut()
+            .find(|package| package.normalized_name == "deepspeed")
+            .expect("the recording has DeepSpeed");
+        deepspeed.version = Some(version.into());
+        snapshot
+    }
+
+    fn diagnose_on(run: &SmokeRun, snapshot: &crate::snapshot::Snapshot) -> Vec<Finding> {
+        let matrix = Matrix::load(&[]).unwrap();
+        let configs = TrainingConfigs::default();
+        let facts = Facts::new(snapshot, &configs);
+        findings(
+            run,
+            &Diagnosis {
+                matrix: &matrix,
+                facts: Some(&facts),
+                fired: &[],
+            },
+        )
+    }
+
+    #[test]
+    fn the_zero3_failure_on_deepspeed_0_14_2_is_the_rule_s_finding_near_certain() {
+        let run = run_of(vec![recorded_zero3_failure()], Ending::Completed);
+        let found = diagnose_on(&run, &recorded_node("0.14.2"));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let rule = "deepspeed-zero3-offload-device-mismatch";
+        assert_eq!(found[0].id, rule);
+        assert_eq!(found[0].severity, Severity::Error);
+        assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed==0.14.0\""));
+        let detail = &found[0].detail;
+        assert!(
+            detail.starts_with("The smoke test reproduced it: step `deepspeed.zero3`"),
+            "{detail}"
+        );
+        assert!(detail.contains(&format!("{rule} (near-certain)")), "{detail}");
+        // The step's own config settles the rule's config condition.
+        assert!(
+            detail.contains("the config smoke step `deepspeed.zero3` ran"),
+            "{detail}"
+        );
+    }
+
+    #[test]
+    fn the_same_failure_where_deepspeed_is_not_0_14_1_or_0_14_2_is_not_that_bug() {
+        let run = run_of(vec![recorded_zero3_failure()], Ending::Completed);
+        for version in ["0.14.0", "0.14.3"] {
+            let found = diagnose_on(&run, &recorded_node(version));
+            assert_eq!(found.len(), 1, "{found:#?}");
+            assert_eq!(found[0].id, STEP_FAILED, "{version}");
+            assert!(
+                !found[0]
+                    .detail
+                    .contains("deepspeed-zero3-offload-device-mismatch (near-certain)"),
+                "{}",
+                found[0].detail
+            );
+        }
+    }
+
+    #[test]
+    fn a_config_deepspeed_refuses_is_its_own_finding() {
+        let refused = with_figures(
+            step(
+                "deepspeed.job_config",
+                Status::Fail,
+                "DeepSpeed 0.14.2 refused the config ZeRO-4, fp32 (ds.json): ValidationError: 1 validation error",
+            ),
+            serde_json::json!({"refused": true, "zero_stage": 4}),
+        );
+        let found = diagnose(&run_of(vec![refused], Ending::Completed), &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, DEEPSPEED_CONFIG_REFUSED);
+        assert!(found[0].detail.contains("ValidationError"), "{}", found[0].detail);
     }
 
     #[test]

@@ -11,8 +11,17 @@ use super::{Status, StepError};
 pub enum Event {
     Start(Started),
     End(Ended),
+    /// A thread started or finished importing libraries beside the steps.
+    Background(Background),
     /// Every stage ran.
     Done,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Background {
+    pub imports: Vec<String>,
+    /// `start` or `end`.
+    pub state: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -69,6 +78,14 @@ mod tests {
         assert_eq!(end.figures["device_count"], 0);
         assert_eq!(end.error.unwrap().kind, "RuntimeError");
         assert_eq!(parse(r#"{"event": "done"}"#), Some(Event::Done));
+        let background = parse(r#"{"event": "background", "imports": ["peft"], "state": "start"}"#);
+        let Some(Event::Background(background)) = background else {
+            panic!("{background:?}")
+        };
+        assert_eq!(
+            (background.imports, background.state.as_str()),
+            (vec!["peft".to_string()], "start")
+        );
     }
 
     #[test]

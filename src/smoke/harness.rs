@@ -127,6 +127,8 @@ enum Stop {
 struct Follower<'a> {
     steps: Vec<Step>,
     running: Option<Running>,
+    /// Libraries a thread of the test is importing beside the running step.
+    importing: Vec<String>,
     observer: &'a mut dyn Observer,
 }
 
@@ -152,6 +154,13 @@ impl Follower<'_> {
                 Ok(line) => match events::parse(&line) {
                     Some(Event::Start(started)) => self.start(started),
                     Some(Event::End(ended)) => self.end(ended),
+                    Some(Event::Background(background)) => {
+                        self.importing = if background.state == "start" {
+                            background.imports
+                        } else {
+                            Vec::new()
+                        }
+                    }
                     Some(Event::Done) => return Stop::Done,
                     None => {}
                 },
@@ -239,6 +248,7 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
     let mut follower = Follower {
         steps: Vec::new(),
         running: None,
+        importing: Vec::new(),
         observer,
     };
     let stop = follower.follow(&lines, group, run_deadline, &guard);
@@ -281,7 +291,16 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
     if let Some(step) = follower.running.take() {
         // The process ended in the middle of a step: that step is the one that broke.
         ended_during = Some(step.started.step.clone());
-        follower.push(died_during(step, &ending_detail, status, &stderr, &tail));
+        let mut died = died_during(step, &ending_detail, status, &stderr, &tail);
+        if !follower.importing.is_empty() {
+            // The crash may be the import's, not the step's: faulthandler's
+            // stack in the stderr tail shows which thread it was.
+            died.detail.push_str(&format!(
+                " (while {} was being imported on another thread of the test; the stack in the stderr tail shows which thread crashed)",
+                follower.importing.join(", ")
+            ));
+        }
+        follower.push(died);
     }
     let steps = follower.steps;
     let keep_tail = ending != Ending::Completed || steps.iter().any(|step| step.status == Status::Fail);
@@ -526,6 +545,24 @@ mod tests {
         assert_eq!(run.ending, Ending::Crashed);
         assert_eq!(run.ended_during, None);
         assert_eq!(run.steps.len(), 1);
+    }
+
+    #[test]
+    fn a_crash_while_a_library_is_imported_beside_a_step_says_so() {
+        let background = r#"echo '{"event": "background", "imports": ["peft"], "state": "start"}'"#;
+        let run = run_script(&format!("{background}\n{START_A}\nkill -SEGV $$"), 20);
+        assert_eq!(run.ending, Ending::Crashed);
+        assert!(
+            run.steps[0]
+                .detail
+                .contains("while peft was being imported on another thread"),
+            "{}",
+            run.steps[0].detail
+        );
+        // Once the import ended, a crash is the step's own.
+        let ended = background.replace("start", "end");
+        let run = run_script(&format!("{background}\n{ended}\n{START_A}\nkill -SEGV $$"), 20);
+        assert!(!run.steps[0].detail.contains("imported"), "{}", run.steps[0].detail);
     }
 
     #[test]

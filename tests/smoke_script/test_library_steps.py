@@ -161,6 +161,50 @@ class SkipEvents(unittest.TestCase):
         self.assertEqual([event["step"] for event in ends_of(events)], expected)
 
 
+class BackgroundImports(unittest.TestCase):
+    """The libraries are imported on a thread while the GPU steps run; each
+    library step takes its own import from there, success or failure."""
+
+    def tearDown(self):
+        library_steps.BACKGROUND.clear()
+
+    def test_each_step_takes_its_import_and_a_failure_is_the_step_s(self):
+        names = ("json", "envdoctor_no_such_library")
+
+        def work(runner):
+            library_steps.import_in_background(runner)
+            with runner.step("first", "first", 60) as step:
+                self.assertEqual(library_steps.import_timed(step, "json").__name__, "json")
+            with runner.step("second", "second", 60) as step:
+                library_steps.import_timed(step, "envdoctor_no_such_library")
+            library_steps.BACKGROUND[0].thread.join(5)
+
+        with mock.patch.object(library_steps, "LIBRARIES", names), only_installed(*names):
+            events = events_of(work)
+        background = [event for event in events if event["event"] == "background"]
+        self.assertEqual(
+            background,
+            [
+                {"event": "background", "imports": list(names), "state": "start"},
+                {"event": "background", "imports": list(names), "state": "end"},
+            ],
+        )
+        first, second = ends_of(events)
+        self.assertEqual(first["status"], "pass", first)
+        self.assertIn("import_s", first["figures"])
+        self.assertIn("import_wait_s", first["figures"])
+        # Tried again on the main thread, where it fails as the job's import would.
+        self.assertEqual(second["status"], "fail", second)
+        self.assertEqual(second["error"]["type"], "ModuleNotFoundError", second)
+        self.assertIn("envdoctor_no_such_library", second["error"]["traceback"])
+
+    def test_nothing_is_imported_when_no_library_is_installed(self):
+        with only_installed():
+            events = events_of(library_steps.import_in_background)
+        self.assertEqual(events, [])
+        self.assertEqual(library_steps.BACKGROUND, [])
+
+
 class BitsandbytesOnCpu(unittest.TestCase):
     def setUp(self):
         self.torch = need_torch(self)

@@ -48,6 +48,10 @@ def main(arguments):
 
     torch = torch_steps.import_torch(runner)
     gpus = torch_steps.cuda_as_torch_sees_it(runner, torch)
+    if gpus:
+        # The library imports overlap the GPU steps; each library step waits
+        # for its own and reports it, so the report's order is unchanged.
+        library_steps.import_in_background(runner)
     torch_steps.each_gpu(runner, torch, gpus)
     torch_steps.between_gpus(runner, torch, gpus)
     library_steps.run(runner, torch, gpus, deep, job)

@@ -10,6 +10,7 @@ same code runs on the CPU in the tests; on the node it runs on cuda:0."""
 import importlib
 import importlib.util
 import math
+import threading
 import time
 
 # Seconds each step may take before envdoctor kills the test. Generous: they
@@ -54,10 +55,74 @@ def why_not_on_a_gpu(runner, torch, gpus):
     return None
 
 
+# The libraries whose steps may run, in the order their steps run (PEFT imports
+# transformers, the longest import of a training stack).
+LIBRARIES = ("bitsandbytes", "peft", "deepspeed")
+
+
+class BackgroundImports:
+    """Imports the installed libraries on a thread while the GPU steps run on
+    the main one: a node's smoke test then costs about what the job's own
+    imports cost. Each library step still reports its own import: its time,
+    and any exception it raised, with the traceback it raised it with."""
+
+    def __init__(self, runner, names):
+        self.names = list(names)
+        self.results = {}
+        self.ready = {name: threading.Event() for name in self.names}
+        self.runner = runner
+        # A daemon: a library whose import hangs must not keep the test alive
+        # once envdoctor has had its answer.
+        self.thread = threading.Thread(target=self.run, name="envdoctor-imports", daemon=True)
+        runner.background(self.names, "start")
+        self.thread.start()
+
+    def run(self):
+        try:
+            for name in self.names:
+                started = time.perf_counter()
+                try:
+                    self.results[name] = (importlib.import_module(name), None, time.perf_counter() - started)
+                except BaseException as exception:  # reported by the library's step
+                    self.results[name] = (None, exception, time.perf_counter() - started)
+                self.ready[name].set()
+        finally:
+            self.runner.background(self.names, "end")
+
+    def take(self, name):
+        """(module or None, exception or None, import seconds, seconds waited)."""
+        started = time.perf_counter()
+        self.ready[name].wait()
+        module, exception, seconds = self.results[name]
+        return module, exception, seconds, time.perf_counter() - started
+
+
+BACKGROUND = []
+
+
+def import_in_background(runner):
+    """Starts importing the installed libraries whose steps will run. Called once
+    torch has imported (each of them imports torch) and CUDA answered."""
+    names = [name for name in LIBRARIES if installed(name)]
+    if names and not BACKGROUND:
+        BACKGROUND.append(BackgroundImports(runner, names))
+
+
 def import_timed(step, name):
-    started = time.perf_counter()
-    module = importlib.import_module(name)
-    seconds = time.perf_counter() - started
+    background = BACKGROUND[0] if BACKGROUND else None
+    module = None
+    if background is not None and name in background.names:
+        module, exception, seconds, waited = background.take(name)
+        step.figure("import_wait_s", round(waited, 3))
+        if exception is not None and not isinstance(exception, Exception):
+            raise exception
+        # An import that failed on the thread is tried again here, on the main
+        # thread, as the job imports it: a library that refuses to be imported
+        # off the main thread (one that installs signal handlers) is not broken.
+    if module is None:
+        started = time.perf_counter()
+        module = importlib.import_module(name)
+        seconds = time.perf_counter() - started
     step.figure("import_s", round(seconds, 3))
     step.figure("version", getattr(module, "__version__", None))
     return module

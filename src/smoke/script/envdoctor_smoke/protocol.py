@@ -4,6 +4,7 @@ private copy of the original stdout.
     {"event": "start", "step": "gpu0.fp16", "title": "...", "deadline_s": 30, "gpu": 0}
     {"event": "end", "step": "gpu0.fp16", "status": "pass", "duration_ms": 41,
      "detail": "...", "figures": {"tflops": 612.3}, "error": null}
+    {"event": "background", "imports": ["peft"], "state": "start"}
 
 envdoctor enforces each step's deadline from its `start` event: a step that
 sends no `end` in time is killed with the whole process group and reported as
@@ -134,9 +135,13 @@ class Runner:
     def __init__(self, channel):
         self.channel = channel
         self.statuses = {}
+        # The background import thread emits too; a line is written whole.
+        self.lock = threading.Lock()
 
     def emit(self, **event):
-        self.channel.write(json.dumps(json_safe(event), default=str, allow_nan=False) + "\n")
+        line = json.dumps(json_safe(event), default=str, allow_nan=False) + "\n"
+        with self.lock:
+            self.channel.write(line)
 
     def step(self, name, title, deadline_s, gpu=None):
         """`with runner.step(...) as step:` reports the block as one step."""
@@ -148,6 +153,12 @@ class Runner:
 
     def passed(self, name):
         return self.statuses.get(name) == "pass"
+
+    def background(self, imports, state):
+        """Tells envdoctor which libraries a thread is importing ("start") or
+        has imported ("end"): a crash while they import happens during
+        whatever step is running, and envdoctor must not blame that step alone."""
+        self.emit(event="background", imports=list(imports), state=state)
 
 
 def release(torch):
