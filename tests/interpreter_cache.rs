@@ -7,6 +7,16 @@ use std::path::{Path, PathBuf};
 use common::*;
 use serde_json::Value;
 
+/// A new virtual environment, old enough to be cached: an answer is not
+/// stored when a watched path changed within the kernel's coarse-clock slack
+/// of the question (git's "racy" rule), and a probe started right after
+/// `python -m venv` can ask within it on a fast machine.
+fn settled_venv(path: &Path) -> PathBuf {
+    let python = create_venv(path, false);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    python
+}
+
 fn cache_files(cache: &Path) -> Vec<PathBuf> {
     let directory = cache.join("envdoctor/interpreters");
     std::fs::read_dir(directory)
@@ -27,7 +37,7 @@ fn mark_cached_answer(cache: &Path) {
 #[test]
 fn a_valid_answer_is_reused_and_no_cache_asks_again() {
     let root = tempfile::tempdir().unwrap();
-    let python = create_venv(&root.path().join("venv"), false);
+    let python = settled_venv(&root.path().join("venv"));
     let cache = root.path().join("cache");
     let asked = probe_json(&cache, &python, &[], &[]);
     mark_cached_answer(&cache);
@@ -44,7 +54,7 @@ fn a_valid_answer_is_reused_and_no_cache_asks_again() {
 #[test]
 fn a_new_pth_file_is_seen_at_once() {
     let root = tempfile::tempdir().unwrap();
-    let python = create_venv(&root.path().join("venv"), false);
+    let python = settled_venv(&root.path().join("venv"));
     let cache = root.path().join("cache");
     probe_json(&cache, &python, &[], &[]);
     mark_cached_answer(&cache);
@@ -74,7 +84,7 @@ fn a_new_pth_file_is_seen_at_once() {
 #[test]
 fn a_changed_pythonpath_is_a_different_question() {
     let root = tempfile::tempdir().unwrap();
-    let python = create_venv(&root.path().join("venv"), false);
+    let python = settled_venv(&root.path().join("venv"));
     let cache = root.path().join("cache");
     probe_json(&cache, &python, &[], &[]);
     mark_cached_answer(&cache);
@@ -104,7 +114,7 @@ fn a_directory_named_by_a_pth_file_is_seen_when_it_appears() {
     // `site` skips a .pth line whose directory does not exist yet (a mount not up,
     // a directory made later); its appearance must invalidate the answer.
     let root = tempfile::tempdir().unwrap();
-    let python = create_venv(&root.path().join("venv"), false);
+    let python = settled_venv(&root.path().join("venv"));
     let cache = root.path().join("cache");
     let later = root.path().join("later");
     std::fs::write(
@@ -126,7 +136,7 @@ fn a_change_while_the_interpreter_answers_is_not_cached_over() {
     // sitecustomize holds the interpreter for a second; meanwhile a .pth file
     // appears. The answer predates it, so it must not be stored as current.
     let root = tempfile::tempdir().unwrap();
-    let python = create_venv(&root.path().join("venv"), false);
+    let python = settled_venv(&root.path().join("venv"));
     let site = site_packages(&python);
     std::fs::write(site.join("sitecustomize.py"), "import time\ntime.sleep(1)\n").unwrap();
     let extra = root.path().join("extra");
