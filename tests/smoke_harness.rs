@@ -12,6 +12,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::smoke::{copy_tree, fixture, only_finding, step, step_names, text};
 use common::{create_venv, envdoctor, site_packages};
 use serde_json::Value;
 
@@ -37,11 +38,10 @@ impl Standin {
     fn new(scenario: &str) -> Standin {
         let directory = tempfile::tempdir().unwrap();
         let python = create_venv(&directory.path().join("venv"), false);
-        let package = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/smoke")
-            .join(scenario)
-            .join("torch");
-        copy_tree(&package, &site_packages(&python).join("torch"));
+        copy_tree(
+            &fixture(&format!("{scenario}/torch")),
+            &site_packages(&python).join("torch"),
+        );
         Standin { directory, python }
     }
 
@@ -81,51 +81,6 @@ impl Standin {
         assert_eq!(report["schema"], "envdoctor.smoke/1", "{report:#}");
         (code, report)
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "__pycache__" {
-                copy_tree(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-fn step<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|step| step["name"] == name)
-        .unwrap_or_else(|| panic!("no step {name} in {report:#}"))
-}
-
-fn step_names(report: &Value) -> Vec<&str> {
-    report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|step| step["name"].as_str().unwrap())
-        .collect()
-}
-
-/// The only finding of the report, which must have that id.
-fn only_finding<'a>(report: &'a Value, id: &str) -> &'a Value {
-    let findings = report["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 1, "{report:#}");
-    assert_eq!(findings[0]["id"], id, "{report:#}");
-    &findings[0]
-}
-
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or_else(|| panic!("not a string: {value}"))
 }
 
 /// Whether a process still runs: one that is gone, or a zombie waiting for a
@@ -376,6 +331,20 @@ fn a_working_install_passes_every_step() {
         verdict.starts_with("PASS: 7 passed, 0 failed, 0 timed out, 0 skipped"),
         "{output}"
     );
+}
+
+#[test]
+fn a_relative_interpreter_path_is_the_one_from_where_envdoctor_was_started() {
+    let standin = Standin::new("working_gpu");
+    let output = envdoctor(&standin.path("cache"))
+        .current_dir(standin.directory.path())
+        .args(["smoke", "--python", "venv/bin/python", "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(step_names(&report), ONE_GPU_STEPS, "{report:#}");
 }
 
 #[test]

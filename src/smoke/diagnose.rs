@@ -219,7 +219,7 @@ fn step_deepspeed_config(step: &Step) -> Option<TrainingConfigs> {
     let source = step.figure_str("config").unwrap_or("built-in");
     Some(TrainingConfigs {
         deepspeed: Some(Loaded {
-            path: format!("the config smoke step `{}` ran ({source})", step.name).into(),
+            path: format!("the config smoke step {} ran ({source})", step.name).into(),
             config,
         }),
         accelerate: None,

@@ -350,7 +350,10 @@ fn unpack(deepspeed_config: Option<&crate::configs::JobDeepSpeed>) -> Result<tem
 }
 
 fn command(options: &Options, directory: &Path) -> Command {
-    let mut command = Command::new(&options.python);
+    // Absolute: the test runs in its own folder, where a relative path to the
+    // interpreter (`--python venv/bin/python`) would name nothing.
+    let python = std::path::absolute(&options.python).unwrap_or_else(|_| options.python.clone());
+    let mut command = Command::new(python);
     // faulthandler prints the Python stack of a crash (SIGSEGV, SIGABRT, SIGBUS)
     // to stderr before the signal kills the process: the crash's own last words.
     command.args(["-X", "faulthandler", "-m", "envdoctor_smoke"]);

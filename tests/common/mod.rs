@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod index_server;
+pub mod smoke;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
