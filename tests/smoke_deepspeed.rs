@@ -332,32 +332,13 @@ fn deepspeed_0_14_0_and_0_14_3_train_both_zero_runs_clipping_at_every_step() {
 }
 
 /// An HF Trainer ZeRO-3 offload config as the transformers documentation gives
-/// it (tests/smoke_script/test_deepspeed_config.py, TRAINER_ZERO3).
+/// it, shared with tests/smoke_script/test_deepspeed_config.py.
 fn trainer_zero3() -> Value {
-    json!({
-        "fp16": {"enabled": "auto", "loss_scale": 0, "initial_scale_power": 16},
-        "bf16": {"enabled": "auto"},
-        "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}},
-        "scheduler": {
-            "type": "WarmupDecayLR",
-            "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto", "total_num_steps": "auto"}
-        },
-        "zero_optimization": {
-            "stage": 3,
-            "offload_optimizer": {"device": "cpu", "pin_memory": true},
-            "offload_param": {"device": "cpu", "pin_memory": true},
-            "overlap_comm": true,
-            "reduce_bucket_size": "auto",
-            "stage3_prefetch_bucket_size": "auto",
-            "stage3_param_persistence_threshold": "auto",
-            "stage3_gather_16bit_weights_on_model_save": true
-        },
-        "gradient_accumulation_steps": "auto",
-        "gradient_clipping": "auto",
-        "train_batch_size": "auto",
-        "train_micro_batch_size_per_gpu": "auto",
-        "wall_clock_breakdown": false
-    })
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/configs/ds-trainer-zero3-offload-all-auto.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]

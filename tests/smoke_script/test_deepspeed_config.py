@@ -1,6 +1,7 @@
 """Tests of how the ZeRO step turns a job's DeepSpeed config into the one it runs
 (src/smoke/script/envdoctor_smoke/deepspeed_config.py): pure Python, no torch."""
 
+import json
 import os
 import sys
 import unittest
@@ -10,31 +11,11 @@ sys.path.insert(0, os.path.abspath(SCRIPT))
 
 from envdoctor_smoke import deepspeed_config  # noqa: E402
 
-# An HF Trainer ZeRO-3 offload config as the transformers documentation gives it.
-TRAINER_ZERO3 = {
-    "fp16": {"enabled": "auto", "loss_scale": 0, "initial_scale_power": 16},
-    "bf16": {"enabled": "auto"},
-    "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}},
-    "scheduler": {
-        "type": "WarmupDecayLR",
-        "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto", "total_num_steps": "auto"},
-    },
-    "zero_optimization": {
-        "stage": 3,
-        "offload_optimizer": {"device": "cpu", "pin_memory": True},
-        "offload_param": {"device": "cpu", "pin_memory": True},
-        "overlap_comm": True,
-        "reduce_bucket_size": "auto",
-        "stage3_prefetch_bucket_size": "auto",
-        "stage3_param_persistence_threshold": "auto",
-        "stage3_gather_16bit_weights_on_model_save": True,
-    },
-    "gradient_accumulation_steps": "auto",
-    "gradient_clipping": "auto",
-    "train_batch_size": "auto",
-    "train_micro_batch_size_per_gpu": "auto",
-    "wall_clock_breakdown": False,
-}
+# An HF Trainer ZeRO-3 offload config with every value the Trainer fills left "auto",
+# as the transformers DeepSpeed documentation gives it.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs",
+                       "ds-trainer-zero3-offload-all-auto.json")) as opened:
+    TRAINER_ZERO3 = json.load(opened)
 
 
 def autos(value):
