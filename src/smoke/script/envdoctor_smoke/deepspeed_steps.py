@@ -247,21 +247,27 @@ def zero_step(step, device, zero):
                 ran, result["optimizer_steps"]
             )
         )
-    if not result["changed"]:
+    if result["changed"] is False:
         step.fail(
             "{}: {} optimizer steps left the {} unchanged".format(ran, result["optimizer_steps"], result["master_weights"])
         )
     changes = "; changed from the job's config: {}".format("; ".join(zero.changes)) if zero.changes else ""
+    updated = "weights updated" if result["changed"] else "weights not compared (optimizer state swapped to NVMe)"
+    norm, clipping = result.get("gradient_norm"), zero.config.get("gradient_clipping")
+    if isinstance(norm, (int, float)) and isinstance(clipping, (int, float)) and norm > clipping:
+        clipped = "clipping (last gradient norm {} > gradient_clipping {})".format(format_norm(norm), clipping)
+    else:
+        clipped = "gradient_clipping {} (DeepSpeed reported gradient norm {})".format(clipping, format_norm(norm))
     step.detail = (
-        "{} on {}: {} optimizer steps with {} on the {}, every one clipped (gradient norm {} > {}), "
-        "weights updated, loss {:.4g}; initialize {:.1f} s (including any cpu_adam build), steps {:.2f} s{}".format(
+        "{} on {}: {} optimizer steps with {} on the {}, {}, "
+        "{}, loss {:.4g}; initialize {:.1f} s (including any cpu_adam build), steps {:.2f} s{}".format(
             ran,
             device,
             result["optimizer_steps"],
             result["optimizer"],
             "CPU" if "cpu" in (result.get("master_weights_device") or []) else "GPU",
-            format_norm(result.get("gradient_norm")),
-            zero.config.get("gradient_clipping"),
+            clipped,
+            updated,
             losses[-1],
             result["initialize_s"],
             result["step_s"],
@@ -365,7 +371,11 @@ def zero_training(torch, device, config):
             torch.cuda.synchronize(device)
         step_s = time.perf_counter() - started
         misplaced += zero_misplaced(engine, optimizer, device, config)
-        changed = any(not torch.equal(old, master.detach()) for old, master in zip(before, masters))
+        changed = None
+        if deepspeed_config.offload_device(config, "offload_optimizer") != "nvme":
+            # Swapped out to NVMe between steps, the masters in memory are
+            # placeholders: nothing to compare there.
+            changed = any(not torch.equal(old, master.detach()) for old, master in zip(before, masters))
         return {
             "version": version,
             "losses": losses,
