@@ -203,9 +203,10 @@ pub fn default_accelerate_path(env: impl Fn(&str) -> Option<String>) -> Option<P
 
 /// The DeepSpeed config accelerate builds from its `deepspeed_config` block
 /// when it names no file (accelerate `utils/dataclasses.py`, `DeepSpeedPlugin`
-/// `__post_init__` and `set_mixed_precision`): batch sizes left "auto" for the
-/// training script, the block's stage, offload devices, accumulation and
-/// clipping, and bf16 or fp16 from `mixed_precision`.
+/// `__post_init__` and `set_mixed_precision`; `Accelerator._prepare_deepspeed`):
+/// batch sizes left "auto" for the training script, the block's stage (default
+/// 2), offload devices, accumulation and clipping (1.0 when absent), and bf16
+/// (also for fp8) or fp16 with auto_cast from `mixed_precision`.
 fn deepspeed_from_accelerate_block(block: &serde_json::Map<String, Value>, mixed_precision: Option<&str>) -> Value {
     let number = |key: &str| block.get(key).filter(|value| value.is_number()).cloned();
     let mut zero = serde_json::Map::new();
@@ -233,15 +234,17 @@ fn deepspeed_from_accelerate_block(block: &serde_json::Map<String, Value>, mixed
         number("gradient_accumulation_steps").unwrap_or(Value::from(1)),
     );
     config.insert("zero_optimization".into(), Value::Object(zero));
-    if let Some(clipping) = number("gradient_clipping") {
-        config.insert("gradient_clipping".into(), clipping);
-    }
+    // Absent, accelerate leaves it "auto" and its Accelerator fills 1.0.
+    config.insert(
+        "gradient_clipping".into(),
+        number("gradient_clipping").unwrap_or(Value::from(1.0)),
+    );
     match mixed_precision {
-        Some("bf16") => {
+        Some("bf16" | "fp8") => {
             config.insert("bf16".into(), serde_json::json!({"enabled": true}));
         }
         Some("fp16") => {
-            config.insert("fp16".into(), serde_json::json!({"enabled": true}));
+            config.insert("fp16".into(), serde_json::json!({"enabled": true, "auto_cast": true}));
         }
         _ => {}
     }

@@ -31,6 +31,8 @@ class Prepare(unittest.TestCase):
         self.assertEqual(config["optimizer"]["params"]["lr"], 5e-5)
         self.assertEqual(config["optimizer"]["params"]["betas"], [0.9, 0.999])
         self.assertEqual(config["scheduler"]["params"]["warmup_max_lr"], 5e-5)
+        # max(1, warmup steps) as the Trainer fills it: DeepSpeed 0.19.6 and later refuse 0.
+        self.assertEqual(config["scheduler"]["params"]["warmup_num_steps"], 1)
         zero = config["zero_optimization"]
         self.assertEqual(zero["reduce_bucket_size"], 64 * 64)
         self.assertEqual(zero["stage3_param_persistence_threshold"], 640)

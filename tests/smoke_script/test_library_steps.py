@@ -339,7 +339,9 @@ class DeepSpeedOnCpu(unittest.TestCase):
         path = os.pathsep.join(filter(None, [os.path.abspath(SCRIPT), os.environ.get("PYTHONPATH")]))
         cpu = self.torch.device("cpu")
         ends = []
-        with mock.patch.dict(os.environ, {"PYTHONPATH": path}):
+        # DeepSpeed JIT-builds its ops with the ninja of this interpreter's environment.
+        search = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+        with mock.patch.dict(os.environ, {"PYTHONPATH": path, "PATH": search}):
             for zero in deepspeed_steps.zero_runs(self.torch, cpu, job):
                 ends.append(run_as_step(lambda step: deepspeed_steps.zero_step(step, cpu, zero)))
         return ends

@@ -168,10 +168,12 @@ class Preparation:
         if not isinstance(params, dict):
             return
         lr = ((self.config.get("optimizer") or {}).get("params") or {}).get("lr", TRAINER_LEARNING_RATE)
+        # trainer_config_finalize: warmup_num_steps is max(1, the job's warmup
+        # steps, 0 by default), since DeepSpeed 0.19.6 refuses 0.
         fills = {
             "warmup_min_lr": 0,
             "warmup_max_lr": lr,
-            "warmup_num_steps": 0,
+            "warmup_num_steps": 1,
             "total_num_steps": OPTIMIZER_STEPS,
         }
         for key, value in list(params.items()):
