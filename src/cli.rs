@@ -75,6 +75,11 @@ pub enum Command {
     NvmlQuery,
 }
 
+/// How long the interpreter may take to answer, unless `--python-timeout` says.
+pub const PYTHON_TIMEOUT_S: f64 = 10.0;
+/// How long NVML may take to answer, unless `--nvml-timeout` says.
+pub const NVML_TIMEOUT_S: f64 = 15.0;
+
 #[derive(Debug, Args)]
 pub struct PythonArgs {
     /// The interpreter to inspect: a path, or a name looked up on PATH. Default: $VIRTUAL_ENV,
@@ -83,7 +88,7 @@ pub struct PythonArgs {
     pub python: Option<String>,
 
     /// Seconds to wait for the interpreter's answer before killing it.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = PYTHON_TIMEOUT_S, value_parser = positive_seconds)]
     pub python_timeout: f64,
 
     /// Ask the interpreter even when its cached answer is still valid.
@@ -98,7 +103,7 @@ pub struct NodeArgs {
     pub python: PythonArgs,
 
     /// Seconds NVML may take to answer before the GPU or driver is reported hung.
-    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = NVML_TIMEOUT_S, value_parser = positive_seconds)]
     pub nvml_timeout: f64,
 
     /// Use a Snapshot recorded with `probe --format json` instead of probing this node.

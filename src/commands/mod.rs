@@ -198,7 +198,7 @@ fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
         .then(|| {
             probe::snapshot(&probe::ProbeOptions {
                 python: python_options_for(&python.path),
-                nvml_deadline: Duration::from_secs(10),
+                nvml_deadline: Duration::from_secs_f64(crate::cli::NVML_TIMEOUT_S),
             })
             .ok()
         })
@@ -267,7 +267,7 @@ fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
 fn python_options_for(python: &Path) -> probe::PythonOptions {
     probe::PythonOptions {
         requested: Some(python.display().to_string()),
-        deadline: Duration::from_secs(10),
+        deadline: Duration::from_secs_f64(crate::cli::PYTHON_TIMEOUT_S),
         use_cache: true,
     }
 }

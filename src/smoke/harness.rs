@@ -119,8 +119,6 @@ enum Stop {
     Closed,
     /// A deadline passed and the group was killed; what to say about it.
     Killed(String),
-    /// envdoctor itself got a signal; the group was killed.
-    Interrupted,
 }
 
 /// The events read so far, turned into steps as they end.
@@ -139,11 +137,12 @@ impl Follower<'_> {
         group: libc::pid_t,
         run_deadline: Instant,
         guard: &process::GroupGuard,
-    ) -> Stop {
+    ) -> Result<Stop, libc::c_int> {
         loop {
-            if guard.interrupted().is_some() {
+            // A signal to envdoctor: the group is killed, and the signal is the answer.
+            if let Some(signal) = guard.interrupted() {
                 process::kill_group(group);
-                return Stop::Interrupted;
+                return Err(signal);
             }
             let until = self
                 .running
@@ -161,7 +160,7 @@ impl Follower<'_> {
                             Vec::new()
                         }
                     }
-                    Some(Event::Done) => return Stop::Done,
+                    Some(Event::Done) => return Ok(Stop::Done),
                     None => {}
                 },
                 Err(RecvTimeoutError::Timeout) if Instant::now() < until => {}
@@ -169,7 +168,9 @@ impl Follower<'_> {
                     process::kill_group(group);
                     let whole_run = Instant::now() >= run_deadline;
                     let Some(step) = self.running.take() else {
-                        return Stop::Killed("killed when the run's deadline passed between two steps".to_string());
+                        return Ok(Stop::Killed(
+                            "killed when the run's deadline passed between two steps".to_string(),
+                        ));
                     };
                     let said = if whole_run {
                         "the whole run's deadline passed during this step".to_string()
@@ -177,9 +178,9 @@ impl Follower<'_> {
                         format!("no answer within {} s", format_seconds(step.started.deadline_s))
                     };
                     self.push(timed_out(step, &said));
-                    return Stop::Killed(format!("killed: {said}"));
+                    return Ok(Stop::Killed(format!("killed: {said}")));
                 }
-                Err(RecvTimeoutError::Disconnected) => return Stop::Closed,
+                Err(RecvTimeoutError::Disconnected) => return Ok(Stop::Closed),
             }
         }
     }
@@ -251,16 +252,16 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
         importing: Vec::new(),
         observer,
     };
-    let stop = follower.follow(&lines, group, run_deadline, &guard);
-    // The handler's kill closes the test's output, which can reach the
-    // follower before it looks at the signal: asked here again.
-    if let Some(signal) = guard.interrupted() {
-        return Err(abandon(&mut child, directory, signal));
-    }
+    let stop = match follower.follow(&lines, group, run_deadline, &guard) {
+        Ok(stop) => stop,
+        Err(signal) => return Err(abandon(&mut child, directory, signal)),
+    };
     let grace = EXIT_GRACE.min(run_deadline.saturating_duration_since(Instant::now()));
     let status = wait(&mut child, grace);
     // Also after a clean exit: a worker left behind would hold the GPU.
     process::kill_group(group);
+    // The handler's kill closes the test's output, which can reach the
+    // follower before it looks at the signal; or the signal came during the wait.
     if let Some(signal) = guard.interrupted() {
         return Err(abandon(&mut child, directory, signal));
     }
@@ -269,8 +270,6 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
     let waited = format_seconds(grace.as_secs_f64());
     let (ending, ending_detail) = match (stop, status) {
         (Stop::Killed(killed), _) => (Ending::TimedOut, killed),
-        // An interruption returned above; were it to reach here, the group was killed.
-        (Stop::Interrupted, _) => (Ending::TimedOut, "killed: envdoctor was interrupted".to_string()),
         (_, Some(status)) if status.signal().is_some() => (Ending::Crashed, process::describe_status(&status)),
         (Stop::Done, Some(status)) if status.success() => (Ending::Completed, process::describe_status(&status)),
         (_, Some(status)) => (Ending::Exited, process::describe_status(&status)),

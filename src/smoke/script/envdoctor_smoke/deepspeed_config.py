@@ -227,10 +227,15 @@ def prepare(job, scratch):
     return config, preparation.changes
 
 
+def zero_block(config):
+    """The `zero_optimization` block, empty when absent or not an object."""
+    zero = config.get("zero_optimization")
+    return zero if isinstance(zero, dict) else {}
+
+
 def describe(config):
     """`ZeRO-3, optimizer offloaded to cpu, parameters offloaded to cpu, bf16`."""
-    zero = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), dict) else {}
-    parts = ["ZeRO-{}".format(zero.get("stage", 0))]
+    parts = ["ZeRO-{}".format(zero_block(config).get("stage", 0))]
     for block, what in (("offload_optimizer", "optimizer"), ("offload_param", "parameters")):
         device = offload_device(config, block)
         if device not in (None, "none"):
@@ -241,10 +246,7 @@ def describe(config):
 
 
 def offload_device(config, block):
-    zero = config.get("zero_optimization")
-    if not isinstance(zero, dict):
-        return None
-    offload = zero.get(block)
+    offload = zero_block(config).get(block)
     if isinstance(offload, dict):
         device = offload.get("device")
         return str(device).lower() if device is not None else "none"
@@ -269,9 +271,8 @@ def precision_of(config):
 
 def facts(config):
     """The figures a finding is judged by: what this step ran."""
-    zero = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), dict) else {}
     return {
-        "zero_stage": zero.get("stage", 0),
+        "zero_stage": zero_block(config).get("stage", 0),
         "offload_optimizer_device": offload_device(config, "offload_optimizer") or "none",
         "offload_param_device": offload_device(config, "offload_param") or "none",
         "precision": precision_of(config),

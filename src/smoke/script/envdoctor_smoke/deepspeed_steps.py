@@ -45,7 +45,7 @@ def zero_runs(torch, device, job):
     the built-in offload configs real jobs use: ZeRO-3 with optimizer and
     parameters on the CPU, and ZeRO-2 with the optimizer on the CPU and fp16
     loss scaling. bf16 where the GPU has it (compute capability 8.0 and later)."""
-    where = "on {} (allows {} s to JIT-build cpu_adam)".format(device_label(device), ZERO_DEADLINE)
+    where = "on {} (allows {} s to JIT-build cpu_adam)".format(device, ZERO_DEADLINE)
     if job is not None:
         source, job_config = job
         config, changes = deepspeed_config.prepare(job_config, scratch_folder())
@@ -53,26 +53,21 @@ def zero_runs(torch, device, job):
             deepspeed_config.describe(config), where
         )
         return [ZeroRun("deepspeed.job_config", title, config, source, changes)]
-    bf16 = has_bf16(torch, device)
-    zero3 = deepspeed_config.built_in(3, offload_param=True, bf16=bf16)
-    # fp16 with loss scaling on a GPU; DeepSpeed's CPU accelerator (the tests)
-    # has no fp16, so bf16 there.
-    zero2 = deepspeed_config.built_in(2, offload_param=False, bf16=getattr(device, "type", None) == "cpu")
+    built_in = [
+        ("deepspeed.zero3", deepspeed_config.built_in(3, offload_param=True, bf16=has_bf16(torch, device))),
+        # fp16 with loss scaling on a GPU; DeepSpeed's CPU accelerator (the
+        # tests) has no fp16, so bf16 there.
+        ("deepspeed.zero2", deepspeed_config.built_in(2, offload_param=False, bf16=device.type == "cpu")),
+    ]
     return [
         ZeroRun(
-            "deepspeed.zero3",
-            "DeepSpeed {}, clipping at every step, {}".format(deepspeed_config.describe(zero3), where),
-            zero3,
+            name,
+            "DeepSpeed {}, clipping at every step, {}".format(deepspeed_config.describe(config), where),
+            config,
             "built-in",
             [],
-        ),
-        ZeroRun(
-            "deepspeed.zero2",
-            "DeepSpeed {}, clipping at every step, {}".format(deepspeed_config.describe(zero2), where),
-            zero2,
-            "built-in",
-            [],
-        ),
+        )
+        for name, config in built_in
     ]
 
 
@@ -81,12 +76,8 @@ def zero_step_names(job):
     return ["deepspeed.job_config"] if job is not None else ["deepspeed.zero3", "deepspeed.zero2"]
 
 
-def device_label(device):
-    return str(device) if device is not None else "cuda:0"
-
-
 def has_bf16(torch, device):
-    if device is None or getattr(device, "type", None) != "cuda":
+    if device.type != "cuda":
         return True
     major, _minor = torch.cuda.get_device_capability(device)
     return major >= 8
@@ -324,7 +315,7 @@ def free_port():
         return listener.getsockname()[1]
 
 
-def refusal(deepspeed, config):
+def refusal(config):
     """What DeepSpeed says of the config before any training: its own parser
     (deepspeed.runtime.config.DeepSpeedConfig, which deepspeed.initialize runs
     first) raising is the config refused, not the node broken."""
@@ -345,7 +336,7 @@ def zero_training(torch, device, config):
     version = getattr(deepspeed, "__version__", "?")
     deepspeed.init_distributed()
     try:
-        refused = refusal(deepspeed, config)
+        refused = refusal(config)
         if refused:
             return {"version": version, "refused": refused}
         model = tiny_model(torch, torch.nn.Linear)
