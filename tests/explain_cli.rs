@@ -129,28 +129,45 @@ fn read_case(path: &Path) -> Result<Case, String> {
     Ok(Case { expected, ruled_out })
 }
 
-/// What is wrong with one case's explanation, if anything.
-fn judge_case(case: &Case, explanation: &Value, code: i32) -> Vec<String> {
+/// How one case came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// The expected cause first, explained (or, for `none`, no cause named).
+    RightFirst,
+    /// Not decided or not explained: no answer, but no wrong one either.
+    NoAnswer,
+    /// A cause named with confidence that is not the case's.
+    ConfidentlyWrong,
+}
+
+/// How a case came out, and what is wrong with its explanation besides.
+fn judge_case(case: &Case, explanation: &Value, code: i32) -> (Verdict, Vec<String>) {
     let mut problems = Vec::new();
     let outcome = explanation["outcome"].as_str().unwrap_or("<none>");
     let first = first_id(explanation).unwrap_or("<no candidate>");
-    if case.expected == "none" {
-        if outcome == "explained" {
-            problems.push(format!("expected no cause, got outcome explained with {first}"));
+    let verdict = match (case.expected.as_str(), outcome) {
+        ("none", "explained") => Verdict::ConfidentlyWrong,
+        ("none", _) => Verdict::RightFirst,
+        (expected, "explained") if first == expected => Verdict::RightFirst,
+        (_, "explained") => Verdict::ConfidentlyWrong,
+        _ => Verdict::NoAnswer,
+    };
+    match verdict {
+        Verdict::RightFirst if case.expected != "none" && code != 0 => {
+            problems.push(format!("explained, yet exit {code}"));
         }
-        if code != 1 {
-            problems.push(format!("expected exit 1, got {code}"));
-        }
-    } else {
-        if outcome != "explained" {
-            problems.push(format!("expected outcome explained, got {outcome}"));
-        }
-        if code != 0 {
-            problems.push(format!("expected exit 0, got {code}"));
-        }
-        if first != case.expected {
-            problems.push(format!("expected {} first, got {first}", case.expected));
-        }
+        Verdict::NoAnswer if code != 1 => problems.push(format!("{outcome}, yet exit {code}")),
+        Verdict::ConfidentlyWrong => problems.push(format!(
+            "confidently wrong: expected {}, got {outcome} with {first}",
+            case.expected
+        )),
+        _ => {}
+    }
+    if verdict == Verdict::NoAnswer
+        && outcome == "undecided"
+        && explanation["to_decide"].as_array().is_none_or(Vec::is_empty)
+    {
+        problems.push("not decided, and says nothing of what would decide it".to_string());
     }
     // Ruled-out causes are listed last, after every cause still standing.
     let confidences: Vec<&str> = explanation["candidates"]
@@ -177,22 +194,26 @@ fn judge_case(case: &Case, explanation: &Value, code: i32) -> Vec<String> {
             ));
         }
     }
-    problems
+    (verdict, problems)
 }
 
-/// Everything wrong with one case directory: a missing file, a bad `case.toml`,
-/// or an explanation that is not the one recorded.
-fn check_case(cache: &Path, dir: &Path) -> Vec<String> {
+/// One case directory judged: its expected cause, how it came out, and
+/// everything wrong with it (a missing file, a bad `case.toml`, a wrong answer).
+fn check_case(cache: &Path, dir: &Path) -> (String, Verdict, Vec<String>) {
     let missing: Vec<&str> = ["log.txt", "snapshot.json", "case.toml"]
         .into_iter()
         .filter(|file| !dir.join(file).is_file())
         .collect();
     if !missing.is_empty() {
-        return vec![format!("missing {}", missing.join(", "))];
+        return (
+            "?".into(),
+            Verdict::NoAnswer,
+            vec![format!("missing {}", missing.join(", "))],
+        );
     }
     let case = match read_case(&dir.join("case.toml")) {
         Ok(case) => case,
-        Err(error) => return vec![format!("case.toml: {error}")],
+        Err(error) => return ("?".into(), Verdict::NoAnswer, vec![format!("case.toml: {error}")]),
     };
     let output = explain(
         cache,
@@ -203,17 +224,26 @@ fn check_case(cache: &Path, dir: &Path) -> Vec<String> {
     .output()
     .unwrap();
     let Ok(explanation) = serde_json::from_slice::<Value>(&output.stdout) else {
-        return vec![format!(
+        let problem = format!(
             "no JSON printed (exit {:?}): {}",
             output.status.code(),
             String::from_utf8_lossy(&output.stderr).trim()
-        )];
+        );
+        return (case.expected, Verdict::NoAnswer, vec![problem]);
     };
-    judge_case(&case, &explanation, output.status.code().unwrap_or(-1))
+    let (verdict, problems) = judge_case(&case, &explanation, output.status.code().unwrap_or(-1));
+    (case.expected, verdict, problems)
 }
 
+/// The share of cases that must be explained right first.
+const RIGHT_FIRST_FLOOR: f64 = 0.85;
+
+/// The corpus: real failure logs from public reports, each replayed on the node
+/// its report describes. Below 85% right first, any confidently wrong answer,
+/// or any other problem (an exit code, a cause not ruled out) fails. The
+/// figures per class are printed (`cargo test --test explain_cli corpus -- --nocapture`).
 #[test]
-fn every_recorded_case_names_its_cause_on_its_own_node() {
+fn the_corpus_is_explained_right_first_and_never_confidently_wrong() {
     let cache = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASES);
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
@@ -222,20 +252,37 @@ fn every_recorded_case_names_its_cause_on_its_own_node() {
         .filter(|path| path.is_dir())
         .collect();
     dirs.sort();
-    assert!(!dirs.is_empty(), "no cases under {}", root.display());
-    let mut failures = Vec::new();
-    let mut failed_cases = 0;
+    assert!(dirs.len() >= 40, "the corpus holds {} cases, fewer than 40", dirs.len());
+    let mut problems = Vec::new();
+    let mut classes: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    let mut right = 0;
     for dir in &dirs {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let problems = check_case(cache.path(), dir);
-        failed_cases += usize::from(!problems.is_empty());
-        failures.extend(problems.into_iter().map(|problem| format!("{name}: {problem}")));
+        let (expected, verdict, found) = check_case(cache.path(), dir);
+        let class = classes.entry(expected).or_default();
+        class.1 += 1;
+        if verdict == Verdict::RightFirst {
+            class.0 += 1;
+            right += 1;
+        } else {
+            problems.push(format!("{name}: {verdict:?}"));
+        }
+        problems.extend(found.into_iter().map(|problem| format!("{name}: {problem}")));
     }
+    let share = right as f64 / dirs.len() as f64;
+    let mut table = format!("right first: {right} of {} ({:.0}%)\n", dirs.len(), share * 100.0);
+    for (class, (right, total)) in &classes {
+        table.push_str(&format!("  {right:>2}/{total:<2} {class}\n"));
+    }
+    eprintln!("{table}");
+    let hard: Vec<&String> = problems
+        .iter()
+        .filter(|problem| !problem.ends_with(": NoAnswer"))
+        .collect();
     assert!(
-        failures.is_empty(),
-        "{failed_cases} of {} cases failed:\n  {}",
-        dirs.len(),
-        failures.join("\n  ")
+        share >= RIGHT_FIRST_FLOOR && hard.is_empty(),
+        "{table}\n{}",
+        problems.join("\n")
     );
 }
 
@@ -357,12 +404,12 @@ fn an_empty_log_has_nothing_to_explain() {
     std::fs::write(&log, "").unwrap();
     let snapshot = case_dir(A40).join("snapshot.json");
     let (explanation, code) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
-    assert_eq!(code, 1);
+    assert_eq!(code, 0, "no error is no failure");
     assert_eq!(explanation["outcome"], "no_error");
     assert_eq!(explanation["lines_read"], 0);
     assert_eq!(explanation["bytes_read"], 0);
     assert!(explanation["traceback"].is_null());
-    let text = stdout(&explain(cache.path(), &log, &snapshot, &[]).assert().code(1));
+    let text = stdout(&explain(cache.path(), &log, &snapshot, &[]).assert().code(0));
     assert!(text.contains("nothing to explain"), "{text}");
 }
 
@@ -385,7 +432,7 @@ fn a_log_without_errors_has_nothing_to_explain() {
     std::fs::write(&log, lines.join("\n") + "\n").unwrap();
     let snapshot = case_dir(A40).join("snapshot.json");
     let (explanation, code) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
-    assert_eq!(code, 1, "{explanation:#}");
+    assert_eq!(code, 0, "{explanation:#}");
     assert_eq!(explanation["outcome"], "no_error", "{explanation:#}");
     assert_eq!(explanation["tracebacks_found"], 0);
     assert_eq!(explanation["lines_read"], lines.len());
@@ -410,12 +457,9 @@ fn a_megabyte_of_printable_garbage_without_newlines_is_read_to_the_end_and_expla
     let snapshot = case_dir(A40).join("snapshot.json");
     let assert = explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert();
     let (explanation, code) = parsed(&assert);
-    assert_eq!(code, 1, "stderr: {}", stderr(&assert));
-    assert!(
-        ["no_error", "unexplained"].contains(&explanation["outcome"].as_str().unwrap()),
-        "{}",
-        explanation["outcome"]
-    );
+    let outcome = explanation["outcome"].as_str().unwrap();
+    assert!(["no_error", "unexplained"].contains(&outcome), "{outcome}");
+    assert_eq!(code, i32::from(outcome != "no_error"), "stderr: {}", stderr(&assert));
     assert_eq!(explanation["bytes_read"], garbage.len());
     assert_eq!(explanation["lines_read"], 1);
 }
@@ -563,4 +607,128 @@ fn two_ranks_printing_the_deepspeed_traceback_with_its_header_count_twice_with_t
     let log = log.replacen("....\n", "Traceback (most recent call last):\n", 1);
     assert!(log.starts_with("Traceback"));
     assert_two_ranks_give_the_single_rank_answer(&log);
+}
+
+/// The H100 recordings (`tests/fixtures/explain-recorded/`, copied from
+/// `../shared/recordings/h100-torch2.11-cu130/`) on the node they were made on:
+/// `SNAPSHOT_H100` has DeepSpeed 0.14.2, torch 2.11 and NumPy 2.
+const RECORDED: &str = "tests/fixtures/explain-recorded";
+const SNAPSHOT_H100: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-deepspeed-0.14.2-recorded.json";
+
+fn recorded(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDED).join(name)
+}
+
+/// The recorded H100 Snapshot with DeepSpeed at another version, written into `dir`.
+fn h100_with_deepspeed(dir: &Path, version: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100);
+    let mut snapshot: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    for package in snapshot["packages"].as_array_mut().unwrap() {
+        if package["name"] == "deepspeed" {
+            package["version"] = version.into();
+        }
+    }
+    snapshot["frameworks"]["deepspeed"]["version"] = version.into();
+    let written = dir.join(format!("h100-deepspeed-{version}.json"));
+    std::fs::write(&written, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    written
+}
+
+#[test]
+fn a_training_log_that_finished_is_no_error_whatever_it_warned() {
+    let cache = tempfile::tempdir().unwrap();
+    let snapshot = Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100);
+    for log in [
+        "train-zero3-offload-deepspeed-0.14.0.log",
+        "train-zero3-offload-deepspeed-0.14.2-clip1.0-norm-below-clip.log",
+    ] {
+        let (explanation, code) =
+            parsed(&explain(cache.path(), &recorded(log), &snapshot, &["--format", "json"]).assert());
+        assert_eq!(explanation["outcome"], "no_error", "{log}: {explanation:#}");
+        assert_eq!(explanation["tracebacks_found"], 0, "{log}: warnings are not errors");
+        assert_eq!(code, 0, "{log}");
+    }
+}
+
+#[test]
+fn the_recorded_h100_failures_are_named_on_the_node_they_happened_on() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h100 = Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100);
+    let with_0_14_0 = h100_with_deepspeed(dir.path(), "0.14.0");
+    for (log, snapshot, expected) in [
+        ("train-zero3-offload-deepspeed-0.14.2.log", &h100, DEEPSPEED_RULE),
+        (
+            "deepspeed-0.14.2-numpy-2-BUFSIZE.log",
+            &h100,
+            "deepspeed-0-14-3-numpy-2-bufsize",
+        ),
+        (
+            "deepspeed-0.14.0-torch-2.11-elastic-log.log",
+            &with_0_14_0,
+            "deepspeed-0-14-0-torch-elastic-log-import",
+        ),
+    ] {
+        let (explanation, code) =
+            parsed(&explain(cache.path(), &recorded(log), snapshot, &["--format", "json"]).assert());
+        assert_eq!(explanation["outcome"], "explained", "{log}: {explanation:#}");
+        assert_eq!(first_id(&explanation), Some(expected), "{log}");
+        assert_eq!(code, 0, "{log}");
+    }
+    // The `log` import is gone from DeepSpeed 0.14.1 on: the node the log did not run on says so.
+    let (explanation, _) = parsed(
+        &explain(
+            cache.path(),
+            &recorded("deepspeed-0.14.0-torch-2.11-elastic-log.log"),
+            &h100,
+            &["--format", "json"],
+        )
+        .assert(),
+    );
+    let rule = candidate(&explanation, "deepspeed-0-14-0-torch-elastic-log-import").unwrap();
+    assert_eq!(rule["confidence"], "ruled-out", "{explanation:#}");
+}
+
+/// A label out of range with accelerate's dispatch hooks in the frames, on a
+/// node with two GPUs and PEFT: the model was split by device_map="auto" (the
+/// seed the issue names), so that rule is a candidate beside the label one.
+#[test]
+fn target_out_of_bounds_through_dispatch_hooks_on_two_gpus_names_the_device_map_rule() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("train.log");
+    std::fs::write(
+        &log,
+        r#"Traceback (most recent call last):
+  File "/home/me/finetune.py", line 120, in <module>
+    trainer.train()
+  File "/opt/venvs/train/lib/python3.11/site-packages/transformers/trainer.py", line 3318, in compute_loss
+    outputs = model(**inputs)
+  File "/opt/venvs/train/lib/python3.11/site-packages/accelerate/hooks.py", line 170, in new_forward
+    output = module._old_forward(*args, **kwargs)
+  File "/opt/venvs/train/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py", line 1200, in forward
+    loss = loss_fct(shift_logits, shift_labels)
+  File "/opt/venvs/train/lib/python3.11/site-packages/torch/nn/functional.py", line 3104, in cross_entropy
+    return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)
+IndexError: Target 32000 is out of bounds.
+"#,
+    )
+    .unwrap();
+    // The recorded H100 node (PEFT installed) with its GPU twice.
+    let mut snapshot: Value =
+        serde_json::from_slice(&std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100)).unwrap())
+            .unwrap();
+    let gpus = snapshot["nvidia"]["gpus"].as_array_mut().unwrap();
+    let mut second = gpus[0].clone();
+    second["index"] = 1.into();
+    second["uuid"] = "GPU-00000000-0000-0000-0000-000000000001".into();
+    second["pci_bus_id"] = "00000000:1B:00.0".into();
+    gpus.push(second);
+    snapshot["cuda_devices"] = Value::Null;
+    let two_gpus = dir.path().join("h100x2.json");
+    std::fs::write(&two_gpus, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &log, &two_gpus, &["--format", "json"]).assert());
+    let rule = candidate(&explanation, "device-map-auto-multi-gpu-lora").expect("the device_map rule is a candidate");
+    assert_ne!(rule["confidence"], "ruled-out", "{explanation:#}");
+    assert!(candidate(&explanation, "loss-target-out-of-bounds").is_some());
 }

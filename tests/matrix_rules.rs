@@ -390,6 +390,15 @@ rule_cases! {
     transformers_5_15_torch_below_2_5: "transformers-5-15-torch-below-2-5", "error",
         fires: Node::h200().package("transformers", "5.15.0").torch("2.4.1+cu124"),
         quiet: Node::h200().package("transformers", "5.15.0").torch("2.5.1+cu124");
+    deepspeed_0_14_0_torch_elastic_log_import: "deepspeed-0-14-0-torch-elastic-log-import", "error",
+        fires: Node::h200().package("deepspeed", "0.14.0").package("numpy", "1.26.4").torch("2.4.0+cu124"),
+        quiet: Node::h200().package("deepspeed", "0.14.0").package("numpy", "1.26.4").torch("2.3.1+cu121");
+    deepspeed_0_14_3_torch_elastic_socket_import: "deepspeed-0-14-3-torch-elastic-socket-import", "error",
+        fires: Node::h200().package("deepspeed", "0.14.3").package("numpy", "1.26.4").torch("2.4.0+cu124"),
+        quiet: Node::h200().package("deepspeed", "0.14.4").package("numpy", "1.26.4").torch("2.4.0+cu124");
+    deepspeed_0_14_3_numpy_2_bufsize: "deepspeed-0-14-3-numpy-2-bufsize", "error",
+        fires: Node::h200().package("deepspeed", "0.14.3").package("numpy", "2.0.0").torch("2.3.1+cu121"),
+        quiet: Node::h200().package("deepspeed", "0.14.3").package("numpy", "1.26.4").torch("2.3.1+cu121");
     transformers_5_20_torch_below_2_6: "transformers-5-20-torch-below-2-6", "error",
         fires: Node::h200().package("transformers", "5.20.0").torch("2.5.1+cu124"),
         quiet: Node::h200().package("transformers", "5.20.0").torch("2.6.0+cu124");
@@ -461,7 +470,14 @@ fn the_healthy_h200_node_has_no_error_and_no_rule_finding() {
 
 #[test]
 fn zero3_offload_rule_without_a_deepspeed_config_is_a_warning_naming_the_flag() {
-    let (code, report) = Node::h200().package("deepspeed", "0.14.1").check();
+    // A node where DeepSpeed 0.14.1 imports at all: numpy 1, torch before 2.4
+    // (and a transformers that takes it).
+    let (code, report) = Node::h200()
+        .package("deepspeed", "0.14.1")
+        .package("numpy", "1.26.4")
+        .package("transformers", "4.52.0")
+        .torch("2.3.1+cu121")
+        .check();
     let found = findings(&report, "deepspeed-zero3-offload-device-mismatch");
     assert_eq!(found.len(), 1, "{:#}", report["findings"]);
     assert_eq!(found[0]["severity"], "warning");

@@ -24,7 +24,7 @@ const NCCL_SHM: &str =
 /// The `/dev/shm` size below which a multi-GPU node is reported: NCCL's
 /// troubleshooting guide gives `--shm-size=1g` as the setting for containers
 /// running NCCL; Docker's own default is 64 MiB.
-const SHM_MIN_MIB: u64 = 1024;
+pub(crate) const SHM_MIN_MIB: u64 = 1024;
 
 pub(super) const CHECKS: &[BuiltinCheck] = &[
     BuiltinCheck {

@@ -10,6 +10,7 @@ use crate::facts::Facts;
 use crate::findings::Finding;
 
 mod devices;
+pub(crate) use devices::SHM_MIN_MIB;
 mod driver;
 mod frameworks;
 mod hardware;

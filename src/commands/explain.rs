@@ -38,9 +38,11 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
         SnapshotFormat::Json => serde_json::to_string_pretty(&explanation)? + "\n",
     };
     emit(args.output.as_deref(), rendered.as_bytes())?;
-    Ok(if explanation.outcome.is_explained() {
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    })
+    Ok(
+        if explanation.outcome.is_explained() || explanation.outcome == crate::explain::Outcome::NoError {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        },
+    )
 }

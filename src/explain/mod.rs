@@ -7,7 +7,9 @@
 //! ended the job.
 
 pub mod log;
+pub mod node;
 pub mod rank;
+pub mod signals;
 pub mod traceback;
 
 use std::io::BufRead;
@@ -37,7 +39,8 @@ pub enum Outcome {
     Undecided,
     /// An error was found and no known cause fits it.
     Unexplained,
-    /// The log holds no traceback and no exception line.
+    /// The log holds no error: no traceback, and no exception or error line
+    /// but warnings that predict nothing.
     NoError,
 }
 
@@ -61,6 +64,10 @@ pub struct Explanation {
     pub traceback: Option<Explained>,
     /// Causes, best first; ruled-out ones last.
     pub candidates: Vec<Candidate>,
+    /// When no cause is named: what would decide between those that fit
+    /// (a fact of the node the job ran on, a fuller log, a flag).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub to_decide: Vec<String>,
     pub other_tracebacks: Vec<OtherTraceback>,
 }
 
@@ -107,21 +114,38 @@ pub struct OtherTraceback {
 /// Reads the whole log and explains it.
 pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Facts) -> Result<Explanation, LogError> {
     let mut lines = log::Lines::new(reader);
-    let mut collector = Collector::new();
+    let messages = matrix
+        .rules
+        .iter()
+        .filter(|rule| rule.withdrawn.is_none())
+        .flat_map(|rule| &rule.symptoms.messages)
+        .chain(matrix.symptoms.iter().flat_map(|entry| &entry.symptoms.messages))
+        .map(|message| rank::symptom_core_as_written(message));
+    let mut collector = match signals::KnownMessages::new(messages) {
+        Some(known) => Collector::knowing(known),
+        None => Collector::new(),
+    };
     while let Some((number, line)) = lines.next_line()? {
         collector.line(number, line);
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
     let (tracebacks, dropped) = collector.finish();
-    let tracebacks_found = tracebacks.len() + dropped;
 
+    let judge = rank::Judge::new(matrix, Some(facts));
+    // A warning, or a line jobs that finish also print, is an error only when
+    // a known cause explains it; the rest predict nothing and are not counted.
     let mut ranked: Vec<(Traceback, Vec<Candidate>)> = tracebacks
         .into_iter()
         .map(|traceback| {
-            let candidates = rank::rank(&traceback, matrix, Some(facts));
+            let candidates = judge.rank(&traceback);
             (traceback, candidates)
         })
+        .filter(|(traceback, candidates)| {
+            traceback.raised().is_none_or(traceback::Raised::is_fatal)
+                || candidates.first().is_some_and(|best| best.confidence.is_answer())
+        })
         .collect();
+    let tracebacks_found = ranked.len() + dropped;
     // The strongest answer; among equals, the traceback printed last.
     let strength = |candidates: &[Candidate]| {
         candidates
@@ -143,6 +167,7 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
             outcome: Outcome::NoError,
             traceback: None,
             candidates: Vec::new(),
+            to_decide: Vec::new(),
             other_tracebacks: Vec::new(),
         });
     };
@@ -161,6 +186,10 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
     kept.truncate(OTHER_CANDIDATES + 1);
     kept.extend(ruled_out.into_iter().take(OTHER_CANDIDATES));
 
+    let to_decide = match outcome {
+        Outcome::Explained => Vec::new(),
+        _ => what_would_decide(&traceback, &kept),
+    };
     let mut others: Vec<&(Traceback, Vec<Candidate>)> = ranked.iter().collect();
     others.sort_by_key(|(traceback, _)| std::cmp::Reverse(traceback.last_line));
     let other_tracebacks = others
@@ -186,8 +215,41 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
         outcome,
         traceback: Some(describe(traceback, facts)),
         candidates: kept,
+        to_decide,
         other_tracebacks,
     })
+}
+
+/// What would tell the standing causes apart, or explain an error none fits:
+/// the node facts they left open, and what the log lacks.
+fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<String> {
+    let mut wanted: Vec<String> = Vec::new();
+    let mut add = |text: String| {
+        if !wanted.contains(&text) {
+            wanted.push(text);
+        }
+    };
+    for candidate in candidates.iter().filter(|c| c.confidence > Confidence::RuledOut) {
+        for open in candidate.evidence_where(None) {
+            add(open.to_string());
+        }
+    }
+    let message = traceback
+        .messages()
+        .map(|raised| raised.message.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if traceback.frames().next().is_none() {
+        add("the whole traceback, not only its last line: pass the full log (`python train.py 2>&1 | tee train.log`, then `envdoctor explain train.log`)".to_string());
+    }
+    if message.contains("device-side assert") || message.contains("cuda kernel errors might be asynchronously reported")
+    {
+        add("the kernel's `Assertion ... failed` line, printed above the traceback; rerun with CUDA_LAUNCH_BLOCKING=1 to have the traceback point at the failing call".to_string());
+    }
+    if message.contains("nccl") && !message.contains("nccl warn") {
+        add("NCCL's own reason: rerun with NCCL_DEBUG=WARN (or INFO) and pass that log".to_string());
+    }
+    wanted
 }
 
 fn describe(traceback: Traceback, facts: &Facts) -> Explained {

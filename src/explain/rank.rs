@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use super::node::NodeTests;
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::matrix::rule::{DeviceKind, DevicePair, Symptoms, When};
@@ -26,6 +27,8 @@ const EXCEPTION: i32 = 1;
 /// less one when some could not be settled.
 const NODE_BASE: i32 = 2;
 const NODE_MOST: i32 = 3;
+/// A rule's version condition holds for a package the frames run through.
+const PINNED: i32 = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -89,6 +92,10 @@ pub struct Candidate {
     pub kind: CauseKind,
     pub confidence: Confidence,
     pub score: i32,
+    /// Ranks causes of the same confidence before their score: a rule pinned
+    /// to a package in the frames first, a guess about an absent package last.
+    #[serde(skip)]
+    pub tier: u8,
     pub title: String,
     pub evidence: Vec<Evidence>,
     pub why: String,
@@ -160,64 +167,144 @@ fn merged(first: &[String], second: &[String]) -> Vec<String> {
 /// at all (no message and no frame of theirs) are left out.
 /// Without `facts` (the smoke test run alone, no Snapshot) the node says nothing.
 pub fn rank(traceback: &Traceback, matrix: &Matrix, facts: Option<&Facts>) -> Vec<Candidate> {
-    let causes = causes(matrix);
-    let seen = Seen {
-        devices: devices_named(traceback),
-        packages: traceback
+    Judge::new(matrix, facts).rank(traceback)
+}
+
+/// What ranking needs that is the same for every traceback of a log: the
+/// causes, who lists which message, and the node's answers to the built-in
+/// checks that causes name in `confirmed_by`.
+pub struct Judge<'m, 'f> {
+    causes: Vec<Cause<'m>>,
+    /// Every cause's symptom messages, lowercase cores, one entry per listing, with the cause's id.
+    message_owners: Vec<(&'m str, String)>,
+    facts: Option<&'f Facts<'f>>,
+    node: NodeTests,
+}
+
+impl<'m, 'f> Judge<'m, 'f> {
+    pub fn new(matrix: &'m Matrix, facts: Option<&'f Facts<'f>>) -> Judge<'m, 'f> {
+        let causes = causes(matrix);
+        let message_owners = causes
+            .iter()
+            .flat_map(|cause| {
+                cause
+                    .symptoms
+                    .messages
+                    .iter()
+                    .map(|message| (cause.id, symptom_core(message)))
+            })
+            .collect();
+        let wanted: Vec<&str> = causes
+            .iter()
+            .flat_map(|cause| cause.symptoms.confirmed_by.iter().map(String::as_str))
+            .collect();
+        let node = facts.map_or_else(NodeTests::default, |facts| NodeTests::run(facts, &wanted));
+        Judge {
+            causes,
+            message_owners,
+            facts,
+            node,
+        }
+    }
+
+    pub fn rank(&self, traceback: &Traceback) -> Vec<Candidate> {
+        let facts = self.facts;
+        let packages: Vec<String> = traceback
             .frames()
             .filter_map(|frame| super::frame_package(&frame.file))
             .map(super::distribution_of)
-            .collect(),
-        same_environment: facts.is_some_and(|facts| {
-            let python = &facts.snapshot.python;
-            traceback.frames().any(|frame| {
-                std::iter::once(&python.prefix)
-                    .chain(&python.site_packages)
-                    .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
-            })
-        }),
-        // How many causes list each message: one that only one cause lists is specific.
-        message_owners: causes
+            .collect();
+        let seen = Seen {
+            devices: devices_named(traceback),
+            has_frames: traceback.frames().next().is_some(),
+            text: traceback
+                .messages()
+                .map(|raised| raised.message.to_lowercase())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            packages,
+            same_environment: facts.is_some_and(|facts| {
+                let python = &facts.snapshot.python;
+                traceback.frames().any(|frame| {
+                    std::iter::once(&python.prefix)
+                        .chain(&python.site_packages)
+                        .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
+                })
+            }),
+            message_owners: &self.message_owners,
+        };
+        // Each cause's message that fits, and whether no other cause lists it.
+        let hits: Vec<(&Cause, bool)> = self
+            .causes
             .iter()
-            .flat_map(|cause| cause.symptoms.messages.iter().map(|message| symptom_core(message)))
-            .collect(),
-    };
-    let mut candidates: Vec<Candidate> = causes
-        .iter()
-        .filter_map(|cause| score(cause, traceback, &seen, facts))
-        .collect();
-    candidates.sort_by(|a, b| {
-        (b.confidence, b.score)
-            .cmp(&(a.confidence, a.score))
-            .then_with(|| a.id.cmp(&b.id))
-    });
-    candidates
+            .filter_map(|cause| message_hit(cause.symptoms, &seen).map(|core| (cause, seen.is_specific(&core, cause))))
+            .collect();
+        let mut candidates: Vec<Candidate> = self
+            .causes
+            .iter()
+            .filter_map(|cause| {
+                // Another cause's own message fits where only a shared one of this cause's does.
+                let generic = hits.iter().any(|(mine, specific)| mine.id == cause.id && !specific);
+                let outdone_by = hits
+                    .iter()
+                    .find(|(other, specific)| generic && *specific && other.id != cause.id)
+                    .map(|(other, _)| *other);
+                score(cause, traceback, &seen, facts, &self.node, outdone_by)
+            })
+            .collect();
+        candidates.sort_by(|a, b| {
+            (b.confidence, b.tier, b.score)
+                .cmp(&(a.confidence, a.tier, a.score))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        candidates
+    }
 }
 
 /// What the traceback shows, worked out once for all causes.
-struct Seen {
+struct Seen<'j> {
     devices: Vec<Device>,
     /// Distributions (normalized names) the frames run through.
     packages: Vec<String>,
-    /// Every cause's symptom messages, lowercase cores, one entry per listing.
-    message_owners: Vec<String>,
+    has_frames: bool,
+    /// Every exception message, lowercase, for names a cause's package goes by.
+    text: String,
+    message_owners: &'j [(&'j str, String)],
     /// A frame runs from this node's Python environment: its facts are the log's.
     same_environment: bool,
 }
 
-impl Seen {
-    /// Whether no cause but one lists this message (or one containing it, or contained in it).
-    fn is_specific(&self, core: &str) -> bool {
+impl Seen<'_> {
+    /// Whether no cause but this one lists this message (or one containing
+    /// it, or contained in it); the rules it generalizes do not count.
+    fn is_specific(&self, core: &str, cause: &Cause) -> bool {
         let owners = self
             .message_owners
             .iter()
-            .filter(|other| other.contains(core) || core.contains(other.as_str()))
+            .filter(|(id, _)| *id != cause.id && !cause.symptoms.generalizes.iter().any(|rule| rule == id))
+            .filter(|(_, other)| other.contains(core) || core.contains(other.as_str()))
             .count();
-        owners <= 1
+        owners == 0
     }
 }
 
-fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts>) -> Option<Candidate> {
+/// The core of the first of a cause's messages the traceback gives.
+fn message_hit(symptoms: &Symptoms, seen: &Seen) -> Option<String> {
+    symptoms
+        .messages
+        .iter()
+        .map(|symptom| symptom_core(symptom))
+        .find(|core| seen.text.contains(core.as_str()))
+}
+
+fn score(
+    cause: &Cause,
+    traceback: &Traceback,
+    seen: &Seen,
+    facts: Option<&Facts>,
+    node: &NodeTests,
+    outdone_by: Option<&Cause>,
+) -> Option<Candidate> {
     let named = &seen.devices;
     let symptoms = cause.symptoms;
     let mut evidence = Vec::new();
@@ -250,17 +337,13 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts
         }
     }
 
-    let messages: Vec<String> = traceback
-        .messages()
-        .map(|raised| raised.message.to_lowercase())
-        .collect();
-    let message_hit = symptoms.messages.iter().find(|symptom| {
-        let core = symptom_core(symptom);
-        messages.iter().any(|message| message.contains(&core))
-    });
+    let message_hit = symptoms
+        .messages
+        .iter()
+        .find(|symptom| seen.text.contains(&symptom_core(symptom)));
     // A message that is there and is none of the cause's: another error at the same place.
-    let message_differs = message_hit.is_none() && !symptoms.messages.is_empty() && !messages.is_empty();
-    let message_specific = message_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom)));
+    let message_differs = message_hit.is_none() && !symptoms.messages.is_empty() && !seen.text.is_empty();
+    let message_specific = message_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause));
     match message_hit {
         Some(symptom) => {
             score += if message_specific { MESSAGE_SPECIFIC } else { MESSAGE };
@@ -280,6 +363,26 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts
     if message_hit.is_none() && frame_hits == 0 {
         return None;
     }
+    // Symptom entries tell their causes apart by the longer message (which
+    // side torch names as on the CPU): the other entry's fits, so this one is
+    // contradicted. A rule's generic message outdone is only weaker.
+    let outdone = outdone_by.filter(|_| message_hit.is_some() && frame_hits == 0);
+    if let Some(other) = outdone {
+        evidence.push(Evidence {
+            kind: EvidenceKind::Message,
+            holds: if other.kind == CauseKind::Symptom && cause.kind == CauseKind::Symptom {
+                Some(false)
+            } else {
+                None
+            },
+            text: format!(
+                "the message says more than this cause's, and what it says is {}'s",
+                other.id
+            ),
+        });
+    }
+    let message_contradicts =
+        outdone.is_some_and(|other| other.kind == CauseKind::Symptom && cause.kind == CauseKind::Symptom);
 
     let classes: Vec<&str> = traceback.messages().map(|raised| raised.class()).collect();
     if !symptoms.exceptions.is_empty() && !classes.is_empty() {
@@ -319,92 +422,178 @@ fn score(cause: &Cause, traceback: &Traceback, seen: &Seen, facts: Option<&Facts
         }
     }
 
-    let verdicts = facts.map_or_else(Vec::new, |facts| node_verdicts(cause.when, seen, facts));
-    let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false));
-    let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count();
+    let (verdicts, unseen_package) =
+        facts.map_or_else(|| (Vec::new(), false), |facts| node_verdicts(cause.when, seen, facts));
+    let tested = facts.and_then(|facts| node.judge(&symptoms.confirmed_by, facts));
+    let confirmed = tested.as_ref().is_some_and(|test| test.holds == Some(true));
+    let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false))
+        || tested.as_ref().is_some_and(|test| test.holds == Some(false));
+    let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count() + usize::from(confirmed);
+    // Facts that single the cause out: a version, a driver, a build, a check's
+    // finding. A GPU count or model is shared by every job on the node.
+    let strong_holds = confirmed
+        || verdicts.iter().any(|verdict| {
+            verdict.holds == Some(true)
+                && matches!(
+                    verdict.condition,
+                    Condition::Package(_)
+                        | Condition::Python
+                        | Condition::Driver
+                        | Condition::DriverCuda
+                        | Condition::TorchCuda
+                        | Condition::CudaToolkit
+                )
+        });
+    let version_holds = verdicts
+        .iter()
+        .any(|verdict| verdict.holds == Some(true) && matches!(verdict.condition, Condition::Package(_)));
     let node_open = verdicts.iter().any(|verdict| verdict.holds.is_none());
     if !node_fails && node_holds > 0 {
         score += NODE_BASE + (node_holds as i32).min(NODE_MOST) - i32::from(node_open);
+    }
+    // A version condition that holds for a package the traceback runs through:
+    // the rule is about the code that failed, which no generic symptom can say.
+    let pinned = cause.kind == CauseKind::Rule && verdicts.iter().any(|verdict| {
+        verdict.holds == Some(true)
+            && matches!(&verdict.condition, Condition::Package(name) if seen.packages.contains(&normalize_name(name)))
+    });
+    if pinned {
+        score += PINNED;
     }
     evidence.extend(verdicts.into_iter().map(|verdict| Evidence {
         kind: EvidenceKind::Node,
         holds: verdict.holds,
         text: verdict.fact,
     }));
-
-    let confidence = if node_fails || devices_contradict {
+    let mut fix = cause.fix.to_string();
+    if let Some(test) = tested {
+        if let (true, Some(node_fix)) = (confirmed, test.fix) {
+            fix = node_fix;
+        }
+        evidence.push(Evidence {
+            kind: EvidenceKind::Node,
+            holds: test.holds,
+            text: test.text,
+        });
+    }
+    let mut confidence = if node_fails || devices_contradict || message_contradicts {
         Confidence::RuledOut
-    } else if message_differs {
+    } else if message_differs || outdone.is_some() {
         Confidence::Possible
-    } else if function_hit && node_holds > 0 {
+    } else if (function_hit || message_specific) && node_holds > 0 && (confirmed || function_hit) {
         Confidence::NearCertain
     } else if frame_hits > 0
         || message_specific
-        || (message_hit.is_some() && node_holds > 0 && score > MESSAGE + NODE_BASE + 1)
+        || (pinned && message_hit.is_some())
+        || (message_hit.is_some() && strong_holds && score > MESSAGE + NODE_BASE + 1)
     {
         Confidence::Likely
     } else {
         Confidence::Possible
+    };
+    // A cause about a package this node lacks and the log never shows is a
+    // guess: it may be listed, never named.
+    let unseen = unseen_package && frame_hits == 0 && !message_specific;
+    if unseen && confidence > Confidence::Possible {
+        confidence = Confidence::Possible;
+    }
+    let tier = match cause.kind {
+        _ if unseen => 0,
+        CauseKind::Rule if pinned => 4,
+        // The node has the versions the rule is about: it outranks a generic symptom.
+        CauseKind::Rule if version_holds => 3,
+        // Without frames nothing points at a library: the job's own code is likelier.
+        CauseKind::Rule if !seen.has_frames => 1,
+        _ => 2,
     };
     Some(Candidate {
         id: cause.id.to_string(),
         kind: cause.kind,
         confidence,
         score,
+        tier,
         title: cause.title.to_string(),
         evidence,
         why: cause.why.to_string(),
-        fix: cause.fix.to_string(),
+        fix,
         references: cause.references.clone(),
     })
 }
 
 /// The cause's `[when]` judged on this node, each condition this node cannot
-/// speak to for this log left open (see [`from_elsewhere`]).
-fn node_verdicts(when: &When, seen: &Seen, facts: &Facts) -> Vec<Verdict> {
-    assess(when, facts)
+/// speak to for this log left open (see [`from_elsewhere`]); and whether the
+/// cause needs a package that neither this node nor the log shows.
+fn node_verdicts(when: &When, seen: &Seen, facts: &Facts) -> (Vec<Verdict>, bool) {
+    let mut unseen_package = false;
+    let verdicts = assess(when, facts)
         .into_iter()
-        .map(|verdict| match from_elsewhere(&verdict, seen, facts) {
-            Some(fact) => Verdict {
-                holds: None,
-                fact,
-                ..verdict
-            },
+        .map(|verdict| match from_elsewhere(&verdict, when, seen, facts) {
+            Some(Elsewhere { fact, unseen }) => {
+                unseen_package |= unseen;
+                Verdict {
+                    holds: None,
+                    fact,
+                    ..verdict
+                }
+            }
             None => verdict,
         })
-        .collect()
+        .collect();
+    (verdicts, unseen_package)
+}
+
+/// A failed condition left open, and whether it is a package nothing shows.
+struct Elsewhere {
+    fact: String,
+    unseen: bool,
 }
 
 /// A condition that fails here but that this node cannot speak to for this
 /// log: the log ran where these facts do not reach (a login node has no GPU; a
-/// package absent here that the traceback runs through was installed there).
-/// The condition is then open, not false, and says so.
-fn from_elsewhere(verdict: &Verdict, seen: &Seen, facts: &Facts) -> Option<String> {
+/// package absent here that the traceback runs through was installed there;
+/// the memory a job had is not the memory its GPU has).
+fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) -> Option<Elsewhere> {
     const ELSEWHERE: &str = "run explain on the node the log came from, or pass its Snapshot with --snapshot";
     if verdict.holds != Some(false) {
         return None;
     }
+    let open = |fact: String| Some(Elsewhere { fact, unseen: false });
     match &verdict.condition {
         // A version that differs is a fact about this node; an absence is not,
         // unless the traceback ran from this very environment.
         Condition::Package(name) if seen.same_environment || facts.is_installed(name) => None,
-        Condition::Package(name) if seen.packages.contains(&normalize_name(name)) => Some(format!(
+        Condition::Package(name) if seen.packages.contains(&normalize_name(name)) => open(format!(
             "{name} is not installed here, yet the traceback runs through it: the log comes from another environment ({ELSEWHERE})"
         )),
-        Condition::Package(name) => Some(format!(
-            "{name} is not installed here, and nothing shows the log ran here ({ELSEWHERE})"
-        )),
-        Condition::GpuCount | Condition::AnyGpu | Condition::AllGpus if facts.gpus.is_empty() => Some(format!(
+        Condition::Package(name) => Some(Elsewhere {
+            fact: format!("{name} is not installed here, and nothing shows the log ran here ({ELSEWHERE})"),
+            unseen: !seen.text.contains(&name.to_lowercase()),
+        }),
+        Condition::GpuCount | Condition::AnyGpu | Condition::AllGpus if facts.gpus.is_empty() => open(format!(
             "no GPU is visible here, so the GPUs the log ran on are unknown ({ELSEWHERE})"
         )),
-        Condition::Driver | Condition::DriverCuda if facts.driver.is_none() => Some(format!(
+        Condition::AnyGpu | Condition::AllGpus if only_memory(when, &verdict.condition) => open(format!(
+            "{}; the job may have had less: other processes on the GPU, max_memory, or a memory fraction (nvidia-smi while the job runs shows what it had)",
+            verdict.fact
+        )),
+        Condition::Driver | Condition::DriverCuda if facts.driver.is_none() => open(format!(
             "no NVIDIA driver answers here, so the log's driver is unknown ({ELSEWHERE})"
         )),
-        Condition::TorchCuda if facts.torch.is_none() => Some(format!(
+        Condition::TorchCuda if facts.torch.is_none() => open(format!(
             "torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"
         )),
         _ => None,
     }
+}
+
+/// Whether a GPU condition is about memory alone.
+fn only_memory(when: &When, condition: &Condition) -> bool {
+    let gpu = match condition {
+        Condition::AnyGpu => when.any_gpu.as_ref(),
+        Condition::AllGpus => when.all_gpus.as_ref(),
+        _ => None,
+    };
+    gpu.is_some_and(|gpu| gpu.memory_mib.is_some() && gpu.name.is_empty() && gpu.compute_capability.is_none())
 }
 
 /// The part of a symptom message that stays the same across releases,
@@ -414,7 +603,7 @@ fn symptom_core(symptom: &str) -> String {
     symptom_core_as_written(symptom).to_lowercase()
 }
 
-fn symptom_core_as_written(symptom: &str) -> &str {
+pub(super) fn symptom_core_as_written(symptom: &str) -> &str {
     match symptom.split_once(", but") {
         Some((core, _)) if core.len() >= 20 => core,
         _ => symptom,
@@ -445,14 +634,7 @@ pub fn devices_named(traceback: &Traceback) -> Vec<Device> {
     // The first line only: what follows may be the log going on.
     for raised in traceback.messages() {
         let message = raised.message.lines().next().unwrap_or_default();
-        let bytes = message.as_bytes();
-        let mut start = 0;
-        while start < bytes.len() {
-            let end = bytes[start..]
-                .iter()
-                .position(|byte| !(byte.is_ascii_alphanumeric() || *byte == b':'))
-                .map_or(bytes.len(), |offset| start + offset);
-            let word = &message[start..end];
+        for word in message.split(|c: char| !(c.is_ascii_alphanumeric() || c == ':')) {
             let (name, index) = match word.split_once(':') {
                 Some((name, index)) => (name, index.parse().ok()),
                 None => (word, None),
@@ -464,7 +646,6 @@ pub fn devices_named(traceback: &Traceback) -> Vec<Device> {
                     devices.push(device);
                 }
             }
-            start = end + 1;
         }
     }
     devices
@@ -507,6 +688,8 @@ mod tests {
         );
         assert!(named("Some modules are dispatched on the CPU or the disk").is_empty());
         assert_eq!(named("Cannot copy out of meta tensor; no data!"), ["meta"]);
+        // Box drawing and accents around the devices, as rich and non-English logs print them.
+        assert_eq!(named("│ café cuda:0 │ and cpu é"), ["cuda:0", "cpu"]);
     }
 
     #[test]

@@ -13,6 +13,8 @@
 
 use serde::Serialize;
 
+use super::signals;
+
 const HEADER: &str = "Traceback (most recent call last):";
 const FRAME: &str = "File \"";
 const ORIGINAL: &str = "Original ";
@@ -52,6 +54,20 @@ impl Raised {
     /// The class name without its module.
     pub fn class(&self) -> &str {
         self.exception.rsplit('.').next().unwrap_or(&self.exception)
+    }
+
+    /// The kind of non-Python error line it was read from, if it was one.
+    pub fn signal(&self) -> Option<signals::Signal> {
+        signals::Signal::from_label(&self.exception)
+    }
+
+    /// Whether it ends a job by itself: a warning does not, nor does a line
+    /// that jobs which finish also print (see [`signals::Signal::is_fatal`]).
+    pub fn is_fatal(&self) -> bool {
+        match self.signal() {
+            Some(signal) => signal.is_fatal(),
+            None => !self.class().ends_with("Warning"),
+        }
     }
 }
 
@@ -163,6 +179,9 @@ pub struct Collector {
     dropped: usize,
     /// `IndexError: ` alone at the end of a line: its message is on the next line.
     pending: Option<(usize, String)>,
+    /// Error messages known causes give, found even without an exception
+    /// class in front (a pasted excerpt, a logger that prints only the message).
+    known: Option<signals::KnownMessages>,
 }
 
 impl Collector {
@@ -170,9 +189,18 @@ impl Collector {
         Collector::default()
     }
 
+    /// A collector that also takes a line holding one of `messages` for an error.
+    pub fn knowing(messages: signals::KnownMessages) -> Collector {
+        Collector {
+            known: Some(messages),
+            ..Collector::default()
+        }
+    }
+
     pub fn line(&mut self, number: usize, line: &str) {
         // Most lines of a training log are none of this; say so cheaply.
-        if self.streams.is_empty() && self.pending.is_none() && !may_matter(line) {
+        let signal = signals::may_be_signal(line) || self.known.as_ref().is_some_and(|known| known.is_in(line));
+        if self.streams.is_empty() && self.pending.is_none() && !signal && !may_matter(line) {
             return;
         }
         if let Some((start, exception)) = self.pending.take()
@@ -184,6 +212,9 @@ impl Collector {
             };
             self.keep(Traceback::bare(start, raised));
             return;
+        }
+        if signal {
+            self.signal(number, line);
         }
         if let Some(at) = line.find(HEADER) {
             self.header(number, line, at);
@@ -362,6 +393,23 @@ impl Collector {
         let mut stream = self.streams.remove(index);
         stream.traceback.label = stream.label;
         self.keep(stream.traceback);
+    }
+
+    /// A CUDA, NCCL, loader or C++ error line is kept as a bare exception of
+    /// its own, besides whatever traceback it is part of: a Python exception
+    /// line is not, since it is read as one already.
+    fn signal(&mut self, number: usize, line: &str) {
+        if bare_exception_in(line).is_some() {
+            return;
+        }
+        match signals::read(line) {
+            Some(signals::Found::Line(raised)) => self.keep(Traceback::bare(number, raised)),
+            Some(signals::Found::OnNextLine(signal)) => self.pending = Some((number, signal.label().to_string())),
+            None if self.known.as_ref().is_some_and(|known| known.is_in(line)) => {
+                self.keep(Traceback::bare(number, signals::known_message(line)));
+            }
+            None => {}
+        }
     }
 
     fn bare_exception(&mut self, number: usize, line: &str) {

@@ -181,6 +181,7 @@ fn compiled_files() -> Linted {
         }
     }
     linted.errors.extend(shared_ids(&linted));
+    linted.errors.extend(unknown_generalized(&linted));
     linted
 }
 
@@ -211,6 +212,24 @@ fn shared_ids(linted: &Linted) -> Vec<LintError> {
         .iter()
         .filter(|entry| linted.rules.iter().any(|rule| rule.id == entry.id))
         .map(|entry| error_at(&entry.path, 1, 1, &format!("id `{}` is also a rule's id", entry.id)))
+        .collect()
+}
+
+/// A symptom entry generalizes rules of this matrix, by their ids.
+fn unknown_generalized(linted: &Linted) -> Vec<LintError> {
+    linted
+        .symptoms
+        .iter()
+        .flat_map(|entry| entry.symptoms.generalizes.iter().map(move |id| (entry, id)))
+        .filter(|(_, id)| !linted.rules.iter().any(|rule| &rule.id == *id))
+        .map(|(entry, id)| {
+            error_at(
+                &entry.path,
+                1,
+                1,
+                &format!("symptoms.generalizes names `{id}`, which is no rule of this matrix"),
+            )
+        })
         .collect()
 }
 
@@ -307,6 +326,7 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
             }
         }
     }
+    linted.errors.extend(unknown_generalized(&linted));
     Ok(linted)
 }
 

@@ -154,7 +154,15 @@ impl Reader<'_> {
 }
 
 const SYMPTOM_ENTRY_KEYS: &[&str] = &["id", "title", "why", "fix", "references", "symptoms", "when"];
-const SYMPTOMS_KEYS: &[&str] = &["messages", "exceptions", "devices", "frames", "reported"];
+const SYMPTOMS_KEYS: &[&str] = &[
+    "messages",
+    "exceptions",
+    "devices",
+    "frames",
+    "reported",
+    "confirmed_by",
+    "generalizes",
+];
 
 /// Parses `text` (the contents of `path`) into a rule, or every problem in it.
 /// `expected_id` is the file's stem, which the id must equal.
@@ -367,6 +375,19 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
             }
             "frames" => symptoms.frames = frames(reader, item),
             "reported" => symptoms.reported = urls(reader, item, "symptoms.reported", "report"),
+            "confirmed_by" => {
+                symptoms.confirmed_by = reader.strings(item, "symptoms.confirmed_by");
+                for id in &symptoms.confirmed_by {
+                    if !crate::explain::node::KNOWN.contains(&id.as_str()) {
+                        let known = crate::explain::node::KNOWN.join(", ");
+                        reader.error(
+                            item.span(),
+                            format!("`{id}` in symptoms.confirmed_by is no finding explain can test on the node; known: {known}"),
+                        );
+                    }
+                }
+            }
+            "generalizes" => symptoms.generalizes = reader.strings(item, "symptoms.generalizes"),
             _ => {} // reported by known_keys
         }
     }

@@ -61,6 +61,13 @@ pub struct Symptoms {
     pub frames: Vec<FramePattern>,
     /// Where users reported this pattern.
     pub reported: Vec<String>,
+    /// Built-in check findings that confirm the cause on the node the log ran
+    /// on (`driver-too-old-for-torch-cuda`): see `explain::node`.
+    pub confirmed_by: Vec<String>,
+    /// Rules that are special cases of this symptom (one version range of
+    /// the same failure): the messages it shares with them still name it, and
+    /// the rule leads only where the node meets its versions.
+    pub generalizes: Vec<String>,
 }
 
 impl Symptoms {

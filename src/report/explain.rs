@@ -41,10 +41,10 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
         None if explanation.outcome == Outcome::Undecided => {
             let _ = writeln!(
                 out,
-                "\n{}: the traceback fits these causes, and neither it nor this node tells them apart. \
-                 A fuller traceback (every frame) or the job's configs would.",
+                "\n{}: the traceback fits these causes, and neither it nor this node tells them apart.",
                 style.heading("Not decided")
             );
+            to_decide(&mut out, explanation, style);
             let (possible, ruled_out): (Vec<&Candidate>, Vec<&Candidate>) = explanation
                 .candidates
                 .iter()
@@ -67,6 +67,7 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
                  `envdoctor matrix list` shows what is known.",
                 style.heading("Not explained")
             );
+            to_decide(&mut out, explanation, style);
             explanation.candidates.iter().collect()
         }
     };
@@ -100,6 +101,16 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
         }
     }
     out
+}
+
+fn to_decide(out: &mut String, explanation: &Explanation, style: Style) {
+    if explanation.to_decide.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{}", style.heading("What would decide it"));
+    for wanted in &explanation.to_decide {
+        let _ = writeln!(out, "  - {wanted}");
+    }
 }
 
 fn source(explanation: &Explanation) -> String {

@@ -1,0 +1,159 @@
+//! What the node says about a cause that a version condition cannot: whether
+//! its driver runs torch's CUDA, whether torch has kernels for its GPUs,
+//! whether `/dev/shm` is large enough. A cause names the built-in checks'
+//! findings that confirm it (`confirmed_by`); those checks run once per log,
+//! and their finding (with its node-specific numbers and fix) becomes the
+//! evidence. A finding that is absent rules the cause out only where the node
+//! holds what the check needs and the job's setting cannot differ from it;
+//! otherwise the cause stays open, and the evidence says what would decide it.
+
+use crate::checks;
+use crate::facts::Facts;
+use crate::findings::Finding;
+
+pub const DRIVER_TOO_OLD: &str = "driver-too-old-for-torch-cuda";
+pub const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
+pub const NOT_CUDA: &str = "torch-not-built-for-cuda";
+pub const NO_GPU: &str = "no-gpu-visible";
+pub const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
+pub const SHM_SMALL: &str = "shm-too-small";
+
+/// The finding ids a cause may name in `confirmed_by`.
+pub const KNOWN: [&str; 6] = [
+    DRIVER_TOO_OLD,
+    ARCH_MISSING,
+    NOT_CUDA,
+    NO_GPU,
+    VISIBLE_DEVICES_INVALID,
+    SHM_SMALL,
+];
+
+/// The findings of the checks some cause names, run once.
+#[derive(Default)]
+pub struct NodeTests {
+    findings: Vec<Finding>,
+}
+
+/// The node's word on one cause.
+pub struct NodeTest {
+    /// `None`: this node cannot tell; the text says what would.
+    pub holds: Option<bool>,
+    pub text: String,
+    /// The finding's fix, with this node's versions in it.
+    pub fix: Option<String>,
+}
+
+impl NodeTests {
+    pub fn run(facts: &Facts, wanted: &[&str]) -> NodeTests {
+        let findings = checks::all()
+            .filter(|check| check.produces.iter().any(|id| wanted.contains(id)))
+            .flat_map(|check| (check.run)(facts))
+            .filter(|finding| wanted.contains(&finding.id.as_str()))
+            .collect();
+        NodeTests { findings }
+    }
+
+    /// The node's answer for a cause confirmed by any of `ids`; `None` when it names none.
+    pub fn judge(&self, ids: &[String], facts: &Facts) -> Option<NodeTest> {
+        if ids.is_empty() {
+            return None;
+        }
+        let found = self
+            .findings
+            .iter()
+            .find(|finding| ids.contains(&finding.id) && speaks_for_the_job(finding, facts));
+        if let Some(finding) = found {
+            return Some(NodeTest {
+                holds: Some(true),
+                text: format!("this node: {}", finding.detail),
+                fix: finding.fix.clone(),
+            });
+        }
+        if ids.iter().any(|id| id == SHM_SMALL) {
+            return Some(shared_memory(facts));
+        }
+        let answers: Vec<Result<String, String>> = ids.iter().map(|id| absent(id, facts)).collect();
+        if let Some(open) = answers.iter().find_map(|answer| answer.as_ref().err()) {
+            return Some(NodeTest {
+                holds: None,
+                text: format!("not known here: {open}"),
+                fix: None,
+            });
+        }
+        let facts: Vec<&str> = answers.iter().filter_map(|answer| answer.as_deref().ok()).collect();
+        Some(NodeTest {
+            holds: Some(false),
+            text: format!("this node: {}", facts.join("; ")),
+            fix: None,
+        })
+    }
+}
+
+/// A node without a driver says nothing about the GPUs a job had: it is a
+/// login node, or the Snapshot of a report that named none.
+fn speaks_for_the_job(finding: &Finding, facts: &Facts) -> bool {
+    finding.id != NO_GPU || facts.driver.is_some()
+}
+
+/// What the absence of a finding says: `Ok` the fact that rules the cause
+/// out, `Err` what would decide it.
+fn absent(id: &str, facts: &Facts) -> Result<String, String> {
+    const CHECK_THERE: &str = "run `envdoctor check` on the node the job ran on, or pass its Snapshot with --snapshot";
+    let torch = facts.torch.and_then(|torch| torch.version.clone());
+    match id {
+        DRIVER_TOO_OLD => match (&facts.driver, &facts.torch_cuda) {
+            (Some(driver), Some(cuda)) => Ok(format!(
+                "driver {driver} runs torch's CUDA {}.{}",
+                cuda.release().first().unwrap_or(&0),
+                cuda.release().get(1).unwrap_or(&0)
+            )),
+            _ => Err(format!(
+                "the driver (`nvidia-smi`) and torch's CUDA build (`python -c 'import torch; print(torch.version.cuda)'`) where the job ran; {CHECK_THERE}"
+            )),
+        },
+        ARCH_MISSING => match (&torch, facts.torch_cuda.is_some() && !facts.gpus.is_empty()) {
+            (Some(torch), true) => Ok(format!("torch {torch} has kernels for every GPU here")),
+            _ => Err(format!(
+                "the GPU model and the torch build where the job ran (`nvidia-smi -L`, `python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}"
+            )),
+        },
+        NOT_CUDA => match &torch {
+            Some(torch) if facts.torch_cuda.is_some() => Ok(format!("torch {torch} is a CUDA build")),
+            _ => Err(format!(
+                "torch's build where the job ran (`python -c 'import torch; print(torch.__version__, torch.version.cuda)'`); {CHECK_THERE}"
+            )),
+        },
+        // The job's CUDA_VISIBLE_DEVICES and container are its own, not this shell's.
+        _ => Err(
+            "the job's CUDA_VISIBLE_DEVICES and whether its container was given GPUs (run `nvidia-smi` and `echo $CUDA_VISIBLE_DEVICES` inside the job)"
+                .to_string(),
+        ),
+    }
+}
+
+/// `/dev/shm` holds for one GPU as for many: DataLoader workers fill it too,
+/// so its size is read here rather than through the multi-GPU check.
+fn shared_memory(facts: &Facts) -> NodeTest {
+    let minimum = checks::SHM_MIN_MIB;
+    match facts.snapshot.system.limits.shm_total_mib {
+        Some(total) if total < minimum => NodeTest {
+            holds: Some(true),
+            text: format!(
+                "this node: /dev/shm holds {total} MiB, under the {minimum} MiB NCCL's guide runs containers with"
+            ),
+            fix: None,
+        },
+        Some(total) => NodeTest {
+            holds: Some(false),
+            text: format!("this node: /dev/shm holds {total} MiB, enough for NCCL and DataLoader workers"),
+            fix: None,
+        },
+        None => NodeTest {
+            holds: None,
+            text:
+                "not known here: the size of /dev/shm where the job ran (`df -h /dev/shm` inside the job's container)"
+                    .to_string(),
+            fix: None,
+        },
+    }
+}

@@ -1,0 +1,266 @@
+//! Errors a training log holds that are not Python exception lines: what
+//! CUDA, NCCL, the dynamic loader, C++ and the libraries print on their own.
+//! A device-side assertion names the bad index long before the Python
+//! traceback says only "device-side assert triggered"; NCCL's `WARN` line
+//! names the shared-memory segment it could not create while the exception
+//! says "unhandled system error". Each such line becomes a bare exception of
+//! its own [`Signal`] kind, ranked like any other.
+//!
+//! Finding them must cost almost nothing on the lines that are none of this,
+//! so every trigger is searched for at once with one Aho-Corasick automaton.
+
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use super::traceback::Raised;
+
+/// What printed an error line, and whether it is fatal on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// `CUDA error: ...`, `CUDA out of memory`, `no kernel image is available`.
+    Cuda,
+    /// A kernel's `Assertion \`...\` failed.` line: the cause of a later device-side assert.
+    DeviceAssertion,
+    /// `terminate called after throwing ...` and its `what():` line.
+    CppException,
+    /// NCCL's `WARN` lines and its `Last error:` follow-up.
+    Nccl,
+    /// `undefined symbol`, `cannot open shared object file`.
+    Loader,
+    /// torch's warning that the GPU's architecture is not in the build.
+    TorchCapability,
+    /// bitsandbytes' setup banner when it found no usable CUDA library.
+    Bitsandbytes,
+    /// A message a known cause gives, printed without an exception class.
+    KnownMessage,
+}
+
+impl Signal {
+    /// The name it is reported under, in place of an exception class.
+    pub fn label(self) -> &'static str {
+        match self {
+            Signal::Cuda => "CUDA error",
+            Signal::DeviceAssertion => "device-side assertion",
+            Signal::CppException => "C++ exception",
+            Signal::Nccl => "NCCL warning",
+            Signal::Loader => "loader error",
+            Signal::TorchCapability => "torch warning",
+            Signal::Bitsandbytes => "bitsandbytes setup",
+            Signal::KnownMessage => "error message",
+        }
+    }
+
+    /// Whether the line counts as an error even when no known cause explains
+    /// it. Loader, NCCL, torch and bitsandbytes lines are also printed by jobs
+    /// that go on to finish (NCCL's optional network plugin "cannot open shared
+    /// object file"), so alone they predict nothing.
+    pub fn is_fatal(self) -> bool {
+        matches!(
+            self,
+            Signal::Cuda | Signal::DeviceAssertion | Signal::CppException | Signal::KnownMessage
+        )
+    }
+
+    /// Whether an exception label is one of these kinds.
+    pub fn from_label(label: &str) -> Option<Signal> {
+        ALL.into_iter().find(|signal| signal.label() == label)
+    }
+}
+
+const ALL: [Signal; 8] = [
+    Signal::Cuda,
+    Signal::DeviceAssertion,
+    Signal::CppException,
+    Signal::Nccl,
+    Signal::Loader,
+    Signal::TorchCapability,
+    Signal::Bitsandbytes,
+    Signal::KnownMessage,
+];
+
+/// The text that marks each kind of line, as the tools print it.
+const TRIGGERS: [(&str, Signal); 12] = [
+    ("CUDA error: ", Signal::Cuda),
+    ("CUDA out of memory", Signal::Cuda),
+    ("no kernel image is available for execution", Signal::Cuda),
+    ("Assertion `", Signal::DeviceAssertion),
+    ("terminate called after throwing", Signal::CppException),
+    ("what():", Signal::CppException),
+    ("NCCL WARN ", Signal::Nccl),
+    ("Last error:", Signal::Nccl),
+    ("undefined symbol: ", Signal::Loader),
+    ("cannot open shared object file", Signal::Loader),
+    (
+        "is not compatible with the current PyTorch installation",
+        Signal::TorchCapability,
+    ),
+    ("CUDA Setup failed despite GPU being available", Signal::Bitsandbytes),
+];
+
+/// bitsandbytes' other setup failure, matched apart because it is lowercase prose.
+const BNB_WITHOUT_GPU: &str = "compiled without GPU support";
+
+static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let patterns = TRIGGERS
+        .iter()
+        .map(|(pattern, _)| *pattern)
+        .chain(std::iter::once(BNB_WITHOUT_GPU));
+    AhoCorasick::new(patterns).expect("the trigger patterns are valid")
+});
+
+/// A quick yes/no for the line filter: may this line be a signal?
+pub fn may_be_signal(line: &str) -> bool {
+    AUTOMATON.is_match(line)
+}
+
+/// The messages of every known cause, searched for in lines that are no
+/// exception line: one automaton, ASCII case ignored as causes match them.
+#[derive(Clone)]
+pub struct KnownMessages(AhoCorasick);
+
+impl KnownMessages {
+    pub fn new<'m>(messages: impl IntoIterator<Item = &'m str>) -> Option<KnownMessages> {
+        aho_corasick::AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .build(messages)
+            .ok()
+            .map(KnownMessages)
+    }
+
+    pub fn is_in(&self, line: &str) -> bool {
+        self.0.is_match(line)
+    }
+}
+
+/// A line that holds a known message, as a bare error of no class.
+pub fn known_message(line: &str) -> Raised {
+    raised(Signal::KnownMessage, line.trim())
+}
+
+/// What a signal line says, when it is one.
+pub enum Found {
+    /// The error, as a bare exception of its kind.
+    Line(Raised),
+    /// `Last error:` alone: the message is the next line.
+    OnNextLine(Signal),
+}
+
+/// Reads one line as a signal.
+pub fn read(line: &str) -> Option<Found> {
+    let found = AUTOMATON.find(line)?;
+    let signal = TRIGGERS
+        .get(found.pattern().as_usize())
+        .map_or(Signal::Bitsandbytes, |(_, s)| *s);
+    // NCCL's INFO lines quote the loader's words about plugins it can do without.
+    if line.contains("NCCL INFO") {
+        return None;
+    }
+    let text = line.trim();
+    let message = match signal {
+        Signal::Nccl if text.ends_with("Last error:") => return Some(Found::OnNextLine(signal)),
+        // `host:pid:tid [0] file.cc:48 NCCL WARN message`: the prefix differs per rank.
+        Signal::Nccl => after(text, "NCCL WARN ").unwrap_or(text),
+        Signal::DeviceAssertion => return assertion(text).map(|message| Found::Line(raised(signal, message))),
+        Signal::CppException => after(text, "what():").map_or(text, str::trim),
+        _ => text,
+    };
+    Some(Found::Line(raised(signal, message.to_string())))
+}
+
+fn raised(signal: Signal, message: impl Into<String>) -> Raised {
+    Raised {
+        exception: signal.label().to_string(),
+        message: message.into(),
+    }
+}
+
+fn after<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
+    text.find(marker).map(|at| &text[at + marker.len()..])
+}
+
+/// `Indexing.cu:1141: indexSelectLargeIndex: block: [12,0,0], thread: [64,0,0]
+/// Assertion \`srcIndex < srcSelectDimSize\` failed.` becomes
+/// `indexSelectLargeIndex: Assertion \`srcIndex < srcSelectDimSize\` failed.`:
+/// without the block and thread, every thread's line is the same failure.
+fn assertion(text: &str) -> Option<String> {
+    let at = text.find("Assertion `")?;
+    let condition = &text[at..];
+    if !condition.contains("failed") {
+        return None;
+    }
+    let kernel = text[..at]
+        .split(": ")
+        .filter(|part| !part.is_empty())
+        .take_while(|part| !part.starts_with("block"))
+        .last()
+        .filter(|part| part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    Some(match kernel {
+        Some(kernel) => format!("{kernel}: {condition}"),
+        None => condition.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(line: &str) -> Option<(String, String)> {
+        match read(line)? {
+            Found::Line(raised) => Some((raised.exception, raised.message)),
+            Found::OnNextLine(_) => Some(("next".into(), String::new())),
+        }
+    }
+
+    #[test]
+    fn a_device_assertion_loses_its_block_and_thread() {
+        let line = "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [267,0,0], thread: [64,0,0] Assertion `srcIndex < srcSelectDimSize` failed.";
+        assert_eq!(
+            message(line).unwrap(),
+            (
+                "device-side assertion".into(),
+                "indexSelectLargeIndex: Assertion `srcIndex < srcSelectDimSize` failed.".into()
+            )
+        );
+    }
+
+    #[test]
+    fn an_nccl_warning_keeps_what_follows_warn() {
+        let line = "node08:27106:27302 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm (size 4460544)";
+        assert_eq!(
+            message(line).unwrap().1,
+            "Error while creating shared memory segment nccl-shm (size 4460544)"
+        );
+        assert_eq!(message("Last error:").map(|m| m.0), Some("next".into()));
+    }
+
+    #[test]
+    fn an_nccl_info_line_quoting_the_loader_is_no_error() {
+        let line = "ae05:5:5 [1] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory";
+        assert!(message(line).is_none());
+    }
+
+    #[test]
+    fn the_lines_of_a_training_log_are_no_signal() {
+        for line in [
+            "[2026-11-24 17:33:15,565] [INFO] [real_accelerator.py:191:get_accelerator] Setting ds_accelerator to cuda",
+            "step 0 loss 0.0374",
+            "  0%|          | 0/100 [00:00<?, ?it/s]",
+        ] {
+            assert!(!may_be_signal(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_cpp_exception_says_what_it_threw() {
+        assert_eq!(
+            message("  what():  CUDA error: an illegal memory access was encountered").unwrap(),
+            (
+                "C++ exception".into(),
+                "CUDA error: an illegal memory access was encountered".into()
+            )
+        );
+        assert!(Signal::from_label("C++ exception").unwrap().is_fatal());
+        assert!(!Signal::from_label("loader error").unwrap().is_fatal());
+    }
+}
