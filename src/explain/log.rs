@@ -5,11 +5,17 @@
 //! such as `rich` and `loguru` colour tracebacks and the escapes would split
 //! the words matched against.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 /// Bytes of one line that are kept. Python prints no traceback line near this
 /// long; a longer line is a progress bar or a dump, and its start is enough.
 pub const MAX_LINE: usize = 16 * 1024;
+
+/// Starts a terminal colour code.
+const ESCAPE: u8 = 0x1b;
 
 /// How much of the start of a log decides whether it is text at all.
 const SNIFF: usize = 8 * 1024;
@@ -23,23 +29,100 @@ pub enum LogError {
 }
 
 /// Lines of a log, numbered from 1.
-pub struct Lines<R> {
+///
+/// With a [`Marker`], each block the reader hands over is searched once for
+/// the words an error line holds, and each line is told whether it holds one
+/// ([`Lines::marked`]). A line's text is made only when asked for
+/// ([`Lines::text`]), so the lines nobody needs (the step and progress lines
+/// that make most of a log) cost no UTF-8 check and no per-line search.
+pub struct Lines<'m, R> {
     reader: R,
     buffer: Vec<u8>,
     /// The current line as text, reused so a long log costs no allocation per line.
     text: String,
     number: usize,
     bytes_read: u64,
+    marker: Option<&'m Marker>,
+    /// Where marker matches end (offsets in the log), not yet passed.
+    match_ends: VecDeque<u64>,
+    /// The log is searched up to here.
+    searched_to: u64,
+    marked: bool,
 }
 
-impl<R: BufRead> Lines<R> {
-    pub fn new(reader: R) -> Lines<R> {
+/// The words that make a line worth reading, searched for in whole blocks.
+pub struct Marker(Searcher);
+
+/// aho-corasick's SIMD searcher where it takes the words, its automaton where not.
+enum Searcher {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl Marker {
+    pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Option<Marker> {
+        let mut words: Vec<&str> = patterns.into_iter().filter(|word| !word.is_empty()).collect();
+        words.sort_unstable();
+        words.dedup();
+        // A word holding another is found through it.
+        let kept: Vec<&str> = words
+            .iter()
+            .copied()
+            .filter(|word| !words.iter().any(|other| other != word && word.contains(other)))
+            .collect();
+        // The SIMD searcher (Teddy) by default stops at 64 words; past that it
+        // is still several times faster than the automaton, which reads a
+        // byte at a time.
+        let packed = aho_corasick::packed::Config::new()
+            .heuristic_pattern_limits(false)
+            .builder()
+            .extend(&kept)
+            .build();
+        let searcher = match packed {
+            Some(packed) => Searcher::Packed(packed),
+            None => Searcher::Automaton(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(&kept)
+                    .ok()?,
+            ),
+        };
+        Some(Marker(searcher))
+    }
+
+    fn is_in(&self, bytes: &[u8]) -> bool {
+        self.ends(bytes).next().is_some()
+    }
+
+    /// Where each word found in `bytes` ends.
+    fn ends<'b>(&'b self, bytes: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
+        match &self.0 {
+            Searcher::Packed(packed) => Box::new(packed.find_iter(bytes).map(|found| found.end())),
+            Searcher::Automaton(automaton) => Box::new(automaton.find_iter(bytes).map(|found| found.end())),
+        }
+    }
+}
+
+impl<'m, R: BufRead> Lines<'m, R> {
+    pub fn new(reader: R) -> Lines<'m, R> {
         Lines {
             reader,
             buffer: Vec::with_capacity(256),
             text: String::with_capacity(256),
             number: 0,
             bytes_read: 0,
+            marker: None,
+            match_ends: VecDeque::new(),
+            searched_to: 0,
+            marked: true,
+        }
+    }
+
+    /// Lines that are told whether they hold one of the marker's words.
+    pub fn marked_by(reader: R, marker: &'m Marker) -> Lines<'m, R> {
+        Lines {
+            marker: Some(marker),
+            ..Lines::new(reader)
         }
     }
 
@@ -51,10 +134,27 @@ impl<R: BufRead> Lines<R> {
         self.number
     }
 
+    /// Whether the current line holds a marker word (always, without a marker).
+    pub fn marked(&self) -> bool {
+        self.marked
+    }
+
     /// The next line without its line ending, or `None` at the end.
     pub fn next_line(&mut self) -> Result<Option<(usize, &str)>, LogError> {
+        if !self.advance(true)? {
+            return Ok(None);
+        }
+        Ok(Some((self.number, self.text())))
+    }
+
+    /// Moves to the next line; `false` at the end of the log. Without
+    /// `keep_unmarked`, a line that holds no marker word is passed over
+    /// unread: its [`Lines::text`] is empty.
+    pub fn advance(&mut self, keep_unmarked: bool) -> Result<bool, LogError> {
         self.buffer.clear();
+        let line_start = self.bytes_read;
         let mut any = false;
+        let mut blocks = 0;
         loop {
             let available = match self.reader.fill_buf() {
                 Ok(available) => available,
@@ -65,6 +165,25 @@ impl<R: BufRead> Lines<R> {
                 break;
             }
             any = true;
+            blocks += 1;
+            if let Some(marker) = self.marker {
+                let end = self.bytes_read + available.len() as u64;
+                if end > self.searched_to {
+                    let from = (self.searched_to.saturating_sub(self.bytes_read)) as usize;
+                    let base = self.bytes_read + from as u64;
+                    let block = &available[from..];
+                    let first = self.match_ends.len();
+                    self.match_ends.extend(marker.ends(block).map(|end| base + end as u64));
+                    // Colour codes may split a word (`Error\x1b[0m:`): a coloured line is read.
+                    let escapes = memchr::memchr_iter(ESCAPE, block).map(|at| base + at as u64 + 1);
+                    let before = self.match_ends.len();
+                    self.match_ends.extend(escapes);
+                    if self.match_ends.len() > before {
+                        self.match_ends.make_contiguous()[first..].sort_unstable();
+                    }
+                    self.searched_to = end;
+                }
+            }
             let (taken, ends) = match memchr::memchr(b'\n', available) {
                 Some(newline) => (newline + 1, true),
                 None => (available.len(), false),
@@ -77,6 +196,18 @@ impl<R: BufRead> Lines<R> {
                     });
                 }
             }
+            // A whole line in this block, with no marker word: nothing to copy.
+            if ends && blocks == 1 && !keep_unmarked && self.marker.is_some() && self.bytes_read >= SNIFF as u64 {
+                let line_end = self.bytes_read + taken as u64;
+                if !marked_between(&mut self.match_ends, line_start, line_end) {
+                    self.reader.consume(taken);
+                    self.bytes_read += taken as u64;
+                    self.number += 1;
+                    self.text.clear();
+                    self.marked = false;
+                    return Ok(true);
+                }
+            }
             let room = MAX_LINE.saturating_sub(self.buffer.len());
             let content = &available[..if ends { taken - 1 } else { taken }];
             self.buffer.extend_from_slice(&content[..content.len().min(room)]);
@@ -87,22 +218,45 @@ impl<R: BufRead> Lines<R> {
             }
         }
         if !any {
-            return Ok(None);
+            return Ok(false);
         }
         self.number += 1;
         if self.buffer.last() == Some(&b'\r') {
             self.buffer.pop();
         }
         self.text.clear();
-        match std::str::from_utf8(&self.buffer) {
-            Ok(text) => self.text.push_str(text),
-            Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.buffer)),
+        if let Some(marker) = self.marker {
+            self.marked = marked_between(&mut self.match_ends, line_start, self.bytes_read);
+            // A word cut by the end of a block was searched in two halves.
+            if blocks > 1 && !self.marked {
+                self.marked = marker.is_in(&self.buffer);
+            }
         }
-        if self.text.contains('\u{1b}') {
-            self.text = strip_ansi(&self.text);
-        }
-        Ok(Some((self.number, &self.text)))
+        Ok(true)
     }
+
+    /// The current line as text: invalid UTF-8 replaced, colour codes dropped.
+    pub fn text(&mut self) -> &str {
+        if self.text.is_empty() && !self.buffer.is_empty() {
+            match std::str::from_utf8(&self.buffer) {
+                Ok(text) => self.text.push_str(text),
+                Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.buffer)),
+            }
+            if self.text.contains('\u{1b}') {
+                self.text = strip_ansi(&self.text);
+            }
+        }
+        &self.text
+    }
+}
+
+/// Whether a marker word ends between these offsets (a line's start and
+/// end); the words that end before it are dropped, being behind the reader.
+fn marked_between(match_ends: &mut VecDeque<u64>, start: u64, end: u64) -> bool {
+    while match_ends.front().is_some_and(|&found| found <= start) {
+        match_ends.pop_front();
+    }
+    match_ends.front().is_some_and(|&found| found <= end)
 }
 
 /// The text without ANSI escape sequences (CSI `ESC [ ... letter` and the
@@ -169,6 +323,37 @@ mod tests {
     fn colour_codes_and_invalid_utf8_do_not_hide_the_text() {
         let lines = all(b"\x1b[31mRuntimeError\x1b[0m: bad \xff byte\n").unwrap();
         assert_eq!(lines, ["RuntimeError: bad \u{fffd} byte"]);
+    }
+
+    /// The lines a marker keeps, read from blocks of `block` bytes while
+    /// nothing needs the unmarked ones.
+    fn marked(bytes: &[u8], block: usize) -> Vec<(usize, String)> {
+        let marker = Marker::new(["RuntimeError:", "NCCL WARN"]).unwrap();
+        let mut lines = Lines::marked_by(io::BufReader::with_capacity(block, bytes), &marker);
+        let mut out = Vec::new();
+        while lines.advance(false).unwrap() {
+            if lines.marked() {
+                let number = lines.lines_read();
+                out.push((number, lines.text().to_string()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_marker_keeps_the_lines_with_its_words_whatever_the_blocks() {
+        let mut log = "step 1 loss 0.5\n".repeat(SNIFF / 8).into_bytes();
+        log.extend_from_slice(b"x [0] NCCL WARN shm\nstep\n\x1b[31mRuntimeError\x1b[0m: bad\nlast RuntimeError: end");
+        let lines = log.iter().filter(|&&byte| byte == b'\n').count() + 1;
+        let expected = vec![
+            (lines - 3, "x [0] NCCL WARN shm".to_string()),
+            (lines - 1, "RuntimeError: bad".to_string()),
+            (lines, "last RuntimeError: end".to_string()),
+        ];
+        // Blocks that cut the words in two, and one that holds the whole log.
+        for block in [5, 7, 64, 1 << 20] {
+            assert_eq!(marked(&log, block), expected, "blocks of {block} bytes");
+        }
     }
 
     #[test]

@@ -113,20 +113,32 @@ pub struct OtherTraceback {
 
 /// Reads the whole log and explains it.
 pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Facts) -> Result<Explanation, LogError> {
-    let mut lines = log::Lines::new(reader);
-    let messages = matrix
+    let messages: Vec<&str> = matrix
         .rules
         .iter()
         .filter(|rule| rule.withdrawn.is_none())
         .flat_map(|rule| &rule.symptoms.messages)
         .chain(matrix.symptoms.iter().flat_map(|entry| &entry.symptoms.messages))
-        .map(|message| rank::symptom_core_as_written(message));
-    let mut collector = match signals::KnownMessages::new(messages) {
+        .map(|message| rank::symptom_core_as_written(message))
+        .collect();
+    let mut collector = match signals::KnownMessages::new(messages.iter().copied()) {
         Some(known) => Collector::knowing(known),
         None => Collector::new(),
     };
-    while let Some((number, line)) = lines.next_line()? {
-        collector.line(number, line);
+    // A line none of these words is in, read while no traceback is open, is passed over.
+    let mut words: Vec<&str> = traceback::marker_words().chain(signals::trigger_words()).collect();
+    words.extend(messages.iter().copied());
+    let marker = log::Marker::new(words);
+    let mut lines = match &marker {
+        Some(marker) => log::Lines::marked_by(reader, marker),
+        None => log::Lines::new(reader),
+    };
+    while lines.advance(!collector.is_idle())? {
+        if !lines.marked() && collector.is_idle() {
+            continue;
+        }
+        let number = lines.lines_read();
+        collector.line(number, lines.text());
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
     let (tracebacks, dropped) = collector.finish();

@@ -109,6 +109,14 @@ static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::new(patterns).expect("the trigger patterns are valid")
 });
 
+/// The words a signal line holds, for a [`super::log::Marker`].
+pub fn trigger_words() -> impl Iterator<Item = &'static str> {
+    TRIGGERS
+        .iter()
+        .map(|(pattern, _)| *pattern)
+        .chain(std::iter::once(BNB_WITHOUT_GPU))
+}
+
 /// A quick yes/no for the line filter: may this line be a signal?
 pub fn may_be_signal(line: &str) -> bool {
     AUTOMATON.is_match(line)

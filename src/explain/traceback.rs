@@ -189,6 +189,12 @@ impl Collector {
         Collector::default()
     }
 
+    /// Whether no traceback is open and no line is awaited: a line with none
+    /// of the marker's words can then be passed over unread.
+    pub fn is_idle(&self) -> bool {
+        self.streams.is_empty() && self.pending.is_none()
+    }
+
     /// A collector that also takes a line holding one of `messages` for an error.
     pub fn knowing(messages: signals::KnownMessages) -> Collector {
         Collector {
@@ -497,6 +503,22 @@ fn exception_line(line: &str) -> Option<Raised> {
 
 /// The suffixes by which Python names its exception classes.
 const EXCEPTION_SUFFIXES: [&str; 6] = ["Error", "Exception", "Exit", "Interrupt", "Iteration", "Warning"];
+
+/// The words [`may_matter`] looks for, for a [`super::log::Marker`]: a name
+/// with an exception suffix right before a colon, a header, a frame.
+pub fn marker_words() -> impl Iterator<Item = &'static str> {
+    const WORDS: [&str; 8] = [
+        "Error:",
+        "Exception:",
+        "Exit:",
+        "Interrupt:",
+        "Iteration:",
+        "Warning:",
+        "Traceback (most recent call last)",
+        "File \"",
+    ];
+    WORDS.into_iter()
+}
 
 /// Whether a line outside any traceback could start one or be an exception
 /// line: a header, a frame, or a colon right after an exception-like name.
