@@ -428,24 +428,57 @@ fn matrix_lint_reports_every_problem_in_every_file_with_its_place() {
          references = [\"http://insecure\"]\n[when]\npython = \">=3.x\"\n",
     );
     common::write_file(&setup.path("lint/rules/wrong-name.toml"), SITE_RULE);
+    let text = lint_reports(
+        &setup,
+        &[
+            "two-problems.toml:4:11: unknown placeholder `{nope}`",
+            "two-problems.toml:7:14: reference `http://insecure` must be an https:// URL",
+            "two-problems.toml:9:10: `python` is not a PEP 440 specifier set",
+            "wrong-name.toml:2:6: id `site-old-torch-on-hopper` must equal the file name `wrong-name`",
+        ],
+    );
+    assert!(
+        text.lines().last().unwrap().ends_with("4 problems in 2 files"),
+        "{text}"
+    );
+}
+
+#[test]
+fn matrix_lint_refuses_a_symptom_confirmed_by_an_unknown_finding_or_generalizing_no_rule() {
+    let setup = Setup::new();
+    common::write_file(
+        &setup.path("lint/symptoms/oom.toml"),
+        "id = \"oom\"\ntitle = \"t\"\nwhy = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\n\
+         [symptoms]\nmessages = [\"CUDA out of memory\"]\nconfirmed_by = [\"gpu-too-small\"]\n\
+         reported = [\"https://example.org/1\"]\n",
+    );
+    common::write_file(
+        &setup.path("lint/symptoms/bnb.toml"),
+        "id = \"bnb\"\ntitle = \"t\"\nwhy = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\n\
+         [symptoms]\nmessages = [\"CUDA Setup failed\"]\ngeneralizes = [\"no-such-rule\"]\n\
+         reported = [\"https://example.org/1\"]\n",
+    );
+    lint_reports(
+        &setup,
+        &[
+            "oom.toml:8:16: `gpu-too-small` in symptoms.confirmed_by is no finding explain can test on the node",
+            "bnb.toml:1:1: symptoms.generalizes names `no-such-rule`, which is no rule of this matrix",
+        ],
+    );
+}
+
+/// `matrix lint` of the setup's `lint` directory: it fails, and says each of `expected`.
+fn lint_reports(setup: &Setup, expected: &[&str]) -> String {
     let assert = common::envdoctor(&setup.path("cache"))
         .arg("matrix")
         .arg("lint")
         .arg(setup.path("lint"))
         .assert();
     let text = stdout(&assert.code(1));
-    for expected in [
-        "two-problems.toml:4:11: unknown placeholder `{nope}`",
-        "two-problems.toml:7:14: reference `http://insecure` must be an https:// URL",
-        "two-problems.toml:9:10: `python` is not a PEP 440 specifier set",
-        "wrong-name.toml:2:6: id `site-old-torch-on-hopper` must equal the file name `wrong-name`",
-    ] {
+    for expected in expected {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
-    assert!(
-        text.lines().last().unwrap().ends_with("4 problems in 2 files"),
-        "{text}"
-    );
+    text
 }
 
 #[test]

@@ -619,10 +619,15 @@ fn recorded(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDED).join(name)
 }
 
+/// The recorded H100 Snapshot, to change.
+fn h100_snapshot() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
 /// The recorded H100 Snapshot with DeepSpeed at another version, written into `dir`.
 fn h100_with_deepspeed(dir: &Path, version: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100);
-    let mut snapshot: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let mut snapshot = h100_snapshot();
     for package in snapshot["packages"].as_array_mut().unwrap() {
         if package["name"] == "deepspeed" {
             package["version"] = version.into();
@@ -715,9 +720,7 @@ IndexError: Target 32000 is out of bounds.
     )
     .unwrap();
     // The recorded H100 node (PEFT installed) with its GPU twice.
-    let mut snapshot: Value =
-        serde_json::from_slice(&std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT_H100)).unwrap())
-            .unwrap();
+    let mut snapshot = h100_snapshot();
     let gpus = snapshot["nvidia"]["gpus"].as_array_mut().unwrap();
     let mut second = gpus[0].clone();
     second["index"] = 1.into();
@@ -731,4 +734,28 @@ IndexError: Target 32000 is out of bounds.
     let rule = candidate(&explanation, "device-map-auto-multi-gpu-lora").expect("the device_map rule is a candidate");
     assert_ne!(rule["confidence"], "ruled-out", "{explanation:#}");
     assert!(candidate(&explanation, "loss-target-out-of-bounds").is_some());
+}
+
+/// A bare device mismatch names no frame and no package: the text says it is
+/// not decided, lists the job's own code first, and says what would decide it.
+#[test]
+fn an_undecided_answer_says_what_would_decide_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("train.log");
+    std::fs::write(
+        &log,
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n",
+    )
+    .unwrap();
+    // A node the report says nothing of: no DeepSpeed, no bitsandbytes.
+    let snapshot = case_dir("loss-target-out-of-bounds-happytransformer248").join("snapshot.json");
+    let (explanation, code) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert_eq!(code, 1);
+    assert_eq!(explanation["candidates"][0]["kind"], "symptom", "{explanation:#}");
+    let text = stdout(&explain(cache.path(), &log, &snapshot, &[]).assert().code(1));
+    for expected in ["Not decided", "What would decide it", "the whole traceback"] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::node::NodeTests;
 use super::traceback::Traceback;
 use crate::facts::Facts;
-use crate::matrix::rule::{DeviceKind, DevicePair, Symptoms, When};
+use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
 use crate::probe::packages::normalize_name;
 
@@ -247,7 +247,11 @@ impl<'m, 'f> Judge<'m, 'f> {
                 let generic = hits.iter().any(|(mine, specific)| mine.id == cause.id && !specific);
                 let outdone_by = hits
                     .iter()
-                    .find(|(other, specific)| generic && *specific && other.id != cause.id)
+                    .find(|(other, specific)| {
+                        // A symptom that generalizes this rule says no more than the rule does.
+                        let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
+                        generic && *specific && other.id != cause.id && !generalizes
+                    })
                     .map(|(other, _)| *other);
                 score(cause, traceback, &seen, facts, &self.node, outdone_by)
             })
@@ -429,34 +433,45 @@ fn score(
     let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false))
         || tested.as_ref().is_some_and(|test| test.holds == Some(false));
     let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count() + usize::from(confirmed);
-    // Facts that single the cause out: a version, a driver, a build, a check's
-    // finding. A GPU count or model is shared by every job on the node.
+    // A version range that holds for a package, not a mere presence.
+    let ranged = |name: &str| {
+        cause
+            .when
+            .packages
+            .iter()
+            .any(|(wanted, condition)| wanted == name && matches!(condition, PackageCondition::Version(_)))
+    };
+    let version_holds = verdicts.iter().any(|verdict| {
+        verdict.holds == Some(true) && matches!(&verdict.condition, Condition::Package(name) if ranged(name))
+    });
+    // Facts that single the cause out: a release, a driver, a build, a check's
+    // finding. A package merely installed, a GPU count or model is shared by
+    // every job on the node.
     let strong_holds = confirmed
+        || version_holds
         || verdicts.iter().any(|verdict| {
             verdict.holds == Some(true)
                 && matches!(
                     verdict.condition,
-                    Condition::Package(_)
-                        | Condition::Python
+                    Condition::Python
                         | Condition::Driver
                         | Condition::DriverCuda
                         | Condition::TorchCuda
                         | Condition::CudaToolkit
                 )
         });
-    let version_holds = verdicts
-        .iter()
-        .any(|verdict| verdict.holds == Some(true) && matches!(verdict.condition, Condition::Package(_)));
     let node_open = verdicts.iter().any(|verdict| verdict.holds.is_none());
     if !node_fails && node_holds > 0 {
         score += NODE_BASE + (node_holds as i32).min(NODE_MOST) - i32::from(node_open);
     }
     // A version condition that holds for a package the traceback runs through:
     // the rule is about the code that failed, which no generic symptom can say.
-    let pinned = cause.kind == CauseKind::Rule && verdicts.iter().any(|verdict| {
-        verdict.holds == Some(true)
-            && matches!(&verdict.condition, Condition::Package(name) if seen.packages.contains(&normalize_name(name)))
-    });
+    let pinned = cause.kind == CauseKind::Rule
+        && verdicts.iter().any(|verdict| {
+            verdict.holds == Some(true)
+                && matches!(&verdict.condition, Condition::Package(name)
+                    if ranged(name) && seen.packages.contains(&normalize_name(name)))
+        });
     if pinned {
         score += PINNED;
     }
@@ -480,7 +495,7 @@ fn score(
         Confidence::RuledOut
     } else if message_differs || outdone.is_some() {
         Confidence::Possible
-    } else if (function_hit || message_specific) && node_holds > 0 && (confirmed || function_hit) {
+    } else if (function_hit && strong_holds) || (message_specific && confirmed) {
         Confidence::NearCertain
     } else if frame_hits > 0
         || message_specific
@@ -735,6 +750,35 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         snapshot
     }
 
+    /// `snapshot` with a package added at `version`.
+    fn with(mut snapshot: crate::snapshot::Snapshot, name: &str, version: &str) -> crate::snapshot::Snapshot {
+        let mut package = snapshot.packages[0].clone();
+        package.name = name.into();
+        package.normalized_name = normalize_name(name);
+        package.version = Some(version.into());
+        snapshot.packages.push(package);
+        snapshot
+    }
+
+    /// `snapshot` with its GPU twice.
+    fn two_gpus(mut snapshot: crate::snapshot::Snapshot) -> crate::snapshot::Snapshot {
+        let nvidia = snapshot.nvidia.as_mut().unwrap();
+        let mut second = nvidia.gpus[0].clone();
+        second.index = 1;
+        second.uuid = Some("GPU-00000000-0000-0000-0000-000000000001".into());
+        nvidia.gpus.push(second);
+        snapshot.cuda_devices = None;
+        snapshot
+    }
+
+    fn ranked(log: &str, snapshot: &crate::snapshot::Snapshot) -> Vec<Candidate> {
+        let matrix = Matrix::load(&[]).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let facts = Facts::new(snapshot, &configs);
+        let traceback = parse(log).pop().unwrap();
+        rank(&traceback, &matrix, Some(&facts))
+    }
+
     fn first(log: &str, snapshot: &crate::snapshot::Snapshot) -> (String, Confidence) {
         let matrix = Matrix::load(&[]).unwrap();
         let configs = crate::configs::TrainingConfigs::default();
@@ -805,5 +849,117 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
             "expected all tensors to be on the same device"
         );
         assert_eq!(symptom_core("Short, but"), "short, but");
+    }
+
+    const BARE_CPU_MISMATCH: &str = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n";
+
+    #[test]
+    fn a_bare_cpu_mismatch_puts_the_jobs_code_before_pins_of_packages_nowhere_in_sight() {
+        // Neither DeepSpeed nor bitsandbytes is installed, and no frame shows them.
+        let candidates = ranked(BARE_CPU_MISMATCH, &node(None));
+        assert_eq!(candidates[0].kind, CauseKind::Symptom, "{:#?}", candidates[0]);
+        for guess in [
+            "deepspeed-zero3-offload-device-mismatch",
+            "quantized-lora-cpu-offload-small-gpu",
+        ] {
+            let found = candidates.iter().find(|c| c.id == guess).unwrap();
+            assert!(
+                found.confidence <= Confidence::Possible,
+                "{guess}: {:?}",
+                found.confidence
+            );
+            assert_eq!(found.tier, 0, "{guess} is a guess about an absent package");
+        }
+    }
+
+    #[test]
+    fn a_rule_pinned_by_its_version_and_its_frames_outranks_the_generic_symptom() {
+        let log = r#"Traceback (most recent call last):
+  File "/opt/venvs/train/lib/python3.11/site-packages/torch/nn/parallel/data_parallel.py", line 185, in forward
+    outputs = self.parallel_apply(replicas, inputs, module_kwargs)
+  File "/opt/venvs/train/lib/python3.11/site-packages/torch/nn/parallel/parallel_apply.py", line 110, in parallel_apply
+    output.reraise()
+  File "/opt/venvs/train/lib/python3.11/site-packages/adapters/methods/bottleneck.py", line 310, in forward
+    hidden_states = self.compose(adapter_setup, state)
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!
+"#;
+        let candidates = ranked(log, &two_gpus(with(node(None), "adapters", "0.1.1")));
+        assert_eq!(
+            candidates[0].id, "adapters-dataparallel-device-mismatch",
+            "{candidates:#?}"
+        );
+        assert!(candidates[0].confidence.is_answer());
+        assert!(candidates.iter().any(|c| c.id == "dataparallel-tensor-kept-on-cuda0"));
+        // adapters 0.2.0 has the fix: the generic symptom leads.
+        let fixed = ranked(log, &two_gpus(with(node(None), "adapters", "0.2.0")));
+        assert_eq!(fixed[0].id, "dataparallel-tensor-kept-on-cuda0", "{fixed:#?}");
+    }
+
+    #[test]
+    fn the_memory_a_job_had_is_not_the_memory_its_gpu_has() {
+        // A 141 GB H200 with bitsandbytes and PEFT: a memory limit or another
+        // process can still leave the job a T4's worth.
+        let log = "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model.\n";
+        let snapshot = with(node(None), "bitsandbytes", "0.45.0");
+        let candidates = ranked(log, &snapshot);
+        let rule = &candidates[0];
+        assert_eq!(rule.id, "quantized-lora-cpu-offload-small-gpu", "{candidates:#?}");
+        assert!(rule.confidence.is_answer(), "{rule:#?}");
+        assert!(
+            rule.evidence_where(None)
+                .iter()
+                .any(|open| open.contains("the job may have had less")),
+            "{rule:#?}"
+        );
+    }
+
+    #[test]
+    fn an_old_driver_is_confirmed_with_the_nodes_numbers_and_its_fix() {
+        let log = "RuntimeError: The NVIDIA driver on your system is too old (found version 12020). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx\n";
+        let mut old_driver = node(None);
+        let nvidia = old_driver.nvidia.as_mut().unwrap();
+        nvidia.driver_version = Some("535.104.05".into());
+        nvidia.cuda_driver_version = Some("12.2".into());
+        let best = ranked(log, &old_driver).remove(0);
+        assert_eq!(best.id, "driver-too-old-for-torch");
+        assert_eq!(best.confidence, Confidence::NearCertain, "{best:#?}");
+        let confirmed = best.evidence_where(Some(true)).join(" | ");
+        assert!(confirmed.contains("535.104.05"), "{confirmed}");
+        assert_ne!(
+            best.fix,
+            Matrix::load(&[])
+                .unwrap()
+                .symptom("driver-too-old-for-torch")
+                .unwrap()
+                .fix
+        );
+        // The node's own driver runs its torch: the cause is ruled out here.
+        let (_, confidence) = first(log, &node(None));
+        assert_eq!(confidence, Confidence::RuledOut);
+    }
+
+    #[test]
+    fn a_symptom_leads_the_rule_it_generalizes_unless_the_node_meets_the_rules_versions() {
+        let log = "RuntimeError: CUDA Setup failed despite GPU being available. Please run the following command to get more information: python -m bitsandbytes\n";
+        assert_eq!(first(log, &node(None)).0, "bitsandbytes-cuda-setup-failed");
+        // bitsandbytes 0.42 with torch's CUDA 13.0: the rule's versions hold.
+        let candidates = ranked(log, &with(node(None), "bitsandbytes", "0.42.0"));
+        let (id, confidence) = (candidates[0].id.clone(), candidates[0].confidence);
+        assert_eq!(id, "bnb-before-0-43-1-cuda-12-4-runtime", "{candidates:#?}");
+        assert!(confidence.is_answer());
+    }
+
+    #[test]
+    fn the_longer_message_of_one_symptom_contradicts_its_sibling() {
+        // 'cuda:0 and cpu ... argument index': the token ids are on the CPU, so
+        // the module is not.
+        let log = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument index in method wrapper_CUDA__index_select)\n";
+        let candidates = ranked(log, &node(None));
+        assert_eq!(candidates[0].id, "inputs-not-on-model-device");
+        let sibling = candidates
+            .iter()
+            .find(|c| c.id == "module-created-after-to-device")
+            .unwrap();
+        assert_eq!(sibling.confidence, Confidence::RuledOut, "{sibling:#?}");
     }
 }
