@@ -17,16 +17,23 @@ pub const NOT_CUDA: &str = "torch-not-built-for-cuda";
 pub const NO_GPU: &str = "no-gpu-visible";
 pub const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
 pub const SHM_SMALL: &str = "shm-too-small";
+/// Not a check's finding: read here from the GPUs' memory in the Snapshot.
+pub const MEMORY_HELD: &str = "gpu-memory-held";
 
 /// The finding ids a cause may name in `confirmed_by`.
-pub const KNOWN: [&str; 6] = [
+pub const KNOWN: [&str; 7] = [
     DRIVER_TOO_OLD,
     ARCH_MISSING,
     NOT_CUDA,
     NO_GPU,
     VISIBLE_DEVICES_INVALID,
     SHM_SMALL,
+    MEMORY_HELD,
 ];
+
+/// GPU memory in use while no job runs, above which another process holds it:
+/// a CUDA context alone takes a few hundred MiB.
+const MEMORY_HELD_MIB: u64 = 1024;
 
 /// The findings of the checks some cause names, run once.
 #[derive(Default)]
@@ -71,6 +78,9 @@ impl NodeTests {
         }
         if ids.iter().any(|id| id == SHM_SMALL) {
             return Some(shared_memory(facts));
+        }
+        if ids.iter().any(|id| id == MEMORY_HELD) {
+            return memory_held(facts);
         }
         let answers: Vec<Result<String, String>> = ids.iter().map(|id| absent(id, facts)).collect();
         if let Some(open) = answers.iter().find_map(|answer| answer.as_ref().err()) {
@@ -156,4 +166,30 @@ fn shared_memory(facts: &Facts) -> NodeTest {
             fix: None,
         },
     }
+}
+
+/// Memory another process holds on a GPU now (the Snapshot is taken after
+/// the job ended, so what is in use is not the job's): it confirms an out of
+/// memory; none held says nothing, since the job alone may not have fitted.
+fn memory_held(facts: &Facts) -> Option<NodeTest> {
+    let held: Vec<String> = facts
+        .gpus
+        .iter()
+        .filter_map(|visible| {
+            let used = visible.gpu.memory_used_mib?;
+            let total = visible.gpu.memory_total_mib?;
+            (used >= MEMORY_HELD_MIB).then(|| format!("GPU {} has {used} of {total} MiB in use", visible.ordinal))
+        })
+        .collect();
+    (!held.is_empty()).then(|| NodeTest {
+        holds: Some(true),
+        text: format!(
+            "this node: {} while no job of this log runs; another process holds it",
+            held.join(", ")
+        ),
+        fix: Some(
+            "find the process holding the GPU with nvidia-smi (or nvidia-smi --query-compute-apps=pid,used_memory --format=csv) and stop it, then rerun; if none is listed, the memory belongs to another container on the GPU"
+                .to_string(),
+        ),
+    })
 }

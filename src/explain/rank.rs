@@ -962,4 +962,29 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
             .unwrap();
         assert_eq!(sibling.confidence, Confidence::RuledOut, "{sibling:#?}");
     }
+
+    #[test]
+    fn memory_another_process_holds_confirms_an_out_of_memory() {
+        let log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB of which 1.2 GiB is free.\n";
+        let idle = ranked(log, &node(None)).remove(0);
+        assert_eq!(idle.id, "cuda-out-of-memory");
+        assert!(
+            idle.evidence_where(Some(true))
+                .iter()
+                .all(|text| !text.contains("in use"))
+        );
+        let mut busy = node(None);
+        let gpu = &mut busy.nvidia.as_mut().unwrap().gpus[0];
+        gpu.memory_used_mib = Some(120_000);
+        let best = ranked(log, &busy).remove(0);
+        assert_eq!(best.id, "cuda-out-of-memory");
+        assert_eq!(best.confidence, Confidence::NearCertain, "{best:#?}");
+        assert!(
+            best.evidence_where(Some(true))
+                .iter()
+                .any(|text| text.contains("120000")),
+            "{best:#?}"
+        );
+        assert!(best.fix.contains("nvidia-smi"), "{}", best.fix);
+    }
 }

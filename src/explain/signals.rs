@@ -34,6 +34,8 @@ pub enum Signal {
     Bitsandbytes,
     /// A message a known cause gives, printed without an exception class.
     KnownMessage,
+    /// The shell's `Killed` alone on its line: the job got SIGKILL.
+    Killed,
 }
 
 impl Signal {
@@ -48,6 +50,7 @@ impl Signal {
             Signal::TorchCapability => "torch warning",
             Signal::Bitsandbytes => "bitsandbytes setup",
             Signal::KnownMessage => "error message",
+            Signal::Killed => "killed",
         }
     }
 
@@ -58,7 +61,7 @@ impl Signal {
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            Signal::Cuda | Signal::DeviceAssertion | Signal::CppException | Signal::KnownMessage
+            Signal::Cuda | Signal::DeviceAssertion | Signal::CppException | Signal::KnownMessage | Signal::Killed
         )
     }
 
@@ -68,7 +71,7 @@ impl Signal {
     }
 }
 
-const ALL: [Signal; 8] = [
+const ALL: [Signal; 9] = [
     Signal::Cuda,
     Signal::DeviceAssertion,
     Signal::CppException,
@@ -77,10 +80,11 @@ const ALL: [Signal; 8] = [
     Signal::TorchCapability,
     Signal::Bitsandbytes,
     Signal::KnownMessage,
+    Signal::Killed,
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 12] = [
+const TRIGGERS: [(&str, Signal); 13] = [
     ("CUDA error: ", Signal::Cuda),
     ("CUDA out of memory", Signal::Cuda),
     ("no kernel image is available for execution", Signal::Cuda),
@@ -96,7 +100,13 @@ const TRIGGERS: [(&str, Signal); 12] = [
         Signal::TorchCapability,
     ),
     ("CUDA Setup failed despite GPU being available", Signal::Bitsandbytes),
+    ("Killed", Signal::Killed),
 ];
+
+/// What a bare `Killed` line is read as: the words say what the shell meant,
+/// which the one word alone cannot be matched by without matching every
+/// "killed" in a log.
+pub const KILLED: &str = "Killed (SIGKILL, as the shell reports it)";
 
 /// bitsandbytes' other setup failure, matched apart because it is lowercase prose.
 const BNB_WITHOUT_GPU: &str = "compiled without GPU support";
@@ -171,6 +181,8 @@ pub fn read(line: &str) -> Option<Found> {
         Signal::Nccl => after(text, "NCCL WARN ").unwrap_or(text),
         Signal::DeviceAssertion => return assertion(text).map(|message| Found::Line(raised(signal, message))),
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
+        Signal::Killed if text == "Killed" => KILLED,
+        Signal::Killed => return None,
         _ => text,
     };
     Some(Found::Line(raised(signal, message.to_string())))
@@ -257,6 +269,13 @@ mod tests {
         ] {
             assert!(!may_be_signal(line), "{line}");
         }
+    }
+
+    #[test]
+    fn only_a_bare_killed_line_is_the_shells_report_of_sigkill() {
+        assert_eq!(message("Killed").unwrap(), ("killed".into(), KILLED.into()));
+        assert!(message("Killed process 4100 (python) total-vm:1000kB").is_none());
+        assert!(message("[rank0] Killed by the watchdog, see above").is_none());
     }
 
     #[test]
