@@ -203,7 +203,7 @@ Examples:
   python train.py 2>&1 | tail -200 | envdoctor explain -
   envdoctor explain job-1234.err --snapshot node.json --deepspeed-config ds_z3.json --format json
 
-Exit codes: 0 a cause was named, 1 no known cause fits (or the log holds no error), 2 envdoctor
+Exit codes: 0 a cause was named (or the log holds no error), 1 an error no known cause fits, 2 envdoctor
 could not read the log or probe the node.";
 
 #[derive(Debug, Args)]

@@ -43,6 +43,8 @@ pub struct Lines<'m, R> {
     number: usize,
     bytes_read: u64,
     marker: Option<&'m Marker>,
+    /// The block being searched, lowercased.
+    lowered: Vec<u8>,
     /// Where marker matches end (offsets in the log), not yet passed.
     match_ends: VecDeque<u64>,
     /// The log is searched up to here.
@@ -60,15 +62,25 @@ enum Searcher {
 }
 
 impl Marker {
+    /// ASCII case is ignored, as causes match messages: the words are
+    /// searched for in a lowercased copy of each block.
     pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Option<Marker> {
-        let mut words: Vec<&str> = patterns.into_iter().filter(|word| !word.is_empty()).collect();
+        let mut words: Vec<String> = patterns
+            .into_iter()
+            .filter(|word| !word.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
         words.sort_unstable();
         words.dedup();
         // A word holding another is found through it.
         let kept: Vec<&str> = words
             .iter()
-            .copied()
-            .filter(|word| !words.iter().any(|other| other != word && word.contains(other)))
+            .filter(|word| {
+                !words
+                    .iter()
+                    .any(|other| other != *word && word.contains(other.as_str()))
+            })
+            .map(String::as_str)
             .collect();
         // The SIMD searcher (Teddy) by default stops at 64 words; past that it
         // is still several times faster than the automaton, which reads a
@@ -91,11 +103,12 @@ impl Marker {
     }
 
     fn is_in(&self, bytes: &[u8]) -> bool {
-        self.ends(bytes).next().is_some()
+        self.ends(&bytes.to_ascii_lowercase()).next().is_some()
     }
 
-    /// Where each word found in `bytes` ends.
-    fn ends<'b>(&'b self, bytes: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
+    /// Where each word found in `lowered` (a lowercased block) ends.
+    fn ends<'b>(&'b self, lowered: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
+        let bytes = lowered;
         match &self.0 {
             Searcher::Packed(packed) => Box::new(packed.find_iter(bytes).map(|found| found.end())),
             Searcher::Automaton(automaton) => Box::new(automaton.find_iter(bytes).map(|found| found.end())),
@@ -112,6 +125,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
             number: 0,
             bytes_read: 0,
             marker: None,
+            lowered: Vec::new(),
             match_ends: VecDeque::new(),
             searched_to: 0,
             marked: true,
@@ -155,6 +169,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
         let line_start = self.bytes_read;
         let mut any = false;
         let mut blocks = 0;
+        let mut line_hit = false;
         loop {
             let available = match self.reader.fill_buf() {
                 Ok(available) => available,
@@ -172,8 +187,11 @@ impl<'m, R: BufRead> Lines<'m, R> {
                     let from = (self.searched_to.saturating_sub(self.bytes_read)) as usize;
                     let base = self.bytes_read + from as u64;
                     let block = &available[from..];
+                    self.lowered.clear();
+                    self.lowered.extend(block.iter().map(u8::to_ascii_lowercase));
                     let first = self.match_ends.len();
-                    self.match_ends.extend(marker.ends(block).map(|end| base + end as u64));
+                    self.match_ends
+                        .extend(marker.ends(&self.lowered).map(|end| base + end as u64));
                     // Colour codes may split a word (`Error\x1b[0m:`): a coloured line is read.
                     let escapes = memchr::memchr_iter(ESCAPE, block).map(|at| base + at as u64 + 1);
                     let before = self.match_ends.len();
@@ -199,7 +217,8 @@ impl<'m, R: BufRead> Lines<'m, R> {
             // A whole line in this block, with no marker word: nothing to copy.
             if ends && blocks == 1 && !keep_unmarked && self.marker.is_some() && self.bytes_read >= SNIFF as u64 {
                 let line_end = self.bytes_read + taken as u64;
-                if !marked_between(&mut self.match_ends, line_start, line_end) {
+                line_hit = passed_words(&mut self.match_ends, line_start, line_end);
+                if !line_hit {
                     self.reader.consume(taken);
                     self.bytes_read += taken as u64;
                     self.number += 1;
@@ -213,6 +232,9 @@ impl<'m, R: BufRead> Lines<'m, R> {
             self.buffer.extend_from_slice(&content[..content.len().min(room)]);
             self.reader.consume(taken);
             self.bytes_read += taken as u64;
+            // The words behind the reader are dropped as it goes, so a line
+            // with no end (a progress bar) holds no more than one block's.
+            line_hit |= passed_words(&mut self.match_ends, line_start, self.bytes_read);
             if ends {
                 break;
             }
@@ -226,7 +248,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
         }
         self.text.clear();
         if let Some(marker) = self.marker {
-            self.marked = marked_between(&mut self.match_ends, line_start, self.bytes_read);
+            self.marked = line_hit;
             // A word cut by the end of a block was searched in two halves.
             if blocks > 1 && !self.marked {
                 self.marked = marker.is_in(&self.buffer);
@@ -250,13 +272,15 @@ impl<'m, R: BufRead> Lines<'m, R> {
     }
 }
 
-/// Whether a marker word ends between these offsets (a line's start and
-/// end); the words that end before it are dropped, being behind the reader.
-fn marked_between(match_ends: &mut VecDeque<u64>, start: u64, end: u64) -> bool {
-    while match_ends.front().is_some_and(|&found| found <= start) {
+/// Drops the words that end by `end`, the reader's place; whether one of
+/// them ended after `start`, in the line being read.
+fn passed_words(match_ends: &mut VecDeque<u64>, start: u64, end: u64) -> bool {
+    let mut hit = false;
+    while let Some(&found) = match_ends.front().filter(|&&found| found <= end) {
+        hit |= found > start;
         match_ends.pop_front();
     }
-    match_ends.front().is_some_and(|&found| found <= end)
+    hit
 }
 
 /// The text without ANSI escape sequences (CSI `ESC [ ... letter` and the
@@ -354,6 +378,27 @@ mod tests {
         for block in [5, 7, 64, 1 << 20] {
             assert_eq!(marked(&log, block), expected, "blocks of {block} bytes");
         }
+    }
+
+    #[test]
+    fn a_marker_word_in_another_case_still_marks_its_line() {
+        let log = "step 1\n[rank0]: runtimeerror: the driver\nx nccl warn shm\n".repeat(SNIFF);
+        let kept = marked(log.as_bytes(), 64);
+        assert_eq!(kept.len(), 2 * SNIFF, "{:?}", &kept[..4]);
+    }
+
+    #[test]
+    fn the_words_of_a_line_with_no_end_are_dropped_as_the_reader_passes_them() {
+        let marker = Marker::new(["RuntimeError:"]).unwrap();
+        let mut log = b"\x1b".repeat(1 << 20);
+        log.extend_from_slice(b"\nlast\n");
+        let mut lines = Lines::marked_by(io::BufReader::with_capacity(4096, &log[..]), &marker);
+        let mut most = 0;
+        while lines.advance(false).unwrap() {
+            most = most.max(lines.match_ends.len());
+        }
+        // A million colour codes on one line: never more than a block's worth held.
+        assert!(most <= 4096, "{most} word ends held");
     }
 
     #[test]

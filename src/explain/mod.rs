@@ -242,8 +242,12 @@ fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<Str
         }
     };
     for candidate in candidates.iter().filter(|c| c.confidence > Confidence::RuledOut) {
-        for open in candidate.evidence_where(None) {
-            add(open.to_string());
+        let open = candidate
+            .evidence
+            .iter()
+            .filter(|evidence| evidence.holds.is_none() && evidence.kind == rank::EvidenceKind::Node);
+        for evidence in open {
+            add(evidence.text.clone());
         }
     }
     let message = traceback

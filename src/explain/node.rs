@@ -48,6 +48,10 @@ pub struct NodeTest {
     pub text: String,
     /// The finding's fix, with this node's versions in it.
     pub fix: Option<String>,
+    /// Whether it settles the cause (a finding, a size) or only adds to it
+    /// (memory in use now, which may not be what the job met): a fact that
+    /// only adds neither makes the cause near-certain nor replaces its fix.
+    pub decisive: bool,
 }
 
 impl NodeTests {
@@ -60,8 +64,12 @@ impl NodeTests {
         NodeTests { findings }
     }
 
-    /// The node's answer for a cause confirmed by any of `ids`; `None` when it names none.
-    pub fn judge(&self, ids: &[String], facts: &Facts) -> Option<NodeTest> {
+    /// The node's answer for a cause confirmed by any of `ids`; `None` when
+    /// it names none. A finding absent here rules the cause out only when the
+    /// traceback ran from this node's environment (`same_environment`): a
+    /// container's /dev/shm, another environment's torch, are the job's own.
+    /// `message` (lowercase) says which GPU an out of memory was on.
+    pub fn judge(&self, ids: &[String], facts: &Facts, same_environment: bool, message: &str) -> Option<NodeTest> {
         if ids.is_empty() {
             return None;
         }
@@ -74,28 +82,53 @@ impl NodeTests {
                 holds: Some(true),
                 text: format!("this node: {}", finding.detail),
                 fix: finding.fix.clone(),
+                decisive: true,
             });
-        }
-        if ids.iter().any(|id| id == SHM_SMALL) {
-            return Some(shared_memory(facts));
         }
         if ids.iter().any(|id| id == MEMORY_HELD) {
-            return memory_held(facts);
+            return memory_held(facts, message);
         }
-        let answers: Vec<Result<String, String>> = ids.iter().map(|id| absent(id, facts)).collect();
-        if let Some(open) = answers.iter().find_map(|answer| answer.as_ref().err()) {
-            return Some(NodeTest {
-                holds: None,
-                text: format!("not known here: {open}"),
-                fix: None,
-            });
-        }
-        let facts: Vec<&str> = answers.iter().filter_map(|answer| answer.as_deref().ok()).collect();
-        Some(NodeTest {
-            holds: Some(false),
-            text: format!("this node: {}", facts.join("; ")),
-            fix: None,
+        let answer = if ids.iter().any(|id| id == SHM_SMALL) {
+            shared_memory(facts)
+        } else {
+            let answers: Vec<Result<String, String>> = ids.iter().map(|id| absent(id, facts)).collect();
+            match answers.iter().find_map(|answer| answer.as_ref().err()) {
+                Some(open) => NodeTest::open(format!("not known here: {open}")),
+                None => {
+                    let facts: Vec<&str> = answers.iter().filter_map(|answer| answer.as_deref().ok()).collect();
+                    NodeTest::ruling_out(format!("this node: {}", facts.join("; ")))
+                }
+            }
+        };
+        Some(match answer.holds {
+            Some(false) if !same_environment => NodeTest::open(format!(
+                "{}; but nothing shows the job ran in this node's environment, and its own may differ ({ELSEWHERE})",
+                answer.text
+            )),
+            _ => answer,
         })
+    }
+}
+
+const ELSEWHERE: &str = "run explain where the job ran, or pass that node's Snapshot with --snapshot";
+
+impl NodeTest {
+    fn open(text: String) -> NodeTest {
+        NodeTest {
+            holds: None,
+            text,
+            fix: None,
+            decisive: true,
+        }
+    }
+
+    fn ruling_out(text: String) -> NodeTest {
+        NodeTest {
+            holds: Some(false),
+            text,
+            fix: None,
+            decisive: true,
+        }
     }
 }
 
@@ -152,44 +185,59 @@ fn shared_memory(facts: &Facts) -> NodeTest {
                 "this node: /dev/shm holds {total} MiB, under the {minimum} MiB NCCL's guide runs containers with"
             ),
             fix: None,
+            decisive: true,
         },
-        Some(total) => NodeTest {
-            holds: Some(false),
-            text: format!("this node: /dev/shm holds {total} MiB, enough for NCCL and DataLoader workers"),
-            fix: None,
-        },
-        None => NodeTest {
-            holds: None,
-            text:
-                "not known here: the size of /dev/shm where the job ran (`df -h /dev/shm` inside the job's container)"
-                    .to_string(),
-            fix: None,
-        },
+        Some(total) => NodeTest::ruling_out(format!(
+            "this node: /dev/shm holds {total} MiB, enough for NCCL and DataLoader workers"
+        )),
+        None => NodeTest::open(
+            "not known here: the size of /dev/shm where the job ran (`df -h /dev/shm` inside the job's container)"
+                .to_string(),
+        ),
     }
 }
 
-/// Memory another process holds on a GPU now (the Snapshot is taken after
-/// the job ended, so what is in use is not the job's): it confirms an out of
-/// memory; none held says nothing, since the job alone may not have fitted.
-fn memory_held(facts: &Facts) -> Option<NodeTest> {
-    let held: Vec<String> = facts
-        .gpus
-        .iter()
-        .filter_map(|visible| {
-            let used = visible.gpu.memory_used_mib?;
-            let total = visible.gpu.memory_total_mib?;
-            (used >= MEMORY_HELD_MIB).then(|| format!("GPU {} has {used} of {total} MiB in use", visible.ordinal))
-        })
-        .collect();
-    (!held.is_empty()).then(|| NodeTest {
+/// Memory another process holds now on the GPU the out of memory names
+/// (`GPU 0 has a total capacity`, `(GPU 0; 14.75 GiB total capacity`). It
+/// adds to the cause and never settles it: the Snapshot may be taken while
+/// other jobs, or the job's own hung ranks, still run.
+fn memory_held(facts: &Facts, message: &str) -> Option<NodeTest> {
+    let ordinal = gpu_named(message)?;
+    let visible = facts.gpus.iter().find(|visible| visible.ordinal == ordinal)?;
+    let used = visible.gpu.memory_used_mib?;
+    let total = visible.gpu.memory_total_mib?;
+    (used >= MEMORY_HELD_MIB).then(|| NodeTest {
         holds: Some(true),
-        text: format!(
-            "this node: {} while no job of this log runs; another process holds it",
-            held.join(", ")
-        ),
+        text: format!("this node: GPU {ordinal} has {used} of {total} MiB in use now; if the job is gone, another process holds it"),
         fix: Some(
-            "find the process holding the GPU with nvidia-smi (or nvidia-smi --query-compute-apps=pid,used_memory --format=csv) and stop it, then rerun; if none is listed, the memory belongs to another container on the GPU"
+            "if another process holds the GPU, find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it"
                 .to_string(),
         ),
+        decisive: false,
     })
+}
+
+/// The GPU ordinal an out-of-memory message names.
+fn gpu_named(message: &str) -> Option<u32> {
+    let at = message.find("gpu ")? + "gpu ".len();
+    let digits: String = message[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gpu_an_out_of_memory_names_is_read_from_either_wording() {
+        assert_eq!(
+            gpu_named("tried to allocate 2.00 gib. gpu 3 has a total capacity of 79 gib"),
+            Some(3)
+        );
+        assert_eq!(
+            gpu_named("tried to allocate 20.00 mib (gpu 0; 14.75 gib total capacity"),
+            Some(0)
+        );
+        assert_eq!(gpu_named("cuda out of memory"), None);
+    }
 }

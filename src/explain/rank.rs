@@ -217,6 +217,10 @@ impl<'m, 'f> Judge<'m, 'f> {
         let seen = Seen {
             devices: devices_named(traceback),
             has_frames: traceback.frames().next().is_some(),
+            messages: traceback
+                .messages()
+                .map(|raised| raised.message.to_lowercase())
+                .collect(),
             text: traceback
                 .messages()
                 .map(|raised| raised.message.to_lowercase())
@@ -225,34 +229,42 @@ impl<'m, 'f> Judge<'m, 'f> {
             packages,
             same_environment: facts.is_some_and(|facts| {
                 let python = &facts.snapshot.python;
+                // Site-packages only: a system Python's prefix (/usr) holds
+                // every container's /usr/local/lib/python3.x/dist-packages.
                 traceback.frames().any(|frame| {
-                    std::iter::once(&python.prefix)
-                        .chain(&python.site_packages)
+                    python
+                        .site_packages
+                        .iter()
                         .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
                 })
             }),
             message_owners: &self.message_owners,
         };
-        // Each cause's message that fits, and whether no other cause lists it.
-        let hits: Vec<(&Cause, bool)> = self
+        // Each cause's message that fits, which exception message it is in,
+        // and whether no other cause lists it.
+        let hits: Vec<(&Cause, usize, bool)> = self
             .causes
             .iter()
-            .filter_map(|cause| message_hit(cause.symptoms, &seen).map(|core| (cause, seen.is_specific(&core, cause))))
+            .filter_map(|cause| {
+                message_hit(cause.symptoms, &seen).map(|(core, at)| (cause, at, seen.is_specific(&core, cause)))
+            })
             .collect();
         let mut candidates: Vec<Candidate> = self
             .causes
             .iter()
             .filter_map(|cause| {
-                // Another cause's own message fits where only a shared one of this cause's does.
-                let generic = hits.iter().any(|(mine, specific)| mine.id == cause.id && !specific);
-                let outdone_by = hits
-                    .iter()
-                    .find(|(other, specific)| {
-                        // A symptom that generalizes this rule says no more than the rule does.
-                        let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
-                        generic && *specific && other.id != cause.id && !generalizes
-                    })
-                    .map(|(other, _)| *other);
+                // Another cause's own message fits the same exception message
+                // where only a shared one of this cause's does.
+                let mine = hits.iter().find(|(mine, _, specific)| mine.id == cause.id && !specific);
+                let outdone_by = mine.and_then(|(_, my_message, _)| {
+                    hits.iter()
+                        .find(|(other, at, specific)| {
+                            // A symptom that generalizes this rule says no more than the rule does.
+                            let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
+                            *specific && at == my_message && other.id != cause.id && !generalizes
+                        })
+                        .map(|(other, _, _)| *other)
+                });
                 score(cause, traceback, &seen, facts, &self.node, outdone_by)
             })
             .collect();
@@ -271,7 +283,9 @@ struct Seen<'j> {
     /// Distributions (normalized names) the frames run through.
     packages: Vec<String>,
     has_frames: bool,
-    /// Every exception message, lowercase, for names a cause's package goes by.
+    /// Each exception message of the traceback (a chain has several), lowercase.
+    messages: Vec<String>,
+    /// The same, joined, for names a cause's package goes by.
     text: String,
     message_owners: &'j [(&'j str, String)],
     /// A frame runs from this node's Python environment: its facts are the log's.
@@ -292,13 +306,20 @@ impl Seen<'_> {
     }
 }
 
-/// The core of the first of a cause's messages the traceback gives.
-fn message_hit(symptoms: &Symptoms, seen: &Seen) -> Option<String> {
+/// The core of the first of a cause's messages the traceback gives, and
+/// which of its exception messages gives it.
+fn message_hit(symptoms: &Symptoms, seen: &Seen) -> Option<(String, usize)> {
     symptoms
         .messages
         .iter()
         .map(|symptom| symptom_core(symptom))
-        .find(|core| seen.text.contains(core.as_str()))
+        .find_map(|core| {
+            let at = seen
+                .messages
+                .iter()
+                .position(|message| message.contains(core.as_str()))?;
+            Some((core, at))
+        })
 }
 
 fn score(
@@ -428,8 +449,11 @@ fn score(
 
     let (verdicts, unseen_package) =
         facts.map_or_else(|| (Vec::new(), false), |facts| node_verdicts(cause.when, seen, facts));
-    let tested = facts.and_then(|facts| node.judge(&symptoms.confirmed_by, facts));
-    let confirmed = tested.as_ref().is_some_and(|test| test.holds == Some(true));
+    let tested = facts.and_then(|facts| node.judge(&symptoms.confirmed_by, facts, seen.same_environment, &seen.text));
+    // A fact that only adds (memory in use now) is evidence, not confirmation.
+    let confirmed = tested
+        .as_ref()
+        .is_some_and(|test| test.holds == Some(true) && test.decisive);
     let node_fails = verdicts.iter().any(|verdict| verdict.holds == Some(false))
         || tested.as_ref().is_some_and(|test| test.holds == Some(false));
     let node_holds = verdicts.iter().filter(|verdict| verdict.holds == Some(true)).count() + usize::from(confirmed);
@@ -482,8 +506,10 @@ fn score(
     }));
     let mut fix = cause.fix.to_string();
     if let Some(test) = tested {
-        if let (true, Some(node_fix)) = (confirmed, test.fix) {
-            fix = node_fix;
+        match (test.holds, test.decisive, test.fix) {
+            (Some(true), true, Some(node_fix)) => fix = node_fix,
+            (Some(true), false, Some(node_fix)) => fix = format!("{node_fix}; else {fix}"),
+            _ => {}
         }
         evidence.push(Evidence {
             kind: EvidenceKind::Node,
@@ -509,16 +535,27 @@ fn score(
     // A cause about a package this node lacks and the log never shows is a
     // guess: it may be listed, never named.
     let unseen = unseen_package && frame_hits == 0 && !message_specific;
-    if unseen && confidence > Confidence::Possible {
+    // A rule whose code path the full traceback never passes through: its
+    // versions here say nothing of this failure.
+    let bypassed = cause.kind == CauseKind::Rule && seen.has_frames && !symptoms.frames.is_empty() && frame_hits == 0;
+    if bypassed {
+        evidence.push(Evidence {
+            kind: EvidenceKind::Frame,
+            holds: Some(false),
+            text: "the traceback never passes through the code this rule is about".to_string(),
+        });
+    }
+    if (unseen || bypassed) && confidence > Confidence::Possible {
         confidence = Confidence::Possible;
     }
     let tier = match cause.kind {
         _ if unseen => 0,
         CauseKind::Rule if pinned => 4,
         // The node has the versions the rule is about: it outranks a generic symptom.
-        CauseKind::Rule if version_holds => 3,
-        // Without frames nothing points at a library: the job's own code is likelier.
-        CauseKind::Rule if !seen.has_frames => 1,
+        CauseKind::Rule if version_holds && !bypassed => 3,
+        // Without frames nothing points at a library, and frames that miss the
+        // rule's code point away from it: the job's own code is likelier.
+        CauseKind::Rule if !seen.has_frames || bypassed => 1,
         _ => 2,
     };
     Some(Candidate {
@@ -933,8 +970,14 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
                 .unwrap()
                 .fix
         );
-        // The node's own driver runs its torch: the cause is ruled out here.
-        let (_, confidence) = first(log, &node(None));
+        // This node's driver runs its torch: the cause is ruled out where the
+        // traceback ran from this node's environment, and only open otherwise.
+        let (_, elsewhere) = first(log, &node(None));
+        assert_eq!(elsewhere, Confidence::Likely);
+        let here = format!(
+            "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 372, in _lazy_init\n    torch._C._cuda_init()\n{log}"
+        );
+        let (_, confidence) = first(&here, &node(None));
         assert_eq!(confidence, Confidence::RuledOut);
     }
 
@@ -964,27 +1007,47 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
     }
 
     #[test]
-    fn memory_another_process_holds_confirms_an_out_of_memory() {
+    fn memory_another_process_holds_on_the_gpu_named_adds_to_an_out_of_memory() {
         let log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB of which 1.2 GiB is free.\n";
+        let held = |text: &&str| text.contains("in use now");
         let idle = ranked(log, &node(None)).remove(0);
         assert_eq!(idle.id, "cuda-out-of-memory");
-        assert!(
-            idle.evidence_where(Some(true))
-                .iter()
-                .all(|text| !text.contains("in use"))
-        );
+        assert!(!idle.evidence_where(Some(true)).iter().any(held));
         let mut busy = node(None);
-        let gpu = &mut busy.nvidia.as_mut().unwrap().gpus[0];
-        gpu.memory_used_mib = Some(120_000);
+        busy.nvidia.as_mut().unwrap().gpus[0].memory_used_mib = Some(120_000);
         let best = ranked(log, &busy).remove(0);
         assert_eq!(best.id, "cuda-out-of-memory");
-        assert_eq!(best.confidence, Confidence::NearCertain, "{best:#?}");
+        // Memory in use now may be another job's or a hung rank's: it adds, it does not settle.
+        assert_eq!(best.confidence, Confidence::Likely, "{best:#?}");
         assert!(
             best.evidence_where(Some(true))
                 .iter()
                 .any(|text| text.contains("120000")),
             "{best:#?}"
         );
-        assert!(best.fix.contains("nvidia-smi"), "{}", best.fix);
+        assert!(best.fix.starts_with("if another process holds the GPU"), "{}", best.fix);
+        assert!(
+            best.fix.contains("gradient checkpointing"),
+            "the cause's own fix stays: {}",
+            best.fix
+        );
+        // Memory held on another GPU than the one the message names says nothing.
+        let other = two_gpus(node(None));
+        let mut other = other;
+        other.nvidia.as_mut().unwrap().gpus[1].memory_used_mib = Some(30_000);
+        let best = ranked(log, &other).remove(0);
+        assert!(!best.evidence_where(Some(true)).iter().any(held), "{best:#?}");
+    }
+
+    #[test]
+    fn a_rule_whose_code_the_frames_never_pass_through_is_no_more_than_possible() {
+        let log = "Traceback (most recent call last):\n  File \"/home/me/model.py\", line 20, in forward\n    h = self.proj(x)\nRuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n";
+        let candidates = ranked(log, &node(Some("0.14.2")));
+        assert_eq!(candidates[0].kind, CauseKind::Symptom, "{candidates:#?}");
+        let rule = candidates
+            .iter()
+            .find(|c| c.id == "deepspeed-zero3-offload-device-mismatch")
+            .unwrap();
+        assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
     }
 }

@@ -35,6 +35,8 @@ const MAX_STRAY_LINES: usize = 40;
 const MAX_STREAMS: usize = 256;
 /// Distinct tracebacks kept; more are counted, not stored.
 const MAX_TRACEBACKS: usize = 512;
+/// Distinct warnings (and other lines that are errors only when explained) kept.
+const MAX_ADVISORIES: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {
@@ -177,6 +179,8 @@ pub struct Collector {
     tracebacks: Vec<Traceback>,
     /// Tracebacks beyond [`MAX_TRACEBACKS`], counted only.
     dropped: usize,
+    /// Warnings and other advisory lines stored (see [`MAX_ADVISORIES`]).
+    advisories: usize,
     /// `IndexError: ` alone at the end of a line: its message is on the next line.
     pending: Option<(usize, String)>,
     /// Error messages known causes give, found even without an exception
@@ -209,15 +213,20 @@ impl Collector {
         if self.streams.is_empty() && self.pending.is_none() && !signal && !may_matter(line) {
             return;
         }
-        if let Some((start, exception)) = self.pending.take()
-            && !line.trim().is_empty()
-        {
-            let raised = Raised {
-                exception,
-                message: line.trim().to_string(),
+        if let Some((start, exception)) = self.pending.take() {
+            // The next line is the message, unless it is a blank line or
+            // starts something of its own: the exception then stands alone.
+            let starts_something =
+                line.contains(HEADER) || !frames_in(line).is_empty() || bare_exception_in(line).is_some();
+            let message = match line.trim() {
+                text if text.is_empty() || starts_something => String::new(),
+                text => text.to_string(),
             };
-            self.keep(Traceback::bare(start, raised));
-            return;
+            let alone = message.is_empty();
+            self.keep(Traceback::bare(start, Raised { exception, message }));
+            if !starts_something || !alone {
+                return;
+            }
         }
         if signal {
             self.signal(number, line);
@@ -430,6 +439,14 @@ impl Collector {
         if traceback.raised().is_none() && traceback.frames().next().is_none() {
             return;
         }
+        // Warnings and lines finished jobs also print are errors only when a
+        // known cause explains them: a few distinct ones are kept for that,
+        // the rest neither stored nor counted, so a log of a million distinct
+        // warnings costs no search through the stored ones each.
+        let fatal = traceback.raised().is_none_or(Raised::is_fatal);
+        if !fatal && self.advisories >= MAX_ADVISORIES {
+            return;
+        }
         if let Some(seen) = self.tracebacks.iter_mut().find(|seen| seen.same_as(&traceback)) {
             seen.occurrences += 1;
             seen.last_line = seen.last_line.max(traceback.last_line);
@@ -444,9 +461,10 @@ impl Collector {
             return;
         }
         if self.tracebacks.len() >= MAX_TRACEBACKS {
-            self.dropped += 1;
+            self.dropped += usize::from(fatal);
             return;
         }
+        self.advisories += usize::from(!fatal);
         self.tracebacks.push(traceback);
     }
 }
@@ -592,6 +610,21 @@ Traceback (most recent call last):
 RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
 next log line
 "#;
+
+    #[test]
+    fn an_exception_awaiting_its_message_does_not_swallow_a_header_or_vanish_at_a_blank() {
+        let tracebacks =
+            parse("x KeyError:\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: bad\n");
+        let raised: Vec<(&str, &str)> = tracebacks
+            .iter()
+            .filter_map(|t| t.raised())
+            .map(|r| (r.exception.as_str(), r.message.as_str()))
+            .collect();
+        assert_eq!(raised, [("KeyError", ""), ("ValueError", "bad")]);
+        let alone = parse("IndexError: \n\nstep 2\n");
+        assert_eq!(alone.len(), 1);
+        assert_eq!(alone[0].raised().unwrap().exception, "IndexError");
+    }
 
     #[test]
     fn a_plain_traceback_gives_its_frames_and_exception() {
