@@ -350,7 +350,8 @@ rule_cases! {
         quiet: Node::h200().gpus(&[V100]).torch("2.10.0+cu128");
     flash_attn_pre_ampere: "flash-attn-pre-ampere", "warning",
         fires: Node::h200().gpus(&[T4]).package("flash_attn", "2.8.3"),
-        quiet: Node::h200().gpus(&[A100]).package("flash_attn", "2.8.3");
+        // flash-attn 1.x runs on Turing.
+        quiet: Node::h200().gpus(&[T4]).package("flash_attn", "1.0.9");
     flash_attn_4_pre_hopper: "flash-attn-4-pre-hopper", "warning",
         fires: Node::h200().gpus(&[A100]).package("flash-attn-4", "4.0.0b36"),
         quiet: Node::h200().package("flash-attn-4", "4.0.0b36");
@@ -375,6 +376,9 @@ rule_cases! {
     transformers_5_18_peft_below_0_20: "transformers-5-18-peft-below-0-20", "warning",
         fires: Node::h200().package("transformers", "5.18.0").package("peft", "0.19.1"),
         quiet: Node::h200().package("transformers", "5.18.0").package("peft", "0.20.0");
+    transformers_5_24_peft_below_0_22: "transformers-5-24-peft-below-0-22", "warning",
+        fires: Node::h200().package("transformers", "5.24.0").package("peft", "0.21.2"),
+        quiet: Node::h200().package("transformers", "5.23.0").package("peft", "0.21.2");
     transformers_4_48_torch_below_2_0: "transformers-4-48-torch-below-2-0", "warning",
         fires: Node::h200().package("transformers", "4.48.0").torch("1.13.1+cu117"),
         quiet: Node::h200().package("transformers", "4.48.0").torch("2.0.1+cu118");
@@ -635,4 +639,25 @@ fn peft_bands_under_transformers_5_do_not_overlap() {
             "transformers {transformers}, peft {peft}"
         );
     }
+}
+
+/// transformers 5.24 raised PEFT's floor from 0.20 to 0.22: the 5.18 rule
+/// stops at 5.23, and on 5.24 only the newer rule speaks.
+#[test]
+fn peft_0_19_on_transformers_5_24_is_the_5_24_rule_not_the_5_18_one() {
+    let (_, report) = Node::h200()
+        .package("transformers", "5.24.0")
+        .package("peft", "0.19.1")
+        .check();
+    assert_eq!(
+        findings(&report, "transformers-5-24-peft-below-0-22").len(),
+        1,
+        "{:#}",
+        report["findings"]
+    );
+    assert!(
+        findings(&report, "transformers-5-18-peft-below-0-20").is_empty(),
+        "{:#}",
+        report["findings"]
+    );
 }
