@@ -673,3 +673,19 @@ fn peft_0_19_on_transformers_5_24_is_the_5_24_rule_not_the_5_18_one() {
         report["findings"]
     );
 }
+
+/// The recorded H100 (driver 580.159.04, torch 2.11.0+cu130, transformers,
+/// accelerate and PEFT, no DeepSpeed): a real healthy node, on which no rule
+/// speaks and no check finds anything.
+#[test]
+fn the_recorded_h100_node_is_clean() {
+    let cache = tempfile::tempdir().unwrap();
+    let output = envdoctor(cache.path())
+        .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
+        .arg(repo("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
+    assert_eq!(output.status.code(), Some(0));
+}
