@@ -108,10 +108,9 @@ impl Marker {
 
     /// Where each word found in `lowered` (a lowercased block) ends.
     fn ends<'b>(&'b self, lowered: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
-        let bytes = lowered;
         match &self.0 {
-            Searcher::Packed(packed) => Box::new(packed.find_iter(bytes).map(|found| found.end())),
-            Searcher::Automaton(automaton) => Box::new(automaton.find_iter(bytes).map(|found| found.end())),
+            Searcher::Packed(packed) => Box::new(packed.find_iter(lowered).map(|found| found.end())),
+            Searcher::Automaton(automaton) => Box::new(automaton.find_iter(lowered).map(|found| found.end())),
         }
     }
 }

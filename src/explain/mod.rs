@@ -126,7 +126,9 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
         None => Collector::new(),
     };
     // A line none of these words is in, read while no traceback is open, is passed over.
-    let mut words: Vec<&str> = traceback::marker_words().chain(signals::trigger_words()).collect();
+    let exception_words = traceback::marker_words();
+    let mut words: Vec<&str> = exception_words.iter().map(String::as_str).collect();
+    words.extend(signals::trigger_words());
     words.extend(messages.iter().copied());
     let marker = log::Marker::new(words);
     let mut lines = match &marker {

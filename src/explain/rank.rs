@@ -214,18 +214,15 @@ impl<'m, 'f> Judge<'m, 'f> {
             .filter_map(|frame| super::frame_package(&frame.file))
             .map(super::distribution_of)
             .collect();
+        let messages: Vec<String> = traceback
+            .messages()
+            .map(|raised| raised.message.to_lowercase())
+            .collect();
         let seen = Seen {
             devices: devices_named(traceback),
             has_frames: traceback.frames().next().is_some(),
-            messages: traceback
-                .messages()
-                .map(|raised| raised.message.to_lowercase())
-                .collect(),
-            text: traceback
-                .messages()
-                .map(|raised| raised.message.to_lowercase())
-                .collect::<Vec<_>>()
-                .join("\n"),
+            text: messages.join("\n"),
+            messages,
             packages,
             same_environment: facts.is_some_and(|facts| {
                 let python = &facts.snapshot.python;
@@ -240,32 +237,31 @@ impl<'m, 'f> Judge<'m, 'f> {
             }),
             message_owners: &self.message_owners,
         };
-        // Each cause's message that fits, which exception message it is in,
-        // and whether no other cause lists it.
-        let hits: Vec<(&Cause, usize, bool)> = self
-            .causes
-            .iter()
-            .filter_map(|cause| {
-                message_hit(cause.symptoms, &seen).map(|(core, at)| (cause, at, seen.is_specific(&core, cause)))
-            })
-            .collect();
+        // Each cause's message that fits, found once for all.
+        let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
         let mut candidates: Vec<Candidate> = self
             .causes
             .iter()
-            .filter_map(|cause| {
+            .zip(&hits)
+            .filter_map(|(cause, hit)| {
                 // Another cause's own message fits the same exception message
                 // where only a shared one of this cause's does.
-                let mine = hits.iter().find(|(mine, _, specific)| mine.id == cause.id && !specific);
-                let outdone_by = mine.and_then(|(_, my_message, _)| {
-                    hits.iter()
-                        .find(|(other, at, specific)| {
+                let outdone_by = hit.as_ref().filter(|mine| !mine.specific).and_then(|mine| {
+                    self.causes
+                        .iter()
+                        .zip(&hits)
+                        .find(|(other, theirs)| {
                             // A symptom that generalizes this rule says no more than the rule does.
                             let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
-                            *specific && at == my_message && other.id != cause.id && !generalizes
+                            theirs
+                                .as_ref()
+                                .is_some_and(|theirs| theirs.specific && theirs.at == mine.at)
+                                && other.id != cause.id
+                                && !generalizes
                         })
-                        .map(|(other, _, _)| *other)
+                        .map(|(other, _)| other)
                 });
-                score(cause, traceback, &seen, facts, &self.node, outdone_by)
+                score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
             })
             .collect();
         candidates.sort_by(|a, b| {
@@ -306,20 +302,29 @@ impl Seen<'_> {
     }
 }
 
-/// The core of the first of a cause's messages the traceback gives, and
-/// which of its exception messages gives it.
-fn message_hit(symptoms: &Symptoms, seen: &Seen) -> Option<(String, usize)> {
-    symptoms
-        .messages
-        .iter()
-        .map(|symptom| symptom_core(symptom))
-        .find_map(|core| {
-            let at = seen
-                .messages
-                .iter()
-                .position(|message| message.contains(core.as_str()))?;
-            Some((core, at))
+/// The first of a cause's messages the traceback gives.
+struct MessageHit<'m> {
+    /// As the cause lists it.
+    symptom: &'m str,
+    /// Which of the traceback's exception messages gives it.
+    at: usize,
+    /// No other cause lists it (see [`Seen::is_specific`]).
+    specific: bool,
+}
+
+fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
+    cause.symptoms.messages.iter().find_map(|symptom| {
+        let core = symptom_core(symptom);
+        let at = seen
+            .messages
+            .iter()
+            .position(|message| message.contains(core.as_str()))?;
+        Some(MessageHit {
+            symptom,
+            at,
+            specific: seen.is_specific(&core, cause),
         })
+    })
 }
 
 fn score(
@@ -328,6 +333,7 @@ fn score(
     seen: &Seen,
     facts: Option<&Facts>,
     node: &NodeTests,
+    message_hit: Option<&MessageHit>,
     outdone_by: Option<&Cause>,
 ) -> Option<Candidate> {
     let named = &seen.devices;
@@ -362,20 +368,16 @@ fn score(
         }
     }
 
-    let message_hit = symptoms
-        .messages
-        .iter()
-        .find(|symptom| seen.text.contains(&symptom_core(symptom)));
     // A message that is there and is none of the cause's: another error at the same place.
     let message_differs = message_hit.is_none() && !symptoms.messages.is_empty() && !seen.text.is_empty();
-    let message_specific = message_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause));
+    let message_specific = message_hit.is_some_and(|hit| hit.specific);
     match message_hit {
-        Some(symptom) => {
+        Some(hit) => {
             score += if message_specific { MESSAGE_SPECIFIC } else { MESSAGE };
             evidence.push(Evidence {
                 kind: EvidenceKind::Message,
                 holds: Some(true),
-                text: format!("the message says \"{}\"", symptom_core_as_written(symptom)),
+                text: format!("the message says \"{}\"", symptom_core_as_written(hit.symptom)),
             });
         }
         None if message_differs && frame_hits > 0 => evidence.push(Evidence {

@@ -111,16 +111,12 @@ pub const KILLED: &str = "Killed (SIGKILL, as the shell reports it)";
 /// bitsandbytes' other setup failure, matched apart because it is lowercase prose.
 const BNB_WITHOUT_GPU: &str = "compiled without GPU support";
 
-static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let patterns = TRIGGERS
-        .iter()
-        .map(|(pattern, _)| *pattern)
-        .chain(std::iter::once(BNB_WITHOUT_GPU));
-    AhoCorasick::new(patterns).expect("the trigger patterns are valid")
-});
+/// The triggers in order, so a match's pattern index is its [`TRIGGERS`] row.
+static AUTOMATON: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(trigger_words()).expect("the trigger patterns are valid"));
 
 /// The words a signal line holds, for a [`super::log::Marker`].
-pub fn trigger_words() -> impl Iterator<Item = &'static str> {
+pub fn trigger_words<'a>() -> impl Iterator<Item = &'a str> {
     TRIGGERS
         .iter()
         .map(|(pattern, _)| *pattern)

@@ -218,13 +218,10 @@ impl Collector {
             // starts something of its own: the exception then stands alone.
             let starts_something =
                 line.contains(HEADER) || !frames_in(line).is_empty() || bare_exception_in(line).is_some();
-            let message = match line.trim() {
-                text if text.is_empty() || starts_something => String::new(),
-                text => text.to_string(),
-            };
-            let alone = message.is_empty();
+            let message = if starts_something { "" } else { line.trim() };
+            let message = message.to_string();
             self.keep(Traceback::bare(start, Raised { exception, message }));
-            if !starts_something || !alone {
+            if !starts_something {
                 return;
             }
         }
@@ -522,20 +519,14 @@ fn exception_line(line: &str) -> Option<Raised> {
 /// The suffixes by which Python names its exception classes.
 const EXCEPTION_SUFFIXES: [&str; 6] = ["Error", "Exception", "Exit", "Interrupt", "Iteration", "Warning"];
 
-/// The words [`may_matter`] looks for, for a [`super::log::Marker`]: a name
-/// with an exception suffix right before a colon, a header, a frame.
-pub fn marker_words() -> impl Iterator<Item = &'static str> {
-    const WORDS: [&str; 8] = [
-        "Error:",
-        "Exception:",
-        "Exit:",
-        "Interrupt:",
-        "Iteration:",
-        "Warning:",
-        "Traceback (most recent call last)",
-        "File \"",
-    ];
-    WORDS.into_iter()
+/// The words [`may_matter`] looks for, for a [`super::log::Marker`]: an
+/// exception suffix right before a colon, a header, a frame.
+pub fn marker_words() -> Vec<String> {
+    EXCEPTION_SUFFIXES
+        .iter()
+        .map(|suffix| format!("{suffix}:"))
+        .chain([HEADER.to_string(), FRAME.to_string()])
+        .collect()
 }
 
 /// Whether a line outside any traceback could start one or be an exception
