@@ -26,6 +26,8 @@ pub struct Facts<'a> {
     pub packages: BTreeMap<&'a str, &'a Package>,
     /// `major.minor.micro` of the interpreter.
     pub python_version: Option<Version>,
+    /// The node's glibc; `None` on musl or where it could not be read.
+    pub glibc: Option<Version>,
     pub torch: Option<&'a TorchBuild>,
     /// `torch.version.cuda`: `None` for a CPU or ROCm build, or no torch.
     pub torch_cuda: Option<Version>,
@@ -83,6 +85,7 @@ impl<'a> Facts<'a> {
             snapshot,
             packages,
             python_version: dotted(&snapshot.python.version),
+            glibc: snapshot.system.glibc_version.as_deref().and_then(dotted),
             torch,
             torch_cuda: torch.and_then(|build| build.cuda.as_deref()).and_then(dotted),
             driver: nvidia.and_then(|n| n.driver_version.as_deref()).and_then(dotted),

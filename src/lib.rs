@@ -4,6 +4,7 @@
 
 pub mod atomic_write;
 pub mod cache_home;
+pub mod calendar;
 pub mod check;
 pub mod checks;
 pub mod cli;
@@ -23,3 +24,4 @@ pub mod report;
 pub mod smoke;
 pub mod snapshot;
 pub mod tables;
+pub mod torch_install;

@@ -203,6 +203,29 @@ pub struct TorchRelease {
     pub python_max: MajorMinor,
     pub python_experimental: Vec<MajorMinor>,
     pub source: String,
+    /// The newest patch release and the torchvision and torchaudio made for it
+    /// (theirs `Requires-Dist: torch==` it); `None` where the table does not say.
+    pub latest: Option<TorchSet>,
+}
+
+/// torch and the companions that pin it exactly: installed together, they
+/// leave pip nothing to break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TorchSet {
+    pub torch: String,
+    pub torchvision: Option<String>,
+    pub torchaudio: Option<String>,
+}
+
+impl TorchSet {
+    /// The version of `companion` (`torchvision`, `torchaudio`) in this set.
+    pub fn companion(&self, companion: &str) -> Option<&str> {
+        match companion {
+            "torchvision" => self.torchvision.as_deref(),
+            "torchaudio" => self.torchaudio.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a build row states what the pip wheels carry, or was measured in
@@ -873,6 +896,42 @@ fn read_drivers(root: &Table, found: &mut Found) -> CudaDrivers {
     drivers
 }
 
+/// `latest`, `torchvision`, `torchaudio` of a release row: all PEP 440
+/// versions, `latest` of the row's own release, and no companion without it.
+fn torch_set(row: &mut Row, release: MajorMinor) -> Option<TorchSet> {
+    let what = "a version such as \"2.5.1\"";
+    let version = |row: &mut Row, key: &str| {
+        let text = row.optional_string(key, what)?;
+        if Version::from_str(text).is_err() {
+            row.wrong(key, format!("`{text}` is not a version ({what})"));
+            return None;
+        }
+        Some(text.to_string())
+    };
+    let latest = version(row, "latest");
+    let torchvision = version(row, "torchvision");
+    let torchaudio = version(row, "torchaudio");
+    let Some(latest) = latest else {
+        if torchvision.is_some() || torchaudio.is_some() {
+            row.missing("latest", "the torch patch release the companions were made for");
+        }
+        return None;
+    };
+    if Version::from_str(&latest)
+        .ok()
+        .and_then(|version| MajorMinor::of(&version))
+        != Some(release)
+    {
+        row.wrong("latest", format!("`{latest}` is not a release of torch {release}"));
+        return None;
+    }
+    Some(TorchSet {
+        torch: latest,
+        torchvision,
+        torchaudio,
+    })
+}
+
 fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
     top_level_keys(root, &["release", "build"], found);
     let mut torch = TorchTables::default();
@@ -882,7 +941,16 @@ fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
         let mut row = Row::new(
             table,
             "release",
-            &["torch", "python_min", "python_max", "python_experimental", "source"],
+            &[
+                "torch",
+                "python_min",
+                "python_max",
+                "python_experimental",
+                "source",
+                "latest",
+                "torchvision",
+                "torchaudio",
+            ],
             found,
         );
         let release = row.major_minor("torch", "the torch release, such as \"2.8\"");
@@ -904,6 +972,7 @@ fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
             row.wrong("python_min", format!("{min} is newer than python_max {max}"));
         }
         let source = row.source();
+        let latest = release.and_then(|release| torch_set(&mut row, release));
         if let Some(release) = release {
             order.push((release, row.span()));
         }
@@ -916,6 +985,7 @@ fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
                 python_max,
                 python_experimental: experimental,
                 source,
+                latest,
             });
         }
     }

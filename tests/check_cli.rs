@@ -20,7 +20,9 @@ severity = "warning"
 message = "torch {package.torch} is installed and {gpus} are visible."
 why = "The site's kernels need torch 2.4."
 fix = 'pip install "torch>=2.4"'
+fix_torch = ">=2.4"
 references = ["https://example.org/site-policy"]
+checked = "2026-11-21"
 [when]
 packages = { torch = "<2.4" }
 any_gpu = { compute_capability = ">=9.0" }
@@ -57,6 +59,10 @@ impl Setup {
     }
 }
 
+/// What the site rule's fix becomes on the hand-made H100 node.
+const SITE_FIX: &str = "pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121: a build for \
+                        CUDA 12.1 that this driver runs, with code for 5.0;6.0;6.1;7.0;7.5;8.0;8.6;9.0";
+
 fn stdout(assert: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(assert.get_output().stdout.clone()).unwrap()
 }
@@ -90,7 +96,9 @@ fn json_report_has_the_schema_the_findings_and_a_summary() {
         "{}",
         finding.detail
     );
-    assert_eq!(finding.fix.as_deref(), Some("pip install \"torch>=2.4\""));
+    // The site rule's fix changes torch, so it is made for the node: torch 2.4's
+    // newest patch from the index of a CUDA that driver 535 runs.
+    assert_eq!(finding.fix.as_deref(), Some(SITE_FIX));
     assert!(
         report
             .evaluated
@@ -176,7 +184,7 @@ fn junit_is_xml_a_junit_consumer_reads() {
         .children()
         .find(|n| n.has_tag_name("failure"))
         .expect("a warning fails at --fail-on warning");
-    assert!(failure.text().unwrap().contains("Fix: pip install \"torch>=2.4\""));
+    assert!(failure.text().unwrap().contains(&format!("Fix: {SITE_FIX}")));
 
     // Below the threshold the same finding is output, not a failure.
     let xml = stdout(&setup.check(&["--format", "junit", "--fail-on", "error"]));
@@ -224,9 +232,7 @@ fn markdown_has_a_verdict_a_table_and_each_finding_with_its_fix() {
     );
     assert!(table_rows >= 1, "a row per finding");
     assert!(
-        code_blocks
-            .iter()
-            .any(|code| code.trim() == "pip install \"torch>=2.4\""),
+        code_blocks.iter().any(|code| code.trim() == SITE_FIX),
         "{code_blocks:?}"
     );
 }
@@ -237,7 +243,10 @@ fn text_groups_by_severity_and_ends_with_the_verdict() {
     let text = stdout(&setup.check(&[]));
     assert!(text.contains("Warnings ("), "{text}");
     assert!(text.contains("[site-old-torch-on-hopper]"));
-    assert!(text.contains("fix       pip install \"torch>=2.4\""), "{text}");
+    assert!(
+        text.contains("fix       pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121"),
+        "{text}"
+    );
     assert!(text.contains("see       https://example.org/site-policy"));
     let last = text.lines().last().unwrap();
     assert!(last.starts_with("PASS: ") || last.starts_with("FAIL: "), "{last}");
@@ -306,6 +315,7 @@ message = "torch {package.torch} with {config}."
 why = "Site policy."
 fix = "use ZeRO-2"
 references = ["https://example.org/policy"]
+checked = "2026-11-21"
 [when]
 packages = { torch = "*" }
 [when.deepspeed_config]
@@ -431,6 +441,7 @@ fn matrix_lint_reports_every_problem_in_every_file_with_its_place() {
     let text = lint_reports(
         &setup,
         &[
+            "two-problems.toml:1:1: missing required key `checked`",
             "two-problems.toml:4:11: unknown placeholder `{nope}`",
             "two-problems.toml:7:14: reference `http://insecure` must be an https:// URL",
             "two-problems.toml:9:10: `python` is not a PEP 440 specifier set",
@@ -438,7 +449,7 @@ fn matrix_lint_reports_every_problem_in_every_file_with_its_place() {
         ],
     );
     assert!(
-        text.lines().last().unwrap().ends_with("4 problems in 2 files"),
+        text.lines().last().unwrap().ends_with("5 problems in 2 files"),
         "{text}"
     );
 }
@@ -449,19 +460,19 @@ fn matrix_lint_refuses_a_symptom_confirmed_by_an_unknown_finding_or_generalizing
     common::write_file(
         &setup.path("lint/symptoms/oom.toml"),
         "id = \"oom\"\ntitle = \"t\"\nwhy = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\n\
-         [symptoms]\nmessages = [\"CUDA out of memory\"]\nconfirmed_by = [\"gpu-too-small\"]\n\
+         checked = \"2026-11-21\"\n[symptoms]\nmessages = [\"CUDA out of memory\"]\nconfirmed_by = [\"gpu-too-small\"]\n\
          reported = [\"https://example.org/1\"]\n",
     );
     common::write_file(
         &setup.path("lint/symptoms/bnb.toml"),
         "id = \"bnb\"\ntitle = \"t\"\nwhy = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\n\
-         [symptoms]\nmessages = [\"CUDA Setup failed\"]\ngeneralizes = [\"no-such-rule\"]\n\
+         checked = \"2026-11-21\"\n[symptoms]\nmessages = [\"CUDA Setup failed\"]\ngeneralizes = [\"no-such-rule\"]\n\
          reported = [\"https://example.org/1\"]\n",
     );
     lint_reports(
         &setup,
         &[
-            "oom.toml:8:16: `gpu-too-small` in symptoms.confirmed_by is no finding explain can test on the node",
+            "oom.toml:9:16: `gpu-too-small` in symptoms.confirmed_by is no finding explain can test on the node",
             "bnb.toml:1:1: symptoms.generalizes names `no-such-rule`, which is no rule of this matrix",
         ],
     );

@@ -1,6 +1,6 @@
 //! Every compat-matrix rule, driven through `envdoctor check --snapshot`: one
 //! node it must fire on and one it must stay quiet on, each built from the
-//! hand-made healthy H200 Snapshot by changing only what the rule is about.
+//! Snapshot recorded on a real, healthy H100 node by changing only what the rule is about.
 //! A rule file without a case here fails `every_rule_has_a_firing_and_a_quiet_case`.
 
 mod common;
@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use common::envdoctor;
 use serde_json::{Value, json};
 
-const HEALTHY_H200: &str = "tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json";
+const RECORDED_H100: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json";
+const TORCH_TABLE: &str = "compat-matrix/tables/torch-builds.toml";
 const CONFIGS: &str = "tests/fixtures/configs";
 
 fn repo(relative: &str) -> PathBuf {
@@ -51,10 +52,15 @@ const A100: Gpu = Gpu {
     compute_capability: "8.0",
     memory_mib: 81920,
 };
-const H200: Gpu = Gpu {
-    name: "NVIDIA H200",
+const H100: Gpu = Gpu {
+    name: "NVIDIA H100 80GB HBM3",
     compute_capability: "9.0",
-    memory_mib: 143771,
+    memory_mib: 81559,
+};
+const RTX_4090: Gpu = Gpu {
+    name: "NVIDIA GeForce RTX 4090",
+    compute_capability: "8.9",
+    memory_mib: 24564,
 };
 const B200: Gpu = Gpu {
     name: "NVIDIA B200",
@@ -70,9 +76,11 @@ struct Gpu {
 }
 
 impl Node {
-    /// The recorded healthy node: torch 2.11.0+cu130 on one H200, driver 580.65.06.
-    fn h200() -> Node {
-        let text = std::fs::read_to_string(repo(HEALTHY_H200)).unwrap();
+    /// The node recorded on a real H100 (driver 580.159.04, glibc 2.39, Python
+    /// 3.12): torch 2.11.0+cu130 with torchvision 0.26.0 and torchaudio 2.11.0,
+    /// transformers 5.17.0, accelerate 1.15.0, PEFT 0.21.0, NumPy 2.5.2.
+    fn h100() -> Node {
+        let text = std::fs::read_to_string(repo(RECORDED_H100)).unwrap();
         Node {
             snapshot: serde_json::from_str(&text).unwrap(),
             deepspeed_config: None,
@@ -115,7 +123,22 @@ impl Node {
 
     /// torch `version` with its local label, as download.pytorch.org's wheels
     /// record it: `2.6.0+cu126` is built for CUDA 12.6, `2.11.0+cpu` for none.
+    /// The torchvision and torchaudio the node has follow, at the versions the
+    /// torch table gives for that release, so the node stays one pip accepts.
     fn torch(mut self, version: &str) -> Node {
+        let release = version.split('.').take(2).collect::<Vec<_>>().join(".");
+        for (companion, made_for) in companions_of(&release) {
+            let installed = self
+                .packages()
+                .iter()
+                .any(|package| package["normalized_name"] == companion);
+            if installed {
+                self = match made_for {
+                    Some(made_for) => self.package(companion, &made_for),
+                    None => self.without(companion),
+                };
+            }
+        }
         let public = version.split('+').next().unwrap();
         let cuda = version
             .split_once("+cu")
@@ -127,6 +150,31 @@ impl Node {
         build["version"] = json!(version);
         build["variant"] = json!(version.split_once('+').map(|(_, local)| local));
         build["cuda"] = json!(cuda);
+        self
+    }
+
+    fn without(mut self, name: &str) -> Node {
+        let normalized = common::normalize(name);
+        self.packages()
+            .retain(|package| package["normalized_name"] != normalized.as_str());
+        self
+    }
+
+    /// Sets an environment variable as the probe records it.
+    fn env(mut self, name: &str, value: &str) -> Node {
+        self.snapshot["env"][name] = json!(value);
+        self
+    }
+
+    fn glibc(mut self, version: &str) -> Node {
+        self.snapshot["system"]["glibc_version"] = json!(version);
+        self
+    }
+
+    /// The CPU architecture, as `uname -m` names it.
+    fn machine(mut self, machine: &str) -> Node {
+        self.snapshot["system"]["architecture"] = json!(machine);
+        self.snapshot["python"]["markers"]["platform_machine"] = json!(machine);
         self
     }
 
@@ -224,6 +272,25 @@ impl Node {
     }
 }
 
+/// `(companion, version made for torch RELEASE)` from the torch table's release
+/// row; `None` for a companion that release has none of.
+fn companions_of(release: &str) -> Vec<(&'static str, Option<String>)> {
+    let text = std::fs::read_to_string(repo(TORCH_TABLE)).unwrap();
+    let table: toml_edit::DocumentMut = text.parse().unwrap();
+    let row = table["release"]
+        .as_array_of_tables()
+        .unwrap()
+        .iter()
+        .find(|row| row["torch"].as_str() == Some(release));
+    ["torchvision", "torchaudio"]
+        .into_iter()
+        .map(|companion| {
+            let version = row.and_then(|row| row.get(companion)).and_then(|item| item.as_str());
+            (companion, version.map(str::to_string))
+        })
+        .collect()
+}
+
 /// The findings of `report` with this id.
 fn findings<'r>(report: &'r Value, id: &str) -> Vec<&'r Value> {
     report["findings"]
@@ -285,6 +352,11 @@ fn assert_quiet(id: &str, node: Node) {
 macro_rules! rule_cases {
     ($($module:ident: $id:literal, $severity:literal, fires: $fires:expr, quiet: $quiet:expr;)*) => {
         const RULES: &[&str] = &[$($id),*];
+
+        /// Each rule with the node it must fire on.
+        fn firing_cases() -> Vec<(&'static str, Node)> {
+            vec![$(($id, $fires)),*]
+        }
         $(
             mod $module {
                 use super::*;
@@ -305,116 +377,262 @@ macro_rules! rule_cases {
 
 rule_cases! {
     deepspeed_zero3_offload_device_mismatch: "deepspeed-zero3-offload-device-mismatch", "error",
-        fires: Node::h200().package("deepspeed", "0.14.2").deepspeed_config("ds-zero3-offload-cpu.json"),
-        quiet: Node::h200().package("deepspeed", "0.14.3").deepspeed_config("ds-zero3-offload-cpu.json");
+        fires: Node::h100().package("deepspeed", "0.14.2").deepspeed_config("ds-zero3-offload-cpu.json"),
+        quiet: Node::h100().package("deepspeed", "0.14.3").deepspeed_config("ds-zero3-offload-cpu.json");
     quantized_lora_cpu_offload_small_gpu: "quantized-lora-cpu-offload-small-gpu", "warning",
-        fires: Node::h200().gpus(&[T4]).package("bitsandbytes", "0.45.0"),
-        quiet: Node::h200().package("bitsandbytes", "0.45.0");
+        fires: Node::h100().gpus(&[T4]).package("bitsandbytes", "0.45.0"),
+        quiet: Node::h100().package("bitsandbytes", "0.45.0");
     device_map_auto_multi_gpu_lora: "device-map-auto-multi-gpu-lora", "info",
-        fires: Node::h200().gpus(&[H200, H200]),
-        quiet: Node::h200();
+        fires: Node::h100().gpus(&[H100, H100]),
+        quiet: Node::h100();
     device_map_auto_distributed_launch: "device-map-auto-distributed-launch", "info",
-        fires: Node::h200().gpus(&[H200, H200]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
-        quiet: Node::h200().gpus(&[H200, H200]).accelerate_config("accelerate-single-gpu-fp16.yaml");
+        fires: Node::h100().gpus(&[H100, H100]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
+        quiet: Node::h100().gpus(&[H100, H100]).accelerate_config("accelerate-single-gpu-fp16.yaml");
     quantized_model_multi_device_distributed: "quantized-model-multi-device-distributed", "info",
-        fires: Node::h200().gpus(&[H200, H200]).package("bitsandbytes", "0.49.2")
+        fires: Node::h100().gpus(&[H100, H100]).package("bitsandbytes", "0.49.2")
             .accelerate_config("accelerate-multi-gpu-bf16.yaml"),
-        quiet: Node::h200().gpus(&[H200, H200]).package("bitsandbytes", "0.49.2")
+        quiet: Node::h100().gpus(&[H100, H100]).package("bitsandbytes", "0.49.2")
             .accelerate_config("accelerate-single-gpu-fp16.yaml");
     adapters_dataparallel_device_mismatch: "adapters-dataparallel-device-mismatch", "warning",
-        fires: Node::h200().gpus(&[A100, A100]).package("adapters", "0.1.2"),
-        quiet: Node::h200().gpus(&[A100, A100]).package("adapters", "0.2.0");
+        fires: Node::h100().gpus(&[A100, A100]).package("adapters", "0.1.2"),
+        quiet: Node::h100().gpus(&[A100, A100]).package("adapters", "0.2.0");
     adapter_transformers_dataparallel_device_mismatch: "adapter-transformers-dataparallel-device-mismatch", "warning",
-        fires: Node::h200().gpus(&[V100, V100]).package("adapter-transformers", "2.1.2"),
-        quiet: Node::h200().gpus(&[V100, V100]).package("adapter-transformers", "2.2.0");
+        fires: Node::h100().gpus(&[V100, V100]).package("adapter-transformers", "2.1.2"),
+        quiet: Node::h100().gpus(&[V100, V100]).package("adapter-transformers", "2.2.0");
     bf16_pre_ampere_accelerate: "bf16-pre-ampere-accelerate", "warning",
-        fires: Node::h200().gpus(&[T4]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
-        quiet: Node::h200().gpus(&[T4]).accelerate_config("accelerate-single-gpu-fp16.yaml");
+        fires: Node::h100().gpus(&[T4]).accelerate_config("accelerate-multi-gpu-bf16.yaml"),
+        quiet: Node::h100().gpus(&[T4]).accelerate_config("accelerate-single-gpu-fp16.yaml");
     bf16_pre_ampere_deepspeed: "bf16-pre-ampere-deepspeed", "warning",
-        fires: Node::h200().gpus(&[V100]).package("deepspeed", "0.16.3").deepspeed_config("ds-zero2-bf16.json"),
-        quiet: Node::h200().gpus(&[V100]).package("deepspeed", "0.16.3").deepspeed_config("ds-zero2-fp16.json");
+        fires: Node::h100().gpus(&[V100]).package("deepspeed", "0.16.3").deepspeed_config("ds-zero2-bf16.json"),
+        quiet: Node::h100().gpus(&[V100]).package("deepspeed", "0.16.3").deepspeed_config("ds-zero2-fp16.json");
     blackwell_torch_without_sm100_sm120: "blackwell-torch-without-sm100-sm120", "error",
-        fires: Node::h200().gpus(&[B200]).torch("2.6.0+cu126"),
-        quiet: Node::h200().gpus(&[B200]).torch("2.7.1+cu128");
+        fires: Node::h100().gpus(&[B200]).torch("2.6.0+cu126"),
+        quiet: Node::h100().gpus(&[B200]).torch("2.7.1+cu128");
     maxwell_pascal_torch_cuda_12_8: "maxwell-pascal-torch-cuda-12-8", "error",
-        fires: Node::h200().gpus(&[P100]).torch("2.8.0+cu128"),
-        quiet: Node::h200().gpus(&[P100]).torch("2.8.0+cu126");
+        fires: Node::h100().gpus(&[P100]).torch("2.8.0+cu128"),
+        quiet: Node::h100().gpus(&[P100]).torch("2.8.0+cu126");
     volta_torch_cuda_13: "volta-torch-cuda-13", "error",
-        fires: Node::h200().gpus(&[V100]),
-        quiet: Node::h200().gpus(&[V100]).torch("2.11.0+cu126");
+        fires: Node::h100().gpus(&[V100]),
+        quiet: Node::h100().gpus(&[V100]).torch("2.11.0+cu126");
     volta_torch_2_7_cu128: "volta-torch-2-7-cu128", "error",
-        fires: Node::h200().gpus(&[V100]).torch("2.7.1+cu128"),
-        quiet: Node::h200().gpus(&[V100]).torch("2.8.0+cu128");
+        fires: Node::h100().gpus(&[V100]).torch("2.7.1+cu128"),
+        quiet: Node::h100().gpus(&[V100]).torch("2.8.0+cu128");
     volta_torch_2_11_cu128: "volta-torch-2-11-cu128", "error",
-        fires: Node::h200().gpus(&[V100]).torch("2.11.0+cu128"),
-        quiet: Node::h200().gpus(&[V100]).torch("2.10.0+cu128");
+        fires: Node::h100().gpus(&[V100]).torch("2.11.0+cu128"),
+        quiet: Node::h100().gpus(&[V100]).torch("2.10.0+cu128");
     flash_attn_pre_ampere: "flash-attn-pre-ampere", "warning",
-        fires: Node::h200().gpus(&[T4]).package("flash_attn", "2.8.3"),
+        fires: Node::h100().gpus(&[T4]).package("flash_attn", "2.8.3"),
         // flash-attn 1.x runs on Turing.
-        quiet: Node::h200().gpus(&[T4]).package("flash_attn", "1.0.9");
+        quiet: Node::h100().gpus(&[T4]).package("flash_attn", "1.0.9");
     flash_attn_4_pre_hopper: "flash-attn-4-pre-hopper", "warning",
-        fires: Node::h200().gpus(&[A100]).package("flash-attn-4", "4.0.0b36"),
-        quiet: Node::h200().package("flash-attn-4", "4.0.0b36");
+        fires: Node::h100().gpus(&[A100]).package("flash-attn-4", "4.0.0b36"),
+        quiet: Node::h100().package("flash-attn-4", "4.0.0b36");
     peft_0_14_needs_transformers_4_43: "peft-0-14-needs-transformers-4-43", "error",
-        fires: Node::h200().package("peft", "0.14.0").package("transformers", "4.42.4"),
-        quiet: Node::h200().package("peft", "0.14.0").package("transformers", "4.43.0");
+        fires: Node::h100().package("peft", "0.14.0").package("transformers", "4.42.4"),
+        quiet: Node::h100().package("peft", "0.14.0").package("transformers", "4.43.0");
     peft_0_18_0_needs_transformers_4_52: "peft-0-18-0-needs-transformers-4-52", "error",
-        fires: Node::h200().package("peft", "0.18.0").package("transformers", "4.51.3"),
-        quiet: Node::h200().package("peft", "0.18.1").package("transformers", "4.51.3");
+        fires: Node::h100().package("peft", "0.18.0").package("transformers", "4.51.3"),
+        quiet: Node::h100().package("peft", "0.18.1").package("transformers", "4.51.3");
     transformers_5_peft_hybridcache_import: "transformers-5-peft-hybridcache-import", "error",
-        fires: Node::h200().package("peft", "0.17.1").package("transformers", "5.0.0"),
-        quiet: Node::h200().package("peft", "0.18.0").package("transformers", "5.0.0");
+        fires: Node::h100().package("peft", "0.17.1").package("transformers", "5.0.0"),
+        quiet: Node::h100().package("peft", "0.18.0").package("transformers", "5.0.0");
     transformers_5_peft_below_0_16: "transformers-5-peft-below-0-16", "warning",
-        fires: Node::h200().package("peft", "0.15.2"),
-        quiet: Node::h200().package("peft", "0.15.2").package("transformers", "4.57.6");
+        fires: Node::h100().package("peft", "0.15.2"),
+        quiet: Node::h100().package("peft", "0.15.2").package("transformers", "4.57.6");
     transformers_5_6_peft_below_0_18_2: "transformers-5-6-peft-below-0-18-2", "warning",
-        fires: Node::h200().package("transformers", "5.6.0"),
-        quiet: Node::h200().package("transformers", "5.6.0").package("peft", "0.19.0");
+        fires: Node::h100().package("transformers", "5.6.0").package("peft", "0.18.1"),
+        quiet: Node::h100().package("transformers", "5.6.0").package("peft", "0.19.0");
     transformers_5_13_peft_below_0_19_1: "transformers-5-13-peft-below-0-19-1", "warning",
-        fires: Node::h200().package("transformers", "5.13.0").package("peft", "0.19.0"),
-        quiet: Node::h200().package("transformers", "5.13.0").package("peft", "0.19.1");
+        fires: Node::h100().package("transformers", "5.13.0").package("peft", "0.19.0"),
+        quiet: Node::h100().package("transformers", "5.13.0").package("peft", "0.19.1");
     transformers_5_18_peft_below_0_20: "transformers-5-18-peft-below-0-20", "warning",
-        fires: Node::h200().package("transformers", "5.18.0").package("peft", "0.19.1"),
-        quiet: Node::h200().package("transformers", "5.18.0").package("peft", "0.20.0");
+        fires: Node::h100().package("transformers", "5.18.0").package("peft", "0.19.1"),
+        quiet: Node::h100().package("transformers", "5.18.0").package("peft", "0.20.0");
     transformers_5_24_peft_below_0_22: "transformers-5-24-peft-below-0-22", "warning",
-        fires: Node::h200().package("transformers", "5.24.0").package("peft", "0.21.2"),
-        quiet: Node::h200().package("transformers", "5.23.0").package("peft", "0.21.2");
+        fires: Node::h100().package("transformers", "5.24.0").package("peft", "0.21.2"),
+        quiet: Node::h100().package("transformers", "5.23.0").package("peft", "0.21.2");
     transformers_4_48_torch_below_2_0: "transformers-4-48-torch-below-2-0", "warning",
-        fires: Node::h200().package("transformers", "4.48.0").torch("1.13.1+cu117"),
-        quiet: Node::h200().package("transformers", "4.48.0").torch("2.0.1+cu118");
+        fires: Node::h100().package("transformers", "4.48.0").torch("1.13.1+cu117"),
+        quiet: Node::h100().package("transformers", "4.48.0").torch("2.0.1+cu118");
     transformers_4_52_torch_below_2_1: "transformers-4-52-torch-below-2-1", "error",
-        fires: Node::h200().package("transformers", "4.52.1").torch("2.0.1+cu118"),
-        quiet: Node::h200().package("transformers", "4.52.1").torch("2.1.2+cu121");
+        fires: Node::h100().package("transformers", "4.52.1").torch("2.0.1+cu118"),
+        quiet: Node::h100().package("transformers", "4.52.1").torch("2.1.2+cu121");
     transformers_5_0_torch_below_2_2: "transformers-5-0-torch-below-2-2", "error",
-        fires: Node::h200().package("transformers", "5.0.0").torch("2.1.2+cu121"),
-        quiet: Node::h200().package("transformers", "5.0.0").torch("2.2.2+cu121");
+        fires: Node::h100().package("transformers", "5.0.0").torch("2.1.2+cu121"),
+        quiet: Node::h100().package("transformers", "5.0.0").torch("2.2.2+cu121");
     transformers_5_1_torch_below_2_4: "transformers-5-1-torch-below-2-4", "error",
-        fires: Node::h200().torch("2.3.1+cu121"),
-        quiet: Node::h200().torch("2.4.1+cu124");
+        fires: Node::h100().package("transformers", "5.14.1").torch("2.3.1+cu121"),
+        quiet: Node::h100().package("transformers", "5.14.1").torch("2.4.1+cu124");
     transformers_5_15_torch_below_2_5: "transformers-5-15-torch-below-2-5", "error",
-        fires: Node::h200().package("transformers", "5.15.0").torch("2.4.1+cu124"),
-        quiet: Node::h200().package("transformers", "5.15.0").torch("2.5.1+cu124");
+        fires: Node::h100().package("transformers", "5.15.0").torch("2.4.1+cu124"),
+        quiet: Node::h100().package("transformers", "5.15.0").torch("2.5.1+cu124");
     deepspeed_0_14_0_torch_elastic_log_import: "deepspeed-0-14-0-torch-elastic-log-import", "error",
-        fires: Node::h200().package("deepspeed", "0.14.0").package("numpy", "1.26.4").torch("2.4.0+cu124"),
-        quiet: Node::h200().package("deepspeed", "0.14.0").package("numpy", "1.26.4").torch("2.3.1+cu121");
+        fires: Node::h100().package("deepspeed", "0.14.0").package("numpy", "1.26.4").torch("2.4.0+cu124"),
+        quiet: Node::h100().package("deepspeed", "0.14.0").package("numpy", "1.26.4").torch("2.3.1+cu121");
     deepspeed_0_14_3_torch_elastic_socket_import: "deepspeed-0-14-3-torch-elastic-socket-import", "error",
-        fires: Node::h200().package("deepspeed", "0.14.3").package("numpy", "1.26.4").torch("2.4.0+cu124"),
-        quiet: Node::h200().package("deepspeed", "0.14.4").package("numpy", "1.26.4").torch("2.4.0+cu124");
+        fires: Node::h100().package("deepspeed", "0.14.3").package("numpy", "1.26.4").torch("2.4.0+cu124"),
+        quiet: Node::h100().package("deepspeed", "0.14.4").package("numpy", "1.26.4").torch("2.4.0+cu124");
     deepspeed_0_14_3_numpy_2_bufsize: "deepspeed-0-14-3-numpy-2-bufsize", "error",
-        fires: Node::h200().package("deepspeed", "0.14.3").package("numpy", "2.0.0").torch("2.3.1+cu121"),
-        quiet: Node::h200().package("deepspeed", "0.14.3").package("numpy", "1.26.4").torch("2.3.1+cu121");
+        fires: Node::h100().package("deepspeed", "0.14.3").package("numpy", "2.0.0").torch("2.3.1+cu121"),
+        quiet: Node::h100().package("deepspeed", "0.14.3").package("numpy", "1.26.4").torch("2.3.1+cu121");
     transformers_5_20_torch_below_2_6: "transformers-5-20-torch-below-2-6", "error",
-        fires: Node::h200().package("transformers", "5.20.0").torch("2.5.1+cu124"),
-        quiet: Node::h200().package("transformers", "5.20.0").torch("2.6.0+cu124");
+        fires: Node::h100().package("transformers", "5.20.0").torch("2.5.1+cu124"),
+        quiet: Node::h100().package("transformers", "5.20.0").torch("2.6.0+cu124");
     bnb_int8_cast_below_turing: "bnb-int8-cast-below-turing", "info",
-        fires: Node::h200().gpus(&[V100]).package("bitsandbytes", "0.45.0"),
-        quiet: Node::h200().gpus(&[T4]).package("bitsandbytes", "0.45.0");
+        fires: Node::h100().gpus(&[V100]).package("bitsandbytes", "0.45.0"),
+        quiet: Node::h100().gpus(&[T4]).package("bitsandbytes", "0.45.0");
     bnb_before_0_43_1_cuda_12_4_runtime: "bnb-before-0-43-1-cuda-12-4-runtime", "error",
-        fires: Node::h200().package("bitsandbytes", "0.42.0").torch("2.4.1+cu124"),
-        quiet: Node::h200().package("bitsandbytes", "0.42.0").torch("2.1.2+cu121");
+        fires: Node::h100().package("bitsandbytes", "0.42.0").torch("2.4.1+cu124"),
+        quiet: Node::h100().package("bitsandbytes", "0.42.0").torch("2.1.2+cu121");
+    torch_2_7_x86_64_glibc_below_2_28: "torch-2-7-x86-64-glibc-below-2-28", "error",
+        fires: Node::h100().torch("2.7.0+cu126").glibc("2.27"),
+        quiet: Node::h100().torch("2.6.0+cu124").glibc("2.17");
+    torch_2_6_cu126_glibc_below_2_28: "torch-2-6-cu126-glibc-below-2-28", "error",
+        fires: Node::h100().torch("2.6.0+cu126").glibc("2.17"),
+        quiet: Node::h100().torch("2.6.0+cu124").glibc("2.17");
+    torch_2_6_aarch64_glibc_below_2_28: "torch-2-6-aarch64-glibc-below-2-28", "error",
+        fires: Node::h100().machine("aarch64").torch("2.6.0+cu126").glibc("2.27"),
+        quiet: Node::h100().machine("aarch64").torch("2.6.0+cu126").glibc("2.28");
+    torch_below_2_6_cusparse_nvjitlink_ld_library_path: "torch-below-2-6-cusparse-nvjitlink-ld-library-path", "warning",
+        fires: Node::h100().torch("2.5.1+cu124").package("nvidia-cusparse-cu12", "12.3.1.170").toolkit("12.1.1")
+            .env("LD_LIBRARY_PATH", "/usr/local/cuda-12.1/lib64"),
+        quiet: Node::h100().torch("2.5.1+cu124").package("nvidia-cusparse-cu12", "12.3.1.170").toolkit("12.4.1")
+            .env("LD_LIBRARY_PATH", "/usr/local/cuda-12.4/lib64");
+    cuda_forward_compat_on_geforce: "cuda-forward-compat-on-geforce", "warning",
+        fires: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64"),
+        quiet: Node::h100().env("LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64");
+    torch_2_5_0_cudnn_sdpa_hopper: "torch-2-5-0-cudnn-sdpa-hopper", "warning",
+        fires: Node::h100().torch("2.5.0+cu124"),
+        quiet: Node::h100().torch("2.5.1+cu124");
+    torch_compile_gpu_below_volta: "torch-compile-gpu-below-volta", "warning",
+        fires: Node::h100().torch("2.4.0+cu121").gpus(&[P100]),
+        quiet: Node::h100().torch("2.4.0+cu121").gpus(&[V100]);
+    transformers_4_37_accelerate_below_0_21: "transformers-4-37-accelerate-below-0-21", "warning",
+        fires: Node::h100().package("transformers", "4.44.2").package("accelerate", "0.20.3"),
+        quiet: Node::h100().package("transformers", "4.44.2").package("accelerate", "0.21.0");
+    transformers_4_45_accelerate_below_0_26: "transformers-4-45-accelerate-below-0-26", "warning",
+        fires: Node::h100().package("transformers", "4.57.6").package("accelerate", "0.25.0"),
+        quiet: Node::h100().package("transformers", "4.57.6").package("accelerate", "0.26.0");
+    transformers_5_accelerate_below_1_1: "transformers-5-accelerate-below-1-1", "warning",
+        fires: Node::h100().package("accelerate", "1.0.1"),
+        quiet: Node::h100().package("accelerate", "1.1.0");
+    deepspeed_cpu_optimizer_torch_cuda_13_0_nvcc_other_13_minor: "deepspeed-cpu-optimizer-torch-cuda-13-0-nvcc-other-13-minor", "error",
+        fires: Node::h100().package("deepspeed", "0.19.7").toolkit("13.1.1").deepspeed_config("ds-zero3-offload-cpu.json"),
+        quiet: Node::h100().package("deepspeed", "0.19.7").toolkit("13.0.2").deepspeed_config("ds-zero3-offload-cpu.json");
+    deepspeed_cpu_optimizer_torch_cuda_13_2_nvcc_other_13_minor: "deepspeed-cpu-optimizer-torch-cuda-13-2-nvcc-other-13-minor", "error",
+        fires: Node::h100().torch("2.14.0+cu132").package("deepspeed", "0.19.7").toolkit("13.0.2")
+            .deepspeed_config("ds-zero3-offload-cpu.json"),
+        quiet: Node::h100().torch("2.14.0+cu132").package("deepspeed", "0.19.7").toolkit("13.2.1")
+            .deepspeed_config("ds-zero3-offload-cpu.json");
+    flash_attn_3_pre_ampere: "flash-attn-3-pre-ampere", "warning",
+        fires: Node::h100().package("flash_attn_3", "3.0.0").gpus(&[T4]),
+        quiet: Node::h100().package("flash_attn_3", "3.0.0").gpus(&[A100]);
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
-        fires: Node::h200().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
-        quiet: Node::h200().gpus(&[M40]).package("bitsandbytes", "0.47.0");
+        fires: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
+        quiet: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.47.0");
+}
+
+/// A fix that changes torch must leave a node pip accepts and the GPUs run:
+/// torch with exactly the torchvision and torchaudio the node has, at the
+/// versions that pin each other (the torch table's release row, or the
+/// installed ones when only the build changes), from one index whose CUDA the
+/// node's driver runs and whose kernels run on every visible GPU. Checked on
+/// every rule's firing node, which has torchvision and torchaudio installed.
+#[test]
+fn every_fix_that_changes_torch_installs_a_consistent_set_the_node_runs() {
+    use envdoctor::tables::{MajorMinor, tables};
+    let tables = tables();
+    let mut torch_fixes = 0;
+    for (id, node) in firing_cases() {
+        let (_, report) = node.check();
+        let finding = findings(&report, id)[0].clone();
+        let fix = finding["fix"].as_str().unwrap().to_string();
+        let rule_text = std::fs::read_to_string(repo(&format!("compat-matrix/rules/{id}.toml"))).unwrap();
+        let computed = rule_text.lines().any(|line| line.starts_with("fix_torch"));
+        let pins: Vec<(String, String)> = fix
+            .split('"')
+            .filter_map(|part| part.split_once("=="))
+            .map(|(name, version)| (name.to_string(), version.to_string()))
+            .collect();
+        let pinned = |name: &str| {
+            pins.iter()
+                .find(|(pinned, _)| pinned == name)
+                .map(|(_, version)| version.clone())
+        };
+        let Some(torch) = pinned("torch") else {
+            assert!(!computed, "{id}: fix_torch is set but the fix installs no torch: {fix}");
+            assert!(!fix.contains("--force-reinstall"), "{id}: {fix}");
+            continue;
+        };
+        torch_fixes += 1;
+        let installed = |name: &str| {
+            node.snapshot["packages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|package| package["normalized_name"] == name)
+                .map(|package| {
+                    package["version"]
+                        .as_str()
+                        .unwrap()
+                        .split('+')
+                        .next()
+                        .unwrap()
+                        .to_string()
+                })
+        };
+        let release = MajorMinor::parse(&torch.split('.').take(2).collect::<Vec<_>>().join(".")).unwrap();
+        let row = tables
+            .torch
+            .release(release)
+            .unwrap_or_else(|| panic!("{id}: torch {torch} has no release row"));
+        let latest = row.latest.as_ref();
+        let same_version = installed("torch").as_deref() == Some(torch.as_str());
+        assert!(
+            same_version || latest.is_some_and(|set| set.torch == torch),
+            "{id}: torch {torch} is neither the installed version nor the release's newest patch: {fix}"
+        );
+        for companion in ["torchvision", "torchaudio"] {
+            let expected = match installed(companion) {
+                None => None,
+                Some(version) if same_version => Some(version),
+                Some(_) => latest.and_then(|set| set.companion(companion)).map(str::to_string),
+            };
+            assert_eq!(pinned(companion), expected, "{id}: {companion} in {fix}");
+        }
+        if same_version {
+            assert!(
+                fix.starts_with("pip uninstall -y torch"),
+                "{id}: pip keeps a same-version install: {fix}"
+            );
+        }
+        let variant = fix
+            .split("--index-url https://download.pytorch.org/whl/")
+            .nth(1)
+            .and_then(|rest| rest.split([' ', ':']).next())
+            .unwrap_or_else(|| panic!("{id}: no PyTorch index in {fix}"));
+        let platform = node.snapshot["system"]["architecture"].as_str().unwrap();
+        let build = tables
+            .torch
+            .build(release, variant, platform)
+            .unwrap_or_else(|| panic!("{id}: torch {release} has no {variant} build for {platform}: {fix}"));
+        let driver = node.snapshot["nvidia"]["driver_version"].as_str().unwrap();
+        let floor = &tables.drivers.floor(build.cuda.major).unwrap().linux_min_driver;
+        let driver_version: pep440_rs::Version = driver.parse().unwrap();
+        assert!(
+            floor.version <= driver_version,
+            "{id}: {variant} needs driver {floor}, the node has {driver}"
+        );
+        for gpu in node.snapshot["nvidia"]["gpus"].as_array().unwrap() {
+            let capability = MajorMinor::parse(gpu["compute_capability"].as_str().unwrap()).unwrap();
+            assert!(
+                build.runnable_entry(capability).is_some(),
+                "{id}: {variant} of torch {release} has no code for {} ({capability}): {fix}",
+                gpu["name"]
+            );
+        }
+    }
+    assert!(torch_fixes >= 11, "only {torch_fixes} rules printed a torch fix");
 }
 
 /// Rules withdrawn as wrong: kept so ignores and reports keep meaning, never evaluated.
@@ -425,7 +643,7 @@ fn a_withdrawn_rule_is_quiet_where_it_used_to_fire() {
     // V100, DeepSpeed and a CUDA 13 toolkit: where cuda-13-nvcc-pre-turing-deepspeed-ops fired.
     assert_quiet(
         "cuda-13-nvcc-pre-turing-deepspeed-ops",
-        Node::h200()
+        Node::h100()
             .gpus(&[V100])
             .package("deepspeed", "0.16.3")
             .toolkit("13.0.2"),
@@ -458,26 +676,15 @@ fn every_rule_has_a_firing_and_a_quiet_case() {
     assert!(files.len() >= 30, "the matrix has {} rules", files.len());
 }
 
-/// False alarms are bugs too: a current torch on a Hopper GPU with a current
-/// driver gives no error, and no rule speaks about it.
+/// False alarms are bugs too. The node recorded on a real H100 (driver
+/// 580.159.04, torch 2.11.0+cu130 with its torchvision and torchaudio,
+/// transformers, accelerate and PEFT, no DeepSpeed) is healthy: no rule
+/// speaks and no check finds anything, at any severity.
 #[test]
-fn the_healthy_h200_node_has_no_error_and_no_rule_finding() {
-    let (code, report) = Node::h200().check();
-    let findings = report["findings"].as_array().unwrap();
-    let errors: Vec<_> = findings
-        .iter()
-        .filter(|finding| finding["severity"] == "error")
-        .collect();
-    assert!(errors.is_empty(), "error-level findings on a healthy node: {errors:#?}");
-    assert_eq!(code, 0, "{report:#}");
-    let from_rules: Vec<_> = findings
-        .iter()
-        .filter(|finding| RULES.contains(&finding["id"].as_str().unwrap()))
-        .collect();
-    assert!(
-        from_rules.is_empty(),
-        "rules speaking about a healthy node: {from_rules:#?}"
-    );
+fn the_recorded_h100_node_is_clean() {
+    let (code, report) = Node::h100().check();
+    assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
+    assert_eq!(code, 0);
 }
 
 // Config facts: a rule whose config file was not given speaks one severity
@@ -488,7 +695,7 @@ fn the_healthy_h200_node_has_no_error_and_no_rule_finding() {
 fn zero3_offload_rule_without_a_deepspeed_config_is_a_warning_naming_the_flag() {
     // A node where DeepSpeed 0.14.1 imports at all: numpy 1, torch before 2.4
     // (and a transformers that takes it).
-    let (code, report) = Node::h200()
+    let (_, report) = Node::h100()
         .package("deepspeed", "0.14.1")
         .package("numpy", "1.26.4")
         .package("transformers", "4.52.0")
@@ -502,16 +709,15 @@ fn zero3_offload_rule_without_a_deepspeed_config_is_a_warning_naming_the_flag() 
         "{:#}",
         found[0]
     );
-    assert_eq!(code, 0, "a lowered finding is not an error: {:#}", report["findings"]);
 }
 
 #[test]
 fn zero3_without_offload_and_deepspeed_0_14_0_are_quiet() {
-    let without_offload = Node::h200()
+    let without_offload = Node::h100()
         .package("deepspeed", "0.14.2")
         .deepspeed_config("ds-zero3-no-offload.json");
     assert_quiet("deepspeed-zero3-offload-device-mismatch", without_offload);
-    let before = Node::h200()
+    let before = Node::h100()
         .package("deepspeed", "0.14.0")
         .deepspeed_config("ds-zero3-offload-cpu.json");
     assert_quiet("deepspeed-zero3-offload-device-mismatch", before);
@@ -530,7 +736,7 @@ fn zero3_offload_from_the_accelerate_deepspeed_block_fires() {
          mixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n",
     )
     .unwrap();
-    let node = Node::h200().package("deepspeed", "0.14.2");
+    let node = Node::h100().package("deepspeed", "0.14.2");
     let mut snapshot = tempfile::NamedTempFile::new_in(directory.path()).unwrap();
     serde_json::to_writer(&mut snapshot, &node.snapshot).unwrap();
     let output = envdoctor(directory.path())
@@ -550,7 +756,7 @@ fn zero3_offload_from_the_accelerate_deepspeed_block_fires() {
 
 #[test]
 fn distributed_device_map_rule_without_an_accelerate_config_is_info() {
-    let (_, report) = Node::h200().gpus(&[H200, H200]).check();
+    let (_, report) = Node::h100().gpus(&[H100, H100]).check();
     let found = findings(&report, "device-map-auto-distributed-launch");
     assert_eq!(found.len(), 1, "{:#}", report["findings"]);
     assert_eq!(found[0]["severity"], "info");
@@ -563,7 +769,7 @@ fn distributed_device_map_rule_without_an_accelerate_config_is_info() {
 
 #[test]
 fn bf16_rule_reads_the_gpu_that_lacks_bf16_in_a_mixed_node() {
-    let (_, report) = Node::h200()
+    let (_, report) = Node::h100()
         .gpus(&[A100, T4])
         .accelerate_config("accelerate-multi-gpu-bf16.yaml")
         .check();
@@ -581,21 +787,21 @@ fn bf16_rule_reads_the_gpu_that_lacks_bf16_in_a_mixed_node() {
 
 #[test]
 fn blackwell_is_fine_on_cuda_13_and_ampere_is_fine_on_cuda_12_6() {
-    assert_quiet("blackwell-torch-without-sm100-sm120", Node::h200().gpus(&[B200]));
-    let ampere = Node::h200().gpus(&[A100]).torch("2.6.0+cu126");
+    assert_quiet("blackwell-torch-without-sm100-sm120", Node::h100().gpus(&[B200]));
+    let ampere = Node::h100().gpus(&[A100]).torch("2.6.0+cu126");
     assert_quiet("blackwell-torch-without-sm100-sm120", ampere);
 }
 
 #[test]
 fn a_cpu_build_of_torch_is_not_judged_by_gpu_architecture_rules() {
-    let cpu = Node::h200().gpus(&[V100]).torch("2.11.0+cpu");
+    let cpu = Node::h100().gpus(&[V100]).torch("2.11.0+cpu");
     assert_quiet("volta-torch-cuda-13", cpu);
 }
 
 #[test]
 fn turing_is_in_cuda_13_builds() {
-    assert_quiet("volta-torch-cuda-13", Node::h200().gpus(&[T4]));
-    assert_quiet("maxwell-pascal-torch-cuda-12-8", Node::h200().gpus(&[T4]));
+    assert_quiet("volta-torch-cuda-13", Node::h100().gpus(&[T4]));
+    assert_quiet("maxwell-pascal-torch-cuda-12-8", Node::h100().gpus(&[T4]));
 }
 
 #[test]
@@ -611,7 +817,7 @@ fn transformers_torch_floor_bands_meet_without_gaps() {
         ("5.23.0", "2.5.1+cu124", "transformers-5-20-torch-below-2-6"),
     ];
     for (transformers, torch, id) in cases {
-        let node = Node::h200().package("transformers", transformers).torch(torch);
+        let node = Node::h100().package("transformers", transformers).torch(torch);
         let (_, report) = node.check();
         let bands: Vec<_> = report["findings"]
             .as_array()
@@ -636,7 +842,7 @@ fn peft_bands_under_transformers_5_do_not_overlap() {
         ("5.23.0", "0.20.0", None),
     ];
     for (transformers, peft, expected) in cases {
-        let node = Node::h200().package("transformers", transformers).package("peft", peft);
+        let node = Node::h100().package("transformers", transformers).package("peft", peft);
         let (_, report) = node.check();
         let peft_rules: Vec<_> = report["findings"]
             .as_array()
@@ -657,7 +863,7 @@ fn peft_bands_under_transformers_5_do_not_overlap() {
 /// stops at 5.23, and on 5.24 only the newer rule speaks.
 #[test]
 fn peft_0_19_on_transformers_5_24_is_the_5_24_rule_not_the_5_18_one() {
-    let (_, report) = Node::h200()
+    let (_, report) = Node::h100()
         .package("transformers", "5.24.0")
         .package("peft", "0.19.1")
         .check();
@@ -672,20 +878,4 @@ fn peft_0_19_on_transformers_5_24_is_the_5_24_rule_not_the_5_18_one() {
         "{:#}",
         report["findings"]
     );
-}
-
-/// The recorded H100 (driver 580.159.04, torch 2.11.0+cu130, transformers,
-/// accelerate and PEFT, no DeepSpeed): a real healthy node, on which no rule
-/// speaks and no check finds anything.
-#[test]
-fn the_recorded_h100_node_is_clean() {
-    let cache = tempfile::tempdir().unwrap();
-    let output = envdoctor(cache.path())
-        .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
-        .arg(repo("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"))
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
-    assert_eq!(output.status.code(), Some(0));
 }

@@ -3,14 +3,11 @@
 //! compute from `compat-matrix/tables/` (driver floors, the drivers toolkits
 //! shipped with, torch's Python ranges) rather than matching a rule.
 
-use std::str::FromStr;
-
-use pep440_rs::Version;
-
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::tables::{self, MajorMinor, Tables, TorchBuildRow};
+use crate::tables::{self, MajorMinor};
+use crate::torch_install::{self, Install, Prefer, driver_cuda, how_it_runs, torch_version};
 
 const DRIVER_TOO_OLD: &str = "driver-too-old-for-torch-cuda";
 const PTX_CAVEAT: &str = "driver-older-than-torch-cuda-minor";
@@ -45,109 +42,18 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
     },
 ];
 
-/// The installed torch, as the table rows name it.
-pub(super) struct TorchVersion {
-    /// `2.3` of `2.3.1+cu121`.
-    pub release: MajorMinor,
-    /// `2.3.1`: what `pip install "torch==..."` takes.
-    pub public: String,
-    /// A final release, not a nightly or release candidate, whose build lists may differ.
-    pub is_final: bool,
-}
-
-pub(super) fn torch_version(facts: &Facts) -> Option<TorchVersion> {
-    let text = facts.torch.and_then(|build| build.version.as_deref()).or_else(|| {
-        facts
-            .packages
-            .get("torch")
-            .and_then(|package| package.version.as_deref())
-    })?;
-    let version = Version::from_str(text).ok()?;
-    Some(TorchVersion {
-        release: MajorMinor::of(&version)?,
-        is_final: !version.any_prerelease() && !version.is_dev(),
-        public: version.without_local().to_string(),
-    })
-}
-
-/// The CPU architecture torch wheels are built for, as the tables name it.
-pub(super) fn platform<'a>(facts: &Facts<'a>) -> &'a str {
-    &facts.snapshot.system.architecture
-}
-
-/// The newest CUDA the driver runs: as NVML reported it, else as NVIDIA's
-/// table of toolkit drivers implies.
-pub(super) fn driver_cuda(facts: &Facts, tables: &Tables) -> Option<(MajorMinor, bool)> {
-    if let Some(reported) = facts.driver_cuda.as_ref().and_then(MajorMinor::of) {
-        return Some((reported, true));
-    }
-    let driver = facts.driver.as_ref()?;
-    tables
-        .drivers
-        .newest_release_for(driver)
-        .map(|release| (release.cuda, false))
-}
-
-/// A CUDA build of torch on this platform, and whether this node's driver
-/// runs it fully (`true`) or only under minor-version compatibility.
-pub(super) type Candidate<'t> = (&'t TorchBuildRow, bool);
-
-/// The CUDA builds of `release` whose driver floor this node's driver meets,
-/// oldest CUDA first. Without any driver facts, every build, as run fully.
-pub(super) fn builds_the_driver_runs<'t>(facts: &Facts, tables: &'t Tables, release: MajorMinor) -> Vec<Candidate<'t>> {
-    let driver_cuda = driver_cuda(facts, tables).map(|(cuda, _)| cuda);
-    let platform = platform(facts);
-    let mut builds: Vec<Candidate> = tables
-        .torch
-        .builds
-        .iter()
-        .filter(|row| row.torch == release && row.platform == platform)
-        .filter(|row| match (&facts.driver, tables.drivers.floor(row.cuda.major)) {
-            (Some(driver), Some(floor)) => *driver >= floor.linux_min_driver.version,
-            (Some(_), None) => false,
-            (None, _) => driver_cuda.is_none_or(|cuda| row.cuda.major <= cuda.major),
-        })
-        .map(|row| (row, driver_cuda.is_none_or(|cuda| row.cuda <= cuda)))
-        .collect();
-    builds.sort_by_key(|(row, _)| row.cuda);
-    builds
-}
-
-/// The build to suggest among candidates: the newest the driver runs fully,
-/// else the oldest it runs under minor-version compatibility.
-pub(super) fn best<'t>(candidates: impl IntoIterator<Item = Candidate<'t>>) -> Option<Candidate<'t>> {
-    let candidates: Vec<Candidate> = candidates.into_iter().collect();
-    candidates
-        .iter()
-        .rfind(|(_, fully)| *fully)
-        .or_else(|| candidates.first())
-        .copied()
-}
-
-/// How a suggested build runs, for the text of a fix.
-pub(super) fn how_it_runs(candidate: Candidate) -> String {
-    let (row, fully) = candidate;
-    if fully {
-        format!("a build for CUDA {} that this driver runs", row.cuda)
-    } else {
-        format!(
-            "a build for CUDA {}, which this driver runs under minor-version compatibility",
-            row.cuda
-        )
-    }
-}
-
-/// `pip install "torch==2.9.1" "torchvision==0.24.1" --index-url .../cu126`:
-/// torch and the companions installed beside it, pinned, from one variant's index.
-pub(super) fn pip_install_torch(facts: &Facts, torch: &str, variant: &str) -> String {
-    let mut command = format!("pip install \"torch=={torch}\"");
-    for companion in ["torchvision", "torchaudio"] {
-        if let Some(version) = facts.package_version(companion) {
-            command.push_str(&format!(" \"{companion}=={}\"", version.without_local()));
-        }
-    }
-    command.push_str(&format!(" --index-url https://download.pytorch.org/whl/{variant}"));
-    command
+/// Another build of the installed torch release that this driver runs and
+/// every visible GPU runs: the fix that changes the least.
+fn same_release_build(facts: &Facts) -> Option<Install<'static>> {
+    let installed = torch_version(facts)?.release;
+    let tables = tables::tables();
+    torch_install::choose(
+        facts,
+        tables,
+        &torch_install::visible_capabilities(facts, tables),
+        &|version| MajorMinor::of(version) == Some(installed),
+        Prefer::Lowest,
+    )
 }
 
 fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
@@ -182,14 +88,8 @@ fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
             None => format!("a driver that supports CUDA {}", torch_cuda.major),
         };
         let mut fixes = Vec::new();
-        if let Some(torch) = torch_version(facts)
-            && let Some(candidate) = best(builds_the_driver_runs(facts, tables, torch.release))
-        {
-            fixes.push(format!(
-                "{} ({})",
-                pip_install_torch(facts, &torch.public, &candidate.0.variant),
-                how_it_runs(candidate)
-            ));
+        if let Some(install) = same_release_build(facts) {
+            fixes.push(format!("{} ({})", install.command, how_it_runs(install.candidate)));
         }
         let branch = tables
             .drivers
@@ -242,13 +142,12 @@ fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
             release.linux_driver, torch_cuda
         ));
     }
-    if let Some(torch) = torch_version(facts)
-        && let Some((build, true)) = best(builds_the_driver_runs(facts, tables, torch.release))
+    if let Some(install) = same_release_build(facts)
+        && install.candidate.1
     {
         fixes.push(format!(
             "{} (a build for CUDA {}, which this driver runs without minor-version compatibility)",
-            pip_install_torch(facts, &torch.public, &build.variant),
-            build.cuda
+            install.command, install.candidate.0.cuda
         ));
     }
     let mut references = vec![

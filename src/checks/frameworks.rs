@@ -8,13 +8,13 @@
 
 use std::collections::BTreeSet;
 
-use super::driver::{self, Candidate, TorchVersion};
 use super::{BuiltinCheck, finding};
 use crate::facts::{Facts, VisibleGpu};
 use crate::findings::{Finding, Severity};
 use crate::probe::cuda::Toolkit;
 use crate::probe::frameworks::{Build, DeepSpeedBuild};
 use crate::tables::{self, Capability, Confidence, MajorMinor, Tables};
+use crate::torch_install::{self, Prefer, capability};
 
 const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
 const BUILD_UNKNOWN: &str = "torch-build-not-in-table";
@@ -83,16 +83,6 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
     },
 ];
 
-/// A GPU's compute capability: as NVML reported it, else by its name from the GPU table.
-fn capability(tables: &Tables, gpu: &VisibleGpu) -> Option<Capability> {
-    gpu.compute_capability.as_ref().and_then(MajorMinor::of).or_else(|| {
-        tables
-            .gpus
-            .model(gpu.gpu.name.as_deref()?)
-            .map(|model| model.compute_capability)
-    })
-}
-
 /// `cuda:0 NVIDIA GeForce RTX 5090 (compute capability 12.0, Blackwell)`.
 fn describe(tables: &Tables, gpu: &VisibleGpu, capability: Capability) -> String {
     let name = gpu.gpu.name.as_deref().unwrap_or("unnamed GPU");
@@ -112,62 +102,14 @@ fn describe(tables: &Tables, gpu: &VisibleGpu, capability: Capability) -> String
     )
 }
 
-/// A torch build that runs on every capability in `needed`: of the installed
-/// release if one does, else of the newest release that has one.
-fn build_for_gpus<'t>(
-    facts: &Facts,
-    tables: &'t Tables,
-    torch: Option<&TorchVersion>,
-    needed: &BTreeSet<Capability>,
-) -> Option<(MajorMinor, Candidate<'t>)> {
-    let runs_all = |(row, _): &Candidate| needed.iter().all(|cc| row.runnable_entry(*cc).is_some());
-    if let Some(torch) = torch
-        && let Some(candidate) = driver::best(
-            driver::builds_the_driver_runs(facts, tables, torch.release)
-                .into_iter()
-                .filter(runs_all),
-        )
-    {
-        return Some((torch.release, candidate));
-    }
-    tables.torch.releases.iter().rev().find_map(|release| {
-        driver::best(
-            driver::builds_the_driver_runs(facts, tables, release.torch)
-                .into_iter()
-                .filter(runs_all),
-        )
-        .map(|candidate| (release.torch, candidate))
-    })
-}
-
 /// The fix that installs a build running on `needed`, or says none is known.
-fn install_for_gpus(
-    facts: &Facts,
-    tables: &Tables,
-    torch: Option<&TorchVersion>,
-    needed: &BTreeSet<Capability>,
-) -> String {
-    match build_for_gpus(facts, tables, torch, needed) {
-        Some((release, candidate)) => {
-            let command = match torch {
-                Some(torch) if torch.release == release => {
-                    driver::pip_install_torch(facts, &torch.public, &candidate.0.variant)
-                }
-                _ => format!(
-                    "pip install \"torch=={release}.*\" --index-url https://download.pytorch.org/whl/{} \
-                     (with the torchvision/torchaudio releases made for torch {release})",
-                    candidate.0.variant
-                ),
-            };
-            format!(
-                "{command}: {}, with code for {}",
-                driver::how_it_runs(candidate),
-                candidate.0.arch_list()
-            )
-        }
+fn install_for_gpus(facts: &Facts, tables: &Tables, needed: &BTreeSet<Capability>) -> String {
+    match torch_install::choose(facts, tables, needed, &|_| true, Prefer::Newest) {
+        Some(install) => install.explained(),
         None => format!(
-            "no official PyTorch build in envdoctor's table runs on compute capability {}: use another GPU, or \
-             build PyTorch from source with TORCH_CUDA_ARCH_LIST set to it and a CUDA toolkit that still targets it",
+            "no official PyTorch build in envdoctor's table runs on compute capability {} with this driver and \
+             the installed torchvision/torchaudio: use another GPU, or build PyTorch from source with \
+             TORCH_CUDA_ARCH_LIST set to it and a CUDA toolkit that still targets it",
             needed.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
         ),
     }
@@ -182,8 +124,8 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
         return Vec::new();
     }
     let tables = tables::tables();
-    let torch = driver::torch_version(facts);
-    let platform = driver::platform(facts);
+    let torch = torch_install::torch_version(facts);
+    let platform = torch_install::platform(facts);
     let known: Vec<(&VisibleGpu, Capability)> = facts
         .gpus
         .iter()
@@ -217,7 +159,7 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
              training runs on the CPU or fails at the first .cuda() (\"Torch not compiled with CUDA enabled\"). \
              pip installs a CPU-only wheel from PyPI on some platforms and from the CPU index."
                 .to_string(),
-            Some(install_for_gpus(facts, tables, torch.as_ref(), &needed)),
+            Some(install_for_gpus(facts, tables, &needed)),
             vec![
                 "https://pytorch.org/get-started/locally/".to_string(),
                 "https://pytorch.org/get-started/previous-versions/".to_string(),
@@ -315,7 +257,7 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
          in the build, every CUDA kernel fails with \"no kernel image is available for execution on the \
          device\", after torch warns that the GPU \"is not compatible with the current PyTorch installation\"."
             .to_string(),
-        Some(install_for_gpus(facts, tables, torch.as_ref(), &needed)),
+        Some(install_for_gpus(facts, tables, &needed)),
         references,
     )]
 }
@@ -328,7 +270,7 @@ fn deepspeed_matches_torch(facts: &Facts) -> Vec<Finding> {
         return Vec::new();
     };
     let (Some(torch), Some(torch_cuda)) = (
-        driver::torch_version(facts),
+        torch_install::torch_version(facts),
         facts.torch_cuda.as_ref().and_then(MajorMinor::of),
     ) else {
         return Vec::new();
@@ -711,7 +653,7 @@ mod tests {
         // No 2.5 build runs on 12.0. Of newer releases, 2.12 and later offer 12.0 only in CUDA 13 builds,
         // which driver 575 cannot run; 2.11's cu128 build it runs fully.
         assert!(
-            fix.starts_with("pip install \"torch==2.11.*\" --index-url https://download.pytorch.org/whl/cu128"),
+            fix.starts_with("pip install \"torch==2.11.0\" --index-url https://download.pytorch.org/whl/cu128"),
             "{fix}"
         );
         assert!(

@@ -54,6 +54,7 @@ use crate::findings::{Finding, Severity};
 use crate::probe::packages::{Package, normalize_name};
 use crate::probe::python::MarkerValues;
 use crate::snapshot::Snapshot;
+use crate::torch_install::{self, Prefer};
 
 const NOT_INSTALLED: &str = "requirement-not-installed";
 const VERSION_MISMATCH: &str = "requirement-version-mismatch";
@@ -194,7 +195,8 @@ fn check_package(
                          afterwards without resolving both (a later install with --no-deps, another installer, a \
                          manual copy). `pip check` reports the same."
                     ),
-                    fix: Some(format!("pip install \"{}\"", install_argument(requirement))),
+                    fix: Some(torch_fix(facts, &dependency, specifiers)
+                        .unwrap_or_else(|| format!("pip install \"{}\"", install_argument(requirement)))),
                     references: vec![PIP_CHECK.to_string(), VERSION_SPECIFIERS.to_string()],
                     unsettled: None,
                 });
@@ -205,6 +207,26 @@ fn check_package(
 
 /// `name[extras]specifiers` or `name[extras] @ url`: the requirement without its
 /// marker, which is what to hand to `pip install`.
+/// Where the wrong version is torch's, reinstalling torch alone would break
+/// the torchvision and torchaudio that pin it: the fix installs a consistent
+/// set the node runs (see `torch_install`). `None` for any other dependency,
+/// or where the tables know no such set.
+fn torch_fix(facts: &Facts, dependency: &str, specifiers: &pep508_rs::pep440_rs::VersionSpecifiers) -> Option<String> {
+    if dependency != "torch" {
+        return None;
+    }
+    let tables = crate::tables::tables();
+    let needed = torch_install::visible_capabilities(facts, tables);
+    torch_install::choose(
+        facts,
+        tables,
+        &needed,
+        &|version| specifiers.contains(version),
+        Prefer::Lowest,
+    )
+    .map(|install| install.explained())
+}
+
 fn install_argument(requirement: &Requirement) -> String {
     let mut text = requirement.name.to_string();
     if !requirement.extras.is_empty() {
@@ -646,7 +668,12 @@ mod tests {
                 "peft 0.12.0 has requirement torch>=2.4, but you have torch 2.3.1+cu121"
             )])
         );
-        assert_eq!(findings[0].fix.as_deref(), Some("pip install \"torch>=2.4\""));
+        // torch's own version is wrong: the fix is a set the node runs, not torch alone.
+        let fix = findings[0].fix.as_deref().unwrap();
+        assert!(
+            fix.starts_with("pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121"),
+            "{fix}"
+        );
     }
 
     #[test]

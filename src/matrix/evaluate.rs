@@ -9,6 +9,7 @@ use super::template;
 use crate::configs::{AccelerateConfig, DeepSpeedConfig};
 use crate::facts::{Facts, VisibleGpu, dotted};
 use crate::findings::Finding;
+use crate::torch_install::{self, Prefer};
 
 /// How a rule matched: the GPUs that satisfied it, the config it read, and
 /// what was left unsettled.
@@ -35,6 +36,7 @@ pub struct Verdict {
 pub enum Condition {
     Package(String),
     Python,
+    Glibc,
     Driver,
     DriverCuda,
     TorchCuda,
@@ -89,10 +91,29 @@ pub fn evaluate(rule: &Rule, facts: &Facts) -> Option<Finding> {
         title: rule.title.clone(),
         detail,
         why: rule.why.clone(),
-        fix: Some(rule.fix.clone()),
+        fix: Some(fix(rule, facts)),
         references: rule.references.clone(),
         unsettled,
     })
+}
+
+/// The rule's fix; for one that changes torch, the command made for this node.
+fn fix(rule: &Rule, facts: &Facts) -> String {
+    let Some(torch_fix) = &rule.fix_torch else {
+        return rule.fix.clone();
+    };
+    let tables = crate::tables::tables();
+    let needed = torch_install::visible_capabilities(facts, tables);
+    match torch_install::choose(
+        facts,
+        tables,
+        &needed,
+        &|version| torch_fix.allows(version),
+        Prefer::Lowest,
+    ) {
+        Some(install) => install.explained(),
+        None => rule.fix.clone(),
+    }
 }
 
 /// Every condition of `when`, judged on this node, in the order the format lists them.
@@ -148,8 +169,9 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
         };
         judged.push(Judged::new(Condition::Package(name.clone()), holds, fact));
     }
-    let versions: [(Condition, &str, &Option<Spec>, &Option<pep440_rs::Version>); 4] = [
+    let versions: [(Condition, &str, &Option<Spec>, &Option<pep440_rs::Version>); 5] = [
         (Condition::Python, "Python", &when.python, &facts.python_version),
+        (Condition::Glibc, "glibc", &when.glibc, &facts.glibc),
         (Condition::Driver, "the NVIDIA driver", &when.driver, &facts.driver),
         (
             Condition::DriverCuda,
@@ -218,6 +240,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             EnvCondition::Set(set) => value.is_some_and(|value| !value.is_empty()) == *set,
             EnvCondition::Equals(expected) => value == Some(expected.as_str()),
             EnvCondition::Differs(other) => value != Some(other.as_str()),
+            EnvCondition::Contains(text) => value.is_some_and(|value| value.contains(text.as_str())),
         };
         let fact = match value {
             Some(value) => format!("{name}={value}"),
@@ -488,7 +511,7 @@ mod tests {
         };
         rule(&format!(
             "id = \"t\"\ntitle = \"T\"\nseverity = \"error\"\nmessage = \"{message}\"\n\
-             why = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\n[when]\n{when}\n"
+             why = \"w\"\nfix = \"f\"\nreferences = [\"https://example.org\"]\nchecked = \"2026-11-21\"\n[when]\n{when}\n"
         ))
     }
 

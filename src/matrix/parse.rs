@@ -11,6 +11,7 @@ use toml_edit::{Item, TableLike};
 use super::rule::*;
 use super::template;
 use super::{LintError, position};
+use crate::calendar::Date;
 use crate::findings::Severity;
 
 const RULE_KEYS: &[&str] = &[
@@ -20,7 +21,9 @@ const RULE_KEYS: &[&str] = &[
     "message",
     "why",
     "fix",
+    "fix_torch",
     "references",
+    "checked",
     "symptoms",
     "withdrawn",
     "when",
@@ -28,6 +31,7 @@ const RULE_KEYS: &[&str] = &[
 const WHEN_KEYS: &[&str] = &[
     "packages",
     "python",
+    "glibc",
     "driver",
     "driver_cuda",
     "torch_cuda",
@@ -153,7 +157,7 @@ impl Reader<'_> {
     }
 }
 
-const SYMPTOM_ENTRY_KEYS: &[&str] = &["id", "title", "why", "fix", "references", "symptoms", "when"];
+const SYMPTOM_ENTRY_KEYS: &[&str] = &["id", "title", "why", "fix", "references", "checked", "symptoms", "when"];
 const SYMPTOMS_KEYS: &[&str] = &[
     "messages",
     "exceptions",
@@ -191,7 +195,9 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
     let message = reader.required_string(root, "message");
     let why = reader.required_string(root, "why");
     let fix = reader.required_string(root, "fix");
+    let fix_torch = torch_fix(&mut reader, root, fix.as_deref());
     let references = references(&mut reader, root, "every rule cites its upstream source");
+    let checked = checked_date(&mut reader, root);
     let symptoms = root
         .get("symptoms")
         .map(|item| symptoms(&mut reader, item))
@@ -220,7 +226,9 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
         message: message.expect(missing),
         why: why.expect(missing),
         fix: fix.expect(missing),
+        fix_torch,
         references,
+        checked: checked.expect(missing),
         symptoms,
         withdrawn,
         when: when.expect(missing),
@@ -251,6 +259,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         root,
         "every symptom entry cites where the cause is documented",
     );
+    let checked = checked_date(&mut reader, root);
     let symptoms = match root.get("symptoms") {
         Some(item) if item.is_table_like() => Some(symptoms(&mut reader, item)),
         Some(item) => {
@@ -283,6 +292,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         why: why.expect(missing),
         fix: fix.expect(missing),
         references,
+        checked: checked.expect(missing),
         symptoms: symptoms.expect(missing),
         when,
         path: path.to_path_buf(),
@@ -323,6 +333,69 @@ fn checked_id(reader: &mut Reader, root: &dyn TableLike, expected_id: &str) -> O
         }
     }
     id
+}
+
+/// `fix_torch`: the torch versions a fix may install. A fix written out that
+/// installs torch is refused: written once, it cannot know which of
+/// torchvision and torchaudio the node has, nor which index its driver and
+/// GPUs can use.
+fn torch_fix(reader: &mut Reader, root: &dyn TableLike, fix: Option<&str>) -> Option<TorchFix> {
+    let Some(item) = root.get("fix_torch") else {
+        if let Some(fix) = fix
+            && installs_torch(fix)
+        {
+            let span = root.get("fix").and_then(Item::span);
+            reader.error(
+                span,
+                "`fix` installs torch: set `fix_torch` to the torch versions it may install (\"*\" or a specifier \
+                 set), so the command is made for the node, with its torchvision and torchaudio",
+            );
+        }
+        return None;
+    };
+    if item.as_str().map(str::trim) == Some("*") {
+        return Some(TorchFix::Any);
+    }
+    reader.spec(item, "fix_torch").map(TorchFix::Within)
+}
+
+/// Whether a command names torch itself as something to install (`"torch>=2.6"`,
+/// `torch==2.5.1`), not torchvision or a package that merely mentions it.
+fn installs_torch(fix: &str) -> bool {
+    fix.contains("pip install")
+        && fix.match_indices("torch").any(|(at, _)| {
+            let before = fix[..at].chars().next_back();
+            let after = fix[at + "torch".len()..].chars().next();
+            matches!(before, None | Some(' ' | '"' | '\''))
+                && matches!(after, Some('=' | '<' | '>' | '~' | '!' | '"' | '\'' | ' ') | None)
+        })
+}
+
+/// `checked = "YYYY-MM-DD"`: the day the sources were last read against the
+/// file, so `matrix list` can show how old the knowledge is. A day after today
+/// is a typo, not a promise.
+fn checked_date(reader: &mut Reader, root: &dyn TableLike) -> Option<Date> {
+    let Some(item) = root.get("checked") else {
+        reader.error(
+            None,
+            "missing required key `checked`: the date (YYYY-MM-DD) its references were last checked",
+        );
+        return None;
+    };
+    let text = reader.string(item, "checked")?;
+    let Some(date) = Date::parse(&text) else {
+        reader.error(
+            item.span(),
+            format!("`checked` = `{text}` is not a date such as \"2026-11-26\""),
+        );
+        return None;
+    };
+    let today = Date::today();
+    if date > today {
+        reader.error(item.span(), format!("`checked` = `{text}` is after today ({today})"));
+        return None;
+    }
+    Some(date)
 }
 
 fn references(reader: &mut Reader, root: &dyn TableLike, why_required: &str) -> Vec<String> {
@@ -463,6 +536,7 @@ fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
         match key {
             "packages" => when.packages = packages(reader, item),
             "python" => when.python = reader.spec(item, key),
+            "glibc" => when.glibc = reader.spec(item, key),
             "driver" => when.driver = reader.spec(item, key),
             "driver_cuda" => when.driver_cuda = reader.spec(item, key),
             "torch_cuda" => when.torch_cuda = reader.spec(item, key),
@@ -530,11 +604,11 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
         let Some(condition) = reader.table(item, &context) else {
             continue;
         };
-        reader.known_keys(condition, &["set", "equals", "differs"], &context);
+        reader.known_keys(condition, &["set", "equals", "differs", "contains"], &context);
         if condition.len() != 1 {
             reader.error(
                 item.span(),
-                format!("`{context}` must have exactly one of: set, equals, differs"),
+                format!("`{context}` must have exactly one of: set, equals, differs, contains"),
             );
             continue;
         }
@@ -544,6 +618,10 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
             item.as_str().map(|value| EnvCondition::Equals(value.to_string()))
         } else if let Some(item) = condition.get("differs") {
             item.as_str().map(|value| EnvCondition::Differs(value.to_string()))
+        } else if let Some(item) = condition.get("contains") {
+            item.as_str()
+                .filter(|value| !value.is_empty())
+                .map(|value| EnvCondition::Contains(value.to_string()))
         } else {
             None
         };
@@ -551,7 +629,9 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
             Some(parsed) => conditions.push((name.to_string(), parsed)),
             None => reader.error(
                 item.span(),
-                format!("`{context}` must be {{ set = bool }}, {{ equals = \"..\" }} or {{ differs = \"..\" }}"),
+                format!(
+                    "`{context}` must be {{ set = bool }}, {{ equals = \"..\" }}, {{ differs = \"..\" }} or {{ contains = \"..\" }} (not empty)"
+                ),
             ),
         }
     }

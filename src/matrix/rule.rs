@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use pep440_rs::{Operator, Version, VersionSpecifiers};
 
+use crate::calendar::Date;
 use crate::findings::Severity;
 
 #[derive(Debug, Clone)]
@@ -15,7 +16,13 @@ pub struct Rule {
     pub message: String,
     pub why: String,
     pub fix: String,
+    /// Set when the fix changes torch: the torch versions it may install. The
+    /// command is then computed for the node (see `torch_install`), and `fix`
+    /// is what is printed where no official build would do.
+    pub fix_torch: Option<TorchFix>,
     pub references: Vec<String>,
+    /// When its references were last read against the range and the fix.
+    pub checked: Date,
     /// What the failure looks like in a traceback: what `envdoctor explain` matches.
     pub symptoms: Symptoms,
     /// Why the rule was withdrawn; a withdrawn rule is never evaluated.
@@ -40,6 +47,8 @@ pub struct SymptomEntry {
     pub why: String,
     pub fix: String,
     pub references: Vec<String>,
+    /// When its references were last read against what it says.
+    pub checked: Date,
     pub symptoms: Symptoms,
     pub when: When,
     pub path: PathBuf,
@@ -161,6 +170,22 @@ impl DevicePair {
     }
 }
 
+/// The torch versions a fix may install: any (`"*"`) or a specifier set.
+#[derive(Debug, Clone)]
+pub enum TorchFix {
+    Any,
+    Within(Spec),
+}
+
+impl TorchFix {
+    pub fn allows(&self, version: &Version) -> bool {
+        match self {
+            TorchFix::Any => true,
+            TorchFix::Within(spec) => spec.contains(version),
+        }
+    }
+}
+
 /// A PEP 440 specifier set, with the text it was written as (for messages).
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -217,6 +242,8 @@ pub enum EnvCondition {
     Equals(String),
     /// Holds for any other value, and when unset.
     Differs(String),
+    /// Holds when the value holds this text (a directory on `LD_LIBRARY_PATH`).
+    Contains(String),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -247,6 +274,8 @@ pub struct When {
     /// In the order written, by the name as written.
     pub packages: Vec<(String, PackageCondition)>,
     pub python: Option<Spec>,
+    /// The C library the node runs: what a manylinux wheel's tag needs.
+    pub glibc: Option<Spec>,
     pub driver: Option<Spec>,
     pub driver_cuda: Option<Spec>,
     pub torch_cuda: Option<Spec>,

@@ -7,6 +7,7 @@ use crate::facts::VisibleGpu;
 
 const PLAIN: &[&str] = &[
     "python",
+    "glibc",
     "driver",
     "driver_cuda",
     "torch_cuda",
@@ -93,6 +94,7 @@ fn value(name: &str, facts: &Facts, gpus: &[&VisibleGpu], config: Option<&std::p
     }
     match name {
         "python" => version(&facts.python_version),
+        "glibc" => version(&facts.glibc),
         "driver" => facts
             .snapshot
             .nvidia
