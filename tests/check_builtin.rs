@@ -117,7 +117,12 @@ fn install(snapshot: &mut Snapshot, deepspeed: Option<&str>, bitsandbytes: Optio
             common::write_file(&site.path().join("bitsandbytes").join(name), "");
         }
     }
-    let found = frameworks::probe(&[site.path().to_path_buf()], &[]);
+    let mut found = frameworks::probe(&[site.path().to_path_buf()], &[]);
+    // The release, from the fixture's wheel name (`bitsandbytes-0.43.1-...`), as the
+    // probe reads it from the installed distribution.
+    if let (Some(framework), Some(fixture)) = (found.get_mut("bitsandbytes"), bitsandbytes) {
+        framework.version = fixture.split('-').nth(1).map(str::to_string);
+    }
     snapshot.frameworks.extend(found);
 }
 
@@ -308,10 +313,12 @@ fn bitsandbytes_with_only_another_minor_of_torchs_cuda() {
     );
     torch(&mut snapshot, "2.7.1+cu126", Some("12.6"));
     driver(&mut snapshot, "560.28.03", "12.6");
+    // 0.43.1 ships 12.5 but not 12.6, and loads only the exact library: the
+    // same-major fallback is 0.50.0's (PR #1980).
     assert_fires(
         &snapshot,
-        "bitsandbytes-library-fallback",
-        Severity::Warning,
+        "bitsandbytes-no-library-for-torch-cuda",
+        Severity::Error,
         "bitsandbytes-library",
     );
     install(
@@ -320,6 +327,15 @@ fn bitsandbytes_with_only_another_minor_of_torchs_cuda() {
         Some("bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.native-libraries.txt"),
     );
     assert_quiet(&snapshot, "bitsandbytes-library-fallback");
+    // 0.50.2 has no 12.9 library; it loads 12.8's, of the same major, and warns.
+    torch(&mut snapshot, "2.8.0+cu129", Some("12.9"));
+    driver(&mut snapshot, "575.51.03", "12.9");
+    assert_fires(
+        &snapshot,
+        "bitsandbytes-library-fallback",
+        Severity::Warning,
+        "bitsandbytes-library",
+    );
 }
 
 #[test]

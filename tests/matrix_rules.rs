@@ -527,6 +527,49 @@ rule_cases! {
     flash_attn_3_pre_ampere: "flash-attn-3-pre-ampere", "warning",
         fires: Node::h100().package("flash_attn_3", "3.0.0").gpus(&[T4]),
         quiet: Node::h100().package("flash_attn_3", "3.0.0").gpus(&[A100]);
+    bnb_0_43_1_to_0_44_cuda_12_6: "bnb-0-43-1-to-0-44-cuda-12-6", "error",
+        fires: Node::h100().package("bitsandbytes", "0.44.1").torch("2.6.0+cu126"),
+        quiet: Node::h100().package("bitsandbytes", "0.45.0").torch("2.6.0+cu126");
+    bnb_0_43_1_to_0_45_3_cuda_12_8: "bnb-0-43-1-to-0-45-3-cuda-12-8", "error",
+        fires: Node::h100().package("bitsandbytes", "0.45.3").torch("2.7.1+cu128"),
+        quiet: Node::h100().package("bitsandbytes", "0.45.4").torch("2.7.1+cu128");
+    bnb_0_43_1_to_0_46_0_cuda_12_9: "bnb-0-43-1-to-0-46-0-cuda-12-9", "error",
+        fires: Node::h100().package("bitsandbytes", "0.46.0").torch("2.8.0+cu129"),
+        quiet: Node::h100().package("bitsandbytes", "0.46.1").torch("2.8.0+cu129");
+    bnb_0_43_1_to_0_47_cuda_13_0: "bnb-0-43-1-to-0-47-cuda-13-0", "error",
+        fires: Node::h100().package("bitsandbytes", "0.47.0"),
+        quiet: Node::h100().package("bitsandbytes", "0.48.0");
+    torch_below_2_3_numpy_2: "torch-below-2-3-numpy-2", "error",
+        fires: Node::h100().torch("2.2.2+cu121"),
+        quiet: Node::h100().torch("2.3.0+cu121");
+    pandas_below_2_1_2_numpy_2: "pandas-below-2-1-2-numpy-2", "error",
+        fires: Node::h100().package("pandas", "2.1.1"),
+        quiet: Node::h100().package("pandas", "2.1.1").package("numpy", "1.26.4");
+    scikit_learn_below_1_3_1_numpy_2: "scikit-learn-below-1-3-1-numpy-2", "error",
+        fires: Node::h100().package("scikit-learn", "1.3.0"),
+        quiet: Node::h100().package("scikit-learn", "1.3.0").package("numpy", "1.26.4");
+    matplotlib_below_3_7_3_numpy_2: "matplotlib-below-3-7-3-numpy-2", "error",
+        fires: Node::h100().package("matplotlib", "3.7.2"),
+        quiet: Node::h100().package("matplotlib", "3.7.2").package("numpy", "1.26.4");
+    h5py_below_3_11_numpy_2: "h5py-below-3-11-numpy-2", "error",
+        fires: Node::h100().package("h5py", "3.10.0"),
+        quiet: Node::h100().package("h5py", "3.11.0");
+    opencv_python_below_4_10_0_84_numpy_2: "opencv-python-below-4-10-0-84-numpy-2", "error",
+        fires: Node::h100().package("opencv-python", "4.10.0.82"),
+        quiet: Node::h100().package("opencv-python", "4.10.0.84");
+    opencv_python_headless_below_4_10_0_84_numpy_2: "opencv-python-headless-below-4-10-0-84-numpy-2", "error",
+        fires: Node::h100().package("opencv-python-headless", "4.10.0.82"),
+        quiet: Node::h100().package("opencv-python-headless", "4.10.0.84");
+    deepspeed_0_8_1_torch_2_six_import: "deepspeed-0-8-1-torch-2-six-import", "error",
+        fires: Node::h100().package("deepspeed", "0.8.1").torch("2.0.1+cu118"),
+        quiet: Node::h100().package("deepspeed", "0.8.2").torch("2.0.1+cu118");
+    transformers_below_4_47_torch_2_6_resume_rng_state: "transformers-below-4-47-torch-2-6-resume-rng-state", "warning",
+        fires: Node::h100().package("transformers", "4.46.3").torch("2.6.0+cu124"),
+        quiet: Node::h100().package("transformers", "4.46.3").torch("2.6.0+cu124")
+            .env("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1");
+    deepspeed_below_0_16_torch_2_6_load_checkpoint: "deepspeed-below-0-16-torch-2-6-load-checkpoint", "warning",
+        fires: Node::h100().package("deepspeed", "0.15.4"),
+        quiet: Node::h100().package("deepspeed", "0.16.0");
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
         fires: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
         quiet: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.47.0");

@@ -7,8 +7,11 @@
 //! NVIDIA's rule, in [`crate::tables::cubin_runs_on`].
 
 use std::collections::BTreeSet;
+use std::str::FromStr;
 
 use super::{BuiltinCheck, finding};
+use pep440_rs::Version;
+
 use crate::facts::{Facts, VisibleGpu};
 use crate::findings::{Finding, Severity};
 use crate::probe::cuda::Toolkit;
@@ -22,6 +25,8 @@ const NOT_CUDA: &str = "torch-not-built-for-cuda";
 const DEEPSPEED_MISMATCH: &str = "deepspeed-ops-built-for-other-torch";
 const BNB_NO_LIBRARY: &str = "bitsandbytes-no-library-for-torch-cuda";
 const BNB_FALLBACK: &str = "bitsandbytes-library-fallback";
+/// bitsandbytes 0.50.0 loads another minor of torch's CUDA major (PR #1980) and needs torch 2.4.
+const FIX_BNB_FALLBACK: &str = "pip install \"bitsandbytes>=0.50.0\"";
 const BNB_OVERRIDE: &str = "bitsandbytes-cuda-version-override";
 const NVCC_MAJOR: &str = "nvcc-major-differs-from-torch-cuda";
 
@@ -444,23 +449,45 @@ fn bitsandbytes_library(facts: &Facts) -> Vec<Finding> {
         .rev()
         .find(|cuda| **cuda < torch_cuda)
         .or_else(|| same_major.iter().find(|cuda| **cuda > torch_cuda));
-    match fallback {
-        Some(fallback) => vec![finding(
+    // The same-major fallback is bitsandbytes PR #1980, first released in 0.50.0;
+    // before it, only the exact library loads.
+    let has_fallback = framework
+        .version
+        .as_deref()
+        .and_then(|text| Version::from_str(text).ok())
+        .or_else(|| facts.package_version("bitsandbytes"))
+        .map(|installed| installed >= Version::new([0, 50, 0]));
+    match (fallback, has_fallback) {
+        (Some(fallback), Some(false)) => vec![no_library(
+            format!(
+                "torch runs CUDA {torch_cuda}; bitsandbytes {version} ships {shipped_text}, not {torch_cuda}, and \
+                 loads only the library of torch's exact CUDA: the fallback to another minor of the same major \
+                 (here {fallback}) came in 0.50.0."
+            ),
+            FIX_BNB_FALLBACK.to_string(),
+        )],
+        (Some(fallback), _) => vec![finding(
             BNB_FALLBACK,
             Severity::Warning,
             format!(
                 "bitsandbytes {version} has no library for CUDA {torch_cuda}, only for CUDA {fallback} of that major"
             ),
             format!("torch runs CUDA {torch_cuda}; bitsandbytes {version} ships {shipped_text}, not {torch_cuda}."),
-            format!(
-                "Releases with the library fallback of bitsandbytes PR #1980 load the CUDA {fallback} library and \
-                 warn; earlier releases look for the exact library only and fail to load (or fall back to the CPU \
-                 library, without GPU support). Which one this is decides whether quantization works."
-            ),
-            Some("pip install -U bitsandbytes".to_string()),
+            match has_fallback {
+                Some(_) => format!(
+                    "bitsandbytes 0.50.0 and newer load the CUDA {fallback} library when torch's exact one is \
+                     missing (PR #1980) and warn; it runs where CUDA's minor-version compatibility carries it, \
+                     and a library built for a newer minor than torch's may need a newer driver."
+                ),
+                None => format!(
+                    "Its version is unknown: from 0.50.0 bitsandbytes loads the CUDA {fallback} library and warns \
+                     (PR #1980); earlier releases look for the exact library only and fail to load."
+                ),
+            },
+            Some(FIX_BNB_FALLBACK.to_string()),
             references,
         )],
-        None => vec![no_library(
+        (None, _) => vec![no_library(
             format!(
                 "torch runs CUDA {torch_cuda}; bitsandbytes {version} ships {shipped_text}, none of CUDA {}.",
                 torch_cuda.major
@@ -621,7 +648,14 @@ mod tests {
             }
         }
         let found = frameworks::probe(&[PathBuf::from(site.path())], &[]);
-        for (name, framework) in found {
+        for (name, mut framework) in found {
+            // The release, from the fixture's wheel name (`bitsandbytes-0.41.1-...`), as
+            // the probe reads it from the installed distribution.
+            if name == "bitsandbytes" {
+                framework.version = bitsandbytes
+                    .and_then(|fixture| fixture.split('-').nth(1))
+                    .map(str::to_string);
+            }
             snapshot.frameworks.insert(name, framework);
         }
         site
@@ -783,13 +817,9 @@ mod tests {
         assert_eq!(run(&snapshot, bitsandbytes_library), []);
         set_torch(&mut snapshot, "2.5.1+cu124", Some("12.4"));
         let findings = run(&snapshot, bitsandbytes_library);
-        // 12.2 is of the same major: newer releases fall back to it, older ones fail.
-        assert_eq!(ids(&findings), [(BNB_FALLBACK, Severity::Warning)]);
-        assert!(
-            findings[0].title.contains("only for CUDA 12.2"),
-            "{}",
-            findings[0].title
-        );
+        // 12.2 is of the same major, but 0.41 loads only the exact library: an error.
+        assert_eq!(ids(&findings), [(BNB_NO_LIBRARY, Severity::Error)]);
+        assert!(findings[0].detail.contains("came in 0.50.0"), "{}", findings[0].detail);
         set_torch(&mut snapshot, "2.9.1+cu130", Some("13.0"));
         let findings = run(&snapshot, bitsandbytes_library);
         assert_eq!(ids(&findings), [(BNB_NO_LIBRARY, Severity::Error)]);

@@ -362,12 +362,14 @@ fn torch_fix(reader: &mut Reader, root: &dyn TableLike, fix: Option<&str>) -> Op
 /// Whether a command names torch itself as something to install (`"torch>=2.6"`,
 /// `torch==2.5.1`), not torchvision or a package that merely mentions it.
 fn installs_torch(fix: &str) -> bool {
-    fix.contains("pip install")
-        && fix.match_indices("torch").any(|(at, _)| {
-            let before = fix[..at].chars().next_back();
-            let after = fix[at + "torch".len()..].chars().next();
+    // The command only: a shell comment after it may name torch freely.
+    let command = fix.split(" #").next().unwrap_or(fix);
+    command.contains("pip install")
+        && command.match_indices("torch").any(|(at, _)| {
+            let before = command[..at].chars().next_back();
+            let after = command[at + "torch".len()..].chars().next();
             matches!(before, None | Some(' ' | '"' | '\''))
-                && matches!(after, Some('=' | '<' | '>' | '~' | '!' | '"' | '\'' | ' ') | None)
+                && matches!(after, Some('=' | '<' | '>' | '~' | '!' | '"' | ' ') | None)
         })
 }
 
@@ -714,4 +716,26 @@ fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
         reader.error(item.span(), "[when.accelerate_config] has no condition");
     }
     Some(condition)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_fix_installs_torch_only_where_its_command_names_torch() {
+        for fix in [
+            "pip install \"torch>=2.6\"",
+            "pip install torch --index-url https://download.pytorch.org/whl/cu126",
+            "pip install 'torch==2.5.1' torchvision",
+        ] {
+            assert!(super::installs_torch(fix), "{fix}");
+        }
+        for fix in [
+            "pip install \"torchvision==0.21.0\"",
+            "pip install \"bitsandbytes>=0.50.0\"   # needs torch 2.4",
+            "export TORCH_COMPILE_DISABLE=1",
+            "pip install \"accelerate>=1.1.0\" # keeps torch",
+        ] {
+            assert!(!super::installs_torch(fix), "{fix}");
+        }
+    }
 }
