@@ -21,11 +21,15 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use pep440_rs::Version;
+
+use crate::calendar::Date;
+use crate::probe::packages::normalize_name;
 use toml_edit::{Document, Item, Table};
 
 const DRIVERS_FILE: &str = "cuda-drivers.toml";
 const TORCH_FILE: &str = "torch-builds.toml";
 const GPUS_FILE: &str = "gpus.toml";
+const RELEASES_FILE: &str = "releases.toml";
 
 /// Where the compiled-in tables come from, as `matrix lint` names them.
 const BUILTIN_DIR: &str = "compat-matrix/tables";
@@ -33,10 +37,11 @@ const BUILTIN_DIR: &str = "compat-matrix/tables";
 /// How many table files are compiled in, for `matrix lint`'s count.
 pub const BUILTIN_FILE_COUNT: usize = BUILTIN.len();
 
-const BUILTIN: [(&str, &str); 3] = [
+const BUILTIN: [(&str, &str); 4] = [
     (DRIVERS_FILE, include_str!("../compat-matrix/tables/cuda-drivers.toml")),
     (TORCH_FILE, include_str!("../compat-matrix/tables/torch-builds.toml")),
     (GPUS_FILE, include_str!("../compat-matrix/tables/gpus.toml")),
+    (RELEASES_FILE, include_str!("../compat-matrix/tables/releases.toml")),
 ];
 
 /// Platforms a torch build row may name: the wheel's CPU architecture, as
@@ -51,6 +56,32 @@ pub struct Tables {
     pub drivers: CudaDrivers,
     pub torch: TorchTables,
     pub gpus: GpuTables,
+    pub releases: Releases,
+}
+
+/// The newest release of each package the rules name, and when PyPI was read.
+#[derive(Debug, Default)]
+pub struct Releases {
+    pub checked: Option<Date>,
+    pub packages: Vec<PackageRelease>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PackageRelease {
+    pub name: String,
+    /// `None` where the package has no usable release on PyPI (see `note`).
+    pub newest: Option<String>,
+    pub released: Option<Date>,
+    pub note: Option<String>,
+    pub source: String,
+}
+
+impl Releases {
+    /// The row of a distribution, by any spelling of its name.
+    pub fn package(&self, name: &str) -> Option<&PackageRelease> {
+        let wanted = normalize_name(name);
+        self.packages.iter().find(|row| normalize_name(&row.name) == wanted)
+    }
 }
 
 /// The compiled-in tables, parsed on first use.
@@ -522,9 +553,17 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<TableProblem>) {
                     tables.gpus = read_gpus(root.as_table(), &mut found);
                 }
             }
+            RELEASES_FILE => {
+                if let Some(root) = parse_document(text, &mut found) {
+                    tables.releases = read_releases(root.as_table(), &mut found);
+                }
+            }
             _ => found.at(
                 None,
-                format!("not a table envdoctor knows; the tables are {DRIVERS_FILE}, {TORCH_FILE} and {GPUS_FILE}"),
+                format!(
+                    "not a table envdoctor knows; the tables are {DRIVERS_FILE}, {TORCH_FILE}, {GPUS_FILE} and \
+                     {RELEASES_FILE}"
+                ),
             ),
         }
         problems.extend(found.located(path, text));
@@ -1101,6 +1140,61 @@ fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
         }
     }
     torch
+}
+
+fn read_releases(root: &Table, found: &mut Found) -> Releases {
+    top_level_keys(root, &["checked", "package"], found);
+    let mut releases = Releases::default();
+    match root.get("checked") {
+        Some(item) => match item.as_str().and_then(Date::parse) {
+            Some(date) => releases.checked = Some(date),
+            None => found.at(
+                item_span(root, "checked", item),
+                "`checked` is not a date such as \"2026-11-26\"".to_string(),
+            ),
+        },
+        None => found.at(None, "lacks `checked`, the day PyPI was read".to_string()),
+    }
+    let mut order = Vec::new();
+    for table in array_rows(root, "package", found) {
+        let mut row = Row::new(
+            table,
+            "package",
+            &["name", "newest", "released", "note", "source"],
+            found,
+        );
+        let name = row.string("name", "the distribution, as the rules write it");
+        let newest = row.optional_string("newest", "a version such as \"2.15.0\"");
+        if let Some(text) = newest
+            && Version::from_str(text).is_err()
+        {
+            row.wrong("newest", format!("`{text}` is not a version"));
+        }
+        let released = row.optional_string("released", "a date such as \"2026-10-28\"");
+        let released_date = released.and_then(Date::parse);
+        if let (Some(text), None) = (released, released_date) {
+            row.wrong("released", format!("`{text}` is not a date such as \"2026-10-28\""));
+        }
+        let note = row.optional_string("note", "why no release is given");
+        if newest.is_none() && note.is_none() {
+            row.missing("newest", "the newest release, or a `note` saying why there is none");
+        }
+        let source = row.source();
+        if let Some(name) = name {
+            order.push((normalize_name(name), row.span()));
+        }
+        if let (Some(name), Some(source)) = (name, source) {
+            releases.packages.push(PackageRelease {
+                name: name.to_string(),
+                newest: newest.map(str::to_string),
+                released: released_date,
+                note: note.map(str::to_string),
+                source,
+            });
+        }
+    }
+    check_order(&order, "package", "name", found);
+    releases
 }
 
 fn read_gpus(root: &Table, found: &mut Found) -> GpuTables {

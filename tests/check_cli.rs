@@ -507,7 +507,35 @@ fn the_repository_matrix_lints_clean_and_every_rule_explains_itself() {
         .assert()
         .success();
     let listed: Vec<Value> = serde_json::from_str(&stdout(&list)).unwrap();
-    for item in &listed {
+    // How current the knowledge is: each rule's and symptom entry's check date,
+    // and the newest release of every package the rules name.
+    for item in listed
+        .iter()
+        .filter(|item| item["kind"] == "rule" || item["kind"] == "symptom")
+    {
+        let checked = item["checked"].as_str().unwrap_or_default();
+        assert!(envdoctor::calendar::Date::parse(checked).is_some(), "{item}");
+    }
+    let torch = listed
+        .iter()
+        .find(|item| item["kind"] == "package" && item["id"] == "torch")
+        .expect("torch's newest release is listed");
+    assert!(
+        torch["newest"].as_str().is_some() && torch["released"].as_str().is_some(),
+        "{torch}"
+    );
+    let text = stdout(
+        &common::envdoctor(cache.path())
+            .args(["matrix", "list"])
+            .assert()
+            .success(),
+    );
+    assert!(
+        text.contains("Newest release of each package the rules name (PyPI, read "),
+        "{text}"
+    );
+    assert!(text.contains("Sources last checked between "), "{text}");
+    for item in listed.iter().filter(|item| item["kind"] != "package") {
         let id = item["id"].as_str().unwrap();
         let explain = common::envdoctor(cache.path())
             .args(["matrix", "explain", id])

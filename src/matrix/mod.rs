@@ -399,6 +399,21 @@ fn format_problems(path: &Path, text: &str) -> Vec<LintError> {
 mod tests {
     use super::*;
 
+    /// `matrix list` shows the newest release of every package a rule names:
+    /// a rule about a package the releases table lacks fails here.
+    #[test]
+    fn every_package_a_rule_names_has_a_newest_release_row() {
+        let matrix = Matrix::load(&[]).unwrap();
+        let releases = &crate::tables::tables().releases;
+        let missing: Vec<String> = matrix
+            .rules
+            .iter()
+            .flat_map(|rule| rule.when.packages.iter().map(|(name, _)| name.clone()))
+            .filter(|name| releases.package(name).is_none())
+            .collect();
+        assert!(missing.is_empty(), "no row in tables/releases.toml for {missing:?}");
+    }
+
     #[test]
     fn the_compiled_in_matrix_loads() {
         Matrix::load(&[]).expect("compiled-in rules are valid");

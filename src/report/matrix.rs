@@ -5,8 +5,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::calendar::Date;
 use crate::checks;
 use crate::matrix::{Linted, Matrix};
+use crate::tables;
 
 #[derive(Serialize)]
 pub struct Listed {
@@ -23,6 +25,14 @@ pub struct Listed {
     /// The `--matrix DIR` a site rule came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// When a rule's or symptom entry's references were last checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<String>,
+    /// A `package`'s newest release on PyPI and its day, as the table records them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newest: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub released: Option<String>,
 }
 
 pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
@@ -34,6 +44,9 @@ pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
         withdrawn: rule.withdrawn.is_some(),
         produces: Vec::new(),
         source: rule.site.as_ref().map(|dir| dir.display().to_string()),
+        checked: Some(rule.checked.to_string()),
+        newest: None,
+        released: None,
     });
     let symptoms = matrix.symptoms.iter().map(|entry| Listed {
         id: entry.id.clone(),
@@ -43,6 +56,9 @@ pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
         withdrawn: false,
         produces: Vec::new(),
         source: entry.site.as_ref().map(|dir| dir.display().to_string()),
+        checked: Some(entry.checked.to_string()),
+        newest: None,
+        released: None,
     });
     let checks = checks::catalogue().map(|check| Listed {
         id: check.id.to_string(),
@@ -52,8 +68,24 @@ pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
         withdrawn: false,
         produces: check.produces.iter().map(|id| id.to_string()).collect(),
         source: None,
+        checked: None,
+        newest: None,
+        released: None,
     });
-    rules.chain(symptoms).chain(checks).collect()
+    let releases = &tables::tables().releases;
+    let packages = releases.packages.iter().map(|row| Listed {
+        id: row.name.clone(),
+        kind: "package",
+        severity: None,
+        title: row.note.clone().unwrap_or_default(),
+        withdrawn: false,
+        produces: Vec::new(),
+        source: None,
+        checked: releases.checked.map(|date| date.to_string()),
+        newest: row.newest.clone(),
+        released: row.released.map(|date| date.to_string()),
+    });
+    rules.chain(symptoms).chain(checks).chain(packages).collect()
 }
 
 pub fn list_text(matrix: &Matrix) -> String {
@@ -62,24 +94,74 @@ pub fn list_text(matrix: &Matrix) -> String {
     let mut out = String::new();
     let rules = listed.iter().filter(|item| item.kind == "rule").count();
     let _ = writeln!(out, "Rules ({rules})");
+    let checked = |item: &Listed| item.checked.clone().unwrap_or_default();
     for item in listed.iter().filter(|item| item.kind == "rule") {
         let severity = item.severity.as_deref().unwrap_or("");
         let withdrawn = if item.withdrawn { " (withdrawn)" } else { "" };
-        let _ = writeln!(out, "  {severity:<8}{:<width$}  {}{withdrawn}", item.id, item.title);
+        let _ = writeln!(
+            out,
+            "  {severity:<8}{:<width$}  {}  {}{withdrawn}",
+            item.id,
+            checked(item),
+            item.title
+        );
     }
     let symptoms: Vec<&Listed> = listed.iter().filter(|item| item.kind == "symptom").collect();
     let _ = writeln!(out, "\nSymptom entries, for `envdoctor explain` ({})", symptoms.len());
     for item in &symptoms {
-        let _ = writeln!(out, "  {:<8}{:<width$}  {}", "", item.id, item.title);
+        let _ = writeln!(out, "  {:<8}{:<width$}  {}  {}", "", item.id, checked(item), item.title);
     }
-    let _ = writeln!(out, "\nBuilt-in checks ({})", listed.len() - rules - symptoms.len());
+    let checks = listed.iter().filter(|item| item.kind == "check").count();
+    let _ = writeln!(out, "\nBuilt-in checks ({checks})");
     for item in listed.iter().filter(|item| item.kind == "check") {
         let _ = writeln!(out, "  {:<width$}  {}", item.id, item.title);
         if !(item.produces.len() == 1 && item.produces[0] == item.id) {
             let _ = writeln!(out, "  {:<width$}  finds: {}", "", item.produces.join(", "));
         }
     }
+    freshness(&mut out, matrix, &listed);
     out
+}
+
+/// How current the knowledge is: the newest release of each package the rules
+/// name, and the oldest and newest day a rule's sources were checked.
+fn freshness(out: &mut String, matrix: &Matrix, listed: &[Listed]) {
+    let releases = &tables::tables().releases;
+    let read = releases
+        .checked
+        .map_or_else(|| "unknown".to_string(), |date| date.to_string());
+    let _ = writeln!(
+        out,
+        "\nNewest release of each package the rules name (PyPI, read {read}): a newer one is unknown to the rules"
+    );
+    let width = listed
+        .iter()
+        .filter(|item| item.kind == "package")
+        .map(|item| item.id.len())
+        .max()
+        .unwrap_or(0);
+    for item in listed.iter().filter(|item| item.kind == "package") {
+        let newest = item.newest.as_deref().unwrap_or("-");
+        let released = item.released.as_deref().unwrap_or("");
+        let line = format!("  {:<width$}  {newest:<12}{released:<12}{}", item.id, item.title);
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    let dates: Vec<Date> = matrix
+        .rules
+        .iter()
+        .filter(|rule| rule.withdrawn.is_none())
+        .map(|rule| rule.checked)
+        .chain(matrix.symptoms.iter().map(|entry| entry.checked))
+        .collect();
+    if let (Some(oldest), Some(newest)) = (dates.iter().min(), dates.iter().max()) {
+        let today = Date::today();
+        let _ = writeln!(
+            out,
+            "\nSources last checked between {oldest} and {newest}; today is {today}, so the oldest check is {} \
+             days old.",
+            oldest.days_until(today)
+        );
+    }
 }
 
 pub fn lint_text(linted: &Linted, dir: Option<&Path>) -> String {
