@@ -61,7 +61,7 @@ impl Setup {
 
 /// What the site rule's fix becomes on the hand-made H100 node.
 const SITE_FIX: &str = "pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121: a build for \
-                        CUDA 12.1 that this driver runs, with code for 5.0;6.0;6.1;7.0;7.5;8.0;8.6;9.0";
+                        CUDA 12.1 that this driver runs, with code for 5.0;6.0;7.0;7.5;8.0;8.6;9.0";
 
 fn stdout(assert: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(assert.get_output().stdout.clone()).unwrap()

@@ -396,7 +396,7 @@ rule_cases! {
     adapters_dataparallel_device_mismatch: "adapters-dataparallel-device-mismatch", "warning",
         fires: Node::h100().gpus(&[A100, A100]).package("adapters", "0.1.2"),
         quiet: Node::h100().gpus(&[A100, A100]).package("adapters", "0.2.0");
-    adapter_transformers_dataparallel_device_mismatch: "adapter-transformers-dataparallel-device-mismatch", "warning",
+    adapter_transformers_dataparallel_device_mismatch: "adapter-transformers-dataparallel-device-mismatch", "info",
         fires: Node::h100().gpus(&[V100, V100]).package("adapter-transformers", "2.1.2"),
         quiet: Node::h100().gpus(&[V100, V100]).package("adapter-transformers", "2.2.0");
     bf16_pre_ampere_accelerate: "bf16-pre-ampere-accelerate", "warning",

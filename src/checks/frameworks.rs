@@ -664,16 +664,16 @@ mod tests {
     #[test]
     fn a_blackwell_gpu_on_a_cu124_build_has_no_code() {
         let mut snapshot = healthy();
-        set_torch(&mut snapshot, "2.5.1+cu124", Some("12.4"));
+        set_torch(&mut snapshot, "2.6.0+cu124", Some("12.4"));
         set_gpus(&mut snapshot, "NVIDIA GeForce RTX 5090", Some("12.0"));
         snapshot.nvidia.as_mut().unwrap().driver_version = Some("575.51.03".to_string());
         snapshot.nvidia.as_mut().unwrap().cuda_driver_version = Some("12.9".to_string());
         let findings = run(&snapshot, torch_runs_on_gpus);
-        // The 2.5 list was measured in conda packages, so the finding is one level milder.
+        // The 2.6 list was measured in PyTorch's images, so the finding is one level milder.
         assert_eq!(ids(&findings), [(ARCH_MISSING, Severity::Warning)]);
         let finding = &findings[0];
         assert!(
-            finding.detail.contains("5.0;6.0;6.1;7.0;7.5;8.0;8.6;9.0;9.0a"),
+            finding.detail.contains("5.0;6.0;7.0;7.5;8.0;8.6;9.0"),
             "{}",
             finding.detail
         );
@@ -684,7 +684,7 @@ mod tests {
         );
         assert!(finding.detail.contains("unconfirmed for pip wheels"));
         let fix = finding.fix.as_deref().unwrap();
-        // No 2.5 build runs on 12.0. Of newer releases, 2.12 and later offer 12.0 only in CUDA 13 builds,
+        // No 2.6 build runs on 12.0. Of newer releases, 2.12 and later offer 12.0 only in CUDA 13 builds,
         // which driver 575 cannot run; 2.11's cu128 build it runs fully.
         assert!(
             fix.starts_with("pip install \"torch==2.11.0\" --index-url https://download.pytorch.org/whl/cu128"),
