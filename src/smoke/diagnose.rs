@@ -900,25 +900,33 @@ mod tests {
         assert!(diagnose(&run, &[]).is_empty());
     }
 
+    /// The smoke run recorded on a real H100 (torch 2.11.0+cu130): every step passed.
+    fn recorded_healthy_run() -> SmokeRun {
+        serde_json::from_str(include_str!(
+            "../../tests/fixtures/smoke/recorded/smoke-run-h100-torch2.11-cu130.json"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_recorded_h100_run_is_healthy() {
+        let run = recorded_healthy_run();
+        assert_eq!(run.ending, Ending::Completed);
+        assert!(run.steps.iter().all(|step| step.status == Status::Pass), "{run:#?}");
+        assert!(diagnose(&run, &[]).is_empty(), "{:#?}", diagnose(&run, &[]));
+    }
+
     #[test]
     fn kernels_that_ran_everywhere_correct_the_architecture_table() {
-        let run = run_of(
-            vec![
-                with_figures(
-                    step("torch.cuda", Status::Pass, ""),
-                    serde_json::json!({"arch_list": ["sm_90"]}),
-                ),
-                step("gpu0.kernels", Status::Pass, ""),
-            ],
-            Ending::Completed,
-        );
+        // The real run: torch.cuda reports the build's architectures and cuda:0 ran its kernels.
+        let run = recorded_healthy_run();
         let mut raised = vec![
             fired(ARCH_FROM_TABLE, "torch-runs-on-gpus", "f"),
             fired("other", "other", "f"),
         ];
         let correction = reconcile_architectures(&run, &mut raised).expect("the table is contradicted");
         assert_eq!(correction.id, ARCH_CORRECTED);
-        assert!(correction.detail.contains("sm_90"));
+        assert!(correction.detail.contains("sm_90"), "{}", correction.detail);
         assert_eq!(raised.len(), 1);
         assert_eq!(raised[0].id, "other");
 
