@@ -14,6 +14,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::configs::TrainingConfigs;
+use crate::probe::cuda::host_compiler::CompilerFamily;
 use crate::probe::cuda::{Toolkit, ToolkitFoundVia};
 use crate::probe::frameworks::{Build, TorchBuild};
 use crate::probe::nvidia::Gpu;
@@ -28,6 +29,8 @@ pub struct Facts<'a> {
     pub python_version: Option<Version>,
     /// The node's glibc; `None` on musl or where it could not be read.
     pub glibc: Option<Version>,
+    /// The GCC a CUDA extension build would hand to nvcc; `None` for clang or unknown.
+    pub host_gcc: Option<Version>,
     pub torch: Option<&'a TorchBuild>,
     /// `torch.version.cuda`: `None` for a CPU or ROCm build, or no torch.
     pub torch_cuda: Option<Version>,
@@ -86,6 +89,13 @@ impl<'a> Facts<'a> {
             packages,
             python_version: dotted(&snapshot.python.version),
             glibc: snapshot.system.glibc_version.as_deref().and_then(dotted),
+            host_gcc: snapshot
+                .cuda
+                .host_compiler
+                .as_ref()
+                .filter(|compiler| compiler.family == Some(CompilerFamily::Gcc))
+                .and_then(|compiler| compiler.version.as_deref())
+                .and_then(dotted),
             torch,
             torch_cuda: torch.and_then(|build| build.cuda.as_deref()).and_then(dotted),
             driver: nvidia.and_then(|n| n.driver_version.as_deref()).and_then(dotted),

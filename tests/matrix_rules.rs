@@ -166,6 +166,18 @@ impl Node {
         self
     }
 
+    /// The C++ compiler an extension build would use: GCC `version` as `c++` on PATH.
+    fn host_gcc(mut self, version: &str) -> Node {
+        self.snapshot["cuda"]["host_compiler"] = json!({
+            "chosen_by": "c++",
+            "path": "/usr/bin/c++",
+            "family": "gcc",
+            "version": version,
+            "problems": []
+        });
+        self
+    }
+
     fn glibc(mut self, version: &str) -> Node {
         self.snapshot["system"]["glibc_version"] = json!(version);
         self
@@ -530,9 +542,9 @@ rule_cases! {
     bnb_0_43_1_to_0_44_cuda_12_6: "bnb-0-43-1-to-0-44-cuda-12-6", "error",
         fires: Node::h100().package("bitsandbytes", "0.44.1").torch("2.6.0+cu126"),
         quiet: Node::h100().package("bitsandbytes", "0.45.0").torch("2.6.0+cu126");
-    bnb_0_43_1_to_0_45_3_cuda_12_8: "bnb-0-43-1-to-0-45-3-cuda-12-8", "error",
-        fires: Node::h100().package("bitsandbytes", "0.45.3").torch("2.7.1+cu128"),
-        quiet: Node::h100().package("bitsandbytes", "0.45.4").torch("2.7.1+cu128");
+    bnb_0_43_1_to_0_45_2_cuda_12_8: "bnb-0-43-1-to-0-45-2-cuda-12-8", "error",
+        fires: Node::h100().package("bitsandbytes", "0.45.2").torch("2.7.1+cu128"),
+        quiet: Node::h100().package("bitsandbytes", "0.45.3").torch("2.7.1+cu128");
     bnb_0_43_1_to_0_46_0_cuda_12_9: "bnb-0-43-1-to-0-46-0-cuda-12-9", "error",
         fires: Node::h100().package("bitsandbytes", "0.46.0").torch("2.8.0+cu129"),
         quiet: Node::h100().package("bitsandbytes", "0.46.1").torch("2.8.0+cu129");
@@ -570,6 +582,18 @@ rule_cases! {
     deepspeed_below_0_16_torch_2_6_load_checkpoint: "deepspeed-below-0-16-torch-2-6-load-checkpoint", "warning",
         fires: Node::h100().package("deepspeed", "0.15.4"),
         quiet: Node::h100().package("deepspeed", "0.16.0");
+    cuda_12_0_to_12_3_nvcc_gcc_above_12: "cuda-12-0-to-12-3-nvcc-gcc-above-12", "warning",
+        fires: Node::h100().toolkit("12.3.2").host_gcc("13.3.0"),
+        quiet: Node::h100().toolkit("12.3.2").host_gcc("12.4.0");
+    cuda_12_4_to_12_6_nvcc_gcc_above_13: "cuda-12-4-to-12-6-nvcc-gcc-above-13", "warning",
+        fires: Node::h100().toolkit("12.6.3").host_gcc("14.2.0"),
+        quiet: Node::h100().toolkit("12.6.3").host_gcc("13.3.0");
+    cuda_12_8_to_12_9_nvcc_gcc_above_14: "cuda-12-8-to-12-9-nvcc-gcc-above-14", "warning",
+        fires: Node::h100().toolkit("12.8.1").host_gcc("15.1.0"),
+        quiet: Node::h100().toolkit("12.8.1").host_gcc("14.2.0");
+    cuda_13_0_to_13_2_nvcc_gcc_above_15: "cuda-13-0-to-13-2-nvcc-gcc-above-15", "warning",
+        fires: Node::h100().toolkit("13.0.2").host_gcc("16.1.0"),
+        quiet: Node::h100().toolkit("13.0.2").host_gcc("15.3.0");
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
         fires: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
         quiet: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.47.0");
@@ -679,7 +703,38 @@ fn every_fix_that_changes_torch_installs_a_consistent_set_the_node_runs() {
 }
 
 /// Rules withdrawn as wrong: kept so ignores and reports keep meaning, never evaluated.
-const WITHDRAWN: &[&str] = &["cuda-13-nvcc-pre-turing-deepspeed-ops"];
+const WITHDRAWN: &[&str] = &[
+    "cuda-13-nvcc-pre-turing-deepspeed-ops",
+    "bnb-0-43-1-to-0-45-3-cuda-12-8",
+];
+
+#[test]
+fn bitsandbytes_0_45_3_ships_cuda_12_8_and_bnb_cuda_version_is_the_workaround() {
+    let cu128 = |version: &str| Node::h100().package("bitsandbytes", version).torch("2.7.1+cu128");
+    assert_quiet("bnb-0-43-1-to-0-45-3-cuda-12-8", cu128("0.45.3"));
+    assert_quiet("bnb-0-43-1-to-0-45-2-cuda-12-8", cu128("0.45.3"));
+    assert_quiet(
+        "bnb-0-43-1-to-0-45-2-cuda-12-8",
+        cu128("0.45.2").env("BNB_CUDA_VERSION", "126"),
+    );
+}
+
+#[test]
+fn deepspeed_skipping_its_cuda_check_silences_the_cuda_13_minor_rules() {
+    let node = Node::h100()
+        .package("deepspeed", "0.19.7")
+        .toolkit("13.1.1")
+        .deepspeed_config("ds-zero3-offload-cpu.json")
+        .env("DS_SKIP_CUDA_CHECK", "1");
+    assert_quiet("deepspeed-cpu-optimizer-torch-cuda-13-0-nvcc-other-13-minor", node);
+}
+
+#[test]
+fn a_clang_host_compiler_is_not_judged_by_the_gcc_rules() {
+    let mut node = Node::h100().toolkit("12.6.3").host_gcc("18.1.3");
+    node.snapshot["cuda"]["host_compiler"]["family"] = json!("clang");
+    assert_quiet("cuda-12-4-to-12-6-nvcc-gcc-above-13", node);
+}
 
 #[test]
 fn a_withdrawn_rule_is_quiet_where_it_used_to_fire() {

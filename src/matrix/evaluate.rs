@@ -41,6 +41,7 @@ pub enum Condition {
     DriverCuda,
     TorchCuda,
     CudaToolkit,
+    HostGcc,
     GpuCount,
     AnyGpu,
     AllGpus,
@@ -169,9 +170,15 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
         };
         judged.push(Judged::new(Condition::Package(name.clone()), holds, fact));
     }
-    let versions: [(Condition, &str, &Option<Spec>, &Option<pep440_rs::Version>); 5] = [
+    let versions: [(Condition, &str, &Option<Spec>, &Option<pep440_rs::Version>); 6] = [
         (Condition::Python, "Python", &when.python, &facts.python_version),
         (Condition::Glibc, "glibc", &when.glibc, &facts.glibc),
+        (
+            Condition::HostGcc,
+            "the GCC a CUDA extension build would use",
+            &when.host_gcc,
+            &facts.host_gcc,
+        ),
         (Condition::Driver, "the NVIDIA driver", &when.driver, &facts.driver),
         (
             Condition::DriverCuda,

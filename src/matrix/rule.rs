@@ -280,6 +280,9 @@ pub struct When {
     pub driver_cuda: Option<Spec>,
     pub torch_cuda: Option<Spec>,
     pub cuda_toolkit: Option<Spec>,
+    /// The GCC an extension build would hand to nvcc (`CXX`, else `c++`);
+    /// clang or an unknown compiler never matches.
+    pub host_gcc: Option<Spec>,
     pub gpu_count: Option<Spec>,
     pub any_gpu: Option<GpuCondition>,
     pub all_gpus: Option<GpuCondition>,

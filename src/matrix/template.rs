@@ -8,6 +8,7 @@ use crate::facts::VisibleGpu;
 const PLAIN: &[&str] = &[
     "python",
     "glibc",
+    "host_gcc",
     "driver",
     "driver_cuda",
     "torch_cuda",
@@ -95,6 +96,7 @@ fn value(name: &str, facts: &Facts, gpus: &[&VisibleGpu], config: Option<&std::p
     match name {
         "python" => version(&facts.python_version),
         "glibc" => version(&facts.glibc),
+        "host_gcc" => version(&facts.host_gcc),
         "driver" => facts
             .snapshot
             .nvidia

@@ -17,6 +17,7 @@
 //! a header's). Nothing here is fatal: what could not be read is a problem.
 
 mod headers;
+pub mod host_compiler;
 mod library_table;
 mod system_libraries;
 mod toolkit_version;
@@ -98,6 +99,10 @@ pub struct Cuda {
     pub libraries: Vec<Library>,
     /// Problems that belong to no one toolkit or library.
     pub problems: Vec<String>,
+    /// The C++ compiler an extension build would hand to nvcc; only looked for
+    /// where a toolkit has an nvcc.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_compiler: Option<host_compiler::HostCompiler>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,7 +245,21 @@ pub fn probe_with(inputs: &Inputs, roots: &SearchRoots) -> Cuda {
     let deadline = nvcc_deadline(inputs.env, &mut cuda.problems);
     let found = toolkits::find(inputs, roots, &from_wheels.nvcc);
     cuda.problems.extend(found.problems);
-    cuda.toolkits = toolkit_version::fill_versions(found.toolkits, deadline);
+    let compiles = found.toolkits.iter().any(|toolkit| toolkit.nvcc.is_some());
+    // Both may run a program: ask the compiler while the toolkits' nvcc answer.
+    let (path, cxx) = ((inputs.env)("PATH"), (inputs.env)("CXX"));
+    let compiler_env = move |name: &str| match name {
+        "PATH" => path.clone(),
+        "CXX" => cxx.clone(),
+        _ => None,
+    };
+    let (toolkits, host_compiler) = std::thread::scope(|scope| {
+        let compiler = compiles.then(|| scope.spawn(|| host_compiler::find(&compiler_env, deadline)));
+        let toolkits = toolkit_version::fill_versions(found.toolkits, deadline);
+        (toolkits, compiler.and_then(|handle| handle.join().ok().flatten()))
+    });
+    cuda.toolkits = toolkits;
+    cuda.host_compiler = host_compiler;
 
     cuda.libraries = from_wheels.libraries;
     let search = system_libraries::search_dirs(inputs.env, roots, &cuda.toolkits);
