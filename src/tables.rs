@@ -186,6 +186,9 @@ pub struct DriverBranch {
     pub support: String,
     /// The newest CUDA major the branch runs.
     pub cuda_major: u64,
+    /// The oldest GPUs the branch drives: R580 is the last for Maxwell,
+    /// Pascal and Volta, so later branches start at Turing (7.5).
+    pub min_compute_capability: MajorMinor,
     /// `YYYY-MM`, when NVIDIA ends support.
     pub end_of_life: String,
     pub source: String,
@@ -211,12 +214,15 @@ impl CudaDrivers {
             .max_by_key(|row| row.cuda)
     }
 
-    /// The branch to name in a fix for a CUDA major: of those that run it, the
-    /// one NVIDIA supports longest.
-    pub fn branch_for(&self, cuda_major: u64) -> Option<&DriverBranch> {
+    /// The branch to name in a fix for a CUDA major: of those that run it and
+    /// drive the oldest GPU here (`None`: unknown, so the oldest any branch
+    /// drives), the one NVIDIA supports longest.
+    pub fn branch_for(&self, cuda_major: u64, oldest_gpu: Option<MajorMinor>) -> Option<&DriverBranch> {
+        let drives_oldest = self.driver_branches.iter().map(|row| row.min_compute_capability).min();
+        let oldest = oldest_gpu.or(drives_oldest)?;
         self.driver_branches
             .iter()
-            .filter(|row| row.cuda_major >= cuda_major)
+            .filter(|row| row.cuda_major >= cuda_major && row.min_compute_capability <= oldest)
             .max_by(|a, b| a.end_of_life.cmp(&b.end_of_life))
     }
 }
@@ -900,10 +906,21 @@ fn read_drivers(root: &Table, found: &mut Found) -> CudaDrivers {
         let mut row = Row::new(
             table,
             "driver_branch",
-            &["branch", "support", "cuda_major", "end_of_life", "source"],
+            &[
+                "branch",
+                "support",
+                "cuda_major",
+                "min_compute_capability",
+                "end_of_life",
+                "source",
+            ],
             found,
         );
         let branch = row.string("branch", "the branch name, such as \"R580\"");
+        let min_compute_capability = row.major_minor(
+            "min_compute_capability",
+            "the oldest GPUs the branch drives, such as \"7.5\"",
+        );
         let support = row.string("support", "the kind of branch, such as \"long-term support branch\"");
         let cuda_major = row.integer("cuda_major", "the newest CUDA major the branch runs");
         let end_of_life = row.string("end_of_life", "\"YYYY-MM\"");
@@ -919,13 +936,20 @@ fn read_drivers(root: &Table, found: &mut Found) -> CudaDrivers {
         if let Some(branch) = branch {
             order.push((branch.to_string(), row.span()));
         }
-        if let (Some(branch), Some(support), Some(cuda_major), Some(end_of_life), Some(source)) =
-            (branch, support, cuda_major, end_of_life, source)
+        if let (
+            Some(branch),
+            Some(support),
+            Some(cuda_major),
+            Some(min_compute_capability),
+            Some(end_of_life),
+            Some(source),
+        ) = (branch, support, cuda_major, min_compute_capability, end_of_life, source)
         {
             drivers.driver_branches.push(DriverBranch {
                 branch: branch.to_string(),
                 support: support.to_string(),
                 cuda_major,
+                min_compute_capability,
                 end_of_life: end_of_life.to_string(),
                 source,
             });
@@ -1333,8 +1357,17 @@ mod tests {
         assert_eq!(cuda("570.26").as_deref(), Some("12.8"));
         assert_eq!(cuda("580.65.06").as_deref(), Some("13.0"));
         assert_eq!(cuda("400.1"), None);
-        assert_eq!(drivers.branch_for(12).map(|row| row.branch.as_str()), Some("R580"));
-        assert!(drivers.branch_for(14).is_none());
+        let branch = |cuda, gpu: Option<&str>| {
+            drivers
+                .branch_for(cuda, gpu.and_then(MajorMinor::parse))
+                .map(|row| row.branch.as_str())
+        };
+        // R620 is supported longest, but R580 is the last branch for Volta and older.
+        assert_eq!(branch(12, Some("9.0")), Some("R620"));
+        assert_eq!(branch(13, Some("7.5")), Some("R620"));
+        assert_eq!(branch(12, Some("7.0")), Some("R580"));
+        assert_eq!(branch(13, None), Some("R580"));
+        assert_eq!(branch(14, Some("9.0")), None);
     }
 
     #[test]

@@ -42,6 +42,17 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
     },
 ];
 
+/// The lowest compute capability among the visible GPUs, where all are known:
+/// a driver branch must still drive it.
+fn oldest_gpu(facts: &Facts, tables: &tables::Tables) -> Option<MajorMinor> {
+    let capabilities: Option<Vec<MajorMinor>> = facts
+        .gpus
+        .iter()
+        .map(|gpu| torch_install::capability(tables, gpu))
+        .collect();
+    capabilities?.into_iter().min()
+}
+
 /// Another build of the installed torch release that this driver runs and
 /// every visible GPU runs: the fix that changes the least.
 fn same_release_build(facts: &Facts) -> Option<Install<'static>> {
@@ -93,7 +104,7 @@ fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
         }
         let branch = tables
             .drivers
-            .branch_for(torch_cuda.major)
+            .branch_for(torch_cuda.major, oldest_gpu(facts, tables))
             .map(|branch| {
                 format!(
                     " (branch {}, a {} supported until {})",
@@ -271,6 +282,21 @@ mod tests {
     }
 
     #[test]
+    fn a_volta_node_is_pointed_at_r580_the_last_branch_that_drives_it() {
+        let mut snapshot = healthy();
+        set_torch(&mut snapshot, "2.9.1+cu130", "13.0");
+        for gpu in &mut snapshot.nvidia.as_mut().unwrap().gpus {
+            gpu.name = Some("Tesla V100-SXM2-32GB".to_string());
+            gpu.compute_capability = Some("7.0".to_string());
+        }
+        let fix = run(&snapshot, driver_runs_torch_cuda)[0].fix.clone().unwrap();
+        assert!(
+            fix.contains("(branch R580, a long-term support branch supported until 2028-06)"),
+            "{fix}"
+        );
+    }
+
+    #[test]
     fn a_cuda_13_torch_on_a_535_driver_is_an_error_with_both_ways_out() {
         let mut snapshot = healthy();
         set_torch(&mut snapshot, "2.9.1+cu130", "13.0");
@@ -293,8 +319,9 @@ mod tests {
             ),
             "{fix}"
         );
+        // Hopper is driven by R620, supported longest.
         assert!(
-            fix.contains("; or upgrade the NVIDIA driver to 580.65.06 or newer (branch R580"),
+            fix.contains("; or upgrade the NVIDIA driver to 580.65.06 or newer (branch R620"),
             "{fix}"
         );
     }
