@@ -594,6 +594,12 @@ rule_cases! {
     cuda_13_0_to_13_2_nvcc_gcc_above_15: "cuda-13-0-to-13-2-nvcc-gcc-above-15", "warning",
         fires: Node::h100().toolkit("13.0.2").host_gcc("16.1.0"),
         quiet: Node::h100().toolkit("13.0.2").host_gcc("15.3.0");
+    nvswitch_fabric_manager_unverified: "nvswitch-fabric-manager-unverified", "info",
+        fires: Node::h100().gpus(&[H100; 8]),
+        quiet: Node::h100().gpus(&[H100; 4]);
+    geforce_multi_gpu_p2p_unverified: "geforce-multi-gpu-p2p-unverified", "info",
+        fires: Node::h100().gpus(&[RTX_4090, RTX_4090]),
+        quiet: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("NCCL_P2P_DISABLE", "1");
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
         fires: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
         quiet: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.47.0");
