@@ -600,6 +600,12 @@ rule_cases! {
     geforce_multi_gpu_p2p_unverified: "geforce-multi-gpu-p2p-unverified", "info",
         fires: Node::h100().gpus(&[RTX_4090, RTX_4090]),
         quiet: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("NCCL_P2P_DISABLE", "1");
+    nccl_cu13_2_28_9_to_2_29_2_aarch64_proxy_hang: "nccl-cu13-2-28-9-to-2-29-2-aarch64-proxy-hang", "warning",
+        fires: Node::h100().machine("aarch64"),
+        quiet: Node::h100().machine("aarch64").package("nvidia-nccl-cu13", "2.29.3");
+    nccl_cu12_2_28_9_to_2_29_2_aarch64_proxy_hang: "nccl-cu12-2-28-9-to-2-29-2-aarch64-proxy-hang", "warning",
+        fires: Node::h100().machine("aarch64").torch("2.10.0+cu126").package("nvidia-nccl-cu12", "2.28.9"),
+        quiet: Node::h100().package("nvidia-nccl-cu12", "2.28.9");
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
         fires: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
         quiet: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.47.0");
