@@ -236,10 +236,26 @@ fn python_supported_by_torch(facts: &Facts) -> Vec<Finding> {
         supporting.first()
     };
     let mut fix = format!("use {range} (a new virtual environment with that interpreter)");
-    if let Some(alternative) = alternative {
-        fix.push_str(&format!(
-            ", or install a torch release made for Python {python}: pip install \"torch=={alternative}.*\""
-        ));
+    if let Some(&alternative) = alternative {
+        // Torch with the torchvision and torchaudio made for it, from an index
+        // this driver and these GPUs can use.
+        let install = torch_install::choose(
+            facts,
+            tables,
+            &torch_install::visible_capabilities(facts, tables),
+            &|version| MajorMinor::of(version) == Some(alternative),
+            Prefer::Lowest,
+        );
+        match install {
+            Some(install) => fix.push_str(&format!(
+                ", or install a torch release made for Python {python}: {}",
+                install.explained()
+            )),
+            None => fix.push_str(&format!(
+                ", or install torch {alternative}, made for Python {python}, with the torchvision and torchaudio \
+                 made for it"
+            )),
+        }
     }
     vec![finding(
         PYTHON_OUTSIDE,
@@ -401,7 +417,12 @@ mod tests {
         assert_eq!(ids(&findings), [(PYTHON_OUTSIDE, Severity::Warning)]);
         let fix = findings[0].fix.as_deref().unwrap();
         assert!(fix.contains("Python 3.10 to 3.14"), "{fix}");
-        assert!(fix.contains("pip install \"torch==2.4.*\""), "{fix}");
+        // torch 2.4, the newest release for 3.8, with its torchvision and torchaudio
+        // where installed, from an index driver 535 runs.
+        assert!(
+            fix.contains("pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121"),
+            "{fix}"
+        );
 
         snapshot.python.version = "3.12.3".to_string();
         set_torch(&mut snapshot, "2.3.1+cu121", "12.1");
@@ -412,7 +433,8 @@ mod tests {
 
         snapshot.python.version = "3.13.0".to_string();
         let findings = run(&snapshot, python_supported_by_torch);
-        assert!(findings[0].fix.as_deref().unwrap().contains("torch==2.6.*"));
+        let fix = findings[0].fix.as_deref().unwrap();
+        assert!(fix.contains("pip install \"torch==2.6.0\""), "{fix}");
     }
 
     #[test]

@@ -149,7 +149,9 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
         text: "undefined symbol: nccl",
         cause: "torch was built against another NCCL than the one it loads (an nvidia-nccl-cu* wheel of another version, or a system libnccl first on the library path)",
         explained_by: &[],
-        fix: "pip install --force-reinstall torch  # brings back the nvidia-nccl wheel torch pins; and unset LD_LIBRARY_PATH entries holding libnccl",
+        // Not a torch reinstall: an unpinned one upgrades torch past the torchvision and
+        // torchaudio that pin it. The NCCL wheel alone goes back to torch's own pin.
+        fix: "pip show torch | grep -o 'nvidia-nccl-cu[0-9]*' && pip check  # pip check names the NCCL version torch pins; then pip install --force-reinstall --no-deps \"nvidia-nccl-cuXX==THAT_VERSION\", and unset LD_LIBRARY_PATH entries holding libnccl",
         reference: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
     },
     KnownFailure {
