@@ -346,7 +346,7 @@ fn the_text_report_names_the_rule_its_confidence_the_fix_and_a_reference_and_o_w
     );
     assert!(
         text.lines()
-            .any(|line| line.trim() == r#"fix: pip install "deepspeed==0.14.0""#),
+            .any(|line| line.trim() == r#"fix: pip install "deepspeed>=0.14.4""#),
         "{text}"
     );
     assert!(

@@ -491,8 +491,8 @@ rule_cases! {
         fires: Node::h100().package("transformers", "5.20.0").torch("2.5.1+cu124"),
         quiet: Node::h100().package("transformers", "5.20.0").torch("2.6.0+cu124");
     bnb_int8_cast_below_turing: "bnb-int8-cast-below-turing", "info",
-        fires: Node::h100().gpus(&[V100]).package("bitsandbytes", "0.45.0"),
-        quiet: Node::h100().gpus(&[T4]).package("bitsandbytes", "0.45.0");
+        fires: Node::h100().gpus(&[V100]).package("bitsandbytes", "0.44.1"),
+        quiet: Node::h100().gpus(&[T4]).package("bitsandbytes", "0.44.1");
     bnb_before_0_43_1_cuda_12_4_runtime: "bnb-before-0-43-1-cuda-12-4-runtime", "error",
         fires: Node::h100().package("bitsandbytes", "0.42.0").torch("2.4.1+cu124"),
         quiet: Node::h100().package("bitsandbytes", "0.42.0").torch("2.1.2+cu121");

@@ -11,6 +11,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
+use super::index;
 use super::plan::{Plan, gpu_side};
 use crate::lock::model::{Package, Source};
 use crate::probe::metadata::file_url_to_path;
@@ -79,7 +80,7 @@ pub fn render(plan: &Plan, kind: Kind, origin: &str) -> Written {
         let line = freeze_line(package);
         let checkable = match kind {
             Kind::Requirements { hashes: false } => true,
-            Kind::Requirements { hashes: true } => matches!(&package.source, Source::Archive { hash: Some(_), .. }),
+            Kind::Requirements { hashes: true } => archive_hash(package).is_some(),
             Kind::Constraints => false,
         };
         match (checkable, line) {
@@ -123,14 +124,23 @@ fn index_lines(plan: &Plan) -> Vec<String> {
 
 /// An archive with a recorded hash keeps it checkable: `name @ url --hash=...`.
 fn hashed_archive(package: &Package, line: String, kind: Kind) -> String {
-    match (&package.source, kind) {
-        (Source::Archive { hash: Some(hash), .. }, Kind::Requirements { hashes: true }) => {
-            let (algorithm, digest) = hash.split_once('=').unwrap_or(("sha256", hash));
+    match (archive_hash(package), kind) {
+        (Some((algorithm, digest)), Kind::Requirements { hashes: true }) => {
             let bare = line.split_once('#').map_or(line.as_str(), |(bare, _)| bare).to_string();
             format!("{bare} \\\n    --hash={algorithm}:{digest}")
         }
         _ => line,
     }
+}
+
+/// An archive's recorded `algorithm=digest`, where it is one pip can check: a
+/// lock is a stranger's file, and its hash lands in a `--hash=` line.
+fn archive_hash(package: &Package) -> Option<(&str, &str)> {
+    let Source::Archive { hash: Some(hash), .. } = &package.source else {
+        return None;
+    };
+    let (algorithm, digest) = hash.split_once('=').unwrap_or(("sha256", hash));
+    index::digest_is_well_formed(algorithm, digest).then_some((algorithm, digest))
 }
 
 /// The line `pip freeze` writes for a package installed from a direct URL.
@@ -260,13 +270,13 @@ mod tests {
             "local",
             Source::Archive {
                 url: "file:///dist/local-1.0.tar.gz".to_string(),
-                hash: Some("sha256=abc".to_string()),
+                hash: Some(format!("sha256={}", "ab".repeat(32))),
                 subdirectory: None,
             },
         );
         assert_eq!(
             freeze_line(&archive).as_deref(),
-            Some("local @ file:///dist/local-1.0.tar.gz#sha256=abc")
+            Some(format!("local @ file:///dist/local-1.0.tar.gz#sha256={}", "ab".repeat(32)).as_str())
         );
         let editable = with_source(
             "mine",
@@ -283,11 +293,10 @@ mod tests {
         let plan = plan(&lock, false, None).unwrap();
         let hashed = render(&plan, Kind::Requirements { hashes: true }, "x");
         assert_eq!(hashed.skipped, ["tool", "mine"]);
-        assert!(
-            hashed
-                .text
-                .contains("local @ file:///dist/local-1.0.tar.gz \\\n    --hash=sha256:abc")
-        );
+        assert!(hashed.text.contains(&format!(
+            "local @ file:///dist/local-1.0.tar.gz \\\n    --hash=sha256:{}",
+            "ab".repeat(32)
+        )));
         assert!(hashed.text.contains("#   tool @ git+"), "{}", hashed.text);
     }
 

@@ -680,7 +680,7 @@ mod tests {
             "{}",
             found[0].detail
         );
-        assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed==0.14.0\""));
+        assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed>=0.14.4\""));
     }
 
     /// The ZeRO-3 step as it fails on DeepSpeed 0.14.2: the traceback of the
@@ -754,7 +754,7 @@ mod tests {
         let rule = "deepspeed-zero3-offload-device-mismatch";
         assert_eq!(found[0].id, rule);
         assert_eq!(found[0].severity, Severity::Error);
-        assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed==0.14.0\""));
+        assert_eq!(found[0].fix.as_deref(), Some("pip install \"deepspeed>=0.14.4\""));
         let detail = &found[0].detail;
         assert!(
             detail.starts_with("The smoke test reproduced it: step `deepspeed.zero3`"),

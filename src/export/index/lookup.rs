@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::cache::Cache;
 use super::fetch::{FetchError, Fetcher};
-use super::simple::IndexFile;
+use super::simple::{IndexFile, well_formed};
 use super::urls::{index_key, strip_credentials};
 use super::wheel_name::{expand_tags, normalize_name, parse_sdist, parse_wheel, same_version};
 use super::{Artifact, ArtifactKind, Index, Lookup, Wanted};
@@ -149,7 +149,12 @@ fn release(files: &[IndexFile], wanted: &Wanted, index: &Index) -> Release {
         let artifact = Artifact {
             filename: file.filename.clone(),
             url: strip_credentials(&file.url),
-            sha256: file.hashes.get("sha256").cloned(),
+            // Checked again here: a cached page is read back from disk.
+            sha256: file
+                .hashes
+                .get("sha256")
+                .filter(|digest| well_formed("sha256", digest))
+                .cloned(),
             size: file.size,
             upload_time: file.upload_time.clone(),
             kind,

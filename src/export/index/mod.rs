@@ -14,6 +14,11 @@ mod config;
 mod fetch;
 mod lookup;
 mod simple;
+
+/// Whether a digest is lower-case hex of its algorithm's length (see `simple`).
+pub fn digest_is_well_formed(algorithm: &str, digest: &str) -> bool {
+    simple::well_formed(algorithm, digest)
+}
 pub mod urls;
 pub mod wheel_name;
 

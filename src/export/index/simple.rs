@@ -168,6 +168,7 @@ fn resolve_link(base: &Url, href: &str) -> Option<Link> {
         .filter_map(|pair| pair.split_once('='))
         .filter(|(name, _)| HASH_NAMES.contains(name))
         .map(|(name, digest)| (name.to_string(), digest.to_ascii_lowercase()))
+        .filter(|(name, digest)| well_formed(name, digest))
         .collect();
     url.set_fragment(None);
     let filename = url
@@ -186,6 +187,29 @@ fn lowercase(hashes: BTreeMap<String, String>) -> impl Iterator<Item = (String, 
     hashes
         .into_iter()
         .map(|(name, digest)| (name.to_ascii_lowercase(), digest.to_ascii_lowercase()))
+        .filter(|(name, digest)| well_formed(name, digest))
+}
+
+/// Whether `digest` can be what `name` produces: lower-case hex of the
+/// algorithm's length. An index page is a stranger's text and its hashes end
+/// up in `--hash=` lines of a requirements file: an empty, non-hex or
+/// overlong value (or one holding a newline) is dropped, as if none were given.
+pub(super) fn well_formed(name: &str, digest: &str) -> bool {
+    let hex_length = match name {
+        "md5" => Some(32),
+        "sha1" => Some(40),
+        "sha224" => Some(56),
+        "sha256" | "blake2b_256" | "sha3_256" => Some(64),
+        "sha384" => Some(96),
+        "sha512" => Some(128),
+        _ => None,
+    };
+    !digest.is_empty()
+        && digest.len() <= 128
+        && hex_length.is_none_or(|length| digest.len() == length)
+        && digest
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
 }
 
 /// An HTML start tag: its lower-case name, attributes with entities decoded,
@@ -345,7 +369,7 @@ mod tests {
         let html = format!(
             "<!DOCTYPE html><html><body><h1>Links for demo-pkg</h1>\n\
              <a href=\"../../files/demo_pkg-1.0-py3-none-any.whl#sha256={}\">demo_pkg-1.0-py3-none-any.whl</a><br/>\n\
-             <A HREF='/files/demo_pkg-1.0.tar.gz#md5=ABC&amp;sha256={HASH}'>demo_pkg-1.0.tar.gz</A>\n\
+             <A HREF='/files/demo_pkg-1.0.tar.gz#md5=ABCDEF0123456789ABCDEF0123456789&amp;sha256={HASH}'>demo_pkg-1.0.tar.gz</A>\n\
              <a href=https://mirror.example/x/demo_pkg-2.0-py3-none-any.whl>demo_pkg-2.0-py3-none-any.whl</a>\n\
              </body></html>",
             HASH.to_uppercase()
@@ -363,7 +387,7 @@ mod tests {
         assert_eq!(files[0].filename, "demo_pkg-1.0-py3-none-any.whl");
         assert_eq!(files[0].hashes["sha256"], HASH, "the hash is lower-cased");
         assert_eq!(files[1].hashes["sha256"], HASH);
-        assert_eq!(files[1].hashes["md5"], "abc");
+        assert_eq!(files[1].hashes["md5"], "abcdef0123456789abcdef0123456789");
         assert!(files[2].hashes.is_empty());
     }
 
@@ -400,12 +424,40 @@ mod tests {
         assert_eq!(decode_entities("a&b &nbsp; &#xZZ; &#65;&amp;"), "a&b &nbsp; &#xZZ; A&");
     }
 
+    /// D4: what an index gives as a hash reaches `--hash=` lines only if it is one.
+    #[test]
+    fn hashes_that_are_not_hex_of_the_right_length_are_dropped() {
+        let url = Url::parse("https://index.example/simple/demo-pkg/").unwrap();
+        for bad in [
+            "",
+            "xyz",
+            &"a".repeat(100),
+            &format!("{}\n--extra-index-url http://evil.example/", "a".repeat(64)),
+        ] {
+            let body = format!(
+                r#"{{"meta": {{"api-version": "1.1"}}, "files": [{{"filename": "demo_pkg-1.0.tar.gz",
+                "url": "/f/demo_pkg-1.0.tar.gz", "hashes": {{"sha256": {}}}}}]}}"#,
+                serde_json::to_string(bad).unwrap()
+            );
+            let files = parse_json(&body, &url).unwrap();
+            assert!(files[0].hashes.is_empty(), "{bad:?} kept: {:?}", files[0].hashes);
+            let html = format!(
+                "<a href=\"/f/demo_pkg-1.0.tar.gz#sha256={}\">x</a>",
+                bad.replace('\n', "%0A")
+            );
+            assert!(parse_html(&html, &url)[0].hashes.is_empty(), "{bad:?} kept in HTML");
+        }
+        let good = "A".repeat(64);
+        let html = format!("<a href=\"/f/demo_pkg-1.0.tar.gz#sha256={good}\">x</a>");
+        assert_eq!(parse_html(&html, &url)[0].hashes["sha256"], "a".repeat(64));
+    }
+
     #[test]
     fn json_pages_keep_hashes_sizes_times_and_yanks() {
         let json = format!(
             r#"{{"meta": {{"api-version": "1.1"}}, "name": "demo-pkg", "versions": ["1.0"], "files": [
                 {{"filename": "demo_pkg-1.0-py3-none-any.whl", "url": "../../files/demo_pkg-1.0-py3-none-any.whl",
-                  "hashes": {{"SHA256": "{HASH}", "blake2b_256": "ff"}}, "requires-python": ">=3.8",
+                  "hashes": {{"SHA256": "{HASH}", "blake2b_256": "{HASH}"}}, "requires-python": ">=3.8",
                   "size": 1234, "upload-time": "2024-01-02T03:04:05.678901Z", "yanked": false,
                   "core-metadata": {{"sha256": "00"}}}},
                 {{"filename": "demo_pkg-1.0.tar.gz", "url": "https://files.example/demo_pkg-1.0.tar.gz#sha256={HASH}",
@@ -419,7 +471,7 @@ mod tests {
             "https://index.example/files/demo_pkg-1.0-py3-none-any.whl"
         );
         assert_eq!(files[0].hashes["sha256"], HASH);
-        assert_eq!(files[0].hashes["blake2b_256"], "ff");
+        assert_eq!(files[0].hashes["blake2b_256"], HASH);
         assert_eq!(files[0].size, Some(1234));
         assert_eq!(files[0].upload_time.as_deref(), Some("2024-01-02T03:04:05.678901Z"));
         assert_eq!(files[0].yanked, None);
