@@ -21,6 +21,7 @@ pub mod matrix;
 pub mod probe;
 pub mod process;
 pub mod report;
+pub mod shell;
 pub mod smoke;
 pub mod snapshot;
 pub mod tables;

@@ -489,7 +489,7 @@ fn an_added_a_removed_and_a_changed_package_are_drift() {
     let extra = sole(&report, "package-extra", "delta");
     assert_eq!(extra["severity"], "warning");
     assert_values(extra, None, Some("0.1"));
-    assert_eq!(extra["fix"], "python -m pip uninstall -y delta");
+    assert_eq!(extra["fix"], "python -m pip uninstall -y 'delta'");
     assert_eq!(code, 0, "a warning is below the default --fail-on error");
     assert_eq!(node.verify(&lock, &["--fail-on", "warning"]).0, 1);
     assert_eq!(node.verify(&lock, &["--fail-on", "never"]).0, 0);

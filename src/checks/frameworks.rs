@@ -16,6 +16,7 @@ use crate::facts::{Facts, VisibleGpu};
 use crate::findings::{Finding, Severity};
 use crate::probe::cuda::Toolkit;
 use crate::probe::frameworks::{Build, DeepSpeedBuild};
+use crate::shell;
 use crate::tables::{self, Capability, Confidence, MajorMinor, Tables};
 use crate::torch_install::{self, Prefer, capability};
 
@@ -350,7 +351,7 @@ fn rebuild_deepspeed(build: &DeepSpeedBuild, prebuilt: &[&str], version: Option<
         .collect();
     let version = version.or(build.version.as_deref());
     let requirement = match version {
-        Some(version) => format!("\"deepspeed=={version}\""),
+        Some(version) => shell::quote(&format!("deepspeed=={version}")),
         None => "deepspeed".to_string(),
     };
     format!(
@@ -784,7 +785,7 @@ mod tests {
         assert_eq!(
             findings[0].fix.as_deref(),
             Some(
-                "DS_BUILD_CPU_VERTIN=1 pip install --no-cache-dir --force-reinstall --no-deps --no-build-isolation \"deepspeed==0.16.1+7384483\""
+                "DS_BUILD_CPU_VERTIN=1 pip install --no-cache-dir --force-reinstall --no-deps --no-build-isolation 'deepspeed==0.16.1+7384483'"
             )
         );
         // The same record under torch 2.2 with CUDA 12.1 matches.

@@ -53,6 +53,7 @@ use crate::facts::{Facts, dotted};
 use crate::findings::{Finding, Severity};
 use crate::probe::packages::{Package, normalize_name};
 use crate::probe::python::MarkerValues;
+use crate::shell;
 use crate::snapshot::Snapshot;
 use crate::torch_install::{self, Prefer};
 
@@ -156,7 +157,7 @@ fn check_package(
                     "{project} declares it needs {dependency}: where {project} imports it, Python raises \
                      ModuleNotFoundError, often already at `import {project}`. `pip check` reports the same."
                 ),
-                fix: Some(format!("pip install \"{}\"", install_argument(requirement))),
+                fix: Some(format!("pip install {}", shell::quote(&install_argument(requirement)))),
                 references: vec![PIP_CHECK.to_string(), CORE_METADATA_REQUIRES_DIST.to_string()],
                 unsettled: None,
             }),
@@ -196,7 +197,7 @@ fn check_package(
                          manual copy). `pip check` reports the same."
                     ),
                     fix: Some(torch_fix(facts, &dependency, specifiers)
-                        .unwrap_or_else(|| format!("pip install \"{}\"", install_argument(requirement)))),
+                        .unwrap_or_else(|| format!("pip install {}", shell::quote(&install_argument(requirement))))),
                     references: vec![PIP_CHECK.to_string(), VERSION_SPECIFIERS.to_string()],
                     unsettled: None,
                 });
@@ -273,7 +274,7 @@ fn unparsable(package: &Package, line: &str, error: &str) -> Finding {
              \"Error parsing requirements for {project}\", exits with an error, and treats {project} as not \
              installed when checking the packages that need it."
         ),
-        fix: Some(format!("pip install --upgrade \"{project}\"")),
+        fix: Some(format!("pip install --upgrade {}", shell::quote(project))),
         references: vec![
             DEPENDENCY_SPECIFIERS.to_string(),
             CORE_METADATA_REQUIRES_DIST.to_string(),
@@ -649,10 +650,7 @@ mod tests {
             )])
         );
         assert_eq!(findings[0].severity, Severity::Error);
-        assert_eq!(
-            findings[0].fix.as_deref(),
-            Some("pip install \"tokenizers>=0.19,<0.20\"")
-        );
+        assert_eq!(findings[0].fix.as_deref(), Some("pip install 'tokenizers>=0.19,<0.20'"));
     }
 
     #[test]
@@ -847,6 +845,6 @@ mod tests {
             package("b", "1.0", &[]),
         ]));
         assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].fix.as_deref(), Some("pip install \"b[fast]>=2\""));
+        assert_eq!(findings[0].fix.as_deref(), Some("pip install 'b[fast]>=2'"));
     }
 }

@@ -24,6 +24,7 @@ use super::BuiltinCheck;
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::probe::packages::{Package, ShadowedCopy};
+use crate::shell;
 
 const SHADOWED: &str = "distribution-shadowed";
 const BENIGN: &str = "distribution-shadowed-benign";
@@ -96,7 +97,7 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
     let other_version = copy.version.as_deref().unwrap_or("(no version)");
     let imported_at = package.location.display();
     let other_at = copy.location.display();
-    let executable = facts.snapshot.python.executable.display();
+    let executable = facts.snapshot.python.executable.display().to_string();
 
     if copy.location == package.location {
         // Debian ships a dist-info and an egg-info of one version side by side: not broken.
@@ -119,8 +120,10 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
                  report depends on directory order, and uninstalling one version removes files the other needs."
             ),
             fix: Some(format!(
-                "rm -r '{}' && {executable} -m pip install --force-reinstall --no-deps \"{name}=={imported_version}\"",
-                copy.metadata_path.display()
+                "rm -r {} && {} -m pip install --force-reinstall --no-deps {}",
+                shell::quote(&copy.metadata_path.display().to_string()),
+                shell::quote(&executable),
+                shell::quote(&format!("{name}=={imported_version}"))
             )),
             references: vec![RECORDING_INSTALLED.to_string()],
             unsettled: None,
@@ -144,12 +147,19 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
         // The copy in site-packages is the one in use and the one pip manages.
         Origin::SitePackages => None,
         Origin::PythonPath { others } if others.is_empty() => Some("unset PYTHONPATH".to_string()),
-        Origin::PythonPath { others } => Some(format!("export PYTHONPATH='{}'", others.join(":"))),
+        Origin::PythonPath { others } => Some(format!("export PYTHONPATH={}", shell::quote(&others.join(":")))),
         // pip uninstalls the first copy it finds, the user site's: Python's order.
-        Origin::UserSite => Some(format!("{executable} -m pip uninstall {name}")),
+        Origin::UserSite => Some(format!(
+            "{} -m pip uninstall {}",
+            shell::quote(&executable),
+            shell::quote(name)
+        )),
         // With no site directory to search, grep would wait on standard input.
         Origin::Other => pth_globs(facts).map(|globs| {
-            format!("grep -lF '{imported_at}' {globs}  # then delete that line, or that directory's copy of {name}")
+            format!(
+                "grep -lF {} {globs}  # then delete that line, or that directory's copy of the package",
+                shell::quote(&imported_at.to_string())
+            )
         }),
     };
     if same_version || imported_from_site {
@@ -203,10 +213,10 @@ fn pth_globs(facts: &Facts) -> Option<String> {
     let mut directories: Vec<String> = python
         .site_packages
         .iter()
-        .map(|directory| format!("'{}'/*.pth", directory.display()))
+        .map(|directory| format!("{}/*.pth", shell::quote(&directory.display().to_string())))
         .collect();
     if let (true, Some(user_site)) = (python.user_site_enabled, &python.user_site) {
-        directories.push(format!("'{}'/*.pth", user_site.display()));
+        directories.push(format!("{}/*.pth", shell::quote(&user_site.display().to_string())));
     }
     (!directories.is_empty()).then(|| directories.join(" "))
 }
@@ -301,7 +311,7 @@ mod tests {
         );
         assert_eq!(
             findings[0].fix.as_deref(),
-            Some("/opt/venvs/train/bin/python -m pip uninstall torch")
+            Some("'/opt/venvs/train/bin/python' -m pip uninstall 'torch'")
         );
     }
 
@@ -355,8 +365,8 @@ mod tests {
             findings[0].fix.as_deref(),
             Some(
                 format!(
-                    "rm -r '{SITE}/accelerate-0.30.1.dist-info' && /opt/venvs/train/bin/python -m pip install \
-                     --force-reinstall --no-deps \"accelerate==0.33.0\""
+                    "rm -r '{SITE}/accelerate-0.30.1.dist-info' && '/opt/venvs/train/bin/python' -m pip install \
+                     --force-reinstall --no-deps 'accelerate==0.33.0'"
                 )
                 .as_str()
             )

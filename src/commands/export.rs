@@ -7,7 +7,7 @@ use super::lockfile::lock_of;
 use super::{Outcome, emit, replay_or_probe};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::export::index::{self, Cache, ConfigRoots};
-use crate::export::plan::{Hashing, plan};
+use crate::export::plan::{Hashing, PlanError, plan};
 use crate::export::{pylock, requirements};
 use crate::lock::file;
 use crate::probe;
@@ -65,13 +65,14 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     } else {
         None
     };
-    let plan = plan(&lock, args.all, hashing.as_ref()).map_err(|missing| {
-        let hint = if args.offline {
-            " (--offline uses only hashes cached by an earlier export; run once without it)"
-        } else {
-            ""
+    let plan = plan(&lock, args.all, hashing.as_ref()).map_err(|error| {
+        let hint = match error {
+            PlanError::MissingHashes(_) if args.offline => {
+                " (--offline uses only hashes cached by an earlier export; run once without it)"
+            }
+            _ => "",
         };
-        anyhow::anyhow!("cannot export with hashes: {missing}{hint}")
+        anyhow::anyhow!("{error}{hint}")
     })?;
 
     let text = match args.format {

