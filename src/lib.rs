@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod configs;
 pub mod digest;
+pub mod escape;
 pub mod explain;
 pub mod export;
 pub mod facts;

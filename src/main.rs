@@ -13,8 +13,12 @@ fn main() -> ExitCode {
                 eprintln!("envdoctor: {error}");
                 envdoctor::process::die_of(*signal);
             }
-            // `{:#}` prints the whole cause chain on one line.
-            eprintln!("envdoctor: error: {error:#}");
+            // `{:#}` prints the whole cause chain on one line; what it quotes
+            // from input is escaped, so it stays one line of bounded length.
+            eprintln!(
+                "envdoctor: error: {}",
+                envdoctor::escape::one_line(&format!("{error:#}"))
+            );
             ExitCode::from(2)
         }
     }

@@ -574,3 +574,55 @@ fn matrix_lint_reads_the_tables_and_a_site_matrix_cannot_bring_its_own() {
         "{error}"
     );
 }
+
+/// Issue 20 D10: a path (or any input) quoted in an error cannot forge a
+/// second `envdoctor: error:` line or send terminal escapes.
+#[test]
+fn input_quoted_in_an_error_stays_one_escaped_line() {
+    let cache = tempfile::tempdir().unwrap();
+    let forged = "nope\nenvdoctor: error: forged\x1b[31m";
+    let assert = common::envdoctor(cache.path())
+        .args(["check", "--no-smoke", "--snapshot", forged])
+        .assert();
+    let error = one_line_error(assert);
+    assert!(!error.contains('\x1b'), "{error:?}");
+    assert!(error.contains("nope\\nenvdoctor: error: forged\\x1b[31m"), "{error}");
+}
+
+/// Issue 20: a GPU record holding only the public contract's keys (index, name,
+/// uuid, pci_bus_id, compute_capability, memory_total_mib) is read; every
+/// other key is optional.
+#[test]
+fn a_gpu_record_with_only_the_contract_keys_is_read() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(root.join("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json")).unwrap();
+    let mut snapshot: Value = serde_json::from_str(&text).unwrap();
+    let contract = [
+        "index",
+        "name",
+        "uuid",
+        "pci_bus_id",
+        "compute_capability",
+        "memory_total_mib",
+    ];
+    for gpu in snapshot["nvidia"]["gpus"].as_array_mut().unwrap() {
+        gpu.as_object_mut()
+            .unwrap()
+            .retain(|key, _| contract.contains(&key.as_str()));
+    }
+    let path = cache.path().join("minimal.json");
+    std::fs::write(&path, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let output = common::envdoctor(cache.path())
+        .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

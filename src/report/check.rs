@@ -68,8 +68,12 @@ pub(super) fn finding_text(out: &mut String, style: Style, finding: &Finding) {
     let _ = writeln!(
         out,
         "  {} {}",
-        paint(style, finding.severity, &format!("[{}]", finding.id)),
-        style.heading(&finding.title)
+        paint(
+            style,
+            finding.severity,
+            &format!("[{}]", crate::escape::controls(&finding.id))
+        ),
+        style.heading(&crate::escape::controls(&finding.title))
     );
     labelled(out, style, "observed", &finding.detail);
     labelled(out, style, "why", &finding.why);
@@ -98,13 +102,15 @@ pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
+        // Words from input may hold terminal escapes; no word may paint or move the cursor.
+        let word = crate::escape::controls(word);
         if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
             lines.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(word);
+        line.push_str(&word);
     }
     if !line.is_empty() || lines.is_empty() {
         lines.push(line);
@@ -191,4 +197,35 @@ pub(super) fn node_summary(snapshot: &Snapshot) -> String {
         None => parts.push("no NVIDIA driver answer".to_string()),
     }
     parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 20 D11: a finding's text from input can neither paint the terminal
+    /// nor start a line of its own.
+    #[test]
+    fn input_in_a_finding_is_escaped_in_text_output() {
+        let finding = Finding {
+            id: "x".to_string(),
+            origin: String::new(),
+            severity: Severity::Warning,
+            title: "name\nenvdoctor: error: forged \x1b[31mred".to_string(),
+            detail: "pkg\x1b]0;title\x07 \nPASS: forged".to_string(),
+            why: "w".to_string(),
+            fix: Some("pip install 'a\x1b[2J'".to_string()),
+            references: Vec::new(),
+            unsettled: None,
+        };
+        let mut out = String::new();
+        finding_text(&mut out, Style::for_output(false), &finding);
+        assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+        assert!(
+            !out.lines()
+                .any(|line| line.starts_with("envdoctor: error") || line.starts_with("PASS")),
+            "{out}"
+        );
+        assert!(out.contains("\\x1b[31mred"), "{out}");
+    }
 }

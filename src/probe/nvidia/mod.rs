@@ -58,6 +58,9 @@ pub struct Gpu {
     pub memory_used_mib: Option<u64>,
     pub mig_mode: Option<Toggle>,
     /// The MIG devices (GPU instance + compute instance) carved out of this GPU.
+    /// Beyond the public contract's keys, every key is optional when read:
+    /// older envdoctors, other tools and hand-written nodes leave them out.
+    #[serde(default)]
     pub mig_devices: Vec<MigDevice>,
     pub ecc_mode: Option<Toggle>,
     /// Uncorrectable ECC errors since the driver loaded.
@@ -77,8 +80,10 @@ pub struct Gpu {
     /// Why the clocks are held down right now (`hw_slowdown`, `sw_thermal_slowdown`, ...);
     /// empty when nothing holds them.
     pub clock_event_reasons: Option<Vec<String>>,
+    #[serde(default)]
     pub pcie: PcieLink,
     pub nvlinks_active: Option<u32>,
+    #[serde(default)]
     pub query_errors: BTreeMap<String, String>,
 }
 
