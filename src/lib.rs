@@ -3,6 +3,7 @@
 //! codes; everything else lives here, one module per concern.
 
 pub mod atomic_write;
+pub mod bounded_read;
 pub mod cache_home;
 pub mod calendar;
 pub mod check;

@@ -107,9 +107,11 @@ pub enum ReadError {
 /// are ignored and keys this version added are optional; a newer schema
 /// version is refused, because its meaning may have changed.
 pub fn read(path: &Path) -> Result<Snapshot, ReadError> {
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Unreadable {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map_err(|source| {
+        ReadError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     parse(&bytes, path)
 }

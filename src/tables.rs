@@ -501,7 +501,7 @@ pub fn lint(dir: &Path) -> Vec<TableProblem> {
     let mut problems = Vec::new();
     let mut sources = Vec::new();
     for path in paths {
-        match std::fs::read_to_string(&path) {
+        match crate::bounded_read::read_to_string(&path, crate::bounded_read::DOCUMENT_LIMIT) {
             Ok(text) => sources.push((path, text)),
             Err(error) => problems.push(at_start(&path, format!("cannot read: {error}"))),
         }

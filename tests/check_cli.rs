@@ -626,3 +626,55 @@ fn a_gpu_record_with_only_the_contract_keys_is_read() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+fn make_fifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+/// Issue 20 D9: a FIFO or a device where a file is expected is refused at
+/// once with one line, never waited on or read without end.
+#[test]
+fn a_fifo_or_a_device_given_as_a_file_is_refused_without_hanging() {
+    let setup = Setup::new();
+    let fifo = setup.path("node.json");
+    make_fifo(&fifo);
+    let cache = setup.path("cache");
+    let timeout = std::time::Duration::from_secs(60);
+    for (flag, path) in [
+        ("--snapshot", fifo.as_path()),
+        ("--snapshot", Path::new("/dev/zero")),
+        ("--deepspeed-config", fifo.as_path()),
+    ] {
+        let mut command = common::envdoctor(&cache);
+        command
+            .args(["check", "--no-smoke"])
+            .arg(flag)
+            .arg(path)
+            .timeout(timeout);
+        if flag != "--snapshot" {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+            command
+                .arg("--snapshot")
+                .arg(root.join("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"));
+        }
+        let error = one_line_error(command.assert());
+        assert!(
+            error.contains("not a regular file"),
+            "{flag} {}: {error}",
+            path.display()
+        );
+    }
+    let rules = setup.path("matrix/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    make_fifo(&rules.join("stuck.toml"));
+    let output = common::envdoctor(&cache)
+        .args(["matrix", "lint"])
+        .arg(setup.path("matrix"))
+        .timeout(timeout)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("not a regular file (a FIFO)"), "{text}");
+}

@@ -123,7 +123,8 @@ fn outcome(report: &DriftReport) -> Outcome {
 /// A Snapshot (JSON) or a lock (TOML), told apart by the first character:
 /// a JSON document is an object, a TOML lock starts with a comment or a key.
 pub(super) fn read_either(path: &Path) -> anyhow::Result<Lock> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     if first == Some(&b'{') {
         Ok(lock_of(&snapshot::parse(&bytes, path)?, false))

@@ -317,9 +317,11 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 pub(crate) fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
-    let bytes = std::fs::read(path).map_err(|source| ConfigError::Unreadable {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map_err(|source| {
+        ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     String::from_utf8(bytes).map_err(|_| malformed(path, 1, 1, "not UTF-8".to_string()))
 }

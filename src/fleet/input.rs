@@ -69,7 +69,7 @@ pub fn read(arguments: &[PathBuf], sink: &mut dyn FnMut(Raw)) -> Result<(), Inpu
                 read_file(&file, sink);
             }
         } else {
-            let file = std::fs::File::open(argument).map_err(unreadable)?;
+            let file = crate::bounded_read::open_regular(argument).map_err(unreadable)?;
             read_stream(file, &argument.display().to_string(), &stem(argument), sink).map_err(unreadable)?;
         }
     }
@@ -91,7 +91,7 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// A file found in a directory: one that cannot be opened is a report lost, not a typo.
 fn read_file(path: &Path, sink: &mut dyn FnMut(Raw)) {
     let source = path.display().to_string();
-    let result = std::fs::File::open(path).and_then(|file| read_stream(file, &source, &stem(path), sink));
+    let result = crate::bounded_read::open_regular(path).and_then(|file| read_stream(file, &source, &stem(path), sink));
     if let Err(error) = result {
         sink(Raw::Done(Item::Unreadable {
             source,

@@ -68,9 +68,11 @@ pub enum ReadError {
 }
 
 pub fn read(path: &Path) -> Result<Lock, ReadError> {
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Unreadable {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map_err(|source| {
+        ReadError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     parse(&bytes, path)
 }

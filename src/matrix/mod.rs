@@ -248,7 +248,7 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
     let mut linted = Linted::default();
     let read = |path: &Path, linted: &mut Linted| -> Option<String> {
         linted.files += 1;
-        match std::fs::read(path).map(String::from_utf8) {
+        match crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map(String::from_utf8) {
             Ok(Ok(text)) => Some(text),
             Ok(Err(_)) => {
                 linted.errors.push(error_at(path, 1, 1, "not UTF-8"));

@@ -371,7 +371,7 @@ fn read_dist_info_extras(package: &mut Package) {
 
 /// A file that may be absent; any other failure to read it is a problem.
 fn read_optional(path: &Path, problems: &mut Vec<String>) -> Option<String> {
-    match fs::read(path) {
+    match crate::bounded_read::read(path, crate::bounded_read::METADATA_LIMIT) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Some(text),
             Err(error) => {

@@ -32,7 +32,7 @@ pub fn scan(packages: &[Package]) -> WheelScan {
             continue;
         }
         let record = package.metadata_path.join("RECORD");
-        let text = match fs::read_to_string(&record) {
+        let text = match crate::bounded_read::read_to_string(&record, crate::bounded_read::METADATA_LIMIT) {
             Ok(text) => text,
             Err(error) => {
                 scan.problems.push(format!(

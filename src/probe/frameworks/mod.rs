@@ -298,7 +298,7 @@ fn note_shared_directories(frameworks: &mut Frameworks) {
 /// A file a reader needs: `None` when absent (the reader says what that
 /// means); any other failure is a problem.
 pub(crate) fn read_text(path: &Path, problems: &mut Vec<String>) -> Option<String> {
-    match fs::read(path) {
+    match crate::bounded_read::read(path, crate::bounded_read::METADATA_LIMIT) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Some(text),
             Err(_) => {
