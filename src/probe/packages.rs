@@ -118,6 +118,17 @@ pub fn scan(sys_path: &[PathBuf]) -> Inventory {
             Ok(Some(names)) => {
                 collect_hooks(entry, &names, &mut hooks);
                 for name in metadata_children(entry, &names) {
+                    // A Snapshot is JSON, which holds only UTF-8: one such name
+                    // must cost its own entry, not the node's whole report.
+                    if name.to_str().is_none() {
+                        inventory.problems.push(PathProblem {
+                            path: PathBuf::from(entry.join(name).to_string_lossy().into_owned()),
+                            problem: "a metadata directory whose name is not UTF-8: not read (shown here with \
+                                      U+FFFD for the bytes that are not)"
+                                .to_string(),
+                        });
+                        continue;
+                    }
                     found.push(read_distribution(entry, name));
                 }
             }
@@ -594,5 +605,37 @@ mod tests {
         let package = &scan(&[root.path().to_path_buf()]).packages[0];
         assert_eq!(package.editable_project_location, Some(PathBuf::from("/src/my-pkg")));
         assert_eq!(package.editable_hooks.len(), 2, "{:?}", package.editable_hooks);
+    }
+
+    /// Issue 20 D8: a dist-info directory whose name is not UTF-8 is one
+    /// problem, named; the other distributions are read and the inventory is
+    /// still JSON.
+    #[test]
+    fn a_metadata_directory_named_in_bytes_that_are_not_utf8_is_one_problem() {
+        use std::os::unix::ffi::OsStrExt;
+        let site = tempfile::tempdir().unwrap();
+        let good = site.path().join("good-1.0.dist-info");
+        fs::create_dir(&good).unwrap();
+        fs::write(
+            good.join("METADATA"),
+            "Metadata-Version: 2.1\nName: good\nVersion: 1.0\n",
+        )
+        .unwrap();
+        let bad = site.path().join(OsStr::from_bytes(b"bad\xff-1.0.dist-info"));
+        fs::create_dir(&bad).unwrap();
+        fs::write(bad.join("METADATA"), "Metadata-Version: 2.1\nName: bad\nVersion: 1.0\n").unwrap();
+        let inventory = scan(&[site.path().to_path_buf()]);
+        let names: Vec<&str> = inventory.packages.iter().map(|package| package.name.as_str()).collect();
+        assert_eq!(names, ["good"]);
+        assert_eq!(inventory.problems.len(), 1, "{:?}", inventory.problems);
+        assert!(
+            inventory.problems[0]
+                .path
+                .to_str()
+                .unwrap()
+                .contains("bad\u{fffd}-1.0.dist-info")
+        );
+        serde_json::to_string(&inventory.problems).unwrap();
+        serde_json::to_string(&inventory.packages).unwrap();
     }
 }
