@@ -3,12 +3,18 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use envdoctor::export::index::{Artifact, ArtifactKind, Index, Lookup, Options, ResolvedIndexes, Wanted, look_up};
+use envdoctor::export::index::{
+    Artifact, ArtifactKind, Index, Lookup, MAX_PAGE_BYTES, Options, ResolvedIndexes, Wanted, look_up,
+};
 use sha2::{Digest, Sha256};
 
 use common::index_server::Server;
@@ -335,4 +341,256 @@ fn offline_uses_what_an_online_run_cached() {
     // so no request is made.
     assert_eq!(look_up(&demo, &indexes(&index, &[]), &options(cache.path())), online);
     assert_eq!(found(&online[0]).1.unwrap().filename, LINUX_WHEEL);
+}
+
+/// What [`Scripted`] answers to one request.
+enum Reply {
+    /// `302 Found` to this `Location`.
+    Redirect(String),
+    /// `200` with this HTML page.
+    Page(String),
+    /// `200` with an HTML body that does not end: written until the client
+    /// hangs up, or [`ENDLESS_CAP`] bytes if it never does.
+    Endless,
+    /// `200` announcing a `Content-Length` of this many bytes, then closing
+    /// without sending any.
+    Announced(u64),
+}
+
+/// Where an endless body gives up on a client that reads on and on: far
+/// enough past the limit to tell a client that stops from one that does not.
+const ENDLESS_CAP: u64 = 4 * MAX_PAGE_BYTES;
+
+/// A request as [`Scripted`] saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    path: String,
+    authorization: Option<String>,
+}
+
+/// A scripted HTTP/1.1 server on loopback, for answers serve.py does not
+/// give: redirect chains between two origins, bodies without end. Every
+/// request is recorded with its `Authorization` header.
+struct Scripted {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    /// How many body bytes each endless reply wrote before it stopped.
+    endless_sent: Receiver<u64>,
+    stop: Arc<AtomicBool>,
+}
+
+/// A bound port, so that two servers can redirect to each other.
+struct Bound {
+    listener: TcpListener,
+    port: u16,
+}
+
+impl Bound {
+    fn new() -> Bound {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        Bound { listener, port }
+    }
+
+    fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Answers each request with `script(path)` until dropped.
+    fn serve(self, script: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Scripted {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sender, endless_sent) = mpsc::channel();
+        let script = Arc::new(script);
+        let (recorded, stopped) = (seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for stream in self.listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let (script, recorded, sender) = (script.clone(), recorded.clone(), sender.clone());
+                std::thread::spawn(move || answer(stream.unwrap(), &*script, &recorded, &sender));
+            }
+        });
+        Scripted {
+            port: self.port,
+            seen,
+            endless_sent,
+            stop,
+        }
+    }
+}
+
+impl Scripted {
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Scripted {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accepting thread so that it sees `stop`.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn answer(stream: TcpStream, script: &dyn Fn(&str) -> Reply, seen: &Mutex<Vec<Seen>>, endless_sent: &Sender<u64>) {
+    // The connection that wakes a stopping server sends nothing.
+    let Some(request) = read_request(&stream) else { return };
+    let reply = script(&request.path);
+    seen.lock().unwrap().push(request);
+    // A client that hangs up early makes these writes fail; that is its right.
+    let _ = write_reply(stream, reply, endless_sent);
+}
+
+/// The path and `Authorization` of the request on `stream`.
+fn read_request(stream: &TcpStream) -> Option<Seen> {
+    let mut reader = BufReader::new(stream);
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).ok()? == 0 {
+        return None;
+    }
+    let path = request_line.split(' ').nth(1)?.to_string();
+    let mut authorization = None;
+    let mut line = String::new();
+    while reader.read_line(&mut line).ok()? > 0 && !line.trim().is_empty() {
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("authorization")
+        {
+            authorization = Some(value.trim().to_string());
+        }
+        line.clear();
+    }
+    Some(Seen { path, authorization })
+}
+
+fn write_reply(mut stream: TcpStream, reply: Reply, endless_sent: &Sender<u64>) -> std::io::Result<()> {
+    let head = |status: &str, headers: String| format!("HTTP/1.1 {status}\r\n{headers}Connection: close\r\n\r\n");
+    match reply {
+        Reply::Redirect(location) => {
+            let headers = format!("Location: {location}\r\nContent-Length: 0\r\n");
+            stream.write_all(head("302 Found", headers).as_bytes())
+        }
+        Reply::Page(html) => {
+            let headers = format!("Content-Type: text/html\r\nContent-Length: {}\r\n", html.len());
+            stream.write_all((head("200 OK", headers) + &html).as_bytes())
+        }
+        Reply::Announced(length) => {
+            let headers = format!("Content-Type: text/html\r\nContent-Length: {length}\r\n");
+            stream.write_all(head("200 OK", headers).as_bytes())
+        }
+        Reply::Endless => {
+            let written = stream.write_all(head("200 OK", "Content-Type: text/html\r\n".to_string()).as_bytes());
+            let _ = endless_sent.send(write_until_refused(&mut stream));
+            written
+        }
+    }
+}
+
+/// Writes a body without end until the peer stops taking it or
+/// [`ENDLESS_CAP`] is reached; how many bytes went out.
+fn write_until_refused(stream: &mut TcpStream) -> u64 {
+    let chunk = "<!-- an index page without end -->\n".repeat(2048);
+    let mut sent = 0;
+    while sent < ENDLESS_CAP && stream.write_all(chunk.as_bytes()).is_ok() {
+        sent += chunk.len() as u64;
+    }
+    sent
+}
+
+fn too_large(index: &str) -> String {
+    format!(
+        "{index}/demo-pkg/ sent more than {} MiB, the most envdoctor reads of one project page",
+        MAX_PAGE_BYTES >> 20
+    )
+}
+
+/// Issue 20, D5: an endless body ends in an error naming the page and the
+/// limit, and the client stops reading soon after the limit, instead of
+/// filling memory until the timeout.
+#[test]
+fn a_page_without_end_is_cut_off_at_the_limit() {
+    let server = Bound::new().serve(|_| Reply::Endless);
+    let index = format!("http://127.0.0.1:{}/simple", server.port);
+    let cache = tempfile::tempdir().unwrap();
+    let lookups = look_up(
+        &[wanted("demo-pkg", "1.0", &[])],
+        &indexes(&index, &[]),
+        &Options {
+            // Far beyond what reading the limit takes, so that only the limit
+            // can end this read.
+            timeout: Duration::from_secs(600),
+            ..options(cache.path())
+        },
+    );
+    assert_eq!(missing(&lookups[0]), too_large(&index));
+    // What the server got out before the client hung up: the limit, plus what
+    // the sockets' buffers held, and nowhere near the cap.
+    let sent = server.endless_sent.recv().unwrap();
+    assert!(sent > MAX_PAGE_BYTES && sent < 2 * MAX_PAGE_BYTES, "{sent} bytes sent");
+}
+
+/// A page that says up front it is over the limit is refused without
+/// waiting for its body (this server never sends one).
+#[test]
+fn a_page_announced_over_the_limit_is_refused_before_reading() {
+    let server = Bound::new().serve(|_| Reply::Announced(MAX_PAGE_BYTES + 1));
+    let index = format!("http://127.0.0.1:{}/simple", server.port);
+    let cache = tempfile::tempdir().unwrap();
+    let lookups = look_up(
+        &[wanted("demo-pkg", "1.0", &[])],
+        &indexes(&index, &[]),
+        &options(cache.path()),
+    );
+    assert_eq!(missing(&lookups[0]), too_large(&index));
+}
+
+/// Issue 20, D6: `user:s3cret@` goes with the requests to the index's own
+/// origin, and with no request after the chain first leaves it: not to the
+/// other origin's second hop, and not back on the index's origin either.
+#[test]
+fn index_credentials_never_follow_a_redirect_off_the_index_origin() {
+    let (index_origin, other_origin) = (Bound::new(), Bound::new());
+    let (index_url, other_url) = (index_origin.origin(), other_origin.origin());
+    let back = format!("{index_url}/back/demo-pkg/");
+    let other = other_origin.serve(move |path| match path {
+        "/one/" => Reply::Redirect("/two/".to_string()),
+        _ => Reply::Redirect(back.clone()),
+    });
+    let hash = "0".repeat(64);
+    let index = index_origin.serve(move |path| match path {
+        "/simple/demo-pkg/" => Reply::Redirect("/moved/demo-pkg/".to_string()),
+        "/moved/demo-pkg/" => Reply::Redirect(format!("{other_url}/one/")),
+        _ => Reply::Page(format!(
+            "<a href=\"../../files/{PURE_WHEEL}#sha256={hash}\">{PURE_WHEEL}</a>"
+        )),
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let with_credentials = format!("http://user:s3cret@127.0.0.1:{}/simple", index.port);
+    let lookups = look_up(
+        &[wanted("demo-pkg", "1.0", &["py3-none-any"])],
+        &indexes(&with_credentials, &[]),
+        &options(cache.path()),
+    );
+    let (_, installed, _) = found(&lookups[0]);
+    assert_eq!(
+        installed.unwrap().url,
+        format!("http://127.0.0.1:{}/files/{PURE_WHEEL}", index.port),
+        "the chain was followed to its end"
+    );
+    let seen = |path: &str, authorization: Option<&str>| Seen {
+        path: path.to_string(),
+        authorization: authorization.map(str::to_string),
+    };
+    let basic = Some("Basic dXNlcjpzM2NyZXQ="); // base64 of `user:s3cret`
+    assert_eq!(
+        index.seen(),
+        [
+            seen("/simple/demo-pkg/", basic),
+            seen("/moved/demo-pkg/", basic),
+            seen("/back/demo-pkg/", None)
+        ]
+    );
+    assert_eq!(other.seen(), [seen("/one/", None), seen("/two/", None)]);
 }

@@ -5,13 +5,26 @@
 //! `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are honoured by reqwest.
 
 use std::error::Error as _;
+use std::io::Read;
 use std::time::Duration;
 
-use reqwest::blocking::Client;
+use reqwest::blocking::{Client, Response};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::redirect::Policy;
 
+use super::redirect::{self, Chain};
 use super::simple::{self, IndexFile};
 use super::urls::{project_url, strip_credentials};
+
+/// The most envdoctor reads of one project page: 64 MiB.
+///
+/// A server that never ends its body (a broken proxy, a hostile index) would
+/// otherwise fill memory; issue 20 (D5) saw 3.6 GB in 5 s. Real pages are
+/// far smaller: a project with thousands of releases and files, such as one
+/// published nightly, comes to a few megabytes, so the limit is many times
+/// any real page and still bounds what the client's few worker threads hold
+/// at once.
+pub const MAX_PAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Every URL in these messages is without credentials.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -34,6 +47,10 @@ pub enum FetchError {
         "{url} answered with Content-Type `{content_type}`, not a simple-repository page (PEP 503 HTML or PEP 691 JSON)"
     )]
     NotAPage { url: String, content_type: String },
+    #[error("{url} sent more than {limit}, the most envdoctor reads of one project page")]
+    TooLarge { url: String, limit: String },
+    #[error("bad redirect from {url}: {detail}")]
+    Redirect { url: String, detail: String },
     #[error("malformed project page ({url}): {detail}")]
     Malformed { url: String, detail: String },
     #[error("cannot set up the HTTP client: {detail}")]
@@ -57,6 +74,8 @@ impl Fetcher {
             .user_agent(concat!("envdoctor/", env!("CARGO_PKG_VERSION")))
             .timeout(timeout)
             .connect_timeout(timeout)
+            // Followed in `get`, which decides where credentials may go.
+            .redirect(Policy::none())
             .build()
             .map_err(|error| FetchError::Client {
                 detail: innermost(&error),
@@ -68,12 +87,7 @@ impl Fetcher {
     pub fn project_page(&self, index: &str, project: &str) -> Result<Page, FetchError> {
         let url = project_url(index, project);
         let shown = strip_credentials(&url);
-        let response = self
-            .client
-            .get(&url)
-            .header(ACCEPT, simple::ACCEPT)
-            .send()
-            .map_err(|error| self.classify(&error, &shown))?;
+        let response = self.get(&url, &shown)?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Err(FetchError::NotFound {
@@ -100,13 +114,65 @@ impl Fetcher {
                 content_type,
             });
         };
-        let body = response.text().map_err(|error| self.classify(&error, &shown))?;
+        let body = self.read_page(response, &shown)?;
         let files =
             simple::parse(format, &body, &final_url).map_err(|detail| FetchError::Malformed { url: shown, detail })?;
         Ok(Page {
             url: strip_credentials(final_url.as_str()),
             files,
         })
+    }
+
+    /// The response at the end of `url`'s redirects. `shown` is `url`
+    /// without credentials.
+    fn get(&self, url: &str, shown: &str) -> Result<Response, FetchError> {
+        let mut chain = Chain::start(url).map_err(|detail| FetchError::Unreachable {
+            url: shown.to_string(),
+            detail,
+        })?;
+        loop {
+            let mut request = self.client.get(chain.url().clone()).header(ACCEPT, simple::ACCEPT);
+            if let Some(credentials) = chain.credentials() {
+                request = request.basic_auth(&credentials.username, credentials.password.as_ref());
+            }
+            let response = request.send().map_err(|error| self.classify(&error, shown))?;
+            let Some(location) = redirect::location(response.status(), response.headers()) else {
+                return Ok(response);
+            };
+            // The chain's URL never holds credentials, so it can be shown.
+            let from = chain.url().to_string();
+            chain
+                .follow(location)
+                .map_err(|detail| FetchError::Redirect { url: from, detail })?;
+        }
+    }
+
+    /// The body of a page, read no further than [`MAX_PAGE_BYTES`]. A
+    /// `Content-Length` over the limit is refused before reading any of it.
+    fn read_page(&self, response: Response, shown: &str) -> Result<String, FetchError> {
+        let too_large = || FetchError::TooLarge {
+            url: shown.to_string(),
+            limit: format!("{} MiB", MAX_PAGE_BYTES / (1024 * 1024)),
+        };
+        if response.content_length().is_some_and(|length| length > MAX_PAGE_BYTES) {
+            return Err(too_large());
+        }
+        let bytes = read_at_most(response, MAX_PAGE_BYTES)
+            .map_err(|error| self.classify_read(&error, shown))?
+            .ok_or_else(too_large)?;
+        // As reqwest's `text()` decodes without its `charset` feature.
+        Ok(String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+    }
+
+    /// reqwest's body errors come wrapped in `io::Error`.
+    fn classify_read(&self, error: &std::io::Error, url: &str) -> FetchError {
+        match error.get_ref().and_then(|inner| inner.downcast_ref::<reqwest::Error>()) {
+            Some(error) => self.classify(error, url),
+            None => FetchError::Unreachable {
+                url: url.to_string(),
+                detail: strip_credentials(&error.to_string()),
+            },
+        }
     }
 
     fn classify(&self, error: &reqwest::Error, url: &str) -> FetchError {
@@ -141,6 +207,14 @@ impl Fetcher {
     }
 }
 
+/// All of `body` when it is at most `limit` bytes; `None`, having read one
+/// byte more than `limit` and no further, when it is longer.
+fn read_at_most(body: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    body.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 fn causes<'a>(error: &'a reqwest::Error) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
     std::iter::successors(error.source(), |&cause| cause.source())
 }
@@ -152,4 +226,25 @@ fn innermost(error: &reqwest::Error) -> String {
         .last()
         .map_or_else(|| error.to_string(), ToString::to_string);
     strip_credentials(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_is_read_up_to_the_limit_and_not_past_it() {
+        assert_eq!(read_at_most(&b"12345"[..], 5).unwrap(), Some(b"12345".to_vec()));
+        assert_eq!(read_at_most(&b""[..], 5).unwrap(), Some(Vec::new()));
+        assert_eq!(read_at_most(&b"123456"[..], 5).unwrap(), None);
+        // An endless body ends at the limit instead of filling memory.
+        assert_eq!(read_at_most(std::io::repeat(b'x'), 1024).unwrap(), None);
+        let mut endless = std::io::repeat(b'x').take(u64::MAX);
+        assert_eq!(read_at_most(&mut endless, 1024).unwrap(), None);
+        assert_eq!(
+            endless.limit(),
+            u64::MAX - 1025,
+            "one byte past the limit was read, no more"
+        );
+    }
 }

@@ -13,6 +13,7 @@ mod cache;
 mod config;
 mod fetch;
 mod lookup;
+mod redirect;
 mod simple;
 
 /// Whether a digest is lower-case hex of its algorithm's length (see `simple`).
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::Cache;
 pub use config::{ConfigError, ConfigRoots, FALLBACK_INDEX, Index, ResolvedIndexes, resolve};
+pub use fetch::MAX_PAGE_BYTES;
 
 /// One installed package to find on the indexes.
 #[derive(Debug, Clone, PartialEq, Eq)]
