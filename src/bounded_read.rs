@@ -34,23 +34,32 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
         .open(path)?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_dir() {
-            "a directory"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a file"
-        };
+        let what = describe(kind);
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("not a regular file ({what})"),
         ));
     }
     Ok(file)
+}
+
+/// What a file that is not a regular one is, in words: `a FIFO`, `a directory`.
+pub fn describe(kind: std::fs::FileType) -> &'static str {
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "an unknown kind of file"
+    }
 }
 
 /// [`read`], as text.
@@ -89,7 +98,7 @@ mod tests {
         assert!(error.to_string().contains("a FIFO"), "{error}");
 
         let error = read(Path::new("/dev/zero"), DOCUMENT_LIMIT).unwrap_err();
-        assert!(error.to_string().contains("a device"), "{error}");
+        assert!(error.to_string().contains("a character device"), "{error}");
         let error = read(directory.path(), DOCUMENT_LIMIT).unwrap_err();
         assert!(
             error.to_string().contains("directory") || error.kind() == io::ErrorKind::IsADirectory,

@@ -920,3 +920,158 @@ fn files_cannot_be_checked_from_a_snapshot() {
     command.args(["verify", "--files", "--snapshot", H200]);
     exits_2_naming(command, &["--files", "--snapshot"]);
 }
+
+/// A RECORD hash field of `data`: `sha256=` and urlsafe base64 without padding.
+fn record_hash(data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let digest = Sha256::digest(data);
+    let mut encoded = String::from("sha256=");
+    for chunk in digest.chunks(3) {
+        let group = chunk.iter().enumerate().fold(0u32, |group, (index, &byte)| {
+            group | u32::from(byte) << (16 - 8 * index)
+        });
+        for index in 0..=chunk.len() {
+            encoded.push(char::from(ALPHABET[(group >> (18 - 6 * index)) as usize & 63]));
+        }
+    }
+    encoded
+}
+
+fn mkfifo(path: &Path) {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `name` is a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0, "mkfifo {path:?}");
+}
+
+/// Issue 20, D2: a RECORD is written by whoever can write the environment.
+/// Its rows that lead out of the environment, by name or through a symbolic
+/// link, are errors that name the RECORD and the row and are never opened;
+/// a FIFO inside is reported without blocking; the installation scheme's
+/// other directories (the venv's bin, share) are still checked.
+#[test]
+fn record_entries_outside_the_environment_are_errors_and_never_read() {
+    let node = Node::new();
+    node.install(&["alpha==1.0", "beta"]);
+    let site = site_packages(&node.python);
+    let venv = node.path("venv");
+    let record = site.join("alpha-1.0.dist-info/RECORD");
+
+    // Outside the venv: a file whose hash and size RECORD will give exactly,
+    // so only a refusal to look can make it drift, and a FIFO no one writes.
+    let secret = b"outside the environment\n";
+    let outside = node.path("outside.txt");
+    fs::write(&outside, secret).unwrap();
+    // Long ago, so that a read would show in its access time (relatime).
+    let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 20);
+    fs::File::options()
+        .write(true)
+        .open(&outside)
+        .unwrap()
+        .set_times(fs::FileTimes::new().set_accessed(long_ago))
+        .unwrap();
+    let accessed = || fs::metadata(&outside).unwrap().accessed().unwrap();
+    assert_eq!(accessed(), long_ago);
+    mkfifo(&node.path("fifo"));
+    // Inside the venv: a link out of it, a FIFO, and files pip may write to
+    // the scheme's data and scripts directories, one of them changed.
+    std::os::unix::fs::symlink(&outside, site.join("alpha/link.txt")).unwrap();
+    mkfifo(&site.join("alpha/pipe"));
+    fs::create_dir_all(venv.join("share/alpha")).unwrap();
+    fs::write(venv.join("share/alpha/data.txt"), "data\n").unwrap();
+    fs::write(venv.join("bin/alpha-tool"), "#!/bin/sh\nexit 1\n").unwrap();
+
+    let (hash, size) = (record_hash(secret), secret.len());
+    let any = record_hash(b"x");
+    let rows = [
+        format!("/etc/shadow,{any},1"),
+        format!("../../../../../../../../../../../../etc/passwd,{any},1"),
+        format!("/dev/zero,{any},"),
+        format!("../../../../fifo,{any},"),
+        format!("../../../../outside.txt,{hash},{size}"),
+        format!("alpha/link.txt,{hash},{size}"),
+        // Rows without a hash are never opened, but name a file pip would remove.
+        "/etc/hosts,,".to_string(),
+        // A row that would add a line to the report, were it not escaped.
+        format!("\"/tmp/x\nenvdoctor: all files match\",{any},1"),
+        format!("alpha/pipe,{any},"),
+        // The venv's own etc, bin and share are the scheme's: checked, not refused.
+        format!("../../../etc/passwd,{any},1"),
+        format!("../../../share/alpha/data.txt,{},5", record_hash(b"data\n")),
+        format!("../../../bin/alpha-tool,{},17", record_hash(b"#!/bin/sh\nexit 0\n")),
+    ];
+    let original = fs::read_to_string(&record).unwrap();
+    let first_line = original.lines().count() + 1;
+    fs::write(&record, format!("{original}{}\n", rows.join("\n"))).unwrap();
+    let lock = node.locked();
+
+    let (code, report) = node.verify(&lock, &["--files"]);
+    assert_eq!(code, 1, "{report:#}");
+    let outside_entries = [
+        "/etc/shadow",
+        "../../../../../../../../../../../../etc/passwd",
+        "/dev/zero",
+        "../../../../fifo",
+        "../../../../outside.txt",
+        "alpha/link.txt",
+        "/etc/hosts",
+        "/tmp/x\nenvdoctor: all files match",
+    ];
+    let mut expected: Vec<(String, String)> = outside_entries
+        .iter()
+        .map(|entry| ("file-outside-environment".to_string(), format!("alpha {entry}")))
+        .collect();
+    expected.extend(pairs(&[
+        ("file-not-regular", "alpha alpha/pipe"),
+        ("file-missing", "alpha ../../../etc/passwd"),
+        ("file-modified", "alpha ../../../bin/alpha-tool"),
+    ]));
+    assert_eq!(drift(&report), expected, "{report:#}");
+
+    let real_outside = fs::canonicalize(&outside).unwrap();
+    for (index, entry) in outside_entries.iter().enumerate() {
+        let item = item_about(&report, "file-outside-environment", &format!("alpha {entry}"));
+        assert_eq!(item["severity"], "error");
+        assert_eq!(item["area"], "files");
+        // pip uninstall would remove what the RECORD lists: no reinstall offered.
+        assert_eq!(item["fix"], Value::Null, "{item}");
+        let message = text(&item["message"]);
+        let place = format!("{}:{}: RECORD entry {entry:?} ", record.display(), first_line + index);
+        assert!(message.contains(&place), "`{place}` missing from: {message}");
+        assert!(!message.contains('\n'), "{message:?}");
+        assert!(text(&item["expected"]).contains(&venv.display().to_string()), "{item}");
+    }
+    let through_link = item_about(&report, "file-outside-environment", "alpha alpha/link.txt");
+    assert_eq!(through_link["found"], real_outside.display().to_string());
+    assert!(
+        text(&through_link["message"]).contains("symbolic link"),
+        "{through_link}"
+    );
+    let by_name = item_about(&report, "file-outside-environment", "alpha ../../../../outside.txt");
+    assert_eq!(by_name["found"], real_outside.display().to_string());
+    assert_eq!(accessed(), long_ago, "the file outside the environment was read");
+    let pipe = item(&report, "file-not-regular");
+    assert_values(pipe, Some("a regular file"), Some("a FIFO"));
+}
+
+/// Issue 20, D2: a RECORD that is a FIFO is not waited on; the distribution
+/// is reported as one whose files cannot be checked.
+#[test]
+fn a_record_that_is_not_a_regular_file_is_not_read() {
+    let node = Node::new();
+    node.install(&["alpha==1.0", "beta"]);
+    let lock = node.locked();
+    let record = site_packages(&node.python).join("beta-0.3.dist-info/RECORD");
+    fs::remove_file(&record).unwrap();
+    mkfifo(&record);
+
+    let (code, report) = node.verify(&lock, &["--files"]);
+    let unreadable = sole(&report, "record-unreadable", "beta");
+    let message = text(&unreadable["message"]);
+    assert!(
+        message.contains(&record.display().to_string()) && message.contains("a FIFO"),
+        "{message}"
+    );
+    assert_eq!(code, 0, "a warning: {report:#}");
+    assert_eq!(report["files_checked"]["distributions"], 2);
+}

@@ -8,10 +8,11 @@
 
 use std::ffi::OsStr;
 use std::fmt;
-use std::fs::File;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::iter::Peekable;
 use std::num::NonZeroUsize;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::str::Chars;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -120,6 +121,10 @@ pub enum RecordError {
         #[source]
         source: io::Error,
     },
+    #[error("`{path}` is {kind}, not a regular file, so it was not read")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("`{path}` is larger than {limit} bytes, more than any installer writes, so it was not read")]
+    TooLarge { path: PathBuf, limit: u64 },
     #[error("{path}:{line}: {problem}")]
     Malformed {
         path: PathBuf,
@@ -171,6 +176,22 @@ pub enum FileProblem {
     },
     Missing,
     Unreadable(String),
+    /// A directory, a FIFO, a device or a socket where RECORD has a file:
+    /// never read, since reading one can block forever or never end.
+    NotRegular(&'static str),
+    /// The RECORD row names a file outside the directories an installer
+    /// writes for this distribution (see `allowed_roots`), by its path or
+    /// through a symbolic link: never opened.
+    OutsideEnvironment {
+        /// The RECORD file and the line of the row.
+        record: PathBuf,
+        line: usize,
+        /// Where the row leads: by name, or where the symbolic link points.
+        resolved: PathBuf,
+        through_link: bool,
+        /// The directories it had to lie in.
+        allowed: Vec<PathBuf>,
+    },
 }
 
 impl fmt::Display for FileDrift {
@@ -189,19 +210,69 @@ impl fmt::Display for FileDrift {
             ),
             FileProblem::Missing => write!(formatter, "{path}: missing"),
             FileProblem::Unreadable(error) => write!(formatter, "{path}: cannot be read: {error}"),
+            FileProblem::NotRegular(kind) => {
+                write!(formatter, "{path}: {kind}, not a regular file, so it was not read")
+            }
+            FileProblem::OutsideEnvironment {
+                record,
+                line,
+                resolved,
+                through_link,
+                allowed,
+            } => {
+                // The entry came from a file anyone who can write the
+                // environment controls: escaped, so it cannot add lines or
+                // terminal sequences to the report.
+                let entry = &self.path;
+                let how = if *through_link {
+                    format!("leads through a symbolic link to {resolved:?}")
+                } else {
+                    format!("is {resolved:?}")
+                };
+                let allowed: Vec<String> = allowed.iter().map(|root| format!("{root:?}")).collect();
+                // pip uninstall (and so --force-reinstall) removes every file
+                // RECORD lists, outside the environment too unless it runs
+                // in a virtual environment: no reinstall is offered.
+                write!(
+                    formatter,
+                    "{}:{line}: RECORD entry {entry:?} {how}, outside the environment ({}), so it was not read; \
+                     fix this RECORD by hand before pip uninstalls or reinstalls the distribution, \
+                     as pip would remove what it lists",
+                    record.display(),
+                    allowed.join(" or ")
+                )
+            }
         }
     }
 }
+
+/// The most a RECORD may hold. torch's, among the largest, is a few
+/// megabytes; this bound keeps a RECORD that is not one (a link to a huge or
+/// endless file) from filling memory.
+const RECORD_LIMIT: u64 = 64 << 20;
 
 /// The rows of `metadata_path/RECORD`, or None where the distribution has no
 /// RECORD (egg-info, and installers that write none).
 pub fn read_record(metadata_path: &Path) -> Result<Option<Vec<RecordEntry>>, RecordError> {
     let path = metadata_path.join("RECORD");
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(RecordError::Unreadable { path, source }),
+    // A RECORD that is a FIFO or a device would block the read or never end:
+    // only a regular file is read, and only up to RECORD_LIMIT.
+    let (file, _) = match open_regular(&path, true) {
+        Ok(opened) => opened,
+        Err(OpenFailure::Io(error)) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(OpenFailure::Io(source)) => return Err(RecordError::Unreadable { path, source }),
+        Err(OpenFailure::NotRegular(kind)) => return Err(RecordError::NotRegular { path, kind }),
     };
+    let mut bytes = Vec::new();
+    if let Err(source) = file.take(RECORD_LIMIT + 1).read_to_end(&mut bytes) {
+        return Err(RecordError::Unreadable { path, source });
+    }
+    if bytes.len() as u64 > RECORD_LIMIT {
+        return Err(RecordError::TooLarge {
+            path,
+            limit: RECORD_LIMIT,
+        });
+    }
     let text = match std::str::from_utf8(&bytes) {
         Ok(text) => text,
         Err(error) => {
@@ -485,12 +556,81 @@ fn resolve(location: &Path, path: &str) -> PathBuf {
     resolved
 }
 
+/// The directories a RECORD of a distribution found in `location` may name
+/// files in, by name (`resolve`'s way), `location` first.
+///
+/// RECORD paths are relative to `location`, the sys.path entry that holds the
+/// dist-info; pip writes the installation scheme's other directories (scripts,
+/// data, headers) relative to it with `..`: `../../../bin/tool`. In every
+/// scheme pip installs with those lie under the same base as the
+/// site-packages, `{base}/lib/pythonX.Y/site-packages`: a venv's or conda's
+/// prefix, the user base (`~/.local`) for `--user`, `/usr/local` for Debian's
+/// `dist-packages`. So the base is read from the location's own shape rather
+/// than taken from the interpreter's `sys.prefix`, which is another directory
+/// for a user-site or `--system-site-packages` distribution. A location of
+/// another shape (a PYTHONPATH entry) has no scheme around it: only the
+/// location itself. A base of `/` would let a RECORD name every file on the
+/// machine: then, too, only the location.
+fn allowed_roots(location: &Path) -> Vec<PathBuf> {
+    let location = resolve(location, "");
+    let base = scheme_base(&location);
+    std::iter::once(location).chain(base).collect()
+}
+
+/// `{base}` of a location shaped `{base}/lib*/python*|pypy*/site-packages`
+/// (or `dist-packages`), where `base` is not the file system's root.
+fn scheme_base(location: &Path) -> Option<PathBuf> {
+    let name = |path: &Path| path.file_name().and_then(OsStr::to_str).map(str::to_ascii_lowercase);
+    let version = location.parent()?;
+    let lib = version.parent()?;
+    let base = lib.parent()?;
+    let packages = matches!(name(location)?.as_str(), "site-packages" | "dist-packages");
+    let version_name = name(version)?;
+    let versioned = version_name.starts_with("python") || version_name.starts_with("pypy");
+    let below_root = base.components().any(|part| matches!(part, Component::Normal(_)));
+    (packages && versioned && name(lib)?.starts_with("lib") && below_root).then(|| base.to_path_buf())
+}
+
+/// A job's allowed roots by name, and where they really are, for telling
+/// whether a symbolic link leads out of them.
+struct Roots {
+    named: Vec<PathBuf>,
+    real: Vec<PathBuf>,
+}
+
+impl Roots {
+    fn new(location: &Path) -> Roots {
+        let named = allowed_roots(location);
+        // A root that cannot be resolved holds nothing that could be found in it.
+        let real = named.iter().filter_map(|root| fs::canonicalize(root).ok()).collect();
+        Roots { named, real }
+    }
+
+    fn outside(&self, record: &Path, entry: &RecordEntry, resolved: PathBuf, through_link: bool) -> FileDrift {
+        FileDrift {
+            path: PathBuf::from(&entry.path),
+            problem: FileProblem::OutsideEnvironment {
+                record: record.to_path_buf(),
+                line: entry.line,
+                resolved,
+                through_link,
+                allowed: self.named.clone(),
+            },
+        }
+    }
+}
+
 /// Re-hashes every file of each `(metadata_path, location)` pair that its
 /// RECORD gives a hash for (`location` is the sys.path entry that holds the
 /// dist-info), one result per pair in the same order; `RecordError::NoRecord`
 /// where there is no RECORD, empty when nothing changed. The files of all of
 /// them share one queue served by a thread per core, so a single huge distribution (torch) is hashed
 /// by every core rather than by one.
+///
+/// A RECORD row that leads outside the distribution's allowed roots
+/// (`allowed_roots`) is a `FileProblem::OutsideEnvironment`, hash or not, and
+/// is never opened: a RECORD is written by whoever can write the
+/// environment, and `/etc/shadow` or `/dev/zero` must not be read for them.
 pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, RecordError>> {
     let records: Vec<Result<Vec<RecordEntry>, RecordError>> = jobs
         .iter()
@@ -500,13 +640,27 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
             })
         })
         .collect();
-    let mut queue: Vec<(usize, &RecordEntry)> = records
+    let roots: Vec<Roots> = jobs.iter().map(|&(_, location)| Roots::new(location)).collect();
+    let record_files: Vec<PathBuf> = jobs
         .iter()
-        .enumerate()
-        .filter_map(|(job, record)| Some((job, record.as_ref().ok()?)))
-        .flat_map(|(job, entries)| entries.iter().map(move |entry| (job, entry)))
-        .filter(|(_, entry)| entry.hash.is_some())
+        .map(|&(metadata_path, _)| metadata_path.join("RECORD"))
         .collect();
+
+    // Rows outside by name are found without touching the file system.
+    let mut outside = Vec::new();
+    let mut queue: Vec<(usize, &RecordEntry)> = Vec::new();
+    for (job, record) in records.iter().enumerate() {
+        let Ok(entries) = record else { continue };
+        for entry in entries {
+            let resolved = resolve(jobs[job].1, &entry.path);
+            if !roots[job].named.iter().any(|root| resolved.starts_with(root)) {
+                let drift = roots[job].outside(&record_files[job], entry, resolved, false);
+                outside.push((job, entry.line, drift));
+            } else if entry.hash.is_some() {
+                queue.push((job, entry));
+            }
+        }
+    }
     // Largest first, so the one big file does not start last and finish alone.
     queue.sort_by_key(|(_, entry)| std::cmp::Reverse(entry.size.unwrap_or(0)));
 
@@ -522,10 +676,16 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
                     let mut buffer = vec![0; 1 << 18];
                     let mut found = Vec::new();
                     while let Some(&(job, entry)) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        if let Some(problem) = check_file(&resolve(jobs[job].1, &entry.path), entry, &mut buffer) {
-                            let path = PathBuf::from(&entry.path);
-                            found.push((job, entry.line, FileDrift { path, problem }));
-                        }
+                        let path = resolve(jobs[job].1, &entry.path);
+                        let drift = match check_file(&path, &roots[job], entry, &mut buffer) {
+                            Checked::Fine => continue,
+                            Checked::Problem(problem) => FileDrift {
+                                path: PathBuf::from(&entry.path),
+                                problem,
+                            },
+                            Checked::LinkedOutside(real) => roots[job].outside(&record_files[job], entry, real, true),
+                        };
+                        found.push((job, entry.line, drift));
                     }
                     found
                 })
@@ -539,7 +699,7 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
 
     let mut results: Vec<Result<Vec<(usize, FileDrift)>, RecordError>> =
         records.into_iter().map(|record| record.map(|_| Vec::new())).collect();
-    for (job, line, drift) in found {
+    for (job, line, drift) in outside.into_iter().chain(found) {
         if let Ok(drifts) = &mut results[job] {
             drifts.push((line, drift));
         }
@@ -556,29 +716,57 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
         .collect()
 }
 
-/// What is wrong with one installed file, if anything.
-fn check_file(path: &Path, entry: &RecordEntry, buffer: &mut [u8]) -> Option<FileProblem> {
-    let expected = entry.hash.as_ref()?;
-    let mut file = match File::open(path) {
-        Ok(file) => file,
-        Err(error) if matches!(error.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
-            return Some(FileProblem::Missing);
-        }
-        Err(error) => return Some(FileProblem::Unreadable(error.to_string())),
+/// The outcome of checking one installed file.
+enum Checked {
+    Fine,
+    Problem(FileProblem),
+    /// Inside the roots by name, but a symbolic link on the way leads here,
+    /// outside them.
+    LinkedOutside(PathBuf),
+}
+
+/// Checks the file at `path`, inside `roots` by name, against its RECORD row.
+fn check_file(path: &Path, roots: &Roots, entry: &RecordEntry, buffer: &mut [u8]) -> Checked {
+    let Some(expected) = entry.hash.as_ref() else {
+        return Checked::Fine;
     };
-    if let (Some(expected), Ok(metadata)) = (entry.size, file.metadata())
-        && metadata.is_file()
-        && metadata.len() != expected
+    // Where the file really is, links followed, before anything is opened: a
+    // link planted inside the environment must not lead the hash out of it.
+    let real = match fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(error) if matches!(error.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+            return Checked::Problem(FileProblem::Missing);
+        }
+        Err(error) => return Checked::Problem(FileProblem::Unreadable(error.to_string())),
+    };
+    if !roots.real.iter().any(|root| real.starts_with(root)) {
+        return Checked::LinkedOutside(real);
+    }
+    // `real` has no links left: not following one on open keeps a link
+    // swapped in since from leading elsewhere.
+    let (file, length) = match open_regular(&real, false) {
+        Ok(opened) => opened,
+        Err(OpenFailure::NotRegular(kind)) => return Checked::Problem(FileProblem::NotRegular(kind)),
+        Err(OpenFailure::Io(error)) if error.kind() == io::ErrorKind::NotFound => {
+            return Checked::Problem(FileProblem::Missing);
+        }
+        Err(OpenFailure::Io(error)) => return Checked::Problem(FileProblem::Unreadable(error.to_string())),
+    };
+    if let Some(expected) = entry.size
+        && length != expected
     {
-        return Some(FileProblem::SizeChanged {
+        return Checked::Problem(FileProblem::SizeChanged {
             expected,
-            found: metadata.len(),
+            found: length,
         });
     }
-    match expected.algorithm.hash(&mut file, buffer) {
-        Err(error) => Some(FileProblem::Unreadable(error.to_string())),
-        Ok(digest) if digest == expected.digest => None,
-        Ok(digest) => Some(FileProblem::Modified {
+    // One byte past the recorded size is enough to tell a file that grew
+    // since it was measured; without a size the hash streams to the end.
+    let limit = entry.size.map_or(u64::MAX, |size| size.saturating_add(1));
+    match expected.algorithm.hash(&mut file.take(limit), buffer) {
+        Err(error) => Checked::Problem(FileProblem::Unreadable(error.to_string())),
+        Ok(digest) if digest == expected.digest => Checked::Fine,
+        Ok(digest) => Checked::Problem(FileProblem::Modified {
             expected: expected.to_string(),
             found: FileHash {
                 algorithm: expected.algorithm,
@@ -587,6 +775,50 @@ fn check_file(path: &Path, entry: &RecordEntry, buffer: &mut [u8]) -> Option<Fil
             .to_string(),
         }),
     }
+}
+
+/// Why `open_regular` opened nothing.
+enum OpenFailure {
+    Io(io::Error),
+    /// What it is instead, as `describe` words it.
+    NotRegular(&'static str),
+}
+
+/// Opens `path` for reading if it is a regular file, and its length. Its
+/// type is checked before opening, so a FIFO or a device is never opened,
+/// and again on what was opened, in case the path was replaced in between;
+/// `O_NONBLOCK` keeps that open from waiting on a FIFO's writer (it changes
+/// nothing for a regular file's reads). `follow`: whether a symbolic link as
+/// the last part of `path` is followed.
+fn open_regular(path: &Path, follow: bool) -> Result<(File, u64), OpenFailure> {
+    let metadata = if follow {
+        fs::metadata(path)
+    } else {
+        fs::symlink_metadata(path)
+    }
+    .map_err(OpenFailure::Io)?;
+    if !metadata.is_file() {
+        return Err(OpenFailure::NotRegular(describe(metadata.file_type())));
+    }
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(OpenFailure::Io)?;
+    let metadata = file.metadata().map_err(OpenFailure::Io)?;
+    if !metadata.is_file() {
+        return Err(OpenFailure::NotRegular(describe(metadata.file_type())));
+    }
+    Ok((file, metadata.len()))
+}
+
+/// What a file that is not a regular one is, in words.
+fn describe(file_type: fs::FileType) -> &'static str {
+    crate::bounded_read::describe(file_type)
 }
 
 #[cfg(test)]
@@ -809,6 +1041,68 @@ mod tests {
         assert_eq!(resolve(location, "/etc/x.conf"), Path::new("/etc/x.conf"));
     }
 
+    #[test]
+    fn records_may_name_files_in_their_install_scheme_only() {
+        let roots = |location: &str| -> Vec<PathBuf> { allowed_roots(Path::new(location)) };
+        let paths = |paths: &[&str]| -> Vec<PathBuf> { paths.iter().map(PathBuf::from).collect() };
+        // A venv or conda prefix, the user base, Debian's system and local schemes, PyPy.
+        for (location, base) in [
+            ("/venv/lib/python3.11/site-packages", "/venv"),
+            ("/venv/lib64/python3.13t/site-packages", "/venv"),
+            ("/home/u/.local/lib/python3.12/site-packages", "/home/u/.local"),
+            ("/usr/lib/python3/dist-packages", "/usr"),
+            ("/usr/local/lib/python3.11/dist-packages", "/usr/local"),
+            ("/opt/pypy/lib/pypy3.10/site-packages", "/opt/pypy"),
+            ("/venv/lib/./python3.11/../python3.11/site-packages", "/venv"),
+        ] {
+            let location = resolve(Path::new(location), "");
+            assert_eq!(
+                roots(&location.to_string_lossy()),
+                paths(&[&location.to_string_lossy(), base]),
+                "{location:?}"
+            );
+        }
+        // No scheme around a PYTHONPATH entry, and never the whole machine.
+        for location in ["/srv/code", "/srv/site-packages", "/lib/python3.11/site-packages"] {
+            assert_eq!(roots(location), paths(&[location]), "{location}");
+        }
+    }
+
+    #[test]
+    fn only_regular_files_are_opened() {
+        let directory = tempfile::tempdir().unwrap();
+        let fifo = directory.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `name` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let link = directory.path().join("link");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let kind = |path: &Path, follow: bool| match open_regular(path, follow) {
+            Err(OpenFailure::NotRegular(kind)) => kind,
+            Ok(_) => "opened",
+            Err(OpenFailure::Io(error)) => panic!("{path:?}: {error}"),
+        };
+        assert_eq!(kind(&fifo, true), "a FIFO");
+        assert_eq!(kind(directory.path(), true), "a directory");
+        assert_eq!(kind(&link, true), "a character device");
+        assert_eq!(kind(&link, false), "a symbolic link");
+        fs::write(directory.path().join("file"), "x").unwrap();
+        assert_eq!(kind(&directory.path().join("file"), false), "opened");
+
+        // A RECORD that is a FIFO is refused, not waited on.
+        let dist_info = directory.path().join("x-1.dist-info");
+        fs::create_dir(&dist_info).unwrap();
+        fs::rename(&fifo, dist_info.join("RECORD")).unwrap();
+        let error = read_record(&dist_info).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{}` is a FIFO, not a regular file, so it was not read",
+                dist_info.join("RECORD").display()
+            )
+        );
+    }
+
     // Real wheels, real pip, real virtual environments.
 
     const SCRIPTS_BACKEND: &str = r#"
@@ -1002,10 +1296,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             }
         );
         assert_eq!(problem("../../../bin/tool"), &FileProblem::Missing);
-        assert!(
-            matches!(problem(&entry_points), FileProblem::Unreadable(_)),
-            "{found:?}"
-        );
+        assert_eq!(problem(&entry_points), &FileProblem::NotRegular("a directory"));
         // Reported in RECORD order, whichever thread hashed them.
         let record = read_record(&dist_info).unwrap().unwrap();
         let order = |path: &str| record.iter().position(|entry| entry.path == path).unwrap();

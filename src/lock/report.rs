@@ -139,8 +139,35 @@ pub fn file_drift(snapshot: &Snapshot) -> (Vec<Drift>, FilesChecked) {
                 ),
                 FileProblem::Missing => ("file-missing", Some("present".to_string()), None),
                 FileProblem::Unreadable(_) => ("file-unreadable", None, None),
+                FileProblem::NotRegular(kind) => (
+                    "file-not-regular",
+                    Some("a regular file".to_string()),
+                    Some(kind.to_string()),
+                ),
+                FileProblem::OutsideEnvironment { resolved, allowed, .. } => (
+                    "file-outside-environment",
+                    Some(format!(
+                        "inside {}",
+                        allowed
+                            .iter()
+                            .map(|root| root.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )),
+                    Some(resolved.display().to_string()),
+                ),
             };
             let version = package.version.as_deref().unwrap_or("");
+            // pip uninstall removes what RECORD lists, outside files included
+            // unless it runs in a virtual environment: a RECORD that names
+            // them must be fixed by hand first, so no reinstall is offered.
+            let fix = match &file.problem {
+                FileProblem::OutsideEnvironment { .. } => None,
+                _ => Some(format!(
+                    "python -m pip install --no-deps --force-reinstall {}",
+                    shell::quote(&format!("{}=={version}", package.name))
+                )),
+            };
             drift.push(Drift {
                 id,
                 area: Area::Files,
@@ -149,10 +176,7 @@ pub fn file_drift(snapshot: &Snapshot) -> (Vec<Drift>, FilesChecked) {
                 expected,
                 found,
                 message: format!("{} {version}: {file}", package.name),
-                fix: Some(format!(
-                    "python -m pip install --no-deps --force-reinstall {}",
-                    shell::quote(&format!("{}=={version}", package.name))
-                )),
+                fix,
             });
         }
     }
