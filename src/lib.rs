@@ -22,6 +22,7 @@ pub mod lock;
 pub mod matrix;
 pub mod probe;
 pub mod process;
+pub mod redact;
 pub mod report;
 pub mod shell;
 pub mod smoke;

@@ -204,6 +204,11 @@ fn secret_looking_variables_never_reach_the_snapshot() {
         .env("HF_TOKEN", "hf_do_not_leak_1")
         .env("NCCL_IB_SECRET_THING", "do_not_leak_2")
         .env("HF_ENDPOINT", "https://me:do_not_leak_3@mirror.example/hf")
+        .env("HF_HUB_PAT", "do_not_leak_4")
+        .env(
+            "CUDA_CACHE_PATH",
+            "https://do_not_leak_5@cache.example/x https://a:do_not_leak_6@b.example/",
+        )
         .env("NCCL_DEBUG", "INFO")
         .assert()
         .success()
@@ -211,12 +216,20 @@ fn secret_looking_variables_never_reach_the_snapshot() {
         .stdout
         .clone();
     let text = String::from_utf8(output).unwrap();
-    for secret in ["do_not_leak_1", "do_not_leak_2", "do_not_leak_3"] {
+    for secret in [
+        "do_not_leak_1",
+        "do_not_leak_2",
+        "do_not_leak_3",
+        "do_not_leak_4",
+        "do_not_leak_5",
+        "do_not_leak_6",
+    ] {
         assert!(!text.contains(secret), "{secret} leaked");
     }
     let snapshot: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(snapshot["env"]["NCCL_DEBUG"], "INFO");
-    assert_eq!(snapshot["env"]["HF_ENDPOINT"], "https://me:***@mirror.example/hf");
+    // The whole user information goes: a token is often given as the user name.
+    assert_eq!(snapshot["env"]["HF_ENDPOINT"], "https://***@mirror.example/hf");
     let withheld = snapshot["env_withheld"].as_array().unwrap();
     assert!(withheld.contains(&Value::from("HF_TOKEN")) && withheld.contains(&Value::from("NCCL_IB_SECRET_THING")));
 }

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::redact;
+
 const NAMES: &[&str] = &[
     "PYTHONPATH",
     "PYTHONHOME",
@@ -59,10 +61,6 @@ const PREFIXES: &[&str] = &[
     "UCX_",
 ];
 
-/// Name fragments of variables that hold credentials (`HF_TOKEN`,
-/// `WANDB_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, ...).
-const SECRET_MARKERS: &[&str] = &["TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
-
 /// The recorded variables, and the names of those withheld because they look secret.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Selected {
@@ -77,44 +75,14 @@ pub fn selected(variables: impl Iterator<Item = (String, String)>) -> Selected {
         if !wanted {
             continue;
         }
-        if looks_secret(&name) {
+        if redact::looks_secret(&name) {
             selected.withheld.push(name);
         } else {
-            selected.values.insert(name, without_url_password(&value));
+            selected.values.insert(name, redact::urls(&value));
         }
     }
     selected.withheld.sort();
     selected
-}
-
-fn looks_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_MARKERS.iter().any(|marker| upper.contains(marker))
-}
-
-/// `https://user:password@host/...` keeps its user and loses its password:
-/// mirrors and proxies are worth recording, their credentials are not.
-fn without_url_password(value: &str) -> String {
-    let Some(scheme_end) = value.find("://") else {
-        return value.to_string();
-    };
-    let authority_start = scheme_end + 3;
-    let authority_end = value[authority_start..]
-        .find(['/', '?', '#'])
-        .map_or(value.len(), |offset| authority_start + offset);
-    let authority = &value[authority_start..authority_end];
-    let Some(at) = authority.rfind('@') else {
-        return value.to_string();
-    };
-    let Some(colon) = authority[..at].find(':') else {
-        return value.to_string();
-    };
-    format!(
-        "{}{}:***{}",
-        &value[..authority_start],
-        &authority[..colon],
-        &value[authority_start + at..]
-    )
 }
 
 #[cfg(test)]
@@ -162,16 +130,16 @@ mod tests {
     }
 
     #[test]
-    fn passwords_in_urls_are_masked() {
-        assert_eq!(
-            without_url_password("https://user:hunter2@mirror.example/hf?x=1"),
-            "https://user:***@mirror.example/hf?x=1"
-        );
-        assert_eq!(
-            without_url_password("https://mirror.example/a@b"),
-            "https://mirror.example/a@b"
-        );
-        assert_eq!(without_url_password("http://proxy@host:3128"), "http://proxy@host:3128");
-        assert_eq!(without_url_password("0,1"), "0,1");
+    fn credentials_in_recorded_values_and_secret_names_are_kept_out() {
+        let kept = select(&[
+            ("HF_ENDPOINT", "https://hf_TOKEN@mirror.example"),
+            ("HF_HUB_PAT", "ghp_secret"),
+            ("PYTHONPATH", "/opt/lib:https://u:pa/ss@host/x"),
+            ("CUDA_PATH", "/usr/local/cuda"),
+        ]);
+        assert_eq!(kept.values["HF_ENDPOINT"], "https://***@mirror.example");
+        assert_eq!(kept.values["PYTHONPATH"], "/opt/lib:https://***@host/x");
+        assert_eq!(kept.values["CUDA_PATH"], "/usr/local/cuda");
+        assert_eq!(kept.withheld, ["HF_HUB_PAT"]);
     }
 }

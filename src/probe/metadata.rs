@@ -183,6 +183,9 @@ pub fn parse_direct_url(text: &str) -> Result<Source, String> {
         vcs_info,
         archive_info,
     } = serde_json::from_str(text).map_err(|error| error.to_string())?;
+    // pip records the URL as given, credentials and all
+    // (`https://oauth2:ghp_…@github.com/…`); a Snapshot or lock must not.
+    let url = crate::redact::urls(&url);
     match (dir_info, vcs_info, archive_info) {
         (Some(dir), None, None) => Ok(Source::Directory {
             url,
@@ -290,6 +293,19 @@ Requires-Dist: numpy>=1.0\nRequires-Dist: rich ; extra == \"cli\"\n\nName: not-a
                 "pynvml; (sys_platform == \"linux\") and extra == \"gpu\"",
             ]
         );
+    }
+
+    /// Issue 20 D7: credentials in a PEP 610 URL are not recorded.
+    #[test]
+    fn credentials_in_a_direct_url_are_masked() {
+        let vcs = parse_direct_url(
+            r#"{"url": "https://oauth2:ghp_secret@github.com/org/repo.git", "vcs_info": {"vcs": "git", "commit_id": "abc"}}"#,
+        )
+        .unwrap();
+        match vcs {
+            Source::Vcs { url, .. } => assert_eq!(url, "https://***@github.com/org/repo.git"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

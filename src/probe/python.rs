@@ -184,7 +184,16 @@ pub fn inspect(located: &Located, deadline: Duration, use_cache: bool) -> Result
         return Ok(answer);
     }
     let asked_at = std::time::SystemTime::now();
-    let answer = query(&located.path, deadline)?;
+    let mut answer = query(&located.path, deadline)?;
+    // A `sys.path` entry can be a URL with credentials (a PYTHONPATH someone
+    // set to one): it is no directory to scan, and must not be recorded, here
+    // or in the cache.
+    for entry in &mut answer.sys_path {
+        let text = entry.to_string_lossy();
+        if text.contains("://") {
+            *entry = std::path::PathBuf::from(crate::redact::urls(&text));
+        }
+    }
     if let Some(key) = key {
         interpreter_cache::store(key, &located.path, &answer, asked_at);
     }
