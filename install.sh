@@ -55,8 +55,9 @@ fi
 
 cd "$(dirname -- "${BASH_SOURCE[0]}")"
 
-echo "building envdoctor (cargo build --release --locked)..." >&2
-cargo build --release --locked --quiet
+echo "building envdoctor (cargo build --release --locked; a few minutes the first time)..." >&2
+# Not --quiet: a first build takes minutes, and cargo's progress shows it is working.
+cargo build --release --locked
 
 # Where cargo put the binary: honours CARGO_TARGET_DIR and .cargo/config.toml.
 target_dir="$(cargo metadata --format-version 1 --no-deps --locked 2>/dev/null |

@@ -97,7 +97,7 @@ use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config `{}`: {source}", path.display())]
+    #[error("cannot read config `{}`", path.display())]
     Unreadable {
         path: PathBuf,
         #[source]

@@ -50,6 +50,10 @@ fn promote(item: &mut Item, recurse: bool) {
 /// Why a lock cannot be used; each renders as one line naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    #[error(
+        "there is no lock `{path}`: write one with `envdoctor lock` on the node to match, or name it with --lock FILE"
+    )]
+    Missing { path: PathBuf },
     #[error("cannot read lock `{path}`")]
     Unreadable {
         path: PathBuf,
@@ -68,12 +72,16 @@ pub enum ReadError {
 }
 
 pub fn read(path: &Path) -> Result<Lock, ReadError> {
-    let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map_err(|source| {
-        ReadError::Unreadable {
-            path: path.to_path_buf(),
-            source,
-        }
-    })?;
+    let bytes =
+        crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => ReadError::Missing {
+                path: path.to_path_buf(),
+            },
+            _ => ReadError::Unreadable {
+                path: path.to_path_buf(),
+                source,
+            },
+        })?;
     parse(&bytes, path)
 }
 

@@ -41,7 +41,7 @@ pub enum MatrixError {
         more: usize,
         dir: PathBuf,
     },
-    #[error("cannot read matrix directory `{}`: {source}", path.display())]
+    #[error("cannot read matrix directory `{}`", path.display())]
     Unreadable {
         path: PathBuf,
         #[source]

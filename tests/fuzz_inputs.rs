@@ -1,0 +1,160 @@
+//! Property-based fuzzing of every kind of input envdoctor reads from a
+//! stranger: Snapshots, locks, DeepSpeed/accelerate configs, RECORD files,
+//! PEP 610 and `requires.txt` metadata, training logs and fleet report
+//! streams. Each target takes a real file from the fixtures, damages it at
+//! random (bytes flipped, cut, repeated, inserted) or takes arbitrary bytes,
+//! and asserts the reader returns, Ok or an error, without panicking; where it
+//! errs, the error is one line.
+//!
+//! CI runs each target for `PROPTEST_CASES` cases (proptest's default, 256;
+//! `.ci/run` sets fewer for the slow ones through the config below). A longer
+//! local run: `PROPTEST_CASES=20000 cargo test --release --test fuzz_inputs`.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+
+const SNAPSHOT: &[u8] = include_bytes!("fixtures/snapshots/h100-torch2.11-cu130-recorded.json");
+const LOCK: &[u8] = include_bytes!("fixtures/locks/h100-torch2.11-cu130-recorded.lock");
+const DEEPSPEED: &[u8] = include_bytes!("fixtures/configs/ds-zero3-offload-cpu.json");
+const ACCELERATE: &[u8] = include_bytes!("fixtures/configs/accelerate-multi-gpu-bf16.yaml");
+const LOG: &[u8] = include_bytes!("fixtures/smoke/recorded/train-zero3-offload-deepspeed-0.14.2.log");
+
+/// One damage to a byte string.
+#[derive(Debug, Clone)]
+enum Edit {
+    Flip { at: usize, byte: u8 },
+    Cut { at: usize, length: usize },
+    Repeat { at: usize, length: usize },
+    Insert { at: usize, bytes: Vec<u8> },
+    Truncate { at: usize },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    // Bytes that matter to the formats: quotes, brackets, newlines, NUL, UTF-8 lead bytes.
+    let special = prop::sample::select(vec![
+        b'"', b'{', b'}', b'[', b']', b'\n', b'\\', b'=', b':', b',', 0u8, 0xc3, 0xff, b'#', b'\'',
+    ]);
+    prop_oneof![
+        (any::<usize>(), prop_oneof![any::<u8>(), special]).prop_map(|(at, byte)| Edit::Flip { at, byte }),
+        (any::<usize>(), 0usize..64).prop_map(|(at, length)| Edit::Cut { at, length }),
+        (any::<usize>(), 0usize..64).prop_map(|(at, length)| Edit::Repeat { at, length }),
+        (any::<usize>(), prop::collection::vec(any::<u8>(), 0..16)).prop_map(|(at, bytes)| Edit::Insert { at, bytes }),
+        any::<usize>().prop_map(|at| Edit::Truncate { at }),
+    ]
+}
+
+fn apply(mut bytes: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+    for edit in edits {
+        let len = bytes.len().max(1);
+        match edit {
+            Edit::Flip { at, byte } => {
+                if !bytes.is_empty() {
+                    bytes[at % len] = *byte;
+                }
+            }
+            Edit::Cut { at, length } => {
+                let start = (at % len).min(bytes.len());
+                let end = (start + length).min(bytes.len());
+                bytes.drain(start..end);
+            }
+            Edit::Repeat { at, length } => {
+                let start = (at % len).min(bytes.len());
+                let end = (start + length).min(bytes.len());
+                let copy = bytes[start..end].to_vec();
+                bytes.splice(end..end, copy);
+            }
+            Edit::Insert { at, bytes: inserted } => {
+                let at = (at % len).min(bytes.len());
+                bytes.splice(at..at, inserted.iter().copied());
+            }
+            Edit::Truncate { at } => bytes.truncate(at % len),
+        }
+    }
+    bytes
+}
+
+/// A real file damaged one to eight times, or, now and then, arbitrary bytes.
+fn damaged(seed: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        9 => prop::collection::vec(edit(), 1..8).prop_map(move |edits| apply(seed.to_vec(), &edits)),
+        1 => prop::collection::vec(any::<u8>(), 0..512),
+    ]
+}
+
+fn one_line(error: impl std::fmt::Display) {
+    let text = envdoctor::escape::one_line(&error.to_string());
+    assert!(!text.contains('\n'));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
+
+    #[test]
+    fn snapshots(bytes in damaged(SNAPSHOT)) {
+        if let Err(error) = envdoctor::snapshot::parse(&bytes, Path::new("node.json")) {
+            one_line(error);
+        }
+    }
+
+    #[test]
+    fn locks(bytes in damaged(LOCK)) {
+        if let Err(error) = envdoctor::lock::file::parse(&bytes, Path::new("envdoctor.lock")) {
+            one_line(error);
+        }
+    }
+
+    #[test]
+    fn logs(bytes in damaged(LOG)) {
+        let snapshot = envdoctor::snapshot::parse(SNAPSHOT, Path::new("node.json")).unwrap();
+        let configs = envdoctor::configs::TrainingConfigs::default();
+        let facts = envdoctor::facts::Facts::new(&snapshot, &configs);
+        let matrix = envdoctor::matrix::Matrix::load(&[]).unwrap();
+        let _ = envdoctor::explain::explain(bytes.as_slice(), "log", &matrix, &facts);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
+
+    #[test]
+    fn deepspeed_and_accelerate_configs(json in damaged(DEEPSPEED), yaml in damaged(ACCELERATE)) {
+        let directory = tempfile::tempdir().unwrap();
+        let (json_path, yaml_path) = (directory.path().join("ds.json"), directory.path().join("acc.yaml"));
+        std::fs::write(&json_path, &json).unwrap();
+        std::fs::write(&yaml_path, &yaml).unwrap();
+        if let Err(error) = envdoctor::configs::read_deepspeed(&json_path) {
+            one_line(error);
+        }
+        if let Err(error) = envdoctor::configs::read_accelerate(&yaml_path) {
+            one_line(error);
+        }
+    }
+
+    #[test]
+    fn records(text in "(\\PC{0,40}(,\\PC{0,20}){0,3}\n){0,8}") {
+        let _ = envdoctor::lock::record::parse_record(&text, Path::new("RECORD"));
+    }
+
+    #[test]
+    fn package_metadata(text in "\\PC{0,200}") {
+        let _ = envdoctor::probe::metadata::parse_direct_url(&text);
+        let _ = envdoctor::probe::metadata::requires_txt_to_requires_dist(&text);
+        let _ = envdoctor::probe::metadata::wheel_tags(&text);
+        let _ = envdoctor::probe::metadata::file_url_to_path(&text);
+    }
+
+    #[test]
+    fn fleet_report_streams(bytes in damaged(SNAPSHOT)) {
+        let mut seen = 0;
+        let _ = envdoctor::fleet::input::read_stream(bytes.as_slice(), "stdin", "node", &mut |_| seen += 1);
+    }
+}
+
+/// `PROPTEST_CASES` when set (a longer local run), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
