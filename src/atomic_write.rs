@@ -33,8 +33,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         _ => Path::new("."),
     };
     let mode = fs::metadata(path).map_or(0o666, |existing| existing.permissions().mode());
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    sweep_stale(directory, &name);
     // tempfile names its random file in errors; the directory is what the user can act on.
     let mut temporary = tempfile::Builder::new()
+        .prefix(&format!("{}{}-", stale_prefix(&name), std::process::id()))
         .permissions(fs::Permissions::from_mode(mode))
         .tempfile_in(directory)
         .map_err(|error| {
@@ -49,9 +54,66 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `.report.json.envdoctor-`: the start of the temporary files written for
+/// `report.json`, followed by the writer's process id.
+fn stale_prefix(name: &str) -> String {
+    format!(".{name}.envdoctor-")
+}
+
+/// Removes the temporary files an earlier writer of `name` left behind when it
+/// was killed between writing and renaming (SIGKILL cannot be caught): those
+/// whose process no longer exists. A live writer's file is left alone.
+fn sweep_stale(directory: &Path, name: &str) {
+    let prefix = stale_prefix(name);
+    let Ok(entries) = fs::read_dir(directory) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|text| text.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|pid| pid.parse::<libc::pid_t>().ok()) else {
+            continue;
+        };
+        // kill(pid, 0) sends nothing; ESRCH means no such process.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } == -1
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 20 D12: a writer killed before its rename leaves a temporary
+    /// file; the next write beside it removes it, and only if its writer is gone.
+    #[test]
+    fn temporary_files_of_dead_writers_are_swept_and_a_live_ones_kept() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("report.json");
+        // Process ids stay below 2^22 on Linux: this one never exists.
+        let dead = directory.path().join(".report.json.envdoctor-999999999-Ab3dEf");
+        let live = directory
+            .path()
+            .join(format!(".report.json.envdoctor-{}-Xy9zQw", std::process::id()));
+        let other = directory.path().join(".other.json.envdoctor-999999999-Ab3dEf");
+        for file in [&dead, &live, &other] {
+            fs::write(file, "partial").unwrap();
+        }
+        write(&path, b"new").unwrap();
+        assert!(!dead.exists());
+        assert!(live.exists() && other.exists());
+        let left: Vec<_> = fs::read_dir(directory.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 3, "{left:?}");
+    }
 
     #[test]
     fn replaces_content_and_keeps_the_mode() {

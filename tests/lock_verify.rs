@@ -776,7 +776,10 @@ fn a_lock_that_is_not_one_this_envdoctor_can_use_is_refused() {
     let missing = directory.path().join("no-such.lock");
     let error = refused(cache, &missing);
     // A missing lock says how to make one.
-    assert!(error.contains("there is no lock") && error.contains("envdoctor lock"), "{error}");
+    assert!(
+        error.contains("there is no lock") && error.contains("envdoctor lock"),
+        "{error}"
+    );
     // Without --lock, ./envdoctor.lock is the one that is missing.
     let mut command = envdoctor(cache);
     command
