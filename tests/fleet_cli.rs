@@ -566,3 +566,18 @@ fn reports_claiming_one_name_are_listed_as_duplicates() {
     assert!(names.contains("custom-7"), "{names:?}");
     assert_eq!(names.len(), 9);
 }
+
+/// Issue 20: an envdoctor flag after `--slurm` would go to srun; it is named in
+/// a one-line error instead (srun's own `-o` and `--deadline` stay srun's).
+#[test]
+fn an_envdoctor_flag_after_slurm_is_named() {
+    let cache = tempfile::tempdir().unwrap();
+    let output = common::envdoctor(cache.path())
+        .args(["fleet", "--slurm", "-N", "3", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.contains("`--format` comes after --slurm"), "{error}");
+}

@@ -48,6 +48,7 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
     };
     let asked = match &args.slurm {
         Some(srun_args) => {
+            refuse_envdoctor_flags_after_slurm(srun_args)?;
             let options = slurm::Options {
                 srun_args: srun_args.clone(),
                 envdoctor: match &args.envdoctor {
@@ -121,5 +122,32 @@ impl Judge {
             snapshot: checked.snapshot,
             findings: Some(checked.findings),
         }
+    }
+}
+
+/// fleet's own flags that srun does not have: after `--slurm` they would go to
+/// srun, whose answer ("Try srun --help") names nothing useful. `-o/--output`
+/// and `--deadline` are srun's too, so after --slurm they stay srun's.
+const FLEET_FLAGS: &[&str] = &[
+    "--lock",
+    "--format",
+    "--fail-on",
+    "--collect",
+    "--smoke",
+    "--python",
+    "--envdoctor",
+];
+
+fn refuse_envdoctor_flags_after_slurm(srun_args: &[String]) -> anyhow::Result<()> {
+    let misplaced = srun_args.iter().find(|argument| {
+        let flag = argument.split('=').next().unwrap_or(argument);
+        FLEET_FLAGS.contains(&flag)
+    });
+    match misplaced {
+        Some(flag) => anyhow::bail!(
+            "`{flag}` comes after --slurm, so it would go to srun: everything after --slurm is srun's; put \
+             envdoctor's own flags before it (envdoctor fleet {flag} ... --slurm -N 3)"
+        ),
+        None => Ok(()),
     }
 }
