@@ -759,3 +759,23 @@ fn an_undecided_answer_says_what_would_decide_it() {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
 }
+
+/// Issue 20 D11: a log's own bytes (a BEL, an OSC title sequence, a cursor
+/// move) never reach the terminal from the text explanation.
+#[test]
+fn control_characters_from_a_log_are_escaped_in_the_text_explanation() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let log = "Traceback (most recent call last):\n  File \"x\x1b[2J.py\", line 1, in <module>\n\
+               RuntimeError: boom \x1b]0;pwned\x07 \x0b end\n";
+    let output = explain(cache.path(), Path::new("-"), &root.join(SNAPSHOT_H100), &[])
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "control characters reached the output: {text:?}"
+    );
+    assert!(text.contains("boom"), "{text}");
+}

@@ -151,10 +151,19 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
     }
     if let Some(frame) = traceback.frames.last() {
         let line = frame.line.map(|line| format!(":{line}")).unwrap_or_default();
-        let _ = writeln!(out, "  raised in {}{line}, in {}", frame.file, frame.function);
+        let _ = writeln!(
+            out,
+            "  raised in {}{line}, in {}",
+            crate::escape::controls(&frame.file),
+            crate::escape::controls(&frame.function)
+        );
     }
     if !traceback.devices.is_empty() {
-        let _ = writeln!(out, "  devices named: {}", traceback.devices.join(", "));
+        let _ = writeln!(
+            out,
+            "  devices named: {}",
+            crate::escape::controls(&traceback.devices.join(", "))
+        );
     }
     let packages: Vec<String> = traceback
         .packages
@@ -179,7 +188,7 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style) {
             Some(false) => "-",
             None => "?",
         };
-        let _ = writeln!(out, "    {mark} {}", evidence.text);
+        let _ = writeln!(out, "    {mark} {}", crate::escape::controls(&evidence.text));
     }
     let _ = writeln!(out, "  {} {}", style.dim("why:"), candidate.why);
     let _ = writeln!(out, "  {} {}", style.dim("fix:"), candidate.fix);
@@ -209,9 +218,11 @@ fn joined(exception: &str, message: &str) -> String {
     }
 }
 
+/// A line from the log, escaped (it may hold terminal escapes) and cut to width.
 fn clipped(text: &str) -> String {
+    let text = crate::escape::controls(text);
     match text.char_indices().nth(MESSAGE_WIDTH) {
         Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_string(),
+        None => text.into_owned(),
     }
 }
