@@ -17,10 +17,8 @@ pub const DOCUMENT_LIMIT: u64 = 256 << 20;
 /// largest real METADATA (a long README inlined) is well under 1 MB.
 pub const METADATA_LIMIT: u64 = 16 << 20;
 
-/// The whole file at `path`, if it is a regular file of at most `limit` bytes.
-/// The open does not block (O_NONBLOCK, which changes nothing for a regular
-/// file), and the type is checked on the opened file, so a swap between the
-/// check and the read cannot slip a FIFO in.
+/// The whole file at `path`, if it is a regular file of at most `limit` bytes
+/// (see [`open_regular_file`]).
 pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     read_at_most(open_regular(path)?, limit)
 }
@@ -28,19 +26,59 @@ pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 /// `path` opened for reading if it is a regular file, for readers that stream
 /// it (a fleet's reports); never blocks on a FIFO.
 pub fn open_regular(path: &Path) -> io::Result<File> {
+    open_regular_file(path, true)
+        .map(|(file, _)| file)
+        .map_err(io::Error::from)
+}
+
+/// Why [`open_regular_file`] opened nothing.
+pub enum OpenFailure {
+    Io(io::Error),
+    /// What it is instead, as [`describe`] words it.
+    NotRegular(&'static str),
+}
+
+impl From<OpenFailure> for io::Error {
+    fn from(failure: OpenFailure) -> io::Error {
+        match failure {
+            OpenFailure::Io(error) => error,
+            OpenFailure::NotRegular(what) => {
+                io::Error::new(io::ErrorKind::InvalidInput, format!("not a regular file ({what})"))
+            }
+        }
+    }
+}
+
+/// Opens `path` for reading if it is a regular file, with its length. Its type
+/// is checked before opening, so a FIFO or a device is never opened, and again
+/// on what was opened, in case the path was replaced in between; `O_NONBLOCK`
+/// keeps that open from waiting on a FIFO's writer (it changes nothing for a
+/// regular file's reads). `follow`: whether a symbolic link as the last part
+/// of `path` is followed.
+pub fn open_regular_file(path: &Path, follow: bool) -> Result<(File, u64), OpenFailure> {
+    let metadata = if follow {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
+    }
+    .map_err(OpenFailure::Io)?;
+    if !metadata.is_file() {
+        return Err(OpenFailure::NotRegular(describe(metadata.file_type())));
+    }
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
     let file = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        let what = describe(kind);
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("not a regular file ({what})"),
-        ));
+        .custom_flags(flags)
+        .open(path)
+        .map_err(OpenFailure::Io)?;
+    let metadata = file.metadata().map_err(OpenFailure::Io)?;
+    if !metadata.is_file() {
+        return Err(OpenFailure::NotRegular(describe(metadata.file_type())));
     }
-    Ok(file)
+    Ok((file, metadata.len()))
 }
 
 /// What a file that is not a regular one is, in words: `a FIFO`, `a directory`.

@@ -117,7 +117,7 @@ pub fn capability(tables: &Tables, gpu: &VisibleGpu) -> Option<Capability> {
 }
 
 /// The companions of torch that pin it exactly, in the order a command names them.
-pub const COMPANIONS: [&str; 2] = ["torchvision", "torchaudio"];
+const COMPANIONS: [&str; 2] = ["torchvision", "torchaudio"];
 
 /// Which release to take when the installed one will not do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,7 +130,6 @@ pub enum Prefer {
 
 /// A torch build to install and the command that installs it.
 pub struct Install<'t> {
-    pub release: MajorMinor,
     pub candidate: Candidate<'t>,
     pub command: String,
 }
@@ -172,17 +171,21 @@ pub fn choose<'t>(
                 .filter(runs_all),
         )?;
         Some(Install {
-            release,
             candidate,
             command: command(facts, &pins, &candidate.0.variant),
         })
     };
-    if let Some(installed) = torch_version(facts)
-        && let Some(install) = installable(installed.release)
-    {
+    let installed = torch_version(facts).map(|torch| torch.release);
+    if let Some(install) = installed.and_then(installable) {
         return Some(install);
     }
-    let mut releases: Vec<MajorMinor> = tables.torch.releases.iter().map(|release| release.torch).collect();
+    let mut releases: Vec<MajorMinor> = tables
+        .torch
+        .releases
+        .iter()
+        .map(|release| release.torch)
+        .filter(|release| Some(*release) != installed)
+        .collect();
     if prefer == Prefer::Newest {
         releases.reverse();
     }

@@ -8,16 +8,17 @@
 
 use std::ffi::OsStr;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, Read};
 use std::iter::Peekable;
 use std::num::NonZeroUsize;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::str::Chars;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
+
+use crate::bounded_read::{OpenFailure, open_regular_file};
 
 /// The hash algorithms a RECORD may name that `sha2` provides. The wheel spec
 /// asks for sha256 or stronger; installers write sha256.
@@ -257,7 +258,7 @@ pub fn read_record(metadata_path: &Path) -> Result<Option<Vec<RecordEntry>>, Rec
     let path = metadata_path.join("RECORD");
     // A RECORD that is a FIFO or a device would block the read or never end:
     // only a regular file is read, and only up to RECORD_LIMIT.
-    let (file, _) = match open_regular(&path, true) {
+    let (file, _) = match open_regular_file(&path, true) {
         Ok(opened) => opened,
         Err(OpenFailure::Io(error)) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(OpenFailure::Io(source)) => return Err(RecordError::Unreadable { path, source }),
@@ -744,7 +745,7 @@ fn check_file(path: &Path, roots: &Roots, entry: &RecordEntry, buffer: &mut [u8]
     }
     // `real` has no links left: not following one on open keeps a link
     // swapped in since from leading elsewhere.
-    let (file, length) = match open_regular(&real, false) {
+    let (file, length) = match open_regular_file(&real, false) {
         Ok(opened) => opened,
         Err(OpenFailure::NotRegular(kind)) => return Checked::Problem(FileProblem::NotRegular(kind)),
         Err(OpenFailure::Io(error)) if error.kind() == io::ErrorKind::NotFound => {
@@ -775,50 +776,6 @@ fn check_file(path: &Path, roots: &Roots, entry: &RecordEntry, buffer: &mut [u8]
             .to_string(),
         }),
     }
-}
-
-/// Why `open_regular` opened nothing.
-enum OpenFailure {
-    Io(io::Error),
-    /// What it is instead, as `describe` words it.
-    NotRegular(&'static str),
-}
-
-/// Opens `path` for reading if it is a regular file, and its length. Its
-/// type is checked before opening, so a FIFO or a device is never opened,
-/// and again on what was opened, in case the path was replaced in between;
-/// `O_NONBLOCK` keeps that open from waiting on a FIFO's writer (it changes
-/// nothing for a regular file's reads). `follow`: whether a symbolic link as
-/// the last part of `path` is followed.
-fn open_regular(path: &Path, follow: bool) -> Result<(File, u64), OpenFailure> {
-    let metadata = if follow {
-        fs::metadata(path)
-    } else {
-        fs::symlink_metadata(path)
-    }
-    .map_err(OpenFailure::Io)?;
-    if !metadata.is_file() {
-        return Err(OpenFailure::NotRegular(describe(metadata.file_type())));
-    }
-    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
-    if !follow {
-        flags |= libc::O_NOFOLLOW;
-    }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(OpenFailure::Io)?;
-    let metadata = file.metadata().map_err(OpenFailure::Io)?;
-    if !metadata.is_file() {
-        return Err(OpenFailure::NotRegular(describe(metadata.file_type())));
-    }
-    Ok((file, metadata.len()))
-}
-
-/// What a file that is not a regular one is, in words.
-fn describe(file_type: fs::FileType) -> &'static str {
-    crate::bounded_read::describe(file_type)
 }
 
 #[cfg(test)]
@@ -1077,7 +1034,7 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
         let link = directory.path().join("link");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        let kind = |path: &Path, follow: bool| match open_regular(path, follow) {
+        let kind = |path: &Path, follow: bool| match open_regular_file(path, follow) {
             Err(OpenFailure::NotRegular(kind)) => kind,
             Ok(_) => "opened",
             Err(OpenFailure::Io(error)) => panic!("{path:?}: {error}"),
