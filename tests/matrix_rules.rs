@@ -989,3 +989,22 @@ fn peft_0_19_on_transformers_5_24_is_the_5_24_rule_not_the_5_18_one() {
         report["findings"]
     );
 }
+
+/// The node recorded on a real H200 (driver 580.159.04, torch 2.11.0+cu130, a
+/// CUDA 13.0 toolkit and GCC 13.3.0 as CXX, which nvcc 13.0 accepts): no rule
+/// speaks and no check finds anything.
+#[test]
+fn the_recorded_h200_node_is_clean() {
+    let cache = tempfile::tempdir().unwrap();
+    let output = envdoctor(cache.path())
+        .env("HF_HOME", cache.path().join("hf-home"))
+        .env_remove("ACCELERATE_CONFIG_FILE")
+        .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
+        .arg(repo("tests/fixtures/snapshots/h200-torch2.11-cu130-recorded.json"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
