@@ -1007,4 +1007,3 @@ fn the_recorded_h200_node_is_clean() {
     assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
     assert_eq!(output.status.code(), Some(0));
 }
-
