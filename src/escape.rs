@@ -4,6 +4,10 @@
 
 use std::borrow::Cow;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 /// The longest error line envdoctor prints; the rest is counted, not shown.
 pub const ERROR_LINE_LIMIT: usize = 2000;
 
@@ -26,6 +30,16 @@ pub fn controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(escaped)
 }
 
+/// `text` with every control character but the newline escaped: a last
+/// resort for output whose lines are already laid out.
+pub fn controls_but_newlines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(controls).collect();
+    Cow::Owned(lines.join("\n"))
+}
+
 /// One line, escaped and at most [`ERROR_LINE_LIMIT`] characters: how an
 /// error that quotes its input is printed.
 pub fn one_line(text: &str) -> String {
@@ -38,6 +52,35 @@ pub fn one_line(text: &str) -> String {
     format!("{kept}… ({} more characters)", total - ERROR_LINE_LIMIT)
 }
 
+/// A copy of `value` with every string in it, map keys included, escaped by
+/// [`controls`]: how a whole document read from a stranger (a Snapshot) is
+/// made safe to show in one step, fields added later included. `None` only if
+/// the value does not survive its own serde round trip, which is a bug.
+pub fn every_string<T: Serialize + DeserializeOwned>(value: &T) -> Option<T> {
+    let mut tree = serde_json::to_value(value).ok()?;
+    escape_tree(&mut tree);
+    serde_json::from_value(tree).ok()
+}
+
+fn escape_tree(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let Cow::Owned(escaped) = controls(text) {
+                *text = escaped;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(escape_tree),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (key, mut item) in entries {
+                escape_tree(&mut item);
+                map.insert(controls(&key).into_owned(), item);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,6 +91,16 @@ mod tests {
         assert_eq!(
             controls("a\nenvdoctor: error: forged\x1b[31m\u{9b}\u{7f}"),
             "a\\nenvdoctor: error: forged\\x1b[31m\\x9b\\x7f"
+        );
+    }
+
+    #[test]
+    fn every_string_of_a_document_is_escaped_and_nothing_else_changes() {
+        let document = serde_json::json!({"a\nb": ["x\x1b[31m", 3, null, {"k": "ok"}], "n": 1.5});
+        let escaped = every_string(&document).unwrap();
+        assert_eq!(
+            escaped,
+            serde_json::json!({"a\\nb": ["x\\x1b[31m", 3, null, {"k": "ok"}], "n": 1.5})
         );
     }
 

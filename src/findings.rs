@@ -70,3 +70,73 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsettled: Option<String>,
 }
+
+/// Programs a fix may start with to be a command to paste rather than an
+/// action described in words ("load the model with ...").
+const COMMANDS: [&str; 24] = [
+    "pip",
+    "pip3",
+    "python",
+    "python3",
+    "uv",
+    "conda",
+    "mamba",
+    "sudo",
+    "apt",
+    "apt-get",
+    "dnf",
+    "yum",
+    "export",
+    "unset",
+    "ldd",
+    "nvidia-smi",
+    "systemctl",
+    "docker",
+    "accelerate",
+    "torchrun",
+    "deepspeed",
+    "envdoctor",
+    "ulimit",
+    "cd",
+];
+
+/// Whether `fix` is a shell command (it starts with a known program or a
+/// `NAME=value` assignment), which renderers set as code, or prose.
+pub fn fix_is_command(fix: &str) -> bool {
+    let first = fix.split_whitespace().next().unwrap_or("");
+    let assignment = first.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    });
+    assignment || COMMANDS.contains(&first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fix_is_command;
+
+    #[test]
+    fn a_command_is_told_from_an_action_in_words() {
+        for command in [
+            "pip install -U peft",
+            "sudo apt-get install -y g++-13 && export CXX=g++-13",
+            "CUDA_VISIBLE_DEVICES=0 python train.py",
+            "export DS_SKIP_CUDA_CHECK=1",
+            "nvidia-smi topo -p2p r; then run NCCL's all_reduce_perf",
+        ] {
+            assert!(fix_is_command(command), "{command}");
+        }
+        for prose in [
+            "load the model with attn_implementation=\"sdpa\"",
+            "Install torch 2.3 or newer, with the torchvision and torchaudio made for it",
+            "set mixed_precision: fp16 in the accelerate config",
+            "pin NumPy 1.x: pip install \"numpy<2\"",
+            "",
+            "lower=case assignment is not a command",
+        ] {
+            assert!(!fix_is_command(prose), "{prose}");
+        }
+    }
+}

@@ -196,7 +196,7 @@ pub(super) fn node_summary(snapshot: &Snapshot) -> String {
         }
         None => parts.push("no NVIDIA driver answer".to_string()),
     }
-    parts.join(" · ")
+    crate::escape::controls(&parts.join(" · ")).into_owned()
 }
 
 #[cfg(test)]

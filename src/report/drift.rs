@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::Style;
 use super::junit::{escape, single_suite};
 use super::{plural, short_fingerprint};
+use crate::escape::controls as shown;
 use crate::findings::Severity;
 use crate::lock::drift::{Area, Drift};
 use crate::lock::model::serde_plain;
@@ -16,9 +17,9 @@ pub fn text(report: &DriftReport, style: Style) -> String {
     let _ = writeln!(
         out,
         "{} against {} ({} {})",
-        style.heading(&capitalized(&report.found.describe())),
-        report.expected.describe(),
-        report.expected.label,
+        style.heading(&capitalized(&shown(&report.found.describe()))),
+        shown(&report.expected.describe()),
+        shown(&report.expected.label),
         short_fingerprint(&report.expected.fingerprint)
     );
     if let Some(files) = &report.files_checked {
@@ -32,7 +33,7 @@ pub fn text(report: &DriftReport, style: Style) -> String {
                 out,
                 "; {} have none: {}",
                 files.without_record.len(),
-                files.without_record.join(", ")
+                shown(&files.without_record.join(", "))
             );
         }
         let _ = writeln!(out, ".");
@@ -50,9 +51,9 @@ pub fn text(report: &DriftReport, style: Style) -> String {
                 Severity::Warning => style.warning(&label),
                 Severity::Info => style.dim(&label),
             };
-            let _ = writeln!(out, "  {label} {}", item.message);
+            let _ = writeln!(out, "  {label} {}", shown(&item.message));
             if let Some(fix) = &item.fix {
-                let _ = writeln!(out, "           {} {fix}", style.dim("fix:"));
+                let _ = writeln!(out, "           {} {}", style.dim("fix:"), shown(fix));
             }
         }
     }
@@ -65,8 +66,8 @@ fn verdict(report: &DriftReport) -> String {
     if report.drift.is_empty() {
         return format!(
             "No drift: {} matches {} (fingerprint {}).",
-            report.found.describe(),
-            report.expected.describe(),
+            shown(&report.found.describe()),
+            shown(&report.expected.describe()),
             short_fingerprint(&report.expected.fingerprint)
         );
     }

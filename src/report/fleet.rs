@@ -7,8 +7,9 @@ use std::fmt::Write;
 
 use super::check::paint;
 use super::junit::{escape, single_suite};
-use super::markdown::{cell, inline, marker};
+use super::markdown::{cell, code, inline, marker};
 use super::{Style, plural, short_fingerprint};
+use crate::escape::controls as shown;
 use crate::findings::Severity;
 use crate::fleet::FleetReport;
 
@@ -38,10 +39,10 @@ pub fn text(report: &FleetReport, style: Style) -> String {
                     out,
                     "    {} {}",
                     paint(style, item.severity, &format!("{:<8}", item.severity.as_str())),
-                    item.message
+                    shown(&item.message)
                 );
                 if let Some(fix) = &item.fix {
-                    let _ = writeln!(out, "             {} {fix}", style.dim("fix:"));
+                    let _ = writeln!(out, "             {} {}", style.dim("fix:"), shown(fix));
                 }
             }
         }
@@ -56,9 +57,9 @@ pub fn text(report: &FleetReport, style: Style) -> String {
             let values: Vec<String> = contested
                 .values
                 .iter()
-                .map(|value| format!("{} on {}", value.value, value.nodes))
+                .map(|value| format!("{} on {}", shown(&value.value), value.nodes))
                 .collect();
-            let _ = writeln!(out, "  {}: {}", contested.subject, values.join(", "));
+            let _ = writeln!(out, "  {}: {}", shown(&contested.subject), values.join(", "));
         }
     }
     if !report.findings.is_empty() {
@@ -68,12 +69,12 @@ pub fn text(report: &FleetReport, style: Style) -> String {
                 out,
                 "  {} {} {}",
                 paint(style, finding.severity, &format!("{:<8}", finding.severity.as_str())),
-                finding.id,
+                shown(&finding.id),
                 style.dim(&format!("on {}", nodes_text(finding.count, &finding.hostlist)))
             );
-            let _ = writeln!(out, "           {}", finding.example);
+            let _ = writeln!(out, "           {}", shown(&finding.example));
             if let Some(fix) = &finding.fix {
-                let _ = writeln!(out, "           {} {fix}", style.dim("fix:"));
+                let _ = writeln!(out, "           {} {}", style.dim("fix:"), shown(fix));
             }
         }
     }
@@ -90,8 +91,8 @@ pub fn text(report: &FleetReport, style: Style) -> String {
                 out,
                 "  {} {}: {}",
                 style.error("error   "),
-                problem.node,
-                problem.problem
+                shown(&problem.node),
+                shown(&problem.problem)
             );
         }
     }
@@ -100,7 +101,7 @@ pub fn text(report: &FleetReport, style: Style) -> String {
             out,
             "\n{} more than one report claims {}; the later ones are named NAME#2, ...",
             style.warning("note:"),
-            report.duplicates.join(", ")
+            shown(&report.duplicates.join(", "))
         );
     }
     let _ = writeln!(out, "\n{}", verdict(report));
@@ -119,13 +120,13 @@ pub fn markdown(report: &FleetReport) -> String {
             for item in &deviation.differences {
                 let _ = writeln!(
                     out,
-                    "| {} | `{}` | {} | {} |",
+                    "| {} | {} | {} | {} |",
                     marker(item.severity),
-                    deviation.hostlist.replace('|', "/"),
+                    code(&deviation.hostlist.replace('|', "/")),
                     cell(&item.message),
                     item.fix
                         .as_deref()
-                        .map(|fix| format!("`{}`", fix.replace(['|', '`'], "/")))
+                        .map(|fix| code(&fix.replace('|', "/")))
                         .unwrap_or_default()
                 );
             }
@@ -137,12 +138,12 @@ pub fn markdown(report: &FleetReport) -> String {
         for finding in &report.findings {
             let _ = writeln!(
                 out,
-                "| {} | `{}` {} | {} `{}` |",
+                "| {} | {} {} | {} {} |",
                 marker(finding.severity),
-                finding.id,
+                code(&finding.id.replace('|', "/")),
                 cell(&finding.title),
                 finding.count,
-                finding.hostlist.replace('|', "/")
+                code(&finding.hostlist.replace('|', "/"))
             );
         }
         out.push('\n');
@@ -156,7 +157,7 @@ pub fn markdown(report: &FleetReport) -> String {
         }
         let _ = writeln!(out, "**{title}:**\n");
         for problem in problems {
-            let _ = writeln!(out, "- `{}`: {}", problem.node, inline(&problem.problem));
+            let _ = writeln!(out, "- {}: {}", code(&problem.node), inline(&problem.problem));
         }
         out.push('\n');
     }
@@ -266,11 +267,11 @@ fn reference_line(report: &FleetReport) -> String {
     let facts: Vec<String> = report
         .majority
         .iter()
-        .map(|fact| format!("{} {}", fact.subject, fact.value))
+        .map(|fact| format!("{} {}", shown(&fact.subject), shown(&fact.value)))
         .collect();
     let fingerprint = short_fingerprint(&report.reference.fingerprint);
     match &report.reference.lock {
-        Some(lock) => format!("Reference: the lock {lock} ({fingerprint})"),
+        Some(lock) => format!("Reference: the lock {} ({fingerprint})", shown(lock)),
         None => format!("Majority: {} ({fingerprint})", facts.join(" · ")),
     }
 }
@@ -295,8 +296,9 @@ fn verdict(report: &FleetReport) -> String {
 }
 
 fn nodes_text(count: usize, hostlist: &str) -> String {
+    let hostlist = shown(hostlist);
     if count <= LISTED_NODES {
-        hostlist.to_string()
+        hostlist.into_owned()
     } else {
         format!("{} ({hostlist})", plural(count, "node"))
     }

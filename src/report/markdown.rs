@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::check::Report;
-use crate::findings::Severity;
+use crate::findings::{Finding, Severity};
 
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
@@ -17,35 +17,16 @@ pub fn render(report: &Report) -> String {
         for finding in &report.findings {
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} |",
+                "| {} | {} | {} |",
                 marker(finding.severity),
-                finding.id,
+                code(&finding.id),
                 cell(&finding.title)
             );
         }
         out.push('\n');
     }
     for finding in &report.findings {
-        let _ = writeln!(
-            out,
-            "### {} `{}`: {}\n",
-            marker(finding.severity),
-            finding.id,
-            inline(&finding.title)
-        );
-        let _ = writeln!(out, "**Observed:** {}\n", inline(&finding.detail));
-        let _ = writeln!(out, "**Why:** {}\n", inline(&finding.why));
-        if let Some(fix) = &finding.fix {
-            let _ = writeln!(out, "**Fix:**\n\n```sh\n{fix}\n```\n");
-        }
-        if !finding.references.is_empty() {
-            let links: Vec<String> = finding
-                .references
-                .iter()
-                .map(|reference| format!("<{reference}>"))
-                .collect();
-            let _ = writeln!(out, "**See:** {}\n", links.join(", "));
-        }
+        finding_section(&mut out, finding);
     }
     match (&report.smoke, &report.smoke_not_run) {
         (Some(run), _) => {
@@ -58,8 +39,8 @@ pub fn render(report: &Report) -> String {
             for step in &run.steps {
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | {:.2} s | {} |",
-                    step.name,
+                    "| {} | {} | {:.2} s | {} |",
+                    code(&step.name),
                     step.status.as_str(),
                     step.duration_ms as f64 / 1000.0,
                     cell(&step.detail)
@@ -76,11 +57,38 @@ pub fn render(report: &Report) -> String {
         out.push_str("<details><summary>Ignored findings</summary>\n\n");
         for ignored in &report.ignored {
             let reason = ignored.reason.as_deref().unwrap_or("no reason given");
-            let _ = writeln!(out, "- `{}`: {}", ignored.finding.id, inline(reason));
+            let _ = writeln!(out, "- {}: {}", code(&ignored.finding.id), inline(reason));
         }
         out.push_str("\n</details>\n");
     }
     out
+}
+
+/// One finding in full: what was observed, why, the fix (a command as a code
+/// block, an action in words as text) and the references.
+fn finding_section(out: &mut String, finding: &Finding) {
+    let _ = writeln!(
+        out,
+        "### {} {}: {}\n",
+        marker(finding.severity),
+        code(&finding.id),
+        inline(&finding.title)
+    );
+    let _ = writeln!(out, "**Observed:** {}\n", inline(&finding.detail));
+    let _ = writeln!(out, "**Why:** {}\n", inline(&finding.why));
+    match &finding.fix {
+        Some(fix) if crate::findings::fix_is_command(fix) => {
+            let _ = writeln!(out, "**Fix:**\n\n{}\n", code_block(fix));
+        }
+        Some(action) => {
+            let _ = writeln!(out, "**Fix:** {}\n", inline(action));
+        }
+        None => {}
+    }
+    if !finding.references.is_empty() {
+        let links: Vec<String> = finding.references.iter().map(|reference| link(reference)).collect();
+        let _ = writeln!(out, "**See:** {}\n", links.join(", "));
+    }
 }
 
 pub(super) fn marker(severity: Severity) -> &'static str {
@@ -93,8 +101,10 @@ pub(super) fn marker(severity: Severity) -> &'static str {
 
 /// Text that must not start markup of its own (emphasis, links, HTML), except
 /// `code spans`, which findings use for paths and commands and which markdown
-/// already shows literally.
+/// already shows literally. It stays on its line: a newline is the space
+/// markdown would make of it, and other control characters are escaped.
 pub(super) fn inline(text: &str) -> String {
+    let text = crate::escape::controls(&text.replace('\n', " ")).into_owned();
     let mut escaped = String::with_capacity(text.len());
     let mut in_code = false;
     for character in text.chars() {
@@ -115,5 +125,83 @@ pub(super) fn inline(text: &str) -> String {
 /// A table cell: inline text on one line, and no `|` even in a code span,
 /// where GitHub's tables would still split the cell.
 pub(super) fn cell(text: &str) -> String {
-    inline(&text.replace('\n', " ").replace('|', "/"))
+    inline(&text.replace('|', "/"))
+}
+
+/// Text from input as one code span: delimited by more backticks than it
+/// holds in a row, so no backtick in it can end the span early (CommonMark
+/// 6.1), and on one line.
+pub(super) fn code(text: &str) -> String {
+    let text = crate::escape::controls(text);
+    let fence = "`".repeat(longest_backtick_run(&text) + 1);
+    let padding = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{padding}{text}{padding}{fence}")
+}
+
+/// A command as a fenced `sh` block whose fence no line of it can close.
+fn code_block(command: &str) -> String {
+    let command = crate::escape::controls(command);
+    let fence = "`".repeat((longest_backtick_run(&command) + 1).max(3));
+    format!("{fence}sh\n{command}\n{fence}")
+}
+
+/// A reference as an autolink when it is a plain URL, else as text.
+fn link(reference: &str) -> String {
+    let plain = reference.starts_with("https://") || reference.starts_with("http://");
+    if plain
+        && !reference
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "<>".contains(c))
+    {
+        format!("<{reference}>")
+    } else {
+        inline(reference)
+    }
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fix_in_words_is_text_and_a_command_is_a_block() {
+        let mut finding = Finding {
+            id: "x".to_string(),
+            origin: "x".to_string(),
+            severity: Severity::Warning,
+            title: "t".to_string(),
+            detail: "d".to_string(),
+            why: "w".to_string(),
+            fix: Some("load the model with attn_implementation=\"sdpa\"".to_string()),
+            references: Vec::new(),
+            unsettled: None,
+        };
+        let mut out = String::new();
+        finding_section(&mut out, &finding);
+        assert!(out.contains("**Fix:** load the model with"), "{out}");
+        assert!(!out.contains("```"), "{out}");
+        finding.fix = Some("pip install -U peft".to_string());
+        out.clear();
+        finding_section(&mut out, &finding);
+        assert!(out.contains("**Fix:**\n\n```sh\npip install -U peft\n```"), "{out}");
+    }
+
+    #[test]
+    fn input_cannot_end_a_code_span_or_block_or_leave_its_line() {
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("a\nb"), "`a\\nb`");
+        assert_eq!(code_block("pip install 'x```'"), "````sh\npip install 'x```'\n````");
+        assert_eq!(inline("a\n## forged\x1b"), "a \\#\\# forged\\\\x1b");
+        assert_eq!(link("https://x.example/a b"), "https://x.example/a b");
+        assert_eq!(link("https://x.example/a"), "<https://x.example/a>");
+    }
 }

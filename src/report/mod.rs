@@ -18,8 +18,11 @@ pub(crate) fn plural(count: usize, word: &str) -> String {
 }
 
 /// `sha256:0123456789ab`: enough to tell two fingerprints apart on screen.
-pub(crate) fn short_fingerprint(fingerprint: &str) -> &str {
-    &fingerprint[..fingerprint.len().min("sha256:".len() + 12)]
+/// A lock's fingerprint is read from the file, so it is cut by characters and
+/// escaped like any other text from input.
+pub(crate) fn short_fingerprint(fingerprint: &str) -> String {
+    let kept: String = fingerprint.chars().take("sha256:".len() + 12).collect();
+    crate::escape::controls(&kept).into_owned()
 }
 
 /// Terminal colour, on only for a terminal and never when `NO_COLOR` is set
@@ -30,6 +33,11 @@ pub struct Style {
 }
 
 impl Style {
+    /// No colour at all.
+    pub fn plain() -> Style {
+        Style { color: false }
+    }
+
     pub fn for_output(is_terminal: bool) -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         Style {
@@ -59,5 +67,19 @@ impl Style {
 
     pub fn error(self, text: &str) -> String {
         self.paint("1;31", text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_fingerprint_from_a_file_is_cut_between_characters() {
+        assert_eq!(
+            super::short_fingerprint("sha256:0123456789abcdef"),
+            "sha256:0123456789ab"
+        );
+        assert_eq!(super::short_fingerprint("sha256:01234567890é\n"), "sha256:01234567890é");
+        assert_eq!(super::short_fingerprint("ééééééééééééééééééééé"), "é".repeat(19));
+        assert_eq!(super::short_fingerprint("\x1b"), "\\x1b");
     }
 }

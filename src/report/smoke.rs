@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::Style;
+use crate::escape::controls as shown;
 use crate::smoke::{Ending, SmokeReport, SmokeRun, Status};
 
 pub fn text(report: &SmokeReport, style: Style) -> String {
@@ -37,7 +38,7 @@ pub fn text(report: &SmokeReport, style: Style) -> String {
 pub fn steps_text(out: &mut String, run: &SmokeRun, style: Style) {
     let ending = match run.ending {
         Ending::Completed => "completed".to_string(),
-        _ => run.ending_detail.clone(),
+        _ => shown(&run.ending_detail).into_owned(),
     };
     let _ = writeln!(
         out,
@@ -46,7 +47,7 @@ pub fn steps_text(out: &mut String, run: &SmokeRun, style: Style) {
             "smoke test: {} steps in {:.1} s with {} ({ending})",
             run.steps.len(),
             run.duration_ms as f64 / 1000.0,
-            run.python.display()
+            shown(&run.python.display().to_string())
         ))
     );
     let name_width = run.steps.iter().map(|step| step.name.len()).max().unwrap_or(0);
@@ -60,9 +61,9 @@ pub fn steps_text(out: &mut String, run: &SmokeRun, style: Style) {
         let _ = writeln!(
             out,
             "  {status} {:<name_width$} {:>6.2} s  {}",
-            step.name,
+            shown(&step.name),
             step.duration_ms as f64 / 1000.0,
-            step.detail.lines().next().unwrap_or_default()
+            shown(step.detail.lines().next().unwrap_or_default())
         );
     }
     out.push('\n');

@@ -11,6 +11,15 @@ use super::Style;
 const LABEL_WIDTH: usize = 12;
 
 pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
+    // Every string in a Snapshot was written by whoever made it: escaped once
+    // here, so no line below can show a raw newline or terminal escape.
+    match crate::escape::every_string(snapshot) {
+        Some(escaped) => summary(&escaped, style),
+        None => crate::escape::controls_but_newlines(&summary(snapshot, Style::plain())).into_owned(),
+    }
+}
+
+fn summary(snapshot: &Snapshot, style: Style) -> String {
     let mut out = String::new();
     let system = &snapshot.system;
     let unknown = || "unknown".to_string();
