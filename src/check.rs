@@ -13,15 +13,21 @@ pub const REPORT_SCHEMA: &str = "envdoctor.report/1";
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub schema: String,
+    /// Beyond the public contract's keys (schema, snapshot, findings, smoke,
+    /// summary) every key is optional when read.
+    #[serde(default)]
     pub envdoctor_version: String,
     pub snapshot: Snapshot,
     /// Ordered error, warning, info; within a severity, by id.
     pub findings: Vec<Finding>,
     /// Findings the user silenced, with the reason they gave.
+    #[serde(default)]
     pub ignored: Vec<Ignored>,
     /// Every rule and check that ran, so a CI system can show what passed.
+    #[serde(default)]
     pub evaluated: Vec<Evaluated>,
     /// Training config files that were read.
+    #[serde(default)]
     pub configs: ConfigsRead,
     /// The GPU smoke test; `null` when it did not run, and then `smoke_not_run` says why.
     pub smoke: Option<crate::smoke::SmokeRun>,

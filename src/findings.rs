@@ -59,7 +59,9 @@ pub struct Finding {
     pub title: String,
     /// What was observed on this node, naming the values (versions, GPUs, paths).
     pub detail: String,
-    /// Why that breaks training, in a sentence or two.
+    /// Why that breaks training, in a sentence or two. Not in the public
+    /// contract, so optional when read.
+    #[serde(default)]
     pub why: String,
     /// The exact command (or, where no command exists, the exact action) that fixes it.
     pub fix: Option<String>,

@@ -27,8 +27,10 @@ pub struct Snapshot {
     /// The distributions Python imports, in `sys.path` order.
     pub packages: Vec<Package>,
     /// Problems with whole `sys.path` entries (a package's own problems sit on the package).
+    #[serde(default)]
     pub package_scan_problems: Vec<PathProblem>,
     /// Selected environment variables that change how training behaves.
+    #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Variables that were selected but whose names look secret (TOKEN, KEY,
     /// SECRET, PASSWORD, ...): named, so their presence is known, never valued.
@@ -58,19 +60,29 @@ pub struct Snapshot {
 pub struct Python {
     /// `sys.executable` as the interpreter reports it.
     pub executable: PathBuf,
-    /// The file envdoctor ran, and why it chose that one.
+    /// The file envdoctor ran, and why it chose that one. Beyond the public
+    /// contract's keys (executable, version, prefix, site_packages) every key
+    /// is optional when read; [`Snapshot::complete`] fills what follows from them.
+    #[serde(default)]
     pub invoked: PathBuf,
+    #[serde(default = "unknown_origin")]
     pub origin: Origin,
     pub version: String,
+    #[serde(default)]
     pub implementation: String,
     pub prefix: PathBuf,
+    #[serde(default)]
     pub base_prefix: PathBuf,
     /// A virtual environment (venv or virtualenv): `prefix` differs from `base_prefix`.
+    #[serde(default)]
     pub is_virtual_env: bool,
     pub site_packages: Vec<PathBuf>,
+    #[serde(default)]
     pub user_site: Option<PathBuf>,
+    #[serde(default)]
     pub user_site_enabled: bool,
     /// As a job started with this interpreter sees it, without the script's own directory.
+    #[serde(default)]
     pub sys_path: Vec<PathBuf>,
     /// The PEP 508 marker variables, for evaluating `Requires-Dist` markers as pip
     /// would. `None` in a Snapshot from an envdoctor before they were recorded;
@@ -136,7 +148,33 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Snapshot, ReadError> {
         path: path.to_path_buf(),
         problem,
     })?;
-    serde_json::from_slice(bytes).map_err(malformed)
+    let mut snapshot: Snapshot = serde_json::from_slice(bytes).map_err(malformed)?;
+    snapshot.complete();
+    Ok(snapshot)
+}
+
+fn unknown_origin() -> Origin {
+    Origin::Unknown
+}
+
+impl Snapshot {
+    /// Fills what a Snapshot with only the contract's keys leaves out but
+    /// implies: a package's normalized name, and an interpreter invoked as
+    /// itself outside any virtual environment unless it says otherwise.
+    pub fn complete(&mut self) {
+        for package in &mut self.packages {
+            if package.normalized_name.is_empty() {
+                package.normalized_name = crate::probe::packages::normalize_name(&package.name);
+            }
+        }
+        let python = &mut self.python;
+        if python.invoked.as_os_str().is_empty() {
+            python.invoked = python.executable.clone();
+        }
+        if python.base_prefix.as_os_str().is_empty() {
+            python.base_prefix = python.prefix.clone();
+        }
+    }
 }
 
 fn check_schema(document: &serde_json::Value) -> Result<(), String> {

@@ -589,42 +589,113 @@ fn input_quoted_in_an_error_stays_one_escaped_line() {
     assert!(error.contains("nope\\nenvdoctor: error: forged\\x1b[31m"), "{error}");
 }
 
-/// Issue 20: a GPU record holding only the public contract's keys (index, name,
-/// uuid, pci_bus_id, compute_capability, memory_total_mib) is read; every
-/// other key is optional.
-#[test]
-fn a_gpu_record_with_only_the_contract_keys_is_read() {
-    let cache = tempfile::tempdir().unwrap();
+/// Keeps, in each object, only the keys named; `"*"` keeps a key's value whole.
+fn keep(value: &mut Value, shape: &Value) {
+    match (value, shape) {
+        (Value::Object(map), Value::Object(kept)) => {
+            map.retain(|key, _| kept.contains_key(key));
+            for (key, item) in map.iter_mut() {
+                keep(item, &kept[key]);
+            }
+        }
+        (Value::Array(items), Value::Array(shapes)) => {
+            for item in items {
+                keep(item, &shapes[0]);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The recorded H100's Snapshot with only the keys DESIGN.md's public
+/// contract lists; everything else a reader must take as optional.
+fn contract_snapshot() -> Value {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text =
         std::fs::read_to_string(root.join("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json")).unwrap();
     let mut snapshot: Value = serde_json::from_str(&text).unwrap();
-    let contract = [
-        "index",
-        "name",
-        "uuid",
-        "pci_bus_id",
-        "compute_capability",
-        "memory_total_mib",
+    let whole = Value::from("*");
+    let shape = serde_json::json!({
+        "schema": whole, "envdoctor_version": whole, "system": {},
+        "python": {"executable": whole, "version": whole, "prefix": whole, "site_packages": whole},
+        "packages": [{"name": whole, "version": whole, "location": whole, "installer": whole, "source": whole}],
+        "nvidia": {"driver_version": whole, "cuda_driver_version": whole, "gpus": [{
+            "index": whole, "name": whole, "uuid": whole, "pci_bus_id": whole,
+            "compute_capability": whole, "memory_total_mib": whole}]},
+        "nvidia_error": whole, "cuda": {"toolkits": whole}, "frameworks": whole, "env": whole,
+    });
+    keep(&mut snapshot, &shape);
+    snapshot
+}
+
+/// Issue 20: a Snapshot and a check report holding only the public contract's
+/// keys are read by every command that reads them; every other key is optional.
+#[test]
+fn documents_with_only_the_contract_keys_are_read_by_every_command() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path();
+    let snapshot = dir.join("minimal.json");
+    std::fs::write(&snapshot, serde_json::to_vec(&contract_snapshot()).unwrap()).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        let output = common::envdoctor(dir).args(args).output().unwrap();
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    };
+    let os = |text: &'static str| std::ffi::OsStr::new(text);
+    let check = [
+        os("check"),
+        os("--no-smoke"),
+        os("--format"),
+        os("json"),
+        os("--snapshot"),
     ];
-    for gpu in snapshot["nvidia"]["gpus"].as_array_mut().unwrap() {
-        gpu.as_object_mut()
-            .unwrap()
-            .retain(|key, _| contract.contains(&key.as_str()));
-    }
-    let path = cache.path().join("minimal.json");
-    std::fs::write(&path, serde_json::to_vec(&snapshot).unwrap()).unwrap();
-    let output = common::envdoctor(cache.path())
-        .args(["check", "--no-smoke", "--format", "json", "--snapshot"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let report: Value = serde_json::from_slice(&run(&[&check[..], &[snapshot.as_os_str()]].concat())).unwrap();
+    let lock = dir.join("minimal.lock");
+    run(&[
+        os("lock"),
+        os("--snapshot"),
+        snapshot.as_os_str(),
+        os("-o"),
+        lock.as_os_str(),
+    ]);
+    run(&[
+        os("verify"),
+        os("--lock"),
+        lock.as_os_str(),
+        os("--snapshot"),
+        snapshot.as_os_str(),
+    ]);
+    run(&[os("diff"), snapshot.as_os_str(), lock.as_os_str()]);
+    run(&[
+        os("export"),
+        os("--lock"),
+        lock.as_os_str(),
+        os("--format"),
+        os("requirements"),
+    ]);
+    let log = dir.join("train.log");
+    std::fs::write(&log, "RuntimeError: CUDA error: out of memory\n").unwrap();
+    run(&[os("explain"), log.as_os_str(), os("--snapshot"), snapshot.as_os_str()]);
+
+    let mut minimal_report = report;
+    let whole = Value::from("*");
+    let finding = serde_json::json!({"id": whole, "severity": whole, "title": whole, "detail": whole,
+        "fix": whole, "references": whole});
+    let shape = serde_json::json!({"schema": whole, "snapshot": whole, "findings": [finding], "summary": whole,
+        "smoke": {"steps": [{"name": whole, "status": whole, "duration_ms": whole, "detail": whole}]}});
+    keep(&mut minimal_report, &shape);
+    minimal_report["findings"] = serde_json::json!([{"id": "site-finding", "severity": "warning",
+        "title": "t", "detail": "d", "fix": null, "references": []}]);
+    let reports = dir.join("reports");
+    std::fs::create_dir(&reports).unwrap();
+    std::fs::write(reports.join("a.json"), serde_json::to_vec(&minimal_report).unwrap()).unwrap();
+    std::fs::copy(&snapshot, reports.join("b.json")).unwrap();
+    let fleet = String::from_utf8(run(&[os("fleet"), reports.as_os_str()])).unwrap();
+    assert!(fleet.contains("site-finding"), "{fleet}");
 }
 
 fn make_fifo(path: &Path) {

@@ -182,6 +182,11 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
         .as_ref()
         .and_then(|torch| tables.torch.build(torch.release, &variant, platform));
     let Some(row) = row else {
+        let platform = if platform.is_empty() {
+            "on an architecture the Snapshot does not record"
+        } else {
+            platform
+        };
         return vec![finding(
             BUILD_UNKNOWN,
             Severity::Info,

@@ -52,7 +52,7 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
             head.schema
         }
     };
-    let (snapshot, findings) = if schema == REPORT_SCHEMA {
+    let (mut snapshot, findings) = if schema == REPORT_SCHEMA {
         let report: CheckReport = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
         (report.snapshot, Some(report.findings))
     } else {
@@ -61,6 +61,7 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
         let snapshot: Snapshot = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
         (snapshot, None)
     };
+    snapshot.complete();
     Ok(NodeReport {
         name: match given {
             GivenName::Known(name) => name.clone(),

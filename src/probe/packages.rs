@@ -24,17 +24,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::probe::metadata::{self, Source};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MetadataFormat {
+    #[default]
     DistInfo,
     EggInfo,
     EggInfoFile,
     Egg,
 }
 
-/// One installed distribution, as Python would import it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One installed distribution, as Python would import it. Beyond the public
+/// contract's keys (name, version, location, installer, source) every key is
+/// optional when read; [`crate::snapshot::Snapshot::complete`] derives
+/// `normalized_name` where it is missing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Package {
     /// As the metadata spells it.
     pub name: String,

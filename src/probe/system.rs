@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::probe::limits::{self, Limits};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Every key is optional when read: the public contract names `system` only.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct System {
     pub hostname: Option<String>,
     /// `PRETTY_NAME` from os-release, such as `Debian GNU/Linux 12 (bookworm)`.

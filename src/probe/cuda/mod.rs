@@ -90,7 +90,9 @@ impl SearchRoots {
     }
 }
 
+/// Every key is optional when read: the public contract names the toolkits only.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Cuda {
     /// Every toolkit found, one entry per directory.
     pub toolkits: Vec<Toolkit>,

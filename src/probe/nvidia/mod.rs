@@ -36,6 +36,7 @@ pub struct Nvidia {
     pub gpus: Vec<Gpu>,
     /// GPUs NVML counts but cannot read (fallen off the bus, no permission, or
     /// NVML stopped answering while reading them).
+    #[serde(default)]
     pub unreadable_gpus: Vec<UnreadableGpu>,
     /// Driver-wide queries that failed, by field name.
     #[serde(default)]
