@@ -241,16 +241,46 @@ pub fn signal_name(signal: i32) -> String {
 
 /// The last non-empty line of a child's stderr, for one-line error messages.
 pub fn last_line(bytes: &[u8]) -> Option<String> {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .map(str::trim)
-        .rfind(|line| !line.is_empty())
-        .map(|line| line.chars().take(300).collect())
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
+    // A Python traceback ends with its error, but a wrapper's error may come
+    // first and be followed by advice (pyenv: "pyenv: python2: command not
+    // found", then which versions have it): the last line that says what went
+    // wrong, else the last line.
+    let says_what_failed = |line: &&&str| {
+        let lower = line.to_lowercase();
+        [
+            "error",
+            "not found",
+            "no such",
+            "cannot",
+            "can't",
+            "denied",
+            "failed",
+            "not installed",
+        ]
+        .iter()
+        .any(|word| lower.contains(word))
+    };
+    let line = lines.iter().rfind(says_what_failed).or(lines.last())?;
+    Some(line.chars().take(300).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_line_that_says_what_failed_is_kept_over_advice_after_it() {
+        let pyenv = b"pyenv: python2: command not found\n\nThe `python2' command exists in these Python versions:\n  \
+                      2.7.18\n\nNote: See 'pyenv help global' for tips on allowing multiple\n      \
+                      Python versions to be found at the same time.\n";
+        assert_eq!(last_line(pyenv).unwrap(), "pyenv: python2: command not found");
+        let traceback = b"Traceback (most recent call last):\n  File \"x\", line 1\nImportError: no module\n";
+        assert_eq!(last_line(traceback).unwrap(), "ImportError: no module");
+        assert_eq!(last_line(b"just this\n\n").unwrap(), "just this");
+        assert_eq!(last_line(b"\n \n"), None);
+    }
 
     fn shell(script: &str) -> Command {
         let mut command = Command::new("/bin/sh");

@@ -506,7 +506,9 @@ fn the_repository_matrix_lints_clean_and_every_rule_explains_itself() {
         .args(["matrix", "list", "--format", "json"])
         .assert()
         .success();
-    let listed: Vec<Value> = serde_json::from_str(&stdout(&list)).unwrap();
+    let document: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(document["schema"], "envdoctor.matrix-list/1");
+    let listed = document["entries"].as_array().unwrap();
     // How current the knowledge is: each rule's and symptom entry's check date,
     // and the newest release of every package the rules name.
     for item in listed
@@ -535,6 +537,37 @@ fn the_repository_matrix_lints_clean_and_every_rule_explains_itself() {
         "{text}"
     );
     assert!(text.contains("Sources last checked between "), "{text}");
+    // Issue 20: the counts `check` gives are the ones `matrix list` gives.
+    let checks = listed.iter().filter(|item| item["kind"] == "check").count();
+    let heading = format!(
+        "Built-in checks ({checks}; `check --no-smoke` evaluates {}, without smoke-test)",
+        checks - 1
+    );
+    assert!(text.contains(&heading), "{text}");
+    let rules = listed.iter().filter(|item| item["kind"] == "rule").count();
+    let in_force = listed
+        .iter()
+        .filter(|item| item["kind"] == "rule" && item["withdrawn"] == false)
+        .count();
+    assert!(
+        text.contains(&format!(
+            "Rules ({rules}; `check` evaluates {in_force}, not the {} withdrawn)",
+            rules - in_force
+        )),
+        "{text}"
+    );
+    let check = stdout(
+        &common::envdoctor(cache.path())
+            .args(["check", "--no-smoke", "--snapshot"])
+            .arg(root.join("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"))
+            .assert()
+            .success(),
+    );
+    let counts = format!(
+        "{in_force} rules and {} of {checks} checks (not run: smoke-test) evaluated",
+        checks - 1
+    );
+    assert!(check.contains(&counts), "{check}");
     for item in listed.iter().filter(|item| item["kind"] != "package") {
         let id = item["id"].as_str().unwrap();
         let explain = common::envdoctor(cache.path())

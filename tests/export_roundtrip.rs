@@ -486,14 +486,16 @@ fn hashes_the_index_lacks_or_the_offline_cache_lacks_fail_the_export() {
     let server = Server::start(&fixture().root, &["--mode", "html"]);
     let index = index_url(&server);
     let stderr = fail(&["--offline"], &index);
-    for (name, version, _) in PINS {
-        assert!(
-            stderr.contains(&format!(
-                "{name}=={version} ({name} {version} is not in the index cache"
-            )),
-            "{stderr}"
-        );
-    }
+    let pins: Vec<String> = PINS
+        .iter()
+        .map(|(name, version, _)| format!("{name}=={version}"))
+        .collect();
+    let expected = format!(
+        "no sha256 for {count} of {count} packages: {} (not in the index cache)",
+        pins.join(", "),
+        count = pins.len()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
     let arguments = ["--format", "requirements", "--hashes", "--index-url", &index];
     let online = export(&cache, &arguments, &work.path().join("online.txt"));
     // With the index gone, the cache alone answers.

@@ -1079,3 +1079,39 @@ fn a_record_that_is_not_a_regular_file_is_not_read() {
     assert_eq!(code, 0, "a warning: {report:#}");
     assert_eq!(report["files_checked"]["distributions"], 2);
 }
+
+/// Issue 20: a lock written where no NVIDIA driver answers has no GPU side;
+/// `lock` says so instead of writing it silently.
+#[test]
+fn a_lock_without_a_gpu_side_says_so() {
+    let work = tempfile::tempdir().unwrap();
+    let mut snapshot: Value = serde_json::from_str(
+        &fs::read_to_string("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json").unwrap(),
+    )
+    .unwrap();
+    let recorded = work.path().join("gpu.json");
+    fs::write(&recorded, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    snapshot["nvidia"] = Value::Null;
+    snapshot["nvidia_error"] =
+        serde_json::json!({"kind": "no_driver", "message": "no NVML library and no nvidia kernel module"});
+    let cpu_only = work.path().join("cpu.json");
+    fs::write(&cpu_only, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let lock = |snapshot: &Path| {
+        let output = envdoctor(work.path())
+            .args(["lock", "--snapshot"])
+            .arg(snapshot)
+            .args(["-o", "-"])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let note = lock(&cpu_only);
+    assert!(
+        note.contains(
+            "the lock records no GPU side: no NVIDIA driver answered (no NVML library and no nvidia kernel module)"
+        ),
+        "{note}"
+    );
+    assert_eq!(lock(&recorded), "", "a lock with a GPU side needs no note");
+}

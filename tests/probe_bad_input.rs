@@ -102,6 +102,26 @@ fn a_python_that_exits_with_an_error() {
     );
 }
 
+/// Issue 20: a pyenv shim for a version that is not selected prints its error
+/// first and advice after it; the error is what the line keeps.
+#[test]
+fn a_wrapper_error_followed_by_advice_is_named() {
+    let directory = tempfile::tempdir().unwrap();
+    let shim = executable_script(
+        directory.path(),
+        "python2",
+        "printf '%s\\n' 'pyenv: python2: command not found' '' \\
+         \"The \\`python2' command exists in these Python versions:\" '  2.7.18' '' \\
+         \"Note: See 'pyenv help global' for tips on allowing multiple\" \\
+         '      Python versions to be found at the same time.' >&2; exit 127",
+    );
+    let stderr = probe_fails(&["--python", shim.to_str().unwrap()], |_| {});
+    assert!(
+        stderr.contains("failed with exit status 127: pyenv: python2: command not found"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_interpreter_that_hangs_is_killed_at_the_default_deadline() {
     let directory = tempfile::tempdir().unwrap();

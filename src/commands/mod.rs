@@ -231,7 +231,7 @@ fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
             let rendered = match format {
                 SnapshotFormat::Text => crate::report::matrix::list_text(&matrix),
                 SnapshotFormat::Json => {
-                    serde_json::to_string_pretty(&crate::report::matrix::list_json(&matrix))? + "\n"
+                    serde_json::to_string_pretty(&crate::report::matrix::list_document(&matrix))? + "\n"
                 }
             };
             emit(None, rendered.as_bytes())?;

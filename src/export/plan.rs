@@ -48,12 +48,50 @@ pub enum PlanError {
     Unsafe(String),
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("no sha256 for {count} of {total} packages: {}", .missing.join("; "))]
+/// The pins no hash was found for, each with the reason.
+#[derive(Debug)]
 pub struct MissingHashes {
-    pub count: usize,
     pub total: usize,
-    pub missing: Vec<String>,
+    /// `name==version` and why its hash is missing.
+    pub missing: Vec<(String, String)>,
+}
+
+/// Reasons shown, and pins named under each, before the rest is counted.
+const SHOWN: usize = 5;
+
+impl std::error::Error for MissingHashes {}
+
+/// One line however many pins miss: grouped by reason (an empty cache gives
+/// every pin the same one), a few pins named under each.
+impl std::fmt::Display for MissingHashes {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (pin, reason) in &self.missing {
+            match reasons.iter_mut().find(|(known, _)| known == reason) {
+                Some((_, pins)) => pins.push(pin),
+                None => reasons.push((reason, vec![pin])),
+            }
+        }
+        write!(out, "no sha256 for {} of {} packages: ", self.missing.len(), self.total)?;
+        let groups: Vec<String> = reasons
+            .iter()
+            .take(SHOWN)
+            .map(|(reason, pins)| {
+                let named = pins.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+                let more = match pins.len().saturating_sub(SHOWN) {
+                    0 => String::new(),
+                    more => format!(" and {more} more"),
+                };
+                format!("{named}{more} ({reason})")
+            })
+            .collect();
+        write!(out, "{}", groups.join("; "))?;
+        let unshown: usize = reasons.iter().skip(SHOWN).map(|(_, pins)| pins.len()).sum();
+        if unshown > 0 {
+            write!(out, "; {unshown} more for other reasons")?;
+        }
+        Ok(())
+    }
 }
 
 pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<Plan<'a>, PlanError> {
@@ -103,12 +141,11 @@ pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<
                     }
                     pin.artifacts = artifacts;
                 }
-                Err(reason) => missing.push(format!("{}=={} ({reason})", pin.package.name, pin.version)),
+                Err(reason) => missing.push((format!("{}=={}", pin.package.name, pin.version), reason)),
             }
         }
         if !missing.is_empty() {
             return Err(PlanError::MissingHashes(MissingHashes {
-                count: missing.len(),
                 total: pins.len(),
                 missing,
             }));
@@ -248,6 +285,31 @@ pub fn gpu_side(lock: &Lock) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::lock::model::sample_lock;
+
+    /// Issue 20: an empty cache gave every one of 194 pins the same reason,
+    /// printed 194 times on one 8,791-character line.
+    #[test]
+    fn many_missing_hashes_make_one_short_line_grouped_by_reason() {
+        let mut missing: Vec<(String, String)> = (0..194)
+            .map(|index| (format!("p{index}==1.0"), "not in the index cache".to_string()))
+            .collect();
+        missing.push(("odd==2.0".to_string(), "the index gives no sha256".to_string()));
+        let line = MissingHashes { total: 200, missing }.to_string();
+        assert_eq!(
+            line,
+            "no sha256 for 195 of 200 packages: p0==1.0, p1==1.0, p2==1.0, p3==1.0, p4==1.0 and 189 more \
+             (not in the index cache); odd==2.0 (the index gives no sha256)"
+        );
+        let many_reasons: Vec<(String, String)> = (0..8)
+            .map(|index| (format!("p{index}==1"), format!("reason {index}")))
+            .collect();
+        let line = MissingHashes {
+            total: 8,
+            missing: many_reasons,
+        }
+        .to_string();
+        assert!(line.ends_with("p4==1 (reason 4); 3 more for other reasons"), "{line}");
+    }
 
     /// Issue 20 D3: names, versions and sources from a lock reach a file pip
     /// reads line by line; one that could add a line is refused, escaped.

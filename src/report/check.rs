@@ -134,7 +134,8 @@ pub(super) fn paint(style: Style, severity: Severity, text: &str) -> String {
     }
 }
 
-/// `FAIL: 2 errors, 1 warning, 0 notes (1 ignored); 34 rules and 14 checks evaluated; failing on error`.
+/// `FAIL: 2 errors, 1 warning, 0 notes (1 ignored); 34 rules and 17 of 18 checks
+/// evaluated (not run: smoke-test); failing on error`.
 pub(super) fn verdict_words(report: &Report) -> (String, String) {
     let summary = &report.summary;
     let word = if summary.failed { "FAIL" } else { "PASS" };
@@ -148,7 +149,7 @@ pub(super) fn verdict_words(report: &Report) -> (String, String) {
         other => format!("failing on {}", other.as_str()),
     };
     let counts = format!(
-        "{} {}, {} {}, {} {}{ignored}; {} rules and {} checks evaluated; {fail_on}",
+        "{} {}, {} {}, {} {}{ignored}; {} rules and {} evaluated; {fail_on}",
         summary.errors,
         if summary.errors == 1 { "error" } else { "errors" },
         summary.warnings,
@@ -156,9 +157,34 @@ pub(super) fn verdict_words(report: &Report) -> (String, String) {
         summary.infos,
         if summary.infos == 1 { "note" } else { "notes" },
         summary.rules_evaluated,
-        summary.checks_evaluated,
+        checks_evaluated(report),
     );
     (word.to_string(), counts)
+}
+
+/// `17 of 18 checks (not run: smoke-test)`: the same count `matrix list`
+/// gives, and the checks that did not run named.
+fn checks_evaluated(report: &Report) -> String {
+    let evaluated = report.summary.checks_evaluated;
+    let ran: Vec<&str> = report
+        .evaluated
+        .iter()
+        .filter(|item| item.kind == crate::check::EvaluatedKind::Check)
+        .map(|item| item.id.as_str())
+        .collect();
+    let not_run: Vec<&str> = crate::checks::catalogue()
+        .map(|check| check.id)
+        .filter(|id| !ran.contains(id))
+        .collect();
+    // A report from another envdoctor may list no evaluations at all.
+    if ran.len() != evaluated || not_run.is_empty() {
+        return format!("{evaluated} checks");
+    }
+    format!(
+        "{evaluated} of {} checks (not run: {})",
+        evaluated + not_run.len(),
+        not_run.join(", ")
+    )
 }
 
 fn verdict(report: &Report, style: Style) -> String {

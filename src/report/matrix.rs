@@ -35,7 +35,25 @@ pub struct Listed {
     pub released: Option<String>,
 }
 
-pub fn list_json(matrix: &Matrix) -> Vec<Listed> {
+pub const LIST_SCHEMA: &str = "envdoctor.matrix-list/1";
+
+/// `matrix list --format json`: a document with a schema like every other.
+#[derive(Serialize)]
+pub struct List {
+    pub schema: &'static str,
+    pub envdoctor_version: &'static str,
+    pub entries: Vec<Listed>,
+}
+
+pub fn list_document(matrix: &Matrix) -> List {
+    List {
+        schema: LIST_SCHEMA,
+        envdoctor_version: env!("CARGO_PKG_VERSION"),
+        entries: list_json(matrix),
+    }
+}
+
+fn list_json(matrix: &Matrix) -> Vec<Listed> {
     let rules = matrix.rules.iter().map(|rule| Listed {
         id: rule.id.clone(),
         kind: "rule",
@@ -93,7 +111,18 @@ pub fn list_text(matrix: &Matrix) -> String {
     let width = listed.iter().map(|item| item.id.len()).max().unwrap_or(0);
     let mut out = String::new();
     let rules = listed.iter().filter(|item| item.kind == "rule").count();
-    let _ = writeln!(out, "Rules ({rules})");
+    let withdrawn = listed
+        .iter()
+        .filter(|item| item.kind == "rule" && item.withdrawn)
+        .count();
+    let _ = match withdrawn {
+        0 => writeln!(out, "Rules ({rules})"),
+        _ => writeln!(
+            out,
+            "Rules ({rules}; `check` evaluates {}, not the {withdrawn} withdrawn)",
+            rules - withdrawn
+        ),
+    };
     let checked = |item: &Listed| item.checked.clone().unwrap_or_default();
     for item in listed.iter().filter(|item| item.kind == "rule") {
         let severity = item.severity.as_deref().unwrap_or("");
@@ -112,7 +141,15 @@ pub fn list_text(matrix: &Matrix) -> String {
         let _ = writeln!(out, "  {:<8}{:<width$}  {}  {}", "", item.id, checked(item), item.title);
     }
     let checks = listed.iter().filter(|item| item.kind == "check").count();
-    let _ = writeln!(out, "\nBuilt-in checks ({checks})");
+    let without_smoke = listed
+        .iter()
+        .filter(|item| item.kind == "check" && item.id != crate::smoke::CHECK.id)
+        .count();
+    let _ = writeln!(
+        out,
+        "\nBuilt-in checks ({checks}; `check --no-smoke` evaluates {without_smoke}, without {})",
+        crate::smoke::CHECK.id
+    );
     for item in listed.iter().filter(|item| item.kind == "check") {
         let _ = writeln!(out, "  {:<width$}  {}", item.id, item.title);
         if !(item.produces.len() == 1 && item.produces[0] == item.id) {
