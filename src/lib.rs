@@ -29,3 +29,9 @@ pub mod smoke;
 pub mod snapshot;
 pub mod tables;
 pub mod torch_install;
+
+/// How a unit test that cannot run here records its skip: the integration
+/// tests' own helper, one file for both.
+#[cfg(test)]
+#[path = "../tests/common/skip.rs"]
+pub(crate) mod test_skip;

@@ -342,7 +342,11 @@ fn pylock_pip_wheel() -> Option<PathBuf> {
 #[test]
 fn pip_installs_the_exported_pylock() {
     let Some(wheel) = pylock_pip_wheel() else {
-        eprintln!("skipped: no pip >= 26.1 wheel (set ENVDOCTOR_TEST_PIP_WHEEL or run .ci/run with network)");
+        common::skip(
+            "export_roundtrip::pip_installs_the_exported_pylock",
+            "pip-wheel",
+            "no pip >= 26.1 wheel (set ENVDOCTOR_TEST_PIP_WHEEL or run .ci/run with network)",
+        );
         return;
     };
     let work = tempfile::tempdir().unwrap();

@@ -5,8 +5,10 @@
 //! one node only and, when asked, makes another node never answer.
 //!
 //! The cluster needs root and Debian's Slurm packages. Where they are missing
-//! the test says so and passes, unless `ENVDOCTOR_TEST_SLURM=1` (set by
-//! `.ci/run`, which installs them) makes their absence a failure.
+//! the test records its skip, unless `ENVDOCTOR_TEST_REQUIRE` names `slurm`
+//! (as `.ci/run` does where it installed them), which makes it a failure.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -38,10 +40,14 @@ impl Cluster {
         let output = cluster_script(dir.path(), "up");
         match output.status.code() {
             Some(0) => Some(Cluster { dir }),
-            Some(77) if std::env::var("ENVDOCTOR_TEST_SLURM").as_deref() != Ok("1") => {
-                eprintln!(
-                    "skipped: no Slurm cluster can run here: {}",
-                    String::from_utf8_lossy(&output.stderr).trim()
+            Some(77) => {
+                common::skip(
+                    "fleet_slurm",
+                    "slurm",
+                    &format!(
+                        "no Slurm cluster can run here: {}",
+                        String::from_utf8_lossy(&output.stderr).trim()
+                    ),
                 );
                 None
             }

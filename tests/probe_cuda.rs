@@ -297,7 +297,11 @@ fn a_node_without_cuda_reports_no_toolkits() {
             .any(|entry| entry.file_name().to_string_lossy().starts_with("cuda"))
     });
     if on_path || in_usr_local {
-        eprintln!("skipped: this machine has a CUDA toolkit");
+        common::skip(
+            "probe_cuda::a_node_without_cuda_reports_no_toolkits",
+            "no-cuda-toolkit",
+            "this machine has a CUDA toolkit",
+        );
         return;
     }
     let root = tempfile::tempdir().unwrap();

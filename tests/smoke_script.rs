@@ -26,4 +26,23 @@ fn the_python_side_passes_its_own_tests() {
     let report = String::from_utf8_lossy(&output.stderr);
     println!("{report}");
     assert!(output.status.success(), "{}: {report}", python.display());
+    // unittest's own skips (no torch here, or an opt-in slow test) are
+    // recorded like the Rust tests' skips, one by one.
+    for (test, reason) in skipped(&report) {
+        let prerequisite = if reason.contains("torch") { "torch" } else { "opt-in" };
+        common::skip(&format!("smoke_script::{test}"), prerequisite, &reason);
+    }
+}
+
+/// `(test id, reason)` of every test `unittest -v` reports as skipped:
+/// `test_x (module.Class.test_x) ... skipped 'torch is not installed'`.
+fn skipped(report: &str) -> Vec<(String, String)> {
+    report
+        .lines()
+        .filter_map(|line| {
+            let (test, reason) = line.split_once(" ... skipped ")?;
+            let id = test.split_once(" (").map_or(test, |(_, id)| id.trim_end_matches(')'));
+            Some((id.to_string(), reason.trim_matches(['\'', '"']).to_string()))
+        })
+        .collect()
 }

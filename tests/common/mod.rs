@@ -4,7 +4,11 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod index_server;
+pub mod skip;
 pub mod smoke;
+
+#[allow(unused_imports)] // not every test binary skips
+pub use skip::skip;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
