@@ -2,8 +2,10 @@
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Writes `bytes` to a temporary file beside `path`, flushes it to disk, and
 /// renames it over `path`. Renames within one directory are atomic on POSIX.
@@ -13,11 +15,16 @@ use std::path::Path;
 /// A symlink is followed: the file it points to is replaced, the link stays.
 /// A path that is not a regular file (`/dev/stdout`, a FIFO, a terminal) is
 /// written in place, since renaming over it would replace the device itself.
+/// A FIFO no process reads is an error, not a wait without end.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Ok(target) = fs::metadata(path)
         && !target.is_file()
     {
-        let mut file = fs::OpenOptions::new().write(true).open(path)?;
+        let mut file = if target.file_type().is_fifo() {
+            open_fifo_with_reader(path)?
+        } else {
+            fs::OpenOptions::new().write(true).open(path)?
+        };
         return file.write_all(bytes);
     }
     let resolved;
@@ -52,6 +59,43 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     temporary.as_file().sync_all()?;
     temporary.persist(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+/// How long a FIFO may take to get its reader (a process substitution's
+/// reader is there at once; a reader started beside envdoctor, soon after).
+const FIFO_READER_WAIT: Duration = Duration::from_secs(2);
+
+/// Opens a FIFO for writing once a process reads it. A plain open(2) would
+/// block until one does, forever if none ever will; a non-blocking open fails
+/// with ENXIO instead, and is retried for [`FIFO_READER_WAIT`].
+fn open_fifo_with_reader(path: &Path) -> std::io::Result<fs::File> {
+    let started = Instant::now();
+    let file = loop {
+        match fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(file) => break file,
+            Err(error) if error.raw_os_error() == Some(libc::ENXIO) && started.elapsed() < FIFO_READER_WAIT => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(error) if error.raw_os_error() == Some(libc::ENXIO) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    format!("no process reads the FIFO `{}`", path.display()),
+                ));
+            }
+            Err(error) => return Err(error),
+        }
+    };
+    // Writes then wait for the reader as usual, rather than failing when the pipe is full.
+    // SAFETY: fcntl(2) on a descriptor this function owns.
+    let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
 }
 
 /// `.report.json.envdoctor-`: the start of the temporary files written for
@@ -148,6 +192,11 @@ mod tests {
         write(&fifo, b"through").unwrap();
         assert_eq!(reader.join().unwrap(), b"through");
         assert!(!fs::metadata(&fifo).unwrap().is_file());
+        // Issue 20: a FIFO nobody reads is an error after a short wait, not a hang.
+        let started = Instant::now();
+        let error = write(&fifo, b"nobody").unwrap_err();
+        assert!(error.to_string().contains("no process reads the FIFO"), "{error}");
+        assert!(started.elapsed() < FIFO_READER_WAIT * 3, "{:?}", started.elapsed());
     }
 
     #[test]

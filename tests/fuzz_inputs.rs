@@ -1,7 +1,8 @@
 //! Property-based fuzzing of every kind of input envdoctor reads from a
 //! stranger: Snapshots, locks, DeepSpeed/accelerate configs, RECORD files,
-//! PEP 610 and `requires.txt` metadata, training logs and fleet report
-//! streams. Each target takes a real file from the fixtures, damages it at
+//! core METADATA, PEP 610 and `requires.txt` metadata, training logs, fleet
+//! report streams, package index pages (PEP 691 JSON and PEP 503 HTML) and a
+//! site's matrix rule files. Each target takes a real file from the fixtures, damages it at
 //! random (bytes flipped, cut, repeated, inserted) or takes arbitrary bytes,
 //! and asserts the reader returns, Ok or an error, without panicking; where it
 //! errs, the error is one line.
@@ -19,6 +20,28 @@ const LOCK: &[u8] = include_bytes!("fixtures/locks/h100-torch2.11-cu130-recorded
 const DEEPSPEED: &[u8] = include_bytes!("fixtures/configs/ds-zero3-offload-cpu.json");
 const ACCELERATE: &[u8] = include_bytes!("fixtures/configs/accelerate-multi-gpu-bf16.yaml");
 const LOG: &[u8] = include_bytes!("fixtures/smoke/recorded/train-zero3-offload-deepspeed-0.14.2.log");
+const RULE: &[u8] = include_bytes!("../compat-matrix/rules/deepspeed-zero3-offload-device-mismatch.toml");
+
+/// A core METADATA file as wheels install it (Metadata-Version 2.1 headers,
+/// then the description as the body).
+const METADATA: &[u8] = b"Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\n\
+Summary: Tensors and Dynamic neural networks in Python\nRequires-Python: >=3.10\n\
+Requires-Dist: filelock\nRequires-Dist: typing-extensions>=4.10.0\n\
+Requires-Dist: nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\"\n\
+Provides-Extra: optree\nRequires-Dist: optree>=0.13.0; extra == \"optree\"\n\nPyTorch is a package.\n";
+
+/// A PEP 691 page and a PEP 503 page for one project, with the fields an
+/// index gives: hashes, requires-python, yanked, sizes.
+const JSON_PAGE: &[u8] = br#"{"meta": {"api-version": "1.1"}, "name": "demo-pkg", "versions": ["1.0"],
+"files": [{"filename": "demo_pkg-1.0-py3-none-any.whl", "url": "../../files/demo_pkg-1.0-py3-none-any.whl",
+"hashes": {"sha256": "0f343b0931126a20f133d67c2b018a3b1d1f2b6c3e8e1c7b0b5f2f0a6c3d4e5f"},
+"requires-python": ">=3.8", "yanked": false, "size": 1234, "upload-time": "2026-01-01T00:00:00Z"},
+{"filename": "demo_pkg-1.0.tar.gz", "url": "https://files.example/demo_pkg-1.0.tar.gz", "hashes": {},
+"yanked": "broken"}]}"#;
+const HTML_PAGE: &[u8] = br#"<!DOCTYPE html><html><body><h1>Links for demo-pkg</h1>
+<a href="../../files/demo_pkg-1.0-py3-none-any.whl#sha256=0f343b0931126a20f133d67c2b018a3b1d1f2b6c3e8e1c7b0b5f2f0a6c3d4e5f" data-requires-python="&gt;=3.8">demo_pkg-1.0-py3-none-any.whl</a><br/>
+<a href="https://files.example/demo_pkg-1.0.tar.gz" data-yanked="broken &amp; gone">demo_pkg-1.0.tar.gz</a>
+</body></html>"#;
 
 /// One damage to a byte string.
 #[derive(Debug, Clone)]
@@ -142,6 +165,39 @@ proptest! {
         let _ = envdoctor::probe::metadata::requires_txt_to_requires_dist(&text);
         let _ = envdoctor::probe::metadata::wheel_tags(&text);
         let _ = envdoctor::probe::metadata::file_url_to_path(&text);
+    }
+
+    #[test]
+    fn core_metadata(bytes in damaged(METADATA)) {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("METADATA");
+        std::fs::write(&path, &bytes).unwrap();
+        if let Err(error) = envdoctor::probe::metadata::read_core_metadata(&path) {
+            one_line(error);
+        }
+    }
+
+    #[test]
+    fn index_pages(json in damaged(JSON_PAGE), html in damaged(HTML_PAGE)) {
+        use envdoctor::export::index::simple::{Format, parse};
+        let page = reqwest::Url::parse("https://index.example/simple/demo-pkg/").unwrap();
+        for (format, bytes) in [(Format::Json, json), (Format::Html, html)] {
+            if let Err(error) = parse(format, &String::from_utf8_lossy(&bytes), &page) {
+                one_line(error);
+            }
+        }
+    }
+
+    #[test]
+    fn site_matrix_rules(bytes in damaged(RULE)) {
+        let directory = tempfile::tempdir().unwrap();
+        let rules = directory.path().join("rules");
+        std::fs::create_dir(&rules).unwrap();
+        std::fs::write(rules.join("deepspeed-zero3-offload-device-mismatch.toml"), &bytes).unwrap();
+        match envdoctor::matrix::lint_dir(directory.path()) {
+            Ok(linted) => linted.errors.iter().for_each(one_line),
+            Err(error) => one_line(error),
+        }
     }
 
     #[test]

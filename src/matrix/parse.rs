@@ -83,6 +83,14 @@ impl Reader<'_> {
 
     fn string(&mut self, item: &Item, key: &str) -> Option<String> {
         match item.as_str() {
+            // An id or title is shown on one line of every report.
+            Some(text) if matches!(key, "id" | "title") && text.chars().any(char::is_control) => {
+                self.error(
+                    item.span(),
+                    format!("`{key}` holds a control character; it must be one line"),
+                );
+                None
+            }
             Some(text) if !text.trim().is_empty() => Some(text.to_string()),
             Some(_) => {
                 self.error(item.span(), format!("`{key}` is empty"));
@@ -722,6 +730,28 @@ fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 20: a site rule's title reaches every report's one-line heading.
+    #[test]
+    fn a_title_or_id_over_several_lines_is_refused() {
+        let path = std::path::Path::new("rules/x.toml");
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/compat-matrix/rules/deepspeed-zero3-offload-device-mismatch.toml"
+        ))
+        .unwrap();
+        let id = "deepspeed-zero3-offload-device-mismatch";
+        assert!(super::rule(path, &text, id).is_ok());
+        let forged = text.replacen("title = \"", "title = \"x\\nFORGED \\u001b[31m", 1);
+        let errors = super::rule(path, &forged, id).unwrap_err();
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(
+            shown
+                .iter()
+                .any(|error| error.contains("`title` holds a control character")),
+            "{shown:?}"
+        );
+    }
+
     #[test]
     fn a_fix_installs_torch_only_where_its_command_names_torch() {
         for fix in [

@@ -106,7 +106,13 @@ fn list_json(matrix: &Matrix) -> Vec<Listed> {
     rules.chain(symptoms).chain(checks).chain(packages).collect()
 }
 
+/// The list for people; a site rule's id and title are escaped as
+/// [`explain`] escapes its file.
 pub fn list_text(matrix: &Matrix) -> String {
+    crate::escape::controls_but_newlines(&listing(matrix)).into_owned()
+}
+
+fn listing(matrix: &Matrix) -> String {
     let listed = list_json(matrix);
     let width = listed.iter().map(|item| item.id.len()).max().unwrap_or(0);
     let mut out = String::new();
@@ -224,8 +230,14 @@ pub fn lint_text(linted: &Linted, dir: Option<&Path>) -> String {
     out
 }
 
-/// Everything about one rule (its file, verbatim) or check; `None` for an unknown id.
+/// Everything about one rule (its file, verbatim) or check; `None` for an
+/// unknown id. A site's rule files are text from whoever wrote them: no
+/// control character in them reaches the terminal.
 pub fn explain(matrix: &Matrix, id: &str) -> Option<String> {
+    explained(matrix, id).map(|text| crate::escape::controls_but_newlines(&text).into_owned())
+}
+
+fn explained(matrix: &Matrix, id: &str) -> Option<String> {
     let mut out = String::new();
     if let Some(rule) = matrix.rule(id) {
         let _ = writeln!(out, "{} ({}): {}", rule.id, rule.severity, rule.title);

@@ -14,7 +14,7 @@ mod config;
 mod fetch;
 mod lookup;
 mod redirect;
-mod simple;
+pub mod simple;
 
 /// Whether a digest is lower-case hex of its algorithm's length (see `simple`).
 pub fn digest_is_well_formed(algorithm: &str, digest: &str) -> bool {
