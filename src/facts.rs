@@ -14,12 +14,14 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::configs::TrainingConfigs;
-use crate::probe::cuda::host_compiler::CompilerFamily;
-use crate::probe::cuda::{Toolkit, ToolkitFoundVia};
-use crate::probe::frameworks::{Build, TorchBuild};
-use crate::probe::nvidia::Gpu;
-use crate::probe::packages::{Package, normalize_name as normalize};
+// (moved)
+// (moved)
+use crate::packaging::normalize_name as normalize;
 use crate::snapshot::Snapshot;
+use crate::snapshot::cuda::{CompilerFamily, Toolkit, ToolkitFoundVia};
+use crate::snapshot::frameworks::{Build, TorchBuild};
+use crate::snapshot::nvidia::Gpu;
+use crate::snapshot::packages::Package;
 
 pub struct Facts<'a> {
     pub snapshot: &'a Snapshot,

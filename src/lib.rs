@@ -20,6 +20,7 @@ pub mod findings;
 pub mod fleet;
 pub mod lock;
 pub mod matrix;
+pub mod packaging;
 pub mod probe;
 pub mod process;
 pub mod redact;

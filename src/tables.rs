@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use pep440_rs::Version;
 
 use crate::calendar::Date;
-use crate::probe::packages::normalize_name;
+use crate::packaging::normalize_name;
 use toml_edit::{Document, Item, Table};
 
 const DRIVERS_FILE: &str = "cuda-drivers.toml";

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use envdoctor::check::Report;
 use envdoctor::findings::Severity;
-use envdoctor::probe::cuda::{Toolkit, ToolkitFoundVia};
 use envdoctor::probe::cuda_devices;
-use envdoctor::probe::frameworks::{self, Build};
-use envdoctor::probe::nvidia::{NvidiaError, NvidiaErrorKind, RemappedRows, Toggle, UnreadableGpu};
+use envdoctor::probe::frameworks;
+use envdoctor::snapshot::cuda::{Toolkit, ToolkitFoundVia};
+use envdoctor::snapshot::frameworks::Build;
+use envdoctor::snapshot::nvidia::{NvidiaError, NvidiaErrorKind, RemappedRows, Toggle, UnreadableGpu};
 use envdoctor::snapshot::{self, Snapshot};
 
 const H100: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
@@ -82,7 +83,7 @@ fn driver(snapshot: &mut Snapshot, version: &str, cuda: &str) {
     nvidia.cuda_driver_version = Some(cuda.to_string());
 }
 
-fn gpus(snapshot: &mut Snapshot) -> &mut Vec<envdoctor::probe::nvidia::Gpu> {
+fn gpus(snapshot: &mut Snapshot) -> &mut Vec<envdoctor::snapshot::nvidia::Gpu> {
     &mut snapshot.nvidia.as_mut().unwrap().gpus
 }
 

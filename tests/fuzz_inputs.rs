@@ -161,10 +161,10 @@ proptest! {
 
     #[test]
     fn package_metadata(text in "\\PC{0,200}") {
-        let _ = envdoctor::probe::metadata::parse_direct_url(&text);
-        let _ = envdoctor::probe::metadata::requires_txt_to_requires_dist(&text);
-        let _ = envdoctor::probe::metadata::wheel_tags(&text);
-        let _ = envdoctor::probe::metadata::file_url_to_path(&text);
+        let _ = envdoctor::packaging::metadata::parse_direct_url(&text);
+        let _ = envdoctor::packaging::metadata::requires_txt_to_requires_dist(&text);
+        let _ = envdoctor::packaging::metadata::wheel_tags(&text);
+        let _ = envdoctor::packaging::metadata::file_url_to_path(&text);
     }
 
     #[test]
@@ -172,7 +172,7 @@ proptest! {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("METADATA");
         std::fs::write(&path, &bytes).unwrap();
-        if let Err(error) = envdoctor::probe::metadata::read_core_metadata(&path) {
+        if let Err(error) = envdoctor::packaging::metadata::read_core_metadata(&path) {
             one_line(error);
         }
     }

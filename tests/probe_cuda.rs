@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
-use envdoctor::probe::cuda::{
+use envdoctor::snapshot::cuda::{
     Cuda, LibraryFoundVia, LibraryVersionSource, Provider, ToolkitFoundVia, ToolkitVersionSource,
 };
 use serde_json::Value;

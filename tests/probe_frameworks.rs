@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use envdoctor::probe::frameworks::{Build, Framework, Frameworks, NativeLibrary};
+use envdoctor::snapshot::frameworks::{Build, Framework, Frameworks, NativeLibrary};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/frameworks");
 

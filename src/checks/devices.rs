@@ -8,8 +8,8 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::probe::cuda_devices::DeviceOrder;
-use crate::probe::nvidia::NvidiaErrorKind;
+use crate::snapshot::nvidia::{DeviceOrder, NvidiaErrorKind};
+// (moved)
 
 const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
 const ORDER_UNSET: &str = "cuda-device-order-unset-mixed-gpus";
@@ -391,12 +391,12 @@ fn shared_memory(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::checks::test_support::{healthy, ids, run};
     use crate::probe::cuda_devices;
-    use crate::probe::frameworks::Build;
-    use crate::probe::nvidia::NvidiaError;
+    use crate::snapshot::frameworks::Build;
+    use crate::snapshot::nvidia::NvidiaError;
+    // (moved)
     use crate::snapshot::Snapshot;
 
     /// Sets the variables and maps the devices again, as the probe would have.

@@ -276,11 +276,10 @@ fn python_supported_by_torch(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::checks::test_support::{healthy, ids, run};
-    use crate::probe::frameworks::Build;
     use crate::snapshot::Snapshot;
+    use crate::snapshot::frameworks::Build;
 
     fn set_torch(snapshot: &mut Snapshot, version: &str, cuda: &str) {
         let Some(Build::Torch(build)) = snapshot.frameworks.get_mut("torch").and_then(|f| f.build.as_mut()) else {

@@ -14,9 +14,10 @@ use pep440_rs::Version;
 
 use crate::facts::{Facts, VisibleGpu};
 use crate::findings::{Finding, Severity};
-use crate::probe::cuda::Toolkit;
-use crate::probe::frameworks::{Build, DeepSpeedBuild};
+// (moved)
 use crate::shell;
+use crate::snapshot::cuda::Toolkit;
+use crate::snapshot::frameworks::{Build, DeepSpeedBuild};
 use crate::tables::{self, Capability, Confidence, MajorMinor, Tables};
 use crate::torch_install::{self, Prefer, capability};
 
@@ -595,17 +596,17 @@ fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
+    use crate::snapshot::cuda::ToolkitFoundVia;
     use std::path::{Path, PathBuf};
 
     use super::*;
     use crate::checks::test_support::{healthy, ids, run};
-    use crate::probe::cuda::ToolkitFoundVia;
     use crate::probe::frameworks;
     use crate::snapshot::Snapshot;
 
     const FRAMEWORK_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/frameworks");
 
-    fn torch_build(snapshot: &mut Snapshot) -> &mut crate::probe::frameworks::TorchBuild {
+    fn torch_build(snapshot: &mut Snapshot) -> &mut crate::snapshot::frameworks::TorchBuild {
         match snapshot.frameworks.get_mut("torch").and_then(|f| f.build.as_mut()) {
             Some(Build::Torch(build)) => build,
             _ => panic!("the fixture has a torch build"),

@@ -7,7 +7,7 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::probe::nvidia::Gpu;
+use crate::snapshot::nvidia::Gpu;
 
 const ECC_UNCORRECTABLE: &str = "gpu-uncorrectable-ecc-errors";
 const REPAIR_PENDING: &str = "gpu-memory-repair-pending";
@@ -411,12 +411,11 @@ fn gpu_readable(facts: &Facts) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::checks::test_support::{healthy, ids, run};
     use crate::probe::cuda_devices;
-    use crate::probe::nvidia::{RemappedRows, Toggle, UnreadableGpu};
     use crate::snapshot::Snapshot;
+    use crate::snapshot::nvidia::{RemappedRows, Toggle, UnreadableGpu};
 
     fn gpu(snapshot: &mut Snapshot, index: usize) -> &mut Gpu {
         &mut snapshot.nvidia.as_mut().unwrap().gpus[index]

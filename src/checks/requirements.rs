@@ -51,10 +51,11 @@ use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder, MarkerTree, MarkerT
 use super::BuiltinCheck;
 use crate::facts::{Facts, dotted};
 use crate::findings::{Finding, Severity};
-use crate::probe::packages::{Package, normalize_name};
-use crate::probe::python::MarkerValues;
+use crate::packaging::normalize_name;
 use crate::shell;
 use crate::snapshot::Snapshot;
+use crate::snapshot::packages::Package;
+use crate::snapshot::python::MarkerValues;
 use crate::torch_install::{self, Prefer};
 
 const NOT_INSTALLED: &str = "requirement-not-installed";

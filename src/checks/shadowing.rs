@@ -23,8 +23,8 @@ use std::path::Path;
 use super::BuiltinCheck;
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::probe::packages::{Package, ShadowedCopy};
 use crate::shell;
+use crate::snapshot::packages::{Package, ShadowedCopy};
 
 const SHADOWED: &str = "distribution-shadowed";
 const BENIGN: &str = "distribution-shadowed-benign";
@@ -225,7 +225,7 @@ fn pth_globs(facts: &Facts) -> Option<String> {
 mod tests {
     use super::*;
     use crate::configs::TrainingConfigs;
-    use crate::probe::packages::normalize_name;
+    use crate::packaging::normalize_name;
     use crate::snapshot::Snapshot;
 
     const SITE: &str = "/opt/venvs/train/lib/python3.11/site-packages";

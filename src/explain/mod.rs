@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::facts::Facts;
 use crate::matrix::Matrix;
-use crate::probe::packages::normalize_name;
+use crate::packaging::normalize_name;
 pub use log::LogError;
 pub use rank::{Candidate, Confidence};
 use traceback::{Collector, Traceback};

@@ -14,7 +14,7 @@ use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
-use crate::probe::packages::normalize_name;
+use crate::packaging::normalize_name;
 
 const FRAME_WITH_FUNCTION: i32 = 4;
 const FRAME_FILE_ONLY: i32 = 2;

@@ -141,7 +141,7 @@ fn direct_package(package: &Package) -> Option<Table> {
             editable,
             subdirectory,
         } => {
-            let path = crate::probe::metadata::file_url_to_path(url)?;
+            let path = crate::packaging::metadata::file_url_to_path(url)?;
             let mut directory = InlineTable::new();
             directory.insert("path", path.into());
             directory.insert("editable", (*editable).into());

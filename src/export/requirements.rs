@@ -14,7 +14,7 @@ use std::path::Path;
 use super::index;
 use super::plan::{Plan, gpu_side};
 use crate::lock::model::{Package, Source};
-use crate::probe::metadata::file_url_to_path;
+use crate::packaging::metadata::file_url_to_path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

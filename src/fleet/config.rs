@@ -142,7 +142,7 @@ impl NodeFact {
     /// The value on this node, as compared and shown; `None` when unknown.
     fn read(self, snapshot: &Snapshot) -> Option<String> {
         let limits = &snapshot.system.limits;
-        let soft = |limit: Option<crate::probe::limits::Limit>, unit: &str| {
+        let soft = |limit: Option<crate::snapshot::system::Limit>, unit: &str| {
             limit.map(|limit| match limit.soft {
                 Some(value) => format!("{value}{unit}"),
                 None => "unlimited".to_string(),

@@ -12,9 +12,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::probe::metadata::Source as ProbedSource;
-use crate::probe::packages::normalize_name;
+use crate::packaging::normalize_name;
 use crate::snapshot::Snapshot;
+use crate::snapshot::packages::Source as ProbedSource;
 
 /// The format this envdoctor writes. A lock with a greater major version is
 /// refused (its meaning may have changed); a greater minor only added keys.
@@ -463,7 +463,7 @@ fn gpu_groups(snapshot: &Snapshot) -> Vec<GpuGroup> {
         .collect()
 }
 
-fn framework_facts(framework: &crate::probe::frameworks::Framework) -> BTreeMap<String, Fact> {
+fn framework_facts(framework: &crate::snapshot::frameworks::Framework) -> BTreeMap<String, Fact> {
     let mut facts = BTreeMap::new();
     if let Some(version) = &framework.version {
         facts.insert("version".to_string(), Fact::Text(version.clone()));

@@ -20,47 +20,7 @@
 //! hides every GPU; `GPU-` and `MIG-` entries are UUID prefixes that must match
 //! exactly one device.
 
-use serde::{Deserialize, Serialize};
-
-use crate::probe::nvidia::Gpu;
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CudaDevices {
-    /// The order CUDA enumerates GPUs in.
-    pub order: DeviceOrder,
-    /// False when the mapping rests on CUDA's undocumented FASTEST_FIRST
-    /// heuristic for GPUs that differ, or on MIG enumeration.
-    pub certain: bool,
-    pub cuda_visible_devices: Option<String>,
-    pub cuda_device_order: Option<String>,
-    /// `cuda:0`, `cuda:1`, ... in order.
-    pub devices: Vec<CudaDevice>,
-    /// What a user should know about how the mapping came to be.
-    pub notes: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeviceOrder {
-    FastestFirst,
-    PciBusId,
-    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
-    #[serde(other)]
-    Unknown,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CudaDevice {
-    /// N in `cuda:N`.
-    pub ordinal: u32,
-    /// The GPU's index in NVML and `nvidia-smi`.
-    pub nvml_index: u32,
-    pub uuid: Option<String>,
-    pub pci_bus_id: Option<String>,
-    pub name: Option<String>,
-    /// Set when the device is a MIG slice of the GPU.
-    pub mig_uuid: Option<String>,
-}
+use crate::snapshot::nvidia::{CudaDevice, CudaDevices, DeviceOrder, Gpu};
 
 pub fn map(gpus: &[Gpu], visible_devices: Option<&str>, device_order: Option<&str>) -> CudaDevices {
     let mut notes = Vec::new();
@@ -312,10 +272,10 @@ fn select_mig<'a>(enumerated: &[&'a Gpu], entries: &[&str], notes: &mut Vec<Stri
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::snapshot::nvidia::{MigDevice, PcieLink, Toggle};
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::probe::nvidia::{MigDevice, PcieLink, Toggle};
 
     pub(crate) fn gpu(index: u32, name: &str, capability: &str, bus: &str) -> Gpu {
         Gpu {

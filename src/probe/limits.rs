@@ -12,27 +12,10 @@
 
 use std::ffi::CString;
 
-use serde::{Deserialize, Serialize};
+use crate::snapshot::system::{Limit, Limits};
 
 const SHARED_MEMORY: &str = "/dev/shm";
 const MIB: u64 = 1024 * 1024;
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limits {
-    pub shm_total_mib: Option<u64>,
-    pub shm_available_mib: Option<u64>,
-    /// `ulimit -n`.
-    pub open_files: Option<Limit>,
-    /// `ulimit -l`, in KiB.
-    pub locked_memory_kib: Option<Limit>,
-}
-
-/// A soft and a hard limit; `null` means unlimited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limit {
-    pub soft: Option<u64>,
-    pub hard: Option<u64>,
-}
 
 pub fn probe() -> Limits {
     let (shm_total_mib, shm_available_mib) = filesystem_size(SHARED_MEMORY).unzip();

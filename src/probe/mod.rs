@@ -6,7 +6,6 @@ pub mod environment;
 pub mod frameworks;
 pub mod interpreter_cache;
 pub mod limits;
-pub mod metadata;
 pub mod nvidia;
 pub mod packages;
 pub mod python;

@@ -20,74 +20,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
-
-use crate::probe::metadata::{self, Source};
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MetadataFormat {
-    #[default]
-    DistInfo,
-    EggInfo,
-    EggInfoFile,
-    Egg,
-}
-
-/// One installed distribution, as Python would import it. Beyond the public
-/// contract's keys (name, version, location, installer, source) every key is
-/// optional when read; [`crate::snapshot::Snapshot::complete`] derives
-/// `normalized_name` where it is missing.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Package {
-    /// As the metadata spells it.
-    pub name: String,
-    /// PEP 503: lower case, runs of `-`, `_`, `.` folded to one `-`.
-    pub normalized_name: String,
-    /// In PEP 440's normal form (`1.0.0-RC1` is `1.0.0rc1`), as pip shows it;
-    /// kept as written when it is not valid PEP 440 (a problem says so); `None`
-    /// only when the metadata has no version at all.
-    pub version: Option<String>,
-    /// The version as the metadata spells it, when that differs from `version`.
-    pub version_as_written: Option<String>,
-    /// The `sys.path` entry it was found in.
-    pub location: PathBuf,
-    pub metadata_path: PathBuf,
-    pub metadata_format: MetadataFormat,
-    pub installer: Option<String>,
-    /// Whether the user asked for it by name (PEP 376 `REQUESTED`); `None` for
-    /// formats that do not record it.
-    pub requested: Option<bool>,
-    /// From `direct_url.json`; `None` means installed by name from an index,
-    /// or by a tool that records no provenance.
-    pub source: Option<Source>,
-    /// As `pip list` reports it: the project directory of an editable install.
-    pub editable_project_location: Option<PathBuf>,
-    /// The import hooks of an editable install (`__editable__` finders and
-    /// `.pth` files, legacy `.egg-link` files).
-    pub editable_hooks: Vec<PathBuf>,
-    pub requires_python: Option<String>,
-    pub requires_dist: Vec<String>,
-    pub wheel_tags: Vec<String>,
-    /// Other copies later on `sys.path`, which Python never imports.
-    pub shadowed: Vec<ShadowedCopy>,
-    pub problems: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShadowedCopy {
-    pub version: Option<String>,
-    pub location: PathBuf,
-    pub metadata_path: PathBuf,
-}
-
-/// A problem with a `sys.path` entry as a whole (as opposed to one package).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PathProblem {
-    pub path: PathBuf,
-    pub problem: String,
-}
+use crate::packaging::{metadata, normalize_name};
+use crate::snapshot::packages::{MetadataFormat, Package, PathProblem, ShadowedCopy};
 
 #[derive(Debug, Default)]
 pub struct Inventory {
@@ -403,24 +337,6 @@ fn read_optional(path: &Path, problems: &mut Vec<String>) -> Option<String> {
     }
 }
 
-/// PEP 503 normalization.
-pub fn normalize_name(name: &str) -> String {
-    let mut normalized = String::with_capacity(name.len());
-    let mut in_separator_run = false;
-    for character in name.trim().chars() {
-        if matches!(character, '-' | '_' | '.') {
-            in_separator_run = true;
-            continue;
-        }
-        if in_separator_run && !normalized.is_empty() {
-            normalized.push('-');
-        }
-        in_separator_run = false;
-        normalized.push(character.to_ascii_lowercase());
-    }
-    normalized
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,21 +344,6 @@ mod tests {
     fn write(path: &Path, text: &str) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
-    }
-
-    #[test]
-    fn pep_503_examples() {
-        for spelling in [
-            "friendly-bard",
-            "Friendly-Bard",
-            "FRIENDLY-BARD",
-            "friendly.bard",
-            "friendly_bard",
-            "friendly--bard",
-            "FrIeNdLy-._.-bArD",
-        ] {
-            assert_eq!(normalize_name(spelling), "friendly-bard", "{spelling}");
-        }
     }
 
     #[test]

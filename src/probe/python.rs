@@ -13,24 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::probe::interpreter_cache;
 use crate::process::{self, RunError};
+use crate::snapshot::python::{MarkerValues, Origin};
 
 pub(crate) const INTERPRETER_INFO_SCRIPT: &str = include_str!("interpreter_info.py");
 
 /// Starts the line that carries the answer (`ANSWER_MARKER` in the script).
 const ANSWER_MARKER: &str = "envdoctor-interpreter-answer:";
-
-/// Where the interpreter came from, so a user can see why this one was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Origin {
-    Flag,
-    VirtualEnv,
-    CondaPrefix,
-    Path,
-    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
-    #[serde(other)]
-    Unknown,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
@@ -57,25 +45,6 @@ pub struct InterpreterAnswer {
     /// Required, not defaulted: a cached answer from before this field existed
     /// fails to read and is asked again (its script hash differs too).
     pub markers: MarkerValues,
-}
-
-/// The PEP 508 environment marker variables of an interpreter, as
-/// `packaging.markers.default_environment()` computes them: what pip evaluates a
-/// `Requires-Dist` marker such as `python_version < "3.11"` against.
-/// <https://packaging.python.org/en/latest/specifications/dependency-specifiers/#environment-markers>
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MarkerValues {
-    pub implementation_name: String,
-    pub implementation_version: String,
-    pub os_name: String,
-    pub platform_machine: String,
-    pub platform_python_implementation: String,
-    pub platform_release: String,
-    pub platform_system: String,
-    pub platform_version: String,
-    pub python_full_version: String,
-    pub python_version: String,
-    pub sys_platform: String,
 }
 
 #[derive(Debug, Deserialize)]

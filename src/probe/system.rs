@@ -3,32 +3,8 @@
 
 use std::fs;
 
-use serde::{Deserialize, Serialize};
-
-use crate::probe::limits::{self, Limits};
-
-/// Every key is optional when read: the public contract names `system` only.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct System {
-    pub hostname: Option<String>,
-    /// `PRETTY_NAME` from os-release, such as `Debian GNU/Linux 12 (bookworm)`.
-    pub os: Option<String>,
-    pub os_id: Option<String>,
-    pub os_version_id: Option<String>,
-    pub kernel: Option<String>,
-    pub architecture: String,
-    pub glibc_version: Option<String>,
-    pub cpu_model: Option<String>,
-    /// Logical CPUs online on the machine.
-    pub cpu_count: Option<usize>,
-    /// Logical CPUs this process may run on (cgroup or affinity limits).
-    pub cpus_usable: Option<usize>,
-    pub memory_total_mib: Option<u64>,
-    pub memory_available_mib: Option<u64>,
-    #[serde(default)]
-    pub limits: Limits,
-}
+use crate::probe::limits;
+use crate::snapshot::system::System;
 
 pub fn probe() -> System {
     let os_release = fs::read_to_string("/etc/os-release")

@@ -205,7 +205,7 @@ pub(super) fn node_summary(snapshot: &Snapshot) -> String {
     }
     parts.push(format!("Python {}", snapshot.python.version));
     let torch = snapshot.frameworks.get("torch").and_then(|torch| match &torch.build {
-        Some(crate::probe::frameworks::Build::Torch(build)) => build.version.clone(),
+        Some(crate::snapshot::frameworks::Build::Torch(build)) => build.version.clone(),
         _ => torch.version.clone(),
     });
     parts.push(match torch {

@@ -1,11 +1,11 @@
 //! The frameworks part of the text summary: one line per framework with the
 //! build facts that decide whether it runs on this node's GPUs.
 
-use crate::probe::frameworks::{Build, Framework};
 use crate::snapshot::Snapshot;
 
 use super::Style;
 use super::text::{block, section};
+use crate::snapshot::frameworks::{Build, Framework};
 
 pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {
     if snapshot.frameworks.is_empty() {

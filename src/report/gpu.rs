@@ -3,13 +3,13 @@
 
 use std::fmt::Write;
 
-use crate::probe::cuda::{Cuda, Provider};
-use crate::probe::cuda_devices::{CudaDevices, DeviceOrder};
-use crate::probe::nvidia::{Gpu, Nvidia};
+// (moved)
 use crate::snapshot::Snapshot;
 
 use super::Style;
 use super::text::{block, continuation, gib, section};
+use crate::snapshot::cuda::{Cuda, Provider};
+use crate::snapshot::nvidia::{CudaDevices, DeviceOrder, Gpu, Nvidia};
 
 pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {
     match (&snapshot.nvidia, &snapshot.nvidia_error) {

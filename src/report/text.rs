@@ -2,11 +2,12 @@
 
 use std::fmt::Write;
 
-use crate::probe::packages::Package;
-use crate::probe::python::Origin;
+// (moved)
 use crate::snapshot::Snapshot;
 
 use super::Style;
+use crate::snapshot::packages::Package;
+use crate::snapshot::python::Origin;
 
 const LABEL_WIDTH: usize = 12;
 

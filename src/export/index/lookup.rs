@@ -9,8 +9,9 @@ use super::cache::Cache;
 use super::fetch::{FetchError, Fetcher};
 use super::simple::{IndexFile, well_formed};
 use super::urls::{index_key, strip_credentials};
-use super::wheel_name::{expand_tags, normalize_name, parse_sdist, parse_wheel, same_version};
 use super::{Artifact, ArtifactKind, Index, Lookup, Wanted};
+use crate::packaging::normalize_name;
+use crate::packaging::wheel_name::{expand_tags, parse_sdist, parse_wheel, same_version};
 
 pub(super) struct Context<'a> {
     /// The primary index, then the extra ones.

@@ -21,7 +21,6 @@ pub fn digest_is_well_formed(algorithm: &str, digest: &str) -> bool {
     simple::well_formed(algorithm, digest)
 }
 pub mod urls;
-pub mod wheel_name;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

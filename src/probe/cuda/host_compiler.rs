@@ -10,28 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::process::{RunError, describe_status, run_with_deadline};
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HostCompiler {
-    /// `CXX` or `c++`: what named it.
-    pub chosen_by: String,
-    pub path: PathBuf,
-    /// `None` when its `--version` names neither GCC nor clang.
-    pub family: Option<CompilerFamily>,
-    /// `13.2.0`, from its `--version`.
-    pub version: Option<String>,
-    pub problems: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompilerFamily {
-    Gcc,
-    Clang,
-}
+use crate::snapshot::cuda::{CompilerFamily, HostCompiler};
 
 /// The compiler `CXX` names (a bare name is looked up on `PATH`), else `c++`;
 /// `None` when neither resolves to a file.

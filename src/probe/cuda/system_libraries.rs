@@ -9,9 +9,10 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::SearchRoots;
 use super::headers::version_in_header;
 use super::library_table::{LibrarySpec, match_file_name};
-use super::{Library, LibraryFoundVia, LibraryVersionSource, Provider, SearchRoots, Toolkit};
+use crate::snapshot::cuda::{Library, LibraryFoundVia, LibraryVersionSource, Provider, Toolkit};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchDir {

@@ -7,8 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::process::{RunError, describe_status, last_line, run_with_deadline};
-
-use super::{Toolkit, ToolkitVersionSource};
+use crate::snapshot::cuda::{Toolkit, ToolkitVersionSource};
 
 /// Fills in each toolkit's version. The compilers that have to be asked are
 /// asked at once, each under `deadline`, so that several hung ones cost one

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Inputs, SearchRoots, Toolkit, ToolkitFoundVia};
+use super::{Inputs, SearchRoots};
+use crate::snapshot::cuda::{Toolkit, ToolkitFoundVia};
 
 #[derive(Debug, Default)]
 pub struct Found {

@@ -7,10 +7,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::probe::packages::{MetadataFormat, Package};
-
 use super::library_table::match_file_name;
-use super::{Distribution, Library, LibraryFoundVia, LibraryVersionSource, Provider};
+use crate::snapshot::cuda::{Distribution, Library, LibraryFoundVia, LibraryVersionSource, Provider};
+use crate::snapshot::packages::{MetadataFormat, Package};
 
 #[derive(Debug, Default)]
 pub struct WheelScan {

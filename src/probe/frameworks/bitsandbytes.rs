@@ -10,30 +10,12 @@
 //! for GPUs without int8 tensor cores. The suffix is the platform's: `.so`,
 //! `.dylib`, `.dll`.
 
-use serde::{Deserialize, Serialize};
-
 use super::version_tags::split_digits;
-use super::{Build, Found, list_names};
+use super::{Found, list_names};
+use crate::snapshot::frameworks::{BitsAndBytesBuild, Build, NativeLibrary};
 
 const PREFIX: &str = "libbitsandbytes_";
 const SUFFIXES: [&str; 3] = [".so", ".dylib", ".dll"];
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BitsAndBytesBuild {
-    /// In file name order.
-    pub native_libraries: Vec<NativeLibrary>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NativeLibrary {
-    pub file: String,
-    /// `cpu`, `cuda`, `rocm`, `mps`, `xpu`, or whatever a newer release names.
-    pub backend: String,
-    /// `12.1` for CUDA, `6.4` for ROCm, the oneAPI year (`2025`) for XPU.
-    pub version: Option<String>,
-    /// What follows the backend, as written: `nocublaslt`.
-    pub variant: Option<String>,
-}
 
 pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
     let names = list_names(found.package_dir, problems);

@@ -13,39 +13,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use super::python_literal::{self, Fields, Value};
-use super::{Build, Found, read_text, version_tags};
+use super::{Found, read_text, version_tags};
+use crate::snapshot::frameworks::{Build, DeepSpeedBuild, DeepSpeedTorchInfo};
 
 const RECORD: &str = "git_version_info_installed.py";
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeepSpeedBuild {
-    /// Whether `git_version_info_installed.py` exists; without it every op is JIT-compiled.
-    pub build_record: bool,
-    pub version: Option<String>,
-    pub git_hash: Option<String>,
-    pub git_branch: Option<String>,
-    /// The accelerator it was built for: `cuda`, `cpu`, `npu`, `xpu`, ...
-    pub accelerator_name: Option<String>,
-    /// Op name -> whether it was compiled at install time (the rest are JIT-compiled on first use).
-    pub installed_ops: BTreeMap<String, bool>,
-    /// Op name -> whether it could be built on the build machine; recorded by 0.7 to 0.10 only.
-    pub compatible_ops: Option<BTreeMap<String, bool>>,
-    pub torch_info: Option<DeepSpeedTorchInfo>,
-}
-
-/// The torch DeepSpeed was built against; `"0.0"` is DeepSpeed's own "none".
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeepSpeedTorchInfo {
-    /// `major.minor` of torch.
-    pub version: Option<String>,
-    pub cuda_version: Option<String>,
-    pub hip_version: Option<String>,
-    pub nccl_version: Option<String>,
-    pub bf16_support: Option<bool>,
-}
 
 pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
     let file = found.package_dir.join(RECORD);

@@ -9,36 +9,12 @@
 //! for ROCm): the tags appear in the installed version when that wheel was
 //! installed directly, and in the URL `direct_url.json` records.
 
-use serde::{Deserialize, Serialize};
-
 use super::version_tags::{compact_cuda, local_label, split_digits};
-use super::{Build, Found, list_names};
-use crate::probe::metadata::Source;
+use super::{Found, list_names};
+use crate::snapshot::frameworks::{Build, FlashAttnBuild, FlashAttnTags};
+use crate::snapshot::packages::Source;
 
 const EXTENSION: &str = "flash_attn_2_cuda";
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FlashAttnBuild {
-    /// The compiled extension beside the package (`flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so`).
-    pub extension: Option<String>,
-    /// The build tags of the prebuilt wheel, when the install records them.
-    pub wheel_tags: Option<FlashAttnTags>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FlashAttnTags {
-    /// Where they were read: `version` (the installed version's local label) or `direct_url`.
-    pub source: String,
-    /// The local label as written there: `cu123torch2.4cxx11abiFALSE`.
-    pub label: String,
-    /// `12.3`, or `12` where the wheel names the major only.
-    pub cuda: Option<String>,
-    pub rocm: Option<String>,
-    /// `major.minor` of the torch it was built against.
-    pub torch: Option<String>,
-    /// Whether it was built with the C++11 ABI; it must match torch's.
-    pub cxx11_abi: Option<bool>,
-}
 
 pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
     let beside = found.package_dir.parent().unwrap_or(found.package_dir);

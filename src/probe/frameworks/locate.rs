@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::probe::frameworks::python_literal::{self, Value};
-use crate::probe::packages::Package;
+use crate::snapshot::packages::Package;
 
 /// How the package directory was found.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,54 +22,12 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use crate::snapshot::frameworks::{Build, Framework, Frameworks};
+use crate::snapshot::packages::Package;
 
-use crate::probe::packages::Package;
-
-pub use bitsandbytes::{BitsAndBytesBuild, NativeLibrary};
-pub use deepspeed::{DeepSpeedBuild, DeepSpeedTorchInfo};
-pub use flash_attn::{FlashAttnBuild, FlashAttnTags};
-pub use torch::TorchBuild;
-pub use triton::TritonBuild;
-pub use xformers::XformersBuild;
-
-/// Keyed by framework name; a framework that is not installed has no entry.
-pub type Frameworks = BTreeMap<String, Framework>;
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Framework {
-    /// The key it is stored under: `torch`, `flash-attn`, ...
-    pub name: String,
-    /// The distribution that provides it, as its metadata spells the name;
-    /// `None` when the package directory is there without any metadata.
-    pub distribution: Option<String>,
-    /// The distribution's version, as pip shows it.
-    pub version: Option<String>,
-    /// The directory `import` loads the package from; `None` when it is missing.
-    pub package_dir: Option<PathBuf>,
-    /// What the framework's own files record about how it was built; `None`
-    /// for frameworks whose files record nothing beyond their version, and
-    /// when the package directory is missing.
-    pub build: Option<Build>,
-    /// What is wrong with this install, one sentence each, naming the file.
-    pub problems: Vec<String>,
-}
-
-/// One variant per reader; `kind` names it in JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Build {
-    /// `version.py` of torch, torchvision and torchaudio.
-    Torch(TorchBuild),
-    Deepspeed(DeepSpeedBuild),
-    Bitsandbytes(BitsAndBytesBuild),
-    Xformers(XformersBuild),
-    FlashAttn(FlashAttnBuild),
-    Triton(TritonBuild),
-    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
-    #[serde(other)]
-    Unknown,
-}
+// (moved)
+// (moved)
+// (moved)
 
 /// What a reader is given about one framework.
 pub(crate) struct Found<'a> {
@@ -345,7 +303,7 @@ mod tests {
             for distribution in spec.distributions {
                 assert_eq!(
                     *distribution,
-                    crate::probe::packages::normalize_name(distribution),
+                    crate::packaging::normalize_name(distribution),
                     "{}",
                     spec.name
                 );

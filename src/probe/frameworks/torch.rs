@@ -10,34 +10,10 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use super::python_literal::{self, Fields};
 use super::version_tags::{self, compact_cuda};
-use super::{Build, Found, read_text};
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TorchBuild {
-    /// `__version__` as `version.py` records it. PyPI's wheels keep the local
-    /// label here (`2.3.1+cu121`) though their metadata says `2.3.1`.
-    pub version: Option<String>,
-    /// The local label of that version: `cu121`, `rocm6.0`, `cpu`; `None` when there is none.
-    pub variant: Option<String>,
-    /// The CUDA version it was built with (`12.1`); `None` for a CPU or ROCm build.
-    /// torch records it; for torchvision and torchaudio it is read from `variant`.
-    pub cuda: Option<String>,
-    /// The HIP version of a ROCm build of torch (`6.0.32830-d62f6a171`).
-    pub hip: Option<String>,
-    /// The ROCm version: torch's `rocm` where recorded, else from `variant` (`rocm6.0`).
-    pub rocm: Option<String>,
-    /// torch 2.7 and later: the SYCL/oneAPI version of an XPU build.
-    pub xpu: Option<String>,
-    pub git_version: Option<String>,
-    pub debug: Option<bool>,
-    /// torch only: whether `torch/lib/libtorch_cuda.so` is present, the library
-    /// a CUDA build of torch ships and a CPU build lacks.
-    pub libtorch_cuda: Option<bool>,
-}
+use super::{Found, read_text};
+use crate::snapshot::frameworks::{Build, TorchBuild};
 
 pub fn read_torch(found: &Found, problems: &mut Vec<String>) -> Build {
     let mut build = read_version_py(found, problems);

@@ -5,15 +5,8 @@
 //! (`nvidia`, `amd` in the PyPI wheels); triton 2.x has no such directory and
 //! builds CUDA support in.
 
-use serde::{Deserialize, Serialize};
-
-use super::{Build, Found, list_names};
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TritonBuild {
-    /// The backends it ships (`amd`, `nvidia`); `None` before triton 3.0.
-    pub backends: Option<Vec<String>>,
-}
+use super::{Found, list_names};
+use crate::snapshot::frameworks::{Build, TritonBuild};
 
 pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
     let directory = found.package_dir.join("backends");

@@ -10,31 +10,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Build, Found, list_names, read_text};
+use super::{Found, list_names, read_text};
+use crate::snapshot::frameworks::{Build, XformersBuild};
 
 const RECORD: &str = "cpp_lib.json";
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct XformersBuild {
-    /// Whether `cpp_lib.json` exists: without it there is no compiled extension to describe.
-    pub build_record: bool,
-    /// The compiled extension in the package (`_C.so`), when present.
-    pub extension: Option<String>,
-    /// The CUDA version it was compiled with, `12.1`.
-    pub cuda: Option<String>,
-    pub hip: Option<String>,
-    /// The torch it was compiled against, `2.4.0+cu121`: its C++ ABI must match the torch installed.
-    pub torch: Option<String>,
-    pub python: Option<String>,
-    /// The bundled Flash-Attention, `v2.3.0` or `2.5.6-pt`.
-    pub flash: Option<String>,
-    pub use_torch_flash: Option<bool>,
-    /// The build variables that were set (`TORCH_CUDA_ARCH_LIST`, ...).
-    pub build_env: BTreeMap<String, String>,
-}
 
 pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
     let extension = list_names(found.package_dir, problems)

@@ -3,25 +3,14 @@
 //! with no working NVML is a driver problem, not a node without a GPU.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use crate::snapshot::nvidia::KernelModule;
 
 /// Written by the loaded module; absent when no NVIDIA module is loaded.
 const PROC_VERSION: &str = "/proc/driver/nvidia/version";
 /// The module's version alone; present on kernels that expose module versions in sysfs.
 const SYSFS_VERSION: &str = "/sys/module/nvidia/version";
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KernelModule {
-    pub version: Option<String>,
-    /// `open` (NVIDIA's open GPU kernel modules, required by Blackwell) or `proprietary`.
-    pub flavor: Option<String>,
-    /// The compiler the module was built with, as the module reports it.
-    pub built_with: Option<String>,
-    /// The file the facts came from.
-    pub read_from: PathBuf,
-}
 
 /// The loaded module, or `None` when neither file exists.
 pub fn probe() -> Option<KernelModule> {

@@ -8,9 +8,8 @@ use nvml_wrapper::enum_wrappers::device::{ComputeMode, EccCounter, MemoryError, 
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
 
-use super::{
-    Cause, Driver, Failure, Gpu, LIBRARY_VARIABLE, Line, MigDevice, PcieLink, RemappedRows, Toggle, UnreadableGpu,
-};
+use super::{Cause, Driver, Failure, LIBRARY_VARIABLE, Line};
+use crate::snapshot::nvidia::{Gpu, MigDevice, PcieLink, RemappedRows, Toggle, UnreadableGpu};
 
 /// The hidden subcommand the parent runs.
 pub const QUERY_COMMAND: &str = "__nvml-query";

@@ -8,7 +8,8 @@ use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use crate::snapshot::packages::Source;
+use serde::Deserialize;
 
 /// The header fields of core metadata that envdoctor uses.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -104,46 +105,6 @@ pub fn requires_txt_to_requires_dist(text: &str) -> Vec<String> {
         });
     }
     requirements
-}
-
-/// Where a distribution came from when it was not installed from an index by
-/// name, as PEP 610's `direct_url.json` records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Source {
-    Directory {
-        url: String,
-        editable: bool,
-        subdirectory: Option<String>,
-    },
-    Vcs {
-        url: String,
-        vcs: String,
-        commit_id: String,
-        requested_revision: Option<String>,
-        subdirectory: Option<String>,
-    },
-    Archive {
-        url: String,
-        hash: Option<String>,
-        subdirectory: Option<String>,
-    },
-    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
-    #[serde(other)]
-    Unknown,
-}
-
-impl Source {
-    pub fn is_editable(&self) -> bool {
-        matches!(self, Source::Directory { editable: true, .. })
-    }
-
-    pub fn url(&self) -> &str {
-        match self {
-            Source::Directory { url, .. } | Source::Vcs { url, .. } | Source::Archive { url, .. } => url,
-            Source::Unknown => "",
-        }
-    }
 }
 
 #[derive(Deserialize)]

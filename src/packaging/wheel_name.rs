@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
-pub use crate::probe::packages::normalize_name;
+use super::normalize_name;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WheelName {

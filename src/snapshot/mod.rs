@@ -2,19 +2,28 @@
 //! (checks, lock, verify, diff, export, fleet) reads this and nothing else, and
 //! its JSON form (`envdoctor.snapshot/1`) is a public contract: keys are only
 //! ever added.
+//!
+//! This module holds the types and nothing else; `probe` fills them, and no
+//! consumer needs to know how.
+
+pub mod cuda;
+pub mod frameworks;
+pub mod nvidia;
+pub mod packages;
+pub mod python;
+pub mod system;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::cuda::Cuda;
-use crate::probe::cuda_devices::CudaDevices;
-use crate::probe::frameworks::Frameworks;
-use crate::probe::nvidia::{KernelModule, Nvidia, NvidiaError};
-use crate::probe::packages::{Package, PathProblem};
-use crate::probe::python::{MarkerValues, Origin};
-use crate::probe::system::System;
+use cuda::Cuda;
+use frameworks::Frameworks;
+use nvidia::{CudaDevices, KernelModule, Nvidia, NvidiaError};
+use packages::{Package, PathProblem};
+pub use python::Python;
+use system::System;
 
 pub const SCHEMA: &str = "envdoctor.snapshot/1";
 
@@ -54,42 +63,6 @@ pub struct Snapshot {
     /// Build facts of the frameworks installed, read from their files, keyed by name.
     #[serde(default)]
     pub frameworks: Frameworks,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Python {
-    /// `sys.executable` as the interpreter reports it.
-    pub executable: PathBuf,
-    /// The file envdoctor ran, and why it chose that one. Beyond the public
-    /// contract's keys (executable, version, prefix, site_packages) every key
-    /// is optional when read; [`Snapshot::complete`] fills what follows from them.
-    #[serde(default)]
-    pub invoked: PathBuf,
-    #[serde(default = "unknown_origin")]
-    pub origin: Origin,
-    pub version: String,
-    #[serde(default)]
-    pub implementation: String,
-    pub prefix: PathBuf,
-    #[serde(default)]
-    pub base_prefix: PathBuf,
-    /// A virtual environment (venv or virtualenv): `prefix` differs from `base_prefix`.
-    #[serde(default)]
-    pub is_virtual_env: bool,
-    pub site_packages: Vec<PathBuf>,
-    #[serde(default)]
-    pub user_site: Option<PathBuf>,
-    #[serde(default)]
-    pub user_site_enabled: bool,
-    /// As a job started with this interpreter sees it, without the script's own directory.
-    #[serde(default)]
-    pub sys_path: Vec<PathBuf>,
-    /// The PEP 508 marker variables, for evaluating `Requires-Dist` markers as pip
-    /// would. `None` in a Snapshot from an envdoctor before they were recorded;
-    /// the dependency check then rebuilds what it can from the fields above.
-    /// Left out when `None`, so an older Snapshot replays exactly as recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub markers: Option<MarkerValues>,
 }
 
 /// Why a recorded Snapshot cannot be used. Each renders as one line that
@@ -153,10 +126,6 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Snapshot, ReadError> {
     Ok(snapshot)
 }
 
-fn unknown_origin() -> Origin {
-    Origin::Unknown
-}
-
 impl Snapshot {
     /// Fills what a Snapshot with only the contract's keys leaves out but
     /// implies: a package's normalized name, and an interpreter invoked as
@@ -164,7 +133,7 @@ impl Snapshot {
     pub fn complete(&mut self) {
         for package in &mut self.packages {
             if package.normalized_name.is_empty() {
-                package.normalized_name = crate::probe::packages::normalize_name(&package.name);
+                package.normalized_name = crate::packaging::normalize_name(&package.name);
             }
         }
         let python = &mut self.python;
