@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::configs::ConfigError;
-use crate::findings::{Finding, Severity};
+use crate::findings::{FailOn, Finding, Severity};
 use crate::snapshot::Snapshot;
 
 pub const REPORT_SCHEMA: &str = "envdoctor.report/1";
@@ -64,32 +64,6 @@ pub struct Evaluated {
 pub struct ConfigsRead {
     pub deepspeed: Option<std::path::PathBuf>,
     pub accelerate: Option<std::path::PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    Error,
-    Warning,
-    Never,
-}
-
-impl FailOn {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailOn::Error => "error",
-            FailOn::Warning => "warning",
-            FailOn::Never => "never",
-        }
-    }
-
-    pub fn fails(self, severity: Severity) -> bool {
-        match self {
-            FailOn::Error => severity >= Severity::Error,
-            FailOn::Warning => severity >= Severity::Warning,
-            FailOn::Never => false,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -190,9 +164,9 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
     }
     if let Smoke::Ran(smoke) = &input.smoke {
         evaluated.push(Evaluated {
-            id: crate::smoke::CHECK.id.to_string(),
+            id: crate::checks::smoke_test::CHECK.id.to_string(),
             kind: EvaluatedKind::Check,
-            title: crate::smoke::CHECK.title.to_string(),
+            title: crate::checks::smoke_test::CHECK.title.to_string(),
             source: None,
         });
         let diagnosis = crate::smoke::Diagnosis {
@@ -203,7 +177,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         let mut from_smoke = crate::smoke::findings(smoke, &diagnosis);
         from_smoke.extend(crate::smoke::reconcile_architectures(smoke, &mut raised));
         raised.extend(from_smoke.into_iter().map(|finding| Finding {
-            origin: crate::smoke::CHECK.id.to_string(),
+            origin: crate::checks::smoke_test::CHECK.id.to_string(),
             ..finding
         }));
     }

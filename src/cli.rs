@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub use crate::check::FailOn;
+pub use crate::findings::FailOn;
 pub use crate::fleet::slurm::Collect;
 
 const EXAMPLES: &str = "\

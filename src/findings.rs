@@ -47,6 +47,33 @@ impl std::fmt::Display for Severity {
     }
 }
 
+/// The lowest severity that fails a run (exit code 1): `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Error,
+    Warning,
+    Never,
+}
+
+impl FailOn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Never => "never",
+        }
+    }
+
+    pub fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Error => severity >= Severity::Error,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Never => false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     /// Stable kebab-case id: what `--ignore` and `matrix explain` take.

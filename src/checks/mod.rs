@@ -16,6 +16,7 @@ mod frameworks;
 mod hardware;
 mod requirements;
 mod shadowing;
+pub mod smoke_test;
 
 pub struct BuiltinCheck {
     /// Stable kebab-case id of the check itself.
@@ -69,7 +70,7 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinCheck> {
 /// Every check envdoctor knows, for listing, explaining and ignoring: those that
 /// run on the Snapshot, and the smoke test, whose findings come from running it.
 pub fn catalogue() -> impl Iterator<Item = &'static BuiltinCheck> {
-    all().chain(std::iter::once(&crate::smoke::CHECK))
+    all().chain(std::iter::once(&smoke_test::CHECK))
 }
 
 /// What the checks' unit tests share: the recorded healthy node and a runner.

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Outcome, emit, style_for};
-use crate::check::{self, CheckInput, FailOn, Smoke};
+use crate::check::{self, CheckInput, Smoke};
 use crate::cli::{FleetArgs, ReportFormat};
 use crate::configs::TrainingConfigs;
+use crate::findings::FailOn;
 use crate::fleet::aggregate::Prepared;
 use crate::fleet::input::{self, Item, Raw};
 use crate::fleet::reports::NodeReport;

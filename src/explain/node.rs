@@ -11,25 +11,7 @@ use crate::checks;
 use crate::facts::Facts;
 use crate::findings::Finding;
 
-pub const DRIVER_TOO_OLD: &str = "driver-too-old-for-torch-cuda";
-pub const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
-pub const NOT_CUDA: &str = "torch-not-built-for-cuda";
-pub const NO_GPU: &str = "no-gpu-visible";
-pub const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
-pub const SHM_SMALL: &str = "shm-too-small";
-/// Not a check's finding: read here from the GPUs' memory in the Snapshot.
-pub const MEMORY_HELD: &str = "gpu-memory-held";
-
-/// The finding ids a cause may name in `confirmed_by`.
-pub const KNOWN: [&str; 7] = [
-    DRIVER_TOO_OLD,
-    ARCH_MISSING,
-    NOT_CUDA,
-    NO_GPU,
-    VISIBLE_DEVICES_INVALID,
-    SHM_SMALL,
-    MEMORY_HELD,
-];
+use crate::matrix::confirmable::{ARCH_MISSING, DRIVER_TOO_OLD, MEMORY_HELD, NO_GPU, NOT_CUDA, SHM_SMALL};
 
 /// GPU memory in use while no job runs, above which another process holds it:
 /// a CUDA context alone takes a few hundred MiB.

@@ -18,7 +18,7 @@ use super::{
     Configuration, Contested, ContestedValue, Deviation, FleetFinding, FleetReport, MajorityFact, NodeCounts,
     NodeProblem, Reference, ReferenceInfo, Summary,
 };
-use crate::check::FailOn;
+use crate::findings::FailOn;
 use crate::findings::{Finding, Severity};
 use crate::lock::drift::{self, Area, Drift, Sides};
 use crate::lock::model::Lock;

@@ -153,6 +153,6 @@ pub struct Summary {
     pub nodes_with_info: usize,
     /// Nodes with something at or above `fail_on`.
     pub failing_nodes: usize,
-    pub fail_on: crate::check::FailOn,
+    pub fail_on: crate::findings::FailOn,
     pub failed: bool,
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::drift::{Area, Drift};
 use super::model::Lock;
 use super::record::{FileProblem, RecordError, verify_many};
-use crate::check::FailOn;
+use crate::findings::FailOn;
 use crate::findings::Severity;
 use crate::shell;
 use crate::snapshot::Snapshot;

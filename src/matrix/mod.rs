@@ -2,6 +2,7 @@
 //! into the binary, plus any `--matrix DIR`), their linter and their evaluation.
 //! The format is documented field by field in `compat-matrix/EXAMPLE.toml`.
 
+pub mod confirmable;
 mod evaluate;
 mod parse;
 pub mod rule;

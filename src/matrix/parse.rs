@@ -462,8 +462,8 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
             "confirmed_by" => {
                 symptoms.confirmed_by = reader.strings(item, "symptoms.confirmed_by");
                 for id in &symptoms.confirmed_by {
-                    if !crate::explain::node::KNOWN.contains(&id.as_str()) {
-                        let known = crate::explain::node::KNOWN.join(", ");
+                    if !super::confirmable::KNOWN.contains(&id.as_str()) {
+                        let known = super::confirmable::KNOWN.join(", ");
                         reader.error(
                             item.span(),
                             format!("`{id}` in symptoms.confirmed_by is no finding explain can test on the node; known: {known}"),

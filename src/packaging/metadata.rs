@@ -8,8 +8,7 @@ use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use crate::snapshot::packages::Source;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The header fields of core metadata that envdoctor uses.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -134,6 +133,46 @@ struct ArchiveInfo {
     hash: Option<String>,
     #[serde(default)]
     hashes: std::collections::BTreeMap<String, String>,
+}
+
+/// Where a distribution came from when it was not installed from an index by
+/// name, as PEP 610's `direct_url.json` records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Source {
+    Directory {
+        url: String,
+        editable: bool,
+        subdirectory: Option<String>,
+    },
+    Vcs {
+        url: String,
+        vcs: String,
+        commit_id: String,
+        requested_revision: Option<String>,
+        subdirectory: Option<String>,
+    },
+    Archive {
+        url: String,
+        hash: Option<String>,
+        subdirectory: Option<String>,
+    },
+    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
+    #[serde(other)]
+    Unknown,
+}
+
+impl Source {
+    pub fn is_editable(&self) -> bool {
+        matches!(self, Source::Directory { editable: true, .. })
+    }
+
+    pub fn url(&self) -> &str {
+        match self {
+            Source::Directory { url, .. } | Source::Vcs { url, .. } | Source::Archive { url, .. } => url,
+            Source::Unknown => "",
+        }
+    }
 }
 
 pub fn parse_direct_url(text: &str) -> Result<Source, String> {

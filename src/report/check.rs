@@ -145,7 +145,7 @@ pub(super) fn verdict_words(report: &Report) -> (String, String) {
         String::new()
     };
     let fail_on = match summary.fail_on {
-        crate::check::FailOn::Never => "never failing".to_string(),
+        crate::findings::FailOn::Never => "never failing".to_string(),
         other => format!("failing on {}", other.as_str()),
     };
     let counts = format!(

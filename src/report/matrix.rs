@@ -149,12 +149,12 @@ fn listing(matrix: &Matrix) -> String {
     let checks = listed.iter().filter(|item| item.kind == "check").count();
     let without_smoke = listed
         .iter()
-        .filter(|item| item.kind == "check" && item.id != crate::smoke::CHECK.id)
+        .filter(|item| item.kind == "check" && item.id != crate::checks::smoke_test::CHECK.id)
         .count();
     let _ = writeln!(
         out,
         "\nBuilt-in checks ({checks}; `check --no-smoke` evaluates {without_smoke}, without {})",
-        crate::smoke::CHECK.id
+        crate::checks::smoke_test::CHECK.id
     );
     for item in listed.iter().filter(|item| item.kind == "check") {
         let _ = writeln!(out, "  {:<width$}  {}", item.id, item.title);

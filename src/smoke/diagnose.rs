@@ -2,7 +2,9 @@
 //! rule or check that explains it on this node; a GPU far slower than its peers;
 //! and the live answer on architectures, which outranks the table's.
 
-use crate::checks::BuiltinCheck;
+use crate::checks::smoke_test::{
+    ARCH_CORRECTED, CRASHED, DEEPSPEED_CONFIG_REFUSED, INCOMPLETE, STEP_FAILED, STEP_TIMEOUT, STRAGGLER,
+};
 use crate::configs::{DeepSpeedConfig, Loaded, TrainingConfigs};
 use crate::explain::rank::{Candidate, CauseKind, Confidence, rank};
 use crate::explain::traceback::{self, Traceback};
@@ -12,42 +14,8 @@ use crate::matrix::Matrix;
 
 use super::{Ending, SmokeRun, Status, Step};
 
-const STEP_FAILED: &str = "smoke-step-failed";
-const STEP_TIMEOUT: &str = "smoke-step-timeout";
-const CRASHED: &str = "smoke-crashed";
-const INCOMPLETE: &str = "smoke-incomplete";
-const STRAGGLER: &str = "smoke-gpu-straggler";
-const ARCH_CORRECTED: &str = "smoke-arch-table-corrected";
-const DEEPSPEED_CONFIG_REFUSED: &str = "smoke-deepspeed-config-refused";
-
 /// The finding of the table-driven architecture check that a live run can contradict.
 const ARCH_FROM_TABLE: &str = "gpu-arch-not-in-torch-build";
-
-/// The smoke test as the catalogue of checks shows it (`matrix list`,
-/// `matrix explain`, `--ignore`). Its findings come from running the test, not
-/// from the Snapshot, so `run` has nothing to say on its own.
-pub const CHECK: BuiltinCheck = BuiltinCheck {
-    id: "smoke-test",
-    title: "The GPU smoke test: the real stack runs on every GPU",
-    produces: &[
-        STEP_FAILED,
-        STEP_TIMEOUT,
-        CRASHED,
-        INCOMPLETE,
-        STRAGGLER,
-        ARCH_CORRECTED,
-        DEEPSPEED_CONFIG_REFUSED,
-    ],
-    explanation: "Runs a short, bounded test of the real stack with the job's interpreter: import torch, \
-        CUDA as torch sees it, on every GPU a kernel, memory fill and copy, fp32/fp16/bf16 matrix products \
-        against a CPU reference with their throughput, between GPUs peer access, copies and an NCCL \
-        all-reduce, then bitsandbytes 4-bit and 8-bit layers, a PEFT LoRA (and QLoRA) training step and \
-        DeepSpeed's op compatibility where installed; with --deep, DeepSpeed ZeRO-3 and ZeRO-2 runs with the \
-        optimizer offloaded to the CPU (or the job's own DeepSpeed config), clipping at every step. Every step \
-        has a deadline; a hung step is killed with its whole process group. A failure is tied to the rule or \
-        check that explains it on this node; one a rule explains near-certainly is reported under that rule's id.",
-    run: |_| Vec::new(),
-};
 
 /// What else is known about the node, to explain a failure with.
 pub struct Diagnosis<'a> {

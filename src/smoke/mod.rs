@@ -16,7 +16,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use diagnose::{CHECK, Diagnosis, findings, reconcile_architectures};
+pub use diagnose::{Diagnosis, findings, reconcile_architectures};
+
+use crate::checks::smoke_test::CHECK;
 pub use harness::{Options, SmokeError, default_timeout, run};
 
 /// The JSON document `envdoctor smoke --format json` writes.
@@ -151,13 +153,13 @@ pub struct SmokeReport {
     #[serde(flatten)]
     pub run: SmokeRun,
     pub findings: Vec<crate::findings::Finding>,
-    pub fail_on: crate::check::FailOn,
+    pub fail_on: crate::findings::FailOn,
     /// `true` when some finding is at or above `fail_on`: exit code 1.
     pub failed: bool,
 }
 
 impl SmokeReport {
-    pub fn new(run: SmokeRun, diagnosis: &Diagnosis, fail_on: crate::check::FailOn) -> SmokeReport {
+    pub fn new(run: SmokeRun, diagnosis: &Diagnosis, fail_on: crate::findings::FailOn) -> SmokeReport {
         let findings: Vec<crate::findings::Finding> = findings(&run, diagnosis)
             .into_iter()
             .map(|finding| crate::findings::Finding {

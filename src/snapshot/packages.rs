@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::packaging::metadata::Source;
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MetadataFormat {
@@ -67,44 +69,4 @@ pub struct ShadowedCopy {
 pub struct PathProblem {
     pub path: PathBuf,
     pub problem: String,
-}
-
-/// Where a distribution came from when it was not installed from an index by
-/// name, as PEP 610's `direct_url.json` records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Source {
-    Directory {
-        url: String,
-        editable: bool,
-        subdirectory: Option<String>,
-    },
-    Vcs {
-        url: String,
-        vcs: String,
-        commit_id: String,
-        requested_revision: Option<String>,
-        subdirectory: Option<String>,
-    },
-    Archive {
-        url: String,
-        hash: Option<String>,
-        subdirectory: Option<String>,
-    },
-    /// A value this envdoctor does not know, read from a later envdoctor's Snapshot.
-    #[serde(other)]
-    Unknown,
-}
-
-impl Source {
-    pub fn is_editable(&self) -> bool {
-        matches!(self, Source::Directory { editable: true, .. })
-    }
-
-    pub fn url(&self) -> &str {
-        match self {
-            Source::Directory { url, .. } | Source::Vcs { url, .. } | Source::Archive { url, .. } => url,
-            Source::Unknown => "",
-        }
-    }
 }
