@@ -782,3 +782,31 @@ fn a_fifo_or_a_device_given_as_a_file_is_refused_without_hanging() {
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains("not a regular file (a FIFO)"), "{text}");
 }
+
+/// The golden-outputs helper found that a node whose clock ran a day behind
+/// the newest `checked` date could not run `check` at all (exit 2). A date
+/// after today is a typo `matrix lint` reports; reading ignores the clock.
+#[test]
+fn a_rule_checked_after_today_is_linted_but_still_read() {
+    let setup = Setup::new();
+    let future = SITE_RULE.replace("checked = \"2026-11-21\"", "checked = \"2999-01-01\"");
+    common::write_file(&setup.path("site/rules/site-old-torch-on-hopper.toml"), &future);
+    let check = setup.check(&["--no-smoke", "--format", "json"]).success();
+    let report: Report = serde_json::from_slice(&check.get_output().stdout).unwrap();
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|finding| finding.id == "site-old-torch-on-hopper")
+    );
+    let lint = common::envdoctor(&setup.path("cache"))
+        .args(["matrix", "lint"])
+        .arg(setup.path("site"))
+        .assert()
+        .code(1);
+    let text = stdout(&lint);
+    assert!(
+        text.contains("rules/site-old-torch-on-hopper.toml:10:1: `checked` = `2999-01-01` is after today"),
+        "{text}"
+    );
+}

@@ -29,11 +29,9 @@
 //! The command's environment is `common::envdoctor`'s (an isolated cache, no
 //! `PYTHONPATH` or virtual environment); stdout is a pipe, so no colour.
 //!
-//! **The clock.** The compiled-in matrix is parsed at run time and a rule
-//! whose `checked` date is after today (UTC) is an error, so on a machine
-//! whose clock is behind the newest `checked` date in `compat-matrix/`
-//! (2026-11-26 when these files were blessed) `check`, `explain`, `fleet` and
-//! `matrix` exit 2 and their cases fail: fix the clock, not the golden files.
+//! **The clock.** Outputs do not depend on it: a `checked` date after today
+//! is reported by `matrix lint` only (`tests/check_cli.rs` runs `check` with a
+//! rule checked in 2999).
 //!
 //! **Left out**, on purpose: `matrix list` as text (it prints today's date and
 //! the age of the oldest check, so it changes every day); every live probe

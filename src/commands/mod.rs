@@ -238,10 +238,12 @@ fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
             Ok(Outcome::Clean)
         }
         MatrixCommand::Lint { dir } => {
-            let linted = match &dir {
+            let mut linted = match &dir {
                 Some(dir) => crate::matrix::lint_dir(dir)?,
                 None => crate::matrix::lint_builtin(),
             };
+            let future = crate::matrix::dated_after(&linted, crate::calendar::Date::today());
+            linted.errors.extend(future);
             emit(
                 None,
                 crate::report::matrix::lint_text(&linted, dir.as_deref()).as_bytes(),

@@ -176,7 +176,10 @@ impl Aggregator {
             return name;
         }
         let renamed = format!("{name}#{count}");
-        self.duplicates.push(name);
+        // Named once, however many reports claim it.
+        if *count == 2 {
+            self.duplicates.push(name);
+        }
         renamed
     }
 

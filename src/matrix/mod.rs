@@ -8,6 +8,7 @@ mod parse;
 pub mod rule;
 mod template;
 
+use crate::calendar::Date;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -148,6 +149,33 @@ impl Matrix {
     pub fn symptom(&self, id: &str) -> Option<&SymptomEntry> {
         self.symptoms.iter().find(|entry| entry.id == id)
     }
+}
+
+/// `checked` dates after `today`: typos (`2062` for `2026`), which `matrix
+/// lint` reports. Only lint asks: a node whose clock runs a day behind the day
+/// a rule was checked must still read the matrix.
+pub fn dated_after(linted: &Linted, today: Date) -> Vec<LintError> {
+    let rules = linted.rules.iter().map(|rule| (&rule.path, &rule.text, rule.checked));
+    let symptoms = linted
+        .symptoms
+        .iter()
+        .map(|entry| (&entry.path, &entry.text, entry.checked));
+    rules
+        .chain(symptoms)
+        .filter(|(_, _, checked)| *checked > today)
+        .map(|(path, text, checked)| {
+            let line = text
+                .lines()
+                .position(|line| line.trim_start().starts_with("checked"))
+                .map_or(1, |index| index + 1);
+            error_at(
+                path,
+                line,
+                1,
+                &format!("`checked` = `{checked}` is after today ({today})"),
+            )
+        })
+        .collect()
 }
 
 /// Lints the matrix compiled into this binary, as `matrix lint` without DIR does.

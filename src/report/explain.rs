@@ -39,16 +39,17 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
             explanation.candidates.iter().skip(1).collect()
         }
         None if explanation.outcome == Outcome::Undecided => {
-            let _ = writeln!(
-                out,
-                "\n{}: the traceback fits these causes, and neither it nor this node tells them apart.",
-                style.heading("Not decided")
-            );
-            to_decide(&mut out, explanation, style);
             let (possible, ruled_out): (Vec<&Candidate>, Vec<&Candidate>) = explanation
                 .candidates
                 .iter()
                 .partition(|candidate| candidate.confidence == Confidence::Possible);
+            let why = if possible.len() == 1 {
+                "the traceback may fit this cause, and neither it nor this node settles whether it does"
+            } else {
+                "the traceback fits these causes, and neither it nor this node tells them apart"
+            };
+            let _ = writeln!(out, "\n{}: {why}.", style.heading("Not decided"));
+            to_decide(&mut out, explanation, style);
             for candidate in possible {
                 let _ = writeln!(
                     out,
