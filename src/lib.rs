@@ -34,5 +34,5 @@ pub mod torch_install;
 /// How a unit test that cannot run here records its skip: the integration
 /// tests' own helper, one file for both.
 #[cfg(test)]
-#[path = "../tests/common/skip.rs"]
+#[path = "../tests/it/common/skip.rs"]
 pub(crate) mod test_skip;

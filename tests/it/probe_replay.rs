@@ -2,7 +2,7 @@
 //! and a file that is not one is refused with one line naming the file, the
 //! place and the problem, exit code 2.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

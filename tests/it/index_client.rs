@@ -1,7 +1,7 @@
 //! The package-index client against a real HTTP server on loopback
 //! (tests/fixtures/index/serve.py) serving real wheels built by pip.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};

@@ -14,7 +14,7 @@
 //! stand-in DeepSpeed writes each config `deepspeed.initialize` is given to the
 //! file $STANDIN_DEEPSPEED_RECORD names, so that a test can tell what ran.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! What a user sees: colour only on a terminal, files written whole, help with examples.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

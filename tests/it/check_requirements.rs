@@ -3,7 +3,7 @@
 //! environments whose distributions the real pip installed with `--no-deps`:
 //! the everyday way an environment ends up inconsistent.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ fn project(root: &Path, name: &str, version: &str, requires: &[&str]) -> PathBuf
     let directory = root.join(format!("{name}-{version}"));
     write_file(
         &directory.join("requires_backend.py"),
-        include_str!("fixtures/requirements/requires_backend.py"),
+        include_str!("../fixtures/requirements/requires_backend.py"),
     );
     write_file(
         &directory.join("pyproject.toml"),

@@ -3,7 +3,7 @@
 //! Snapshot recorded on a real, healthy H100 node by changing only what the rule is about.
 //! A rule file without a case here fails `every_rule_has_a_firing_and_a_quiet_case`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -777,7 +777,7 @@ fn every_rule_has_a_firing_and_a_quiet_case() {
     let unknown: Vec<_> = covered.iter().filter(|id| !files.contains(id)).collect();
     assert!(
         missing.is_empty(),
-        "rules without a firing and a quiet case in tests/matrix_rules.rs: {missing:?}"
+        "rules without a firing and a quiet case in tests/it/matrix_rules.rs: {missing:?}"
     );
     assert!(
         unknown.is_empty(),

@@ -9,18 +9,18 @@
 //!
 //! CI runs each target for `PROPTEST_CASES` cases (proptest's default, 256;
 //! `.ci/run` sets fewer for the slow ones through the config below). A longer
-//! local run: `PROPTEST_CASES=20000 cargo test --release --test fuzz_inputs`.
+//! local run: `PROPTEST_CASES=20000 cargo test --release --test it fuzz_inputs`.
 
 use std::path::Path;
 
 use proptest::prelude::*;
 
-const SNAPSHOT: &[u8] = include_bytes!("fixtures/snapshots/h100-torch2.11-cu130-recorded.json");
-const LOCK: &[u8] = include_bytes!("fixtures/locks/h100-torch2.11-cu130-recorded.lock");
-const DEEPSPEED: &[u8] = include_bytes!("fixtures/configs/ds-zero3-offload-cpu.json");
-const ACCELERATE: &[u8] = include_bytes!("fixtures/configs/accelerate-multi-gpu-bf16.yaml");
-const LOG: &[u8] = include_bytes!("fixtures/smoke/recorded/train-zero3-offload-deepspeed-0.14.2.log");
-const RULE: &[u8] = include_bytes!("../compat-matrix/rules/deepspeed-zero3-offload-device-mismatch.toml");
+const SNAPSHOT: &[u8] = include_bytes!("../fixtures/snapshots/h100-torch2.11-cu130-recorded.json");
+const LOCK: &[u8] = include_bytes!("../fixtures/locks/h100-torch2.11-cu130-recorded.lock");
+const DEEPSPEED: &[u8] = include_bytes!("../fixtures/configs/ds-zero3-offload-cpu.json");
+const ACCELERATE: &[u8] = include_bytes!("../fixtures/configs/accelerate-multi-gpu-bf16.yaml");
+const LOG: &[u8] = include_bytes!("../fixtures/smoke/recorded/train-zero3-offload-deepspeed-0.14.2.log");
+const RULE: &[u8] = include_bytes!("../../compat-matrix/rules/deepspeed-zero3-offload-device-mismatch.toml");
 
 /// A core METADATA file as wheels install it (Metadata-Version 2.1 headers,
 /// then the description as the body).

@@ -4,7 +4,7 @@
 //! (one with torch, and the libraries whose steps are to be tested), else the
 //! machine's python3, where the tests that need torch skip themselves and say so.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -5,7 +5,7 @@
 //! The sick drivers are a small C library standing in for `libnvidia-ml.so.1`
 //! (tests/fixtures/nvml/sick_nvml.c), loaded through `ENVDOCTOR_NVML_LIBRARY`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! escaped (issue 20, D11): a newline in a package name cannot start a line of
 //! its own in any human output, and an ANSI escape never reaches the terminal.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

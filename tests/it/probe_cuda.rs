@@ -2,7 +2,7 @@
 //! out file for file as their real RECORDs say, toolkits with real version files,
 //! and `nvcc` scripts that print what a real nvcc prints, or never answer.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
@@ -178,7 +178,7 @@ fn a_toolkit_named_by_cuda_home_is_reported_with_its_version_json() {
     let toolkit = root.path().join("opt/cuda-12.8");
     write_file(
         &toolkit.join("version.json"),
-        include_str!("fixtures/cuda/version-12.8.2.json"),
+        include_str!("../fixtures/cuda/version-12.8.2.json"),
     );
     // The runfile installer's layout: the libraries under targets/, lib64 a link to them.
     let lib = toolkit.join("targets/x86_64-linux/lib");
@@ -227,7 +227,7 @@ fn the_nvcc_on_path_gives_the_version_when_there_is_no_version_file() {
         &toolkit.join("bin/nvcc"),
         &format!(
             "#!/bin/sh\ncat <<'EOF'\n{}EOF\n",
-            include_str!("fixtures/cuda/nvcc-12.5.txt")
+            include_str!("../fixtures/cuda/nvcc-12.5.txt")
         ),
     );
 

@@ -102,7 +102,7 @@ pub fn write_project(directory: &Path, name: &str, version: &str) -> PathBuf {
     std::fs::create_dir_all(directory).unwrap();
     std::fs::write(
         directory.join("intree_backend.py"),
-        include_str!("../fixtures/intree_backend.py"),
+        include_str!("../../fixtures/intree_backend.py"),
     )
     .unwrap();
     std::fs::write(

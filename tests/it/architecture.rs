@@ -42,7 +42,7 @@
 //!   only shrinks. A circle that was broken into a smaller one is reported as
 //!   such; replace the old line with the new one.
 //!
-//! `ENVDOCTOR_BLESS=1 cargo test --test architecture` rewrites the baseline
+//! `ENVDOCTOR_BLESS=1 cargo test --test it architecture` rewrites the baseline
 //! from the current tree; review its diff like code. The goal is an empty
 //! baseline, after which this test holds the layering as it is.
 //!
@@ -82,7 +82,7 @@ fn architecture_matches_baseline() {
     assert!(
         problems.is_empty(),
         "{}\n\n{BASELINE} must list exactly the violations that occur (and only ever shrink); \
-         after fixing what is new, `{BLESS}=1 cargo test --test architecture` rewrites it.",
+         after fixing what is new, `{BLESS}=1 cargo test --test it architecture` rewrites it.",
         problems.join("\n\n")
     );
 }
@@ -663,9 +663,9 @@ fn violations(analysis: &Analysis) -> BTreeMap<String, String> {
 
 fn render_baseline(found: &BTreeMap<String, String>) -> String {
     let mut text = String::from(
-        "# Known violations of the layering rules in tests/architecture.rs (issue 21).\n\
+        "# Known violations of the layering rules in tests/it/architecture.rs (issue 21).\n\
          # This list may only shrink; the goal is an empty one.\n\
-         # Rewritten by: ENVDOCTOR_BLESS=1 cargo test --test architecture\n",
+         # Rewritten by: ENVDOCTOR_BLESS=1 cargo test --test it architecture\n",
     );
     for key in found.keys() {
         text.push_str(key);

@@ -3,7 +3,7 @@
 //! Each drift test asserts the exit code and the drift items' ids, subjects
 //! and values of the `envdoctor.verify/1` JSON.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::fs;

@@ -8,7 +8,7 @@
 //! the test records its skip, unless `ENVDOCTOR_TEST_REQUIRE` names `slurm`
 //! (as `.ci/run` does where it installed them), which makes it a failure.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

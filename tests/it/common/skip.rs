@@ -4,7 +4,7 @@
 //! itself, named in `ENVDOCTOR_TEST_REQUIRE` (comma-separated), makes the
 //! skip a failure: a test CI could run must run.
 //!
-//! Shared by the integration tests (`tests/common`) and the library's unit
+//! Shared by the integration tests (`tests/it/common`) and the library's unit
 //! tests (`src/lib.rs` includes this file as `test_skip`), so there is one of it.
 
 use std::io::Write;

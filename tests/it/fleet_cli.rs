@@ -6,7 +6,7 @@
 //! directories; a lock as the reference; JUnit, markdown and `-o`; `{host}` in
 //! an output path; nodes that claim the same name.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

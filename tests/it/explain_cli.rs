@@ -5,7 +5,7 @@
 //! (a binary, a directory, a missing path, a missing Snapshot), a 200 MB log
 //! with the traceback in the middle, and a multi-rank log.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -241,7 +241,7 @@ const RIGHT_FIRST_FLOOR: f64 = 0.85;
 /// The corpus: real failure logs from public reports, each replayed on the node
 /// its report describes. Below 85% right first, any confidently wrong answer,
 /// or any other problem (an exit code, a cause not ruled out) fails. The
-/// figures per class are printed (`cargo test --test explain_cli corpus -- --nocapture`).
+/// figures per class are printed (`cargo test --test it explain_cli corpus -- --nocapture`).
 #[test]
 fn the_corpus_is_explained_right_first_and_never_confidently_wrong() {
     let cache = tempfile::tempdir().unwrap();

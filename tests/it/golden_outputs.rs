@@ -11,7 +11,7 @@
 //! A run compares both and fails on the first case that changed, naming the
 //! command, the golden file and the first line that differs.
 //!
-//! **Blessing.** `ENVDOCTOR_BLESS=1 cargo test --test golden_outputs` writes
+//! **Blessing.** `ENVDOCTOR_BLESS=1 cargo test --test it golden_outputs` writes
 //! the golden files from what the binary prints now instead of comparing, and
 //! removes golden files no case produces any more. Bless only when an output
 //! change is intended, then read `git diff tests/fixtures/golden` (it also
@@ -30,7 +30,7 @@
 //! `PYTHONPATH` or virtual environment); stdout is a pipe, so no colour.
 //!
 //! **The clock.** Outputs do not depend on it: a `checked` date after today
-//! is reported by `matrix lint` only (`tests/check_cli.rs` runs `check` with a
+//! is reported by `matrix lint` only (`tests/it/check_cli.rs` runs `check` with a
 //! rule checked in 2999).
 //!
 //! **Left out**, on purpose: `matrix list` as text (it prints today's date and
@@ -40,7 +40,7 @@
 //! from a live index (network); `fleet --slurm` (needs Slurm); `verify
 //! --files` (needs the installed files, which a Snapshot does not carry).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::error::Error;
@@ -246,7 +246,7 @@ fn compare_or_bless(name: &str, command: &str, actual: &[u8], context: &str) -> 
     let Some(expected) = expected else {
         panic!(
             "`{command}`: no golden file {GOLDEN_DIR}/{name}; create it with \
-             `ENVDOCTOR_BLESS=1 cargo test --test golden_outputs`"
+             `ENVDOCTOR_BLESS=1 cargo test --test it golden_outputs`"
         );
     };
     if let Some(difference) = first_difference(&expected, actual) {

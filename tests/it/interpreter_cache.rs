@@ -1,6 +1,6 @@
 //! The interpreter's answer is reused between runs only while it is still true.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@
 //! pip reaches only the loopback index: its configuration files and `PIP_*`
 //! index variables are cleared for every command here.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Bad input gets one clear line and the documented exit code, never a panic.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! pip is the judge: `envdoctor probe` must list exactly the distributions that
 //! `pip list` lists for the same interpreter, with the same versions.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! Every finding id a built-in check declares has a Snapshot that makes it
 //! fire and a near miss that must not; the unchanged node gives no error.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -570,7 +570,7 @@ fn our_checks() -> Vec<&'static envdoctor::checks::BuiltinCheck> {
 
 #[test]
 fn every_built_in_finding_id_has_a_test_here() {
-    let source = std::fs::read_to_string(repository("tests/check_builtin.rs")).unwrap();
+    let source = std::fs::read_to_string(repository("tests/it/check_builtin.rs")).unwrap();
     let checks = our_checks();
     assert!(checks.len() >= 15, "{} checks found", checks.len());
     for check in checks {
@@ -581,11 +581,11 @@ fn every_built_in_finding_id_has_a_test_here() {
             ];
             assert!(
                 fires.iter().any(|call| source.contains(call.as_str())),
-                "{id} has no firing case in tests/check_builtin.rs"
+                "{id} has no firing case in tests/it/check_builtin.rs"
             );
             assert!(
                 source.contains(&format!("assert_quiet(&snapshot, \"{id}\")")),
-                "{id} has no quiet case in tests/check_builtin.rs"
+                "{id} has no quiet case in tests/it/check_builtin.rs"
             );
         }
     }

@@ -3,7 +3,7 @@
 //! them out (the fixtures are real files from those wheels; see
 //! tests/fixtures/frameworks/README.md).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

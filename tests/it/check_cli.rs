@@ -2,7 +2,7 @@
 //! report in each format read back by a parser of that format, exit codes,
 //! ignores, site matrices, training configs, and bad input of every kind.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@
 //! the site-packages of a fresh virtual environment. The harness does not know
 //! about them: to it they are torch installs that break the way real ones do.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

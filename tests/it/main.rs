@@ -1,0 +1,31 @@
+//! Every integration test, in one binary: one link instead of one per file,
+//! which is most of what CI spends building tests. Each module is one area
+//! (`check_cli`, `lock_verify`, ...) and drives the real binary; `common`
+//! holds what they share. One area: `cargo test --test it check_cli::`.
+
+mod architecture;
+mod check_builtin;
+mod check_cli;
+mod check_requirements;
+mod common;
+mod explain_cli;
+mod export_roundtrip;
+mod fleet_cli;
+mod fleet_slurm;
+mod fuzz_inputs;
+mod golden_outputs;
+mod hostile_text;
+mod index_client;
+mod interpreter_cache;
+mod lock_verify;
+mod matrix_rules;
+mod probe_bad_input;
+mod probe_cuda;
+mod probe_frameworks;
+mod probe_matches_pip;
+mod probe_nvidia;
+mod probe_output;
+mod probe_replay;
+mod smoke_deepspeed;
+mod smoke_harness;
+mod smoke_script;
