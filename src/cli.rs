@@ -16,6 +16,23 @@ Examples:
 
 Exit codes: 0 success, 1 findings at or above --fail-on, 2 envdoctor could not do its job.";
 
+/// `-o FILE`, for every command that prints a document (`lock`, whose file
+/// is the point, has its own with a default).
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// `--fail-on`, for every command whose exit code judges what it found.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct FailOnArgs {
+    /// The lowest severity that makes the exit code 1.
+    #[arg(long = "fail-on", value_name = "FAIL_ON", value_enum, default_value_t = FailOn::Error)]
+    pub level: FailOn,
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "envdoctor",
@@ -120,9 +137,8 @@ pub struct ProbeArgs {
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
     pub format: SnapshotFormat,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// What the job is judged against: the matrix and the job's own training configs.
@@ -188,13 +204,11 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
 
-    /// The lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 const EXPLAIN_EXAMPLES: &str = "\
@@ -223,9 +237,8 @@ pub struct ExplainArgs {
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
     pub format: SnapshotFormat,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 const FLEET_EXAMPLES: &str = "\
@@ -255,13 +268,11 @@ pub struct FleetArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
 
-    /// The lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Seconds the nodes have to answer (--slurm); the step is then stopped and every node that
     /// has not answered is reported.
@@ -328,13 +339,11 @@ pub struct SmokeArgs {
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
     pub format: SnapshotFormat,
 
-    /// The lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 const LOCK_EXAMPLES: &str = "\
@@ -381,13 +390,11 @@ pub struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = DriftFormat::Text)]
     pub format: DriftFormat,
 
-    /// The lowest severity of drift that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 const DIFF_EXAMPLES: &str = "\
@@ -411,9 +418,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
     pub format: SnapshotFormat,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 const EXPORT_EXAMPLES: &str = "\
@@ -459,9 +465,8 @@ pub struct ExportArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// Write to FILE (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -34,10 +34,10 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
     let explanation = crate::explain::explain(reader, &source, &matrix, &facts)
         .with_context(|| format!("cannot read log `{source}`"))?;
     let rendered = match args.format {
-        SnapshotFormat::Text => crate::report::explain::text(&explanation, style_for(args.output.as_deref())),
+        SnapshotFormat::Text => crate::report::explain::text(&explanation, style_for(args.output.file.as_deref())),
         SnapshotFormat::Json => serde_json::to_string_pretty(&explanation)? + "\n",
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(
         if explanation.outcome.is_explained() || explanation.outcome == crate::explain::Outcome::NoError {
             Outcome::Clean

@@ -16,7 +16,7 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     if args.format == ExportFormat::Constraints && args.hashes {
         anyhow::bail!("a constraints file carries no hashes: use --format requirements --hashes");
     }
-    if let (ExportFormat::Pylock, Some(output)) = (args.format, &args.output) {
+    if let (ExportFormat::Pylock, Some(output)) = (args.format, &args.output.file) {
         pylock::check_file_name(output).map_err(anyhow::Error::msg)?;
     }
     // Which pip's configuration applies: the node's interpreter, or for a
@@ -92,6 +92,6 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
             written.text
         }
     };
-    emit(args.output.as_deref(), text.as_bytes())?;
+    emit(args.output.file.as_deref(), text.as_bytes())?;
     Ok(Outcome::Clean)
 }

@@ -83,14 +83,14 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
     };
     anyhow::ensure!(!aggregator.is_empty(), "no reports found in {asked}");
 
-    let report = aggregator.finish(reference, args.fail_on);
+    let report = aggregator.finish(reference, args.fail_on.level);
     let rendered = match args.format {
-        ReportFormat::Text => crate::report::fleet::text(&report, style_for(args.output.as_deref())),
+        ReportFormat::Text => crate::report::fleet::text(&report, style_for(args.output.file.as_deref())),
         ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         ReportFormat::Junit => crate::report::fleet::junit(&report),
         ReportFormat::Markdown => crate::report::fleet::markdown(&report),
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(if report.summary.failed {
         Outcome::Findings
     } else {

@@ -92,15 +92,15 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
         Side::new("lock", Some(&args.lock), &locked),
         Side::new("node", args.node.snapshot.as_deref(), &here),
         drift,
-        args.fail_on,
+        args.fail_on.level,
     );
     report.files_checked = files_checked;
     let rendered = match args.format {
-        DriftFormat::Text => crate::report::drift::text(&report, style_for(args.output.as_deref())),
+        DriftFormat::Text => crate::report::drift::text(&report, style_for(args.output.file.as_deref())),
         DriftFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         DriftFormat::Junit => crate::report::drift::junit(&report),
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(outcome(&report))
 }
 
@@ -126,10 +126,10 @@ pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
         FailOn::Warning,
     );
     let rendered = match args.format {
-        SnapshotFormat::Text => crate::report::drift::text(&report, style_for(args.output.as_deref())),
+        SnapshotFormat::Text => crate::report::drift::text(&report, style_for(args.output.file.as_deref())),
         SnapshotFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(if report.drift.is_empty() {
         Outcome::Clean
     } else {

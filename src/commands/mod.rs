@@ -61,12 +61,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
 
 fn probe(args: ProbeArgs) -> anyhow::Result<Outcome> {
     let snapshot = replay_or_probe(&args.node)?;
-    let style = style_for(args.output.as_deref());
+    let style = style_for(args.output.file.as_deref());
     let rendered = match args.format {
         SnapshotFormat::Json => serde_json::to_string_pretty(&snapshot)? + "\n",
         SnapshotFormat::Text => text::snapshot(&snapshot, style),
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(Outcome::Clean)
 }
 
@@ -153,17 +153,17 @@ fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
         matrix: &matrix,
         configs: &configs,
         ignores: &ignores,
-        fail_on: args.fail_on,
+        fail_on: args.fail_on.level,
         smoke,
     };
     let report = check::run(snapshot, &input);
     let rendered = match args.format {
-        ReportFormat::Text => crate::report::check::text(&report, style_for(args.output.as_deref())),
+        ReportFormat::Text => crate::report::check::text(&report, style_for(args.output.file.as_deref())),
         ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         ReportFormat::Junit => crate::report::junit::render(&report),
         ReportFormat::Markdown => crate::report::markdown::render(&report),
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(if report.summary.failed {
         Outcome::Findings
     } else {
@@ -211,12 +211,12 @@ fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
         facts: facts.as_ref(),
         fired: &[],
     };
-    let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on);
+    let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on.level);
     let rendered = match args.format {
-        SnapshotFormat::Text => crate::report::smoke::text(&report, style_for(args.output.as_deref())),
+        SnapshotFormat::Text => crate::report::smoke::text(&report, style_for(args.output.file.as_deref())),
         SnapshotFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
-    emit(args.output.as_deref(), rendered.as_bytes())?;
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(if report.failed {
         Outcome::Findings
     } else {
