@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::lockfile::lock_of;
+use super::lock::lock_of;
 use super::{Outcome, emit, replay_or_probe};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::export::index::{self, Cache, ConfigRoots};

@@ -1,0 +1,72 @@
+//! `envdoctor check`: the node judged by the matrix, the built-in checks and
+//! the smoke test.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{DEFAULT_IGNORE_FILE, Outcome, emit, judged_against, replay_or_probe, style_for};
+use crate::check::{CheckInput, Ignore, Smoke};
+use crate::cli::{CheckArgs, ReportFormat};
+
+pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
+    // Every input is read before the probe, so a typo fails in milliseconds.
+    let (matrix, configs) = judged_against(&args.job, args.node.snapshot.is_some())?;
+    let mut ignores: Vec<Ignore> = args.ignore.iter().map(|flag| Ignore::from_flag(flag)).collect();
+    let ignore_file = args.config.clone().or_else(|| {
+        let default = Path::new(DEFAULT_IGNORE_FILE);
+        default.is_file().then(|| default.to_path_buf())
+    });
+    if let Some(path) = ignore_file {
+        ignores.extend(crate::check::read_ignore_file(&path)?);
+    }
+
+    let snapshot = replay_or_probe(&args.node)?;
+    let smoke = match (args.no_smoke, &args.node.snapshot) {
+        (true, _) => Smoke::NotRun("--no-smoke".to_string()),
+        (false, Some(_)) => {
+            Smoke::NotRun("a recorded Snapshot was replayed; the smoke test needs the node".to_string())
+        }
+        (false, None) => match crate::check::smoke_unsupported(&snapshot) {
+            Some(reason) => Smoke::NotRun(reason),
+            None => {
+                let options = crate::smoke::Options {
+                    python: snapshot.python.invoked.clone(),
+                    timeout: args.smoke_timeout.map_or_else(
+                        || crate::smoke::default_timeout(args.smoke_deep),
+                        Duration::from_secs_f64,
+                    ),
+                    deep: args.smoke_deep,
+                    deepspeed_config: configs.job_deepspeed(),
+                };
+                let mut progress = crate::smoke::progress::for_stderr(args.format == ReportFormat::Text);
+                // The rest of the check stands without it: say why it is missing.
+                match crate::smoke::run(&options, progress.as_mut()) {
+                    Ok(run) => Smoke::Ran(run),
+                    // Not a reason to go on: envdoctor was told to stop.
+                    Err(error @ crate::smoke::SmokeError::Interrupted { .. }) => return Err(error.into()),
+                    Err(error) => Smoke::NotRun(format!("{:#}", anyhow::Error::new(error))),
+                }
+            }
+        },
+    };
+    let input = CheckInput {
+        matrix: &matrix,
+        configs: &configs,
+        ignores: &ignores,
+        fail_on: args.fail_on.level,
+        smoke,
+    };
+    let report = crate::check::run(snapshot, &input);
+    let rendered = match args.format {
+        ReportFormat::Text => crate::report::check::text(&report, style_for(args.output.file.as_deref())),
+        ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        ReportFormat::Junit => crate::report::junit::render(&report),
+        ReportFormat::Markdown => crate::report::markdown::render(&report),
+    };
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
+    Ok(if report.summary.failed {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}

@@ -1,0 +1,46 @@
+//! `envdoctor matrix list|lint|explain`.
+
+use super::{Outcome, emit};
+use crate::cli::{MatrixCommand, SnapshotFormat};
+use crate::matrix::Matrix;
+
+pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
+    match command {
+        MatrixCommand::List { matrix, format } => {
+            let matrix = Matrix::load(&matrix)?;
+            let rendered = match format {
+                SnapshotFormat::Text => crate::report::matrix::list_text(&matrix),
+                SnapshotFormat::Json => {
+                    serde_json::to_string_pretty(&crate::report::matrix::list_document(&matrix))? + "\n"
+                }
+            };
+            emit(None, rendered.as_bytes())?;
+            Ok(Outcome::Clean)
+        }
+        MatrixCommand::Lint { dir } => {
+            let mut linted = match &dir {
+                Some(dir) => crate::matrix::lint_dir(dir)?,
+                None => crate::matrix::lint_builtin(),
+            };
+            let future = crate::matrix::dated_after(&linted, crate::calendar::Date::today());
+            linted.errors.extend(future);
+            emit(
+                None,
+                crate::report::matrix::lint_text(&linted, dir.as_deref()).as_bytes(),
+            )?;
+            Ok(if linted.errors.is_empty() {
+                Outcome::Clean
+            } else {
+                Outcome::Findings
+            })
+        }
+        MatrixCommand::Explain { id, matrix } => {
+            let matrix = Matrix::load(&matrix)?;
+            let Some(rendered) = crate::report::matrix::explain(&matrix, &id) else {
+                anyhow::bail!("no rule, check or finding has the id `{id}` (see `envdoctor matrix list`)");
+            };
+            emit(None, rendered.as_bytes())?;
+            Ok(Outcome::Clean)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! `envdoctor probe`: the Snapshot of this node (or a recorded one), printed.
+
+use super::{Outcome, emit, replay_or_probe, style_for};
+use crate::cli::{ProbeArgs, SnapshotFormat};
+use crate::report::text;
+
+pub(super) fn probe(args: ProbeArgs) -> anyhow::Result<Outcome> {
+    let snapshot = replay_or_probe(&args.node)?;
+    let style = style_for(args.output.file.as_deref());
+    let rendered = match args.format {
+        SnapshotFormat::Json => serde_json::to_string_pretty(&snapshot)? + "\n",
+        SnapshotFormat::Text => text::snapshot(&snapshot, style),
+    };
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
+    Ok(Outcome::Clean)
+}

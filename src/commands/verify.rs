@@ -1,0 +1,47 @@
+//! `envdoctor verify`: how this node (or a Snapshot) differs from a lock.
+
+use super::lock::lock_of;
+use super::{Outcome, emit, replay_or_probe, style_for};
+use crate::cli::{DriftFormat, VerifyArgs};
+use crate::lock::drift::{self, Sides};
+use crate::lock::file;
+use crate::lock::report::{DriftReport, Side, VERIFY_SCHEMA, file_drift};
+
+pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
+    // The lock is read before the probe, so a bad lock fails in milliseconds.
+    let locked = file::read(&args.lock)?;
+    let snapshot = replay_or_probe(&args.node)?;
+    let live = args.node.snapshot.is_none();
+    let here = lock_of(&snapshot, live);
+    let mut drift = drift::compare(&locked, &here, &Sides::verify());
+    let mut files_checked = None;
+    if args.files {
+        let (files, checked) = file_drift(&snapshot);
+        drift.extend(files);
+        drift.sort_by_key(|item| item.area);
+        files_checked = Some(checked);
+    }
+    let mut report = DriftReport::new(
+        VERIFY_SCHEMA,
+        Side::new("lock", Some(&args.lock), &locked),
+        Side::new("node", args.node.snapshot.as_deref(), &here),
+        drift,
+        args.fail_on.level,
+    );
+    report.files_checked = files_checked;
+    let rendered = match args.format {
+        DriftFormat::Text => crate::report::drift::text(&report, style_for(args.output.file.as_deref())),
+        DriftFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        DriftFormat::Junit => crate::report::drift::junit(&report),
+    };
+    emit(args.output.file.as_deref(), rendered.as_bytes())?;
+    Ok(outcome(&report))
+}
+
+fn outcome(report: &DriftReport) -> Outcome {
+    if report.summary.failed {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
