@@ -2,14 +2,14 @@
 
 use super::{Outcome, emit, replay_or_probe, style_for};
 use crate::cli::{ProbeArgs, SnapshotFormat};
-use crate::report::text;
+use crate::report;
 
 pub(super) fn probe(args: ProbeArgs) -> anyhow::Result<Outcome> {
     let snapshot = replay_or_probe(&args.node)?;
     let style = style_for(args.output.file.as_deref());
     let rendered = match args.format {
         SnapshotFormat::Json => serde_json::to_string_pretty(&snapshot)? + "\n",
-        SnapshotFormat::Text => text::snapshot(&snapshot, style),
+        SnapshotFormat::Text => report::snapshot::text(&snapshot, style),
     };
     emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(Outcome::Clean)

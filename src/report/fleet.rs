@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::check::paint;
+use super::finding::paint;
 use super::junit::{escape, single_suite};
 use super::markdown::{cell, code, inline, marker};
 use super::{Style, plural, short_fingerprint};

@@ -4,7 +4,7 @@
 use crate::snapshot::Snapshot;
 
 use super::Style;
-use super::text::{block, section};
+use super::layout::{block, section};
 use crate::snapshot::frameworks::{Build, Framework};
 
 pub fn write(out: &mut String, snapshot: &Snapshot, style: Style) {

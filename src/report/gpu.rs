@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::snapshot::Snapshot;
 
 use super::Style;
-use super::text::{block, continuation, gib, section};
+use super::layout::{block, continuation, gib, section};
 use crate::snapshot::cuda::{Cuda, Provider};
 use crate::snapshot::nvidia::{CudaDevices, DeviceOrder, Gpu, Nvidia};
 

@@ -3,14 +3,16 @@
 pub mod check;
 pub mod drift;
 pub mod explain;
+mod finding;
 pub mod fleet;
 mod frameworks;
 mod gpu;
 pub mod junit;
+mod layout;
 pub mod markdown;
 pub mod matrix;
 pub mod smoke;
-pub mod text;
+pub mod snapshot;
 
 /// `3 nodes`, `1 node`: a count and its word.
 pub(crate) fn plural(count: usize, word: &str) -> String {

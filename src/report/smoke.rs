@@ -11,7 +11,7 @@ pub fn text(report: &SmokeReport, style: Style) -> String {
     let mut out = String::new();
     steps_text(&mut out, &report.run, style);
     for finding in &report.findings {
-        super::check::finding_text(&mut out, style, finding);
+        super::finding::finding_text(&mut out, style, finding);
     }
     let word = if report.failed { "FAIL" } else { "PASS" };
     let verdict = format!(

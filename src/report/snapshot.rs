@@ -1,4 +1,4 @@
-//! The compact human summary of a Snapshot.
+//! The Snapshot for people: a compact summary of the node, GPUs and frameworks first.
 
 use std::fmt::Write;
 
@@ -6,12 +6,11 @@ use std::fmt::Write;
 use crate::snapshot::Snapshot;
 
 use super::Style;
+use super::layout::{LABEL_WIDTH, continuation, gib, section};
 use crate::snapshot::packages::Package;
 use crate::snapshot::python::Origin;
 
-const LABEL_WIDTH: usize = 12;
-
-pub fn snapshot(snapshot: &Snapshot, style: Style) -> String {
+pub fn text(snapshot: &Snapshot, style: Style) -> String {
     // Every string in a Snapshot was written by whoever made it: escaped once
     // here, so no line below can show a raw newline or terminal escape.
     match crate::escape::every_string(snapshot) {
@@ -169,29 +168,4 @@ fn write_columns(out: &mut String, packages: &[Package]) {
             .collect();
         let _ = writeln!(out, "{:LABEL_WIDTH$}{}", "", line.trim_end());
     }
-}
-
-pub(super) fn section(out: &mut String, style: Style, label: &str, text: &str) {
-    let padded = format!("{label:<LABEL_WIDTH$}");
-    let line = if text.is_empty() { label } else { &padded };
-    let _ = writeln!(out, "{}{text}", style.heading(line));
-}
-
-/// A labelled section of several lines: the label on the first, the rest indented under it.
-pub(super) fn block(out: &mut String, style: Style, label: &str, lines: impl IntoIterator<Item = String>) {
-    for (index, line) in lines.into_iter().enumerate() {
-        if index == 0 {
-            section(out, style, label, &line);
-        } else {
-            continuation(out, &line);
-        }
-    }
-}
-
-pub(super) fn continuation(out: &mut String, text: &str) {
-    let _ = writeln!(out, "{:LABEL_WIDTH$}{text}", "");
-}
-
-pub(super) fn gib(mib: u64) -> String {
-    format!("{:.1} GiB", mib as f64 / 1024.0)
 }
