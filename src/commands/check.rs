@@ -20,7 +20,7 @@ pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
         ignores.extend(crate::check::read_ignore_file(&path)?);
     }
 
-    let snapshot = replay_or_probe(&args.node)?;
+    let snapshot = replay_or_probe(&args.node, false)?;
     let smoke = match (args.no_smoke, &args.node.snapshot) {
         (true, _) => Smoke::NotRun("--no-smoke".to_string()),
         (false, Some(_)) => {

@@ -4,7 +4,6 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::lock::lock_of;
 use super::{Outcome, emit, style_for};
 use crate::cli::{DiffArgs, FailOn, SnapshotFormat};
 use crate::lock::drift::{self, Sides};
@@ -53,7 +52,7 @@ pub(super) fn read_either(path: &Path) -> anyhow::Result<Lock> {
         .with_context(|| format!("cannot read `{}`", path.display()))?;
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     if first == Some(&b'{') {
-        Ok(lock_of(&snapshot::parse(&bytes, path)?, false))
+        Ok(Lock::from_snapshot(&snapshot::parse(&bytes, path)?))
     } else {
         Ok(file::parse(&bytes, path)?)
     }

@@ -29,7 +29,7 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
         }
         None => ("-".to_string(), Box::new(std::io::stdin().lock())),
     };
-    let snapshot = replay_or_probe(&args.node)?;
+    let snapshot = replay_or_probe(&args.node, false)?;
     let facts = Facts::new(&snapshot, &configs);
     let explanation = crate::explain::explain(reader, &source, &matrix, &facts)
         .with_context(|| format!("cannot read log `{source}`"))?;

@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::lock::lock_of;
 use super::{Outcome, emit, replay_or_probe};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::export::index::{self, Cache, ConfigRoots};
 use crate::export::plan::{Hashing, PlanError, plan};
 use crate::export::{pylock, requirements};
 use crate::lock::file;
+use crate::lock::model::Lock;
 use crate::probe;
 
 pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
@@ -31,7 +31,7 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
             (lock, format!("`{}`", path.display()), python, roots)
         }
         None => {
-            let snapshot = replay_or_probe(&args.node)?;
+            let snapshot = replay_or_probe(&args.node, true)?;
             let live = args.node.snapshot.is_none();
             let origin = match &args.node.snapshot {
                 Some(path) => format!("the Snapshot `{}`", path.display()),
@@ -42,7 +42,7 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
                 Some(snapshot.python.base_prefix.clone()),
             );
             let python: Option<PathBuf> = live.then(|| snapshot.python.invoked.clone());
-            (lock_of(&snapshot, live), origin, python, roots)
+            (Lock::from_snapshot(&snapshot), origin, python, roots)
         }
     };
 

@@ -1,29 +1,14 @@
 //! `envdoctor lock`: a node's environment written down, GPU side included.
 
-use std::path::Path;
-
 use super::{Outcome, emit, replay_or_probe};
 use crate::cli::LockArgs;
+use crate::lock::file;
 use crate::lock::model::Lock;
-use crate::lock::{file, record};
 use crate::snapshot::Snapshot;
 
-/// The lock of a Snapshot. RECORD digests are read only from a live probe: a
-/// replayed Snapshot's files belong to another machine, or to none.
-pub(super) fn lock_of(snapshot: &Snapshot, live: bool) -> Lock {
-    let digest = |metadata_path: &Path| {
-        if live {
-            record::record_digest(metadata_path).ok().flatten()
-        } else {
-            None
-        }
-    };
-    Lock::from_snapshot(snapshot, &digest)
-}
-
 pub(super) fn lock(args: LockArgs) -> anyhow::Result<Outcome> {
-    let snapshot = replay_or_probe(&args.node)?;
-    let lock = lock_of(&snapshot, args.node.snapshot.is_none());
+    let snapshot = replay_or_probe(&args.node, true)?;
+    let lock = Lock::from_snapshot(&snapshot);
     if let Some(note) = gpu_side_missing(&snapshot) {
         eprintln!("envdoctor: note: {}", crate::escape::one_line(&note));
     }

@@ -61,13 +61,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     }
 }
 
-/// The Snapshot to work on: a recorded one, or this node's, probed now.
-pub(super) fn replay_or_probe(node: &NodeArgs) -> anyhow::Result<snapshot::Snapshot> {
+/// The Snapshot to work on: a recorded one, or this node's, probed now
+/// (with RECORD digests where a lock is to be made of it).
+pub(super) fn replay_or_probe(node: &NodeArgs, record_digests: bool) -> anyhow::Result<snapshot::Snapshot> {
     Ok(match &node.snapshot {
         Some(path) => snapshot::read(path)?,
         None => crate::probe::snapshot(&crate::probe::ProbeOptions {
             python: python_options(&node.python),
             nvml_deadline: Duration::from_secs_f64(node.nvml_timeout),
+            record_digests,
         })?,
     })
 }

@@ -5,7 +5,7 @@ use crate::cli::{ProbeArgs, SnapshotFormat};
 use crate::report;
 
 pub(super) fn probe(args: ProbeArgs) -> anyhow::Result<Outcome> {
-    let snapshot = replay_or_probe(&args.node)?;
+    let snapshot = replay_or_probe(&args.node, false)?;
     let style = style_for(args.output.file.as_deref());
     let rendered = match args.format {
         SnapshotFormat::Json => serde_json::to_string_pretty(&snapshot)? + "\n",

@@ -35,6 +35,7 @@ pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
             crate::probe::snapshot(&crate::probe::ProbeOptions {
                 python: python_options_for(&python.path),
                 nvml_deadline: Duration::from_secs_f64(crate::cli::NVML_TIMEOUT_S),
+                record_digests: false,
             })
             .ok()
         })

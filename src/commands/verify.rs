@@ -1,18 +1,17 @@
 //! `envdoctor verify`: how this node (or a Snapshot) differs from a lock.
 
-use super::lock::lock_of;
 use super::{Outcome, emit, replay_or_probe, style_for};
 use crate::cli::{DriftFormat, VerifyArgs};
 use crate::lock::drift::{self, Sides};
 use crate::lock::file;
+use crate::lock::model::Lock;
 use crate::lock::report::{DriftReport, Side, VERIFY_SCHEMA, file_drift};
 
 pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     // The lock is read before the probe, so a bad lock fails in milliseconds.
     let locked = file::read(&args.lock)?;
-    let snapshot = replay_or_probe(&args.node)?;
-    let live = args.node.snapshot.is_none();
-    let here = lock_of(&snapshot, live);
+    let snapshot = replay_or_probe(&args.node, true)?;
+    let here = Lock::from_snapshot(&snapshot);
     let mut drift = drift::compare(&locked, &here, &Sides::verify());
     let mut files_checked = None;
     if args.files {

@@ -7,7 +7,6 @@
 //! gives one lock, byte for byte, and the fingerprint is a function of content.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -139,7 +138,7 @@ pub struct Package {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wheel_tags: Vec<String>,
     /// `sha256:` over its RECORD's entries that every install of the same wheel
-    /// shares (see `record::record_digest`): same version, other files, shows here.
+    /// shares (see `packaging::record::record_digest`): same version, other files, shows here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_digest: Option<String>,
 }
@@ -346,10 +345,9 @@ fn is_locked_env(name: &str) -> bool {
 }
 
 impl Lock {
-    /// The lock of a node, from its Snapshot. `record_digest` gives a package's
-    /// RECORD digest where its files can be read (a live probe); a replayed
-    /// Snapshot's files belong to another machine, so the caller passes `|_| None`.
-    pub fn from_snapshot(snapshot: &Snapshot, record_digest: &dyn Fn(&Path) -> Option<String>) -> Lock {
+    /// The lock of a node: a projection of its Snapshot, RECORD digests
+    /// included where the probe recorded them.
+    pub fn from_snapshot(snapshot: &Snapshot) -> Lock {
         let system = &snapshot.system;
         let mut lock = Lock {
             format_version: FORMAT_VERSION.to_string(),
@@ -389,7 +387,7 @@ impl Lock {
                 version: snapshot.python.version.clone(),
                 implementation: snapshot.python.implementation.clone(),
             },
-            packages: packages(snapshot, record_digest),
+            packages: packages(snapshot),
             frameworks: snapshot
                 .frameworks
                 .iter()
@@ -418,7 +416,7 @@ impl Lock {
     }
 }
 
-fn packages(snapshot: &Snapshot, record_digest: &dyn Fn(&Path) -> Option<String>) -> Vec<Package> {
+fn packages(snapshot: &Snapshot) -> Vec<Package> {
     let mut packages: Vec<Package> = snapshot
         .packages
         .iter()
@@ -433,7 +431,7 @@ fn packages(snapshot: &Snapshot, record_digest: &dyn Fn(&Path) -> Option<String>
                 tags.sort();
                 tags
             },
-            record_digest: record_digest(&package.metadata_path),
+            record_digest: package.record_digest.clone(),
         })
         .collect();
     packages.sort_by_key(Package::normalized_name);

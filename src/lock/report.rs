@@ -7,9 +7,10 @@ use serde::Serialize;
 
 use super::drift::{Area, Drift};
 use super::model::Lock;
-use super::record::{FileProblem, RecordError, verify_many};
+use super::record::{FileProblem, verify_many};
 use crate::findings::FailOn;
 use crate::findings::Severity;
+use crate::packaging::record::RecordError;
 use crate::shell;
 use crate::snapshot::Snapshot;
 

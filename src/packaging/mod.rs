@@ -6,6 +6,7 @@
 
 pub mod metadata;
 pub mod names;
+pub mod record;
 pub mod wheel_name;
 
 pub use names::normalize_name;

@@ -29,6 +29,8 @@ pub struct ProbeOptions {
     pub python: PythonOptions,
     /// How long NVML may take before the GPU or driver is reported hung.
     pub nvml_deadline: Duration,
+    /// Also record each distribution's RECORD digest (what a lock pins).
+    pub record_digests: bool,
 }
 
 pub fn snapshot(options: &ProbeOptions) -> Result<Snapshot, python::InterpreterError> {
@@ -37,10 +39,25 @@ pub fn snapshot(options: &ProbeOptions) -> Result<Snapshot, python::InterpreterE
     // interpreter's start-up instead of following it.
     std::thread::scope(|scope| {
         let nvidia = scope.spawn(|| nvidia::probe(options.nvml_deadline));
-        let snapshot = python_side(&options.python);
+        let snapshot = python_side(&options.python).map(|mut snapshot| {
+            if options.record_digests {
+                record_digests(&mut snapshot.packages);
+            }
+            snapshot
+        });
         let nvidia = nvidia.join().expect("the NVIDIA probe does not panic");
         snapshot.map(|snapshot| with_nvidia(snapshot, nvidia))
     })
+}
+
+/// A RECORD that cannot be read leaves the digest out: the lock then pins
+/// the version alone, as for a distribution without RECORD.
+fn record_digests(packages: &mut [crate::snapshot::packages::Package]) {
+    for package in packages {
+        package.record_digest = crate::packaging::record::record_digest(&package.metadata_path)
+            .ok()
+            .flatten();
+    }
 }
 
 fn with_nvidia(mut snapshot: Snapshot, found: nvidia::Found) -> Snapshot {

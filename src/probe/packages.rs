@@ -291,6 +291,7 @@ fn read_distribution(location: &Path, child: &OsStr) -> Package {
         shadowed: Vec::new(),
         problems,
         metadata_path,
+        record_digest: None,
     };
     if format == MetadataFormat::DistInfo {
         read_dist_info_extras(&mut package);

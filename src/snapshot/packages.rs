@@ -54,6 +54,12 @@ pub struct Package {
     pub wheel_tags: Vec<String>,
     /// Other copies later on `sys.path`, which Python never imports.
     pub shadowed: Vec<ShadowedCopy>,
+    /// The digest of what the wheel installed (`packaging::record::record_digest`),
+    /// the same on every node that installed that wheel. Recorded only when the
+    /// probe is asked for it (`lock`, `verify`, `export`), since it reads every
+    /// RECORD; `null` otherwise and where there is no RECORD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_digest: Option<String>,
     pub problems: Vec<String>,
 }
 

@@ -156,7 +156,7 @@ proptest! {
 
     #[test]
     fn records(text in "(\\PC{0,40}(,\\PC{0,20}){0,3}\n){0,8}") {
-        let _ = envdoctor::lock::record::parse_record(&text, Path::new("RECORD"));
+        let _ = envdoctor::packaging::record::parse_record(&text, Path::new("RECORD"));
     }
 
     #[test]

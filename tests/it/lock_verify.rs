@@ -1115,3 +1115,36 @@ fn a_lock_without_a_gpu_side_says_so() {
     );
     assert_eq!(lock(&recorded), "", "a lock with a GPU side needs no note");
 }
+
+/// Issue 21: a lock is a projection of its Snapshot. A RECORD digest the
+/// probe recorded is pinned whether the Snapshot is live or replayed, and a
+/// plain `probe` records none (reading every RECORD is the lock's cost).
+#[test]
+fn a_lock_pins_the_record_digests_its_snapshot_holds() {
+    let work = tempfile::tempdir().unwrap();
+    let mut snapshot: Value = serde_json::from_str(
+        &fs::read_to_string("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json").unwrap(),
+    )
+    .unwrap();
+    assert!(
+        snapshot["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|package| package.get("record_digest").is_none()),
+        "probe records no digest unless asked"
+    );
+    let digest = format!("sha256:{}", "ab".repeat(32));
+    let first = &mut snapshot["packages"][0];
+    let name = first["name"].as_str().unwrap().to_string();
+    first["record_digest"] = Value::from(digest.clone());
+    let path = work.path().join("node.json");
+    fs::write(&path, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let lock = snapshot_lock(work.path(), path.to_str().unwrap(), &work.path().join("node.lock"));
+    let lock: toml_edit::DocumentMut = lock.parse().unwrap();
+    assert_eq!(
+        package(&lock, &name)["record-digest"].as_str(),
+        Some(digest.as_str()),
+        "{lock}"
+    );
+}
