@@ -150,7 +150,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         });
         raised.extend(crate::matrix::evaluate(rule, &facts));
     }
-    for check in crate::checks::all() {
+    for check in crate::builtin_checks::all() {
         evaluated.push(Evaluated {
             id: check.id.to_string(),
             kind: EvaluatedKind::Check,
@@ -164,9 +164,9 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
     }
     if let Smoke::Ran(smoke) = &input.smoke {
         evaluated.push(Evaluated {
-            id: crate::checks::smoke_test::CHECK.id.to_string(),
+            id: crate::builtin_checks::smoke_test::CHECK.id.to_string(),
             kind: EvaluatedKind::Check,
-            title: crate::checks::smoke_test::CHECK.title.to_string(),
+            title: crate::builtin_checks::smoke_test::CHECK.title.to_string(),
             source: None,
         });
         let diagnosis = crate::smoke::Diagnosis {
@@ -177,7 +177,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         let mut from_smoke = crate::smoke::findings(smoke, &diagnosis);
         from_smoke.extend(crate::smoke::reconcile_architectures(smoke, &mut raised));
         raised.extend(from_smoke.into_iter().map(|finding| Finding {
-            origin: crate::checks::smoke_test::CHECK.id.to_string(),
+            origin: crate::builtin_checks::smoke_test::CHECK.id.to_string(),
             ..finding
         }));
     }
@@ -187,7 +187,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         .iter()
         .map(|rule| rule.id.as_str())
         .chain(
-            crate::checks::catalogue()
+            crate::builtin_checks::catalogue()
                 .flat_map(|check| std::iter::once(check.id).chain(check.produces.iter().copied())),
         )
         .collect();

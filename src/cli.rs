@@ -134,8 +134,8 @@ pub struct ProbeArgs {
     pub node: NodeArgs,
 
     /// `text` for people; `json` for tools (schema `envdoctor.snapshot/1`).
-    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
-    pub format: SnapshotFormat,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 
     #[command(flatten)]
     pub output: OutputArgs,
@@ -234,8 +234,8 @@ pub struct ExplainArgs {
     pub job: JobArgs,
 
     /// `text` for people; `json` for tools (schema `envdoctor.explain/1`).
-    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
-    pub format: SnapshotFormat,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 
     #[command(flatten)]
     pub output: OutputArgs,
@@ -336,8 +336,8 @@ pub struct SmokeArgs {
     pub job: JobArgs,
 
     /// `text` for people; `json` for tools (schema `envdoctor.smoke/1`).
-    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
-    pub format: SnapshotFormat,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 
     #[command(flatten)]
     pub fail_on: FailOnArgs,
@@ -415,8 +415,8 @@ pub struct DiffArgs {
     pub b: PathBuf,
 
     /// `text` for people, `json` (schema `envdoctor.diff/1`).
-    #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
-    pub format: SnapshotFormat,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 
     #[command(flatten)]
     pub output: OutputArgs,
@@ -498,8 +498,8 @@ pub enum MatrixCommand {
         /// Also list the rules of a site's matrix directory (repeatable).
         #[arg(long = "matrix", value_name = "DIR")]
         matrix: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = SnapshotFormat::Text)]
-        format: SnapshotFormat,
+        #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+        format: TextOrJson,
     },
     /// Validate a matrix directory: every problem in every file, with file, line and column.
     /// Without DIR, the matrix compiled into this binary.
@@ -517,8 +517,10 @@ pub enum MatrixCommand {
     },
 }
 
+/// `--format` for the documents that are text for people or JSON for tools
+/// (a Snapshot, the smoke test, `explain`, `diff`, `matrix list`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SnapshotFormat {
+pub enum TextOrJson {
     Text,
     Json,
 }

@@ -4,10 +4,10 @@
 
 pub mod atomic_write;
 pub mod bounded_read;
+pub mod builtin_checks;
 pub mod cache_home;
 pub mod calendar;
 pub mod check;
-pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod configs;

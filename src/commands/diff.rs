@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::{Outcome, emit, style_for};
-use crate::cli::{DiffArgs, FailOn, SnapshotFormat};
+use crate::cli::{DiffArgs, FailOn, TextOrJson};
 use crate::lock::drift::{self, Sides};
 use crate::lock::file;
 use crate::lock::model::Lock;
@@ -34,8 +34,8 @@ pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
         FailOn::Warning,
     );
     let rendered = match args.format {
-        SnapshotFormat::Text => crate::report::drift::text(&report, style_for(args.output.file.as_deref())),
-        SnapshotFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        TextOrJson::Text => crate::report::drift::text(&report, style_for(args.output.file.as_deref())),
+        TextOrJson::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
     emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(if report.drift.is_empty() {

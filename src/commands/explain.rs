@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, IsTerminal};
 use anyhow::Context;
 
 use super::{Outcome, emit, judged_against, replay_or_probe, style_for};
-use crate::cli::{ExplainArgs, SnapshotFormat};
+use crate::cli::{ExplainArgs, TextOrJson};
 use crate::facts::Facts;
 
 pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
@@ -34,8 +34,8 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
     let explanation = crate::explain::explain(reader, &source, &matrix, &facts)
         .with_context(|| format!("cannot read log `{source}`"))?;
     let rendered = match args.format {
-        SnapshotFormat::Text => crate::report::explain::text(&explanation, style_for(args.output.file.as_deref())),
-        SnapshotFormat::Json => serde_json::to_string_pretty(&explanation)? + "\n",
+        TextOrJson::Text => crate::report::explain::text(&explanation, style_for(args.output.file.as_deref())),
+        TextOrJson::Json => serde_json::to_string_pretty(&explanation)? + "\n",
     };
     emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(

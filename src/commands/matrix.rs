@@ -1,7 +1,7 @@
 //! `envdoctor matrix list|lint|explain`.
 
 use super::{Outcome, emit};
-use crate::cli::{MatrixCommand, SnapshotFormat};
+use crate::cli::{MatrixCommand, TextOrJson};
 use crate::matrix::Matrix;
 
 pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
@@ -9,8 +9,8 @@ pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> 
         MatrixCommand::List { matrix, format } => {
             let matrix = Matrix::load(&matrix)?;
             let rendered = match format {
-                SnapshotFormat::Text => crate::report::matrix::list_text(&matrix),
-                SnapshotFormat::Json => {
+                TextOrJson::Text => crate::report::matrix::list_text(&matrix),
+                TextOrJson::Json => {
                     serde_json::to_string_pretty(&crate::report::matrix::list_document(&matrix))? + "\n"
                 }
             };

@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::{Outcome, emit, judged_against, python_options_for, style_for};
-use crate::cli::{SmokeArgs, SnapshotFormat};
+use crate::cli::{SmokeArgs, TextOrJson};
 
 pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     let (matrix, configs) = judged_against(&args.job, false)?;
@@ -18,7 +18,7 @@ pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
         deep: args.deep,
         deepspeed_config: configs.job_deepspeed(),
     };
-    let mut progress = crate::smoke::progress::for_stderr(args.format == SnapshotFormat::Text);
+    let mut progress = crate::smoke::progress::for_stderr(args.format == TextOrJson::Text);
     let run = match crate::smoke::run(&options, progress.as_mut()) {
         Err(error @ crate::smoke::SmokeError::Interrupted { .. }) => return Err(error.into()),
         other => other.context("the smoke test could not run")?,
@@ -50,8 +50,8 @@ pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     };
     let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on.level);
     let rendered = match args.format {
-        SnapshotFormat::Text => crate::report::smoke::text(&report, style_for(args.output.file.as_deref())),
-        SnapshotFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        TextOrJson::Text => crate::report::smoke::text(&report, style_for(args.output.file.as_deref())),
+        TextOrJson::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
     emit(args.output.file.as_deref(), rendered.as_bytes())?;
     Ok(if report.failed {

@@ -7,7 +7,7 @@
 //! holds what the check needs and the job's setting cannot differ from it;
 //! otherwise the cause stays open, and the evidence says what would decide it.
 
-use crate::checks;
+use crate::builtin_checks;
 use crate::facts::Facts;
 use crate::findings::Finding;
 
@@ -38,7 +38,7 @@ pub struct NodeTest {
 
 impl NodeTests {
     pub fn run(facts: &Facts, wanted: &[&str]) -> NodeTests {
-        let findings = checks::all()
+        let findings = builtin_checks::all()
             .filter(|check| check.produces.iter().any(|id| wanted.contains(id)))
             .flat_map(|check| (check.run)(facts))
             .filter(|finding| wanted.contains(&finding.id.as_str()))
@@ -159,7 +159,7 @@ fn absent(id: &str, facts: &Facts) -> Result<String, String> {
 /// `/dev/shm` holds for one GPU as for many: DataLoader workers fill it too,
 /// so its size is read here rather than through the multi-GPU check.
 fn shared_memory(facts: &Facts) -> NodeTest {
-    let minimum = checks::SHM_MIN_MIB;
+    let minimum = builtin_checks::SHM_MIN_MIB;
     match facts.snapshot.system.limits.shm_total_mib {
         Some(total) if total < minimum => NodeTest {
             holds: Some(true),

@@ -109,7 +109,7 @@ fn checks_evaluated(report: &Report) -> String {
         .filter(|item| item.kind == crate::check::EvaluatedKind::Check)
         .map(|item| item.id.as_str())
         .collect();
-    let not_run: Vec<&str> = crate::checks::catalogue()
+    let not_run: Vec<&str> = crate::builtin_checks::catalogue()
         .map(|check| check.id)
         .filter(|id| !ran.contains(id))
         .collect();

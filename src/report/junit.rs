@@ -70,7 +70,7 @@ pub fn render(report: &Report) -> String {
         let steps = report
             .smoke
             .as_ref()
-            .filter(|_| evaluated.id == crate::checks::smoke_test::CHECK.id)
+            .filter(|_| evaluated.id == crate::builtin_checks::smoke_test::CHECK.id)
             .map(|run| {
                 run.steps
                     .iter()

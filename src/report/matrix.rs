@@ -5,8 +5,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::builtin_checks;
 use crate::calendar::Date;
-use crate::checks;
 use crate::matrix::{Linted, Matrix};
 use crate::tables;
 
@@ -78,7 +78,7 @@ fn list_json(matrix: &Matrix) -> Vec<Listed> {
         newest: None,
         released: None,
     });
-    let checks = checks::catalogue().map(|check| Listed {
+    let checks = builtin_checks::catalogue().map(|check| Listed {
         id: check.id.to_string(),
         kind: "check",
         severity: None,
@@ -149,12 +149,12 @@ fn listing(matrix: &Matrix) -> String {
     let checks = listed.iter().filter(|item| item.kind == "check").count();
     let without_smoke = listed
         .iter()
-        .filter(|item| item.kind == "check" && item.id != crate::checks::smoke_test::CHECK.id)
+        .filter(|item| item.kind == "check" && item.id != crate::builtin_checks::smoke_test::CHECK.id)
         .count();
     let _ = writeln!(
         out,
         "\nBuilt-in checks ({checks}; `check --no-smoke` evaluates {without_smoke}, without {})",
-        crate::checks::smoke_test::CHECK.id
+        crate::builtin_checks::smoke_test::CHECK.id
     );
     for item in listed.iter().filter(|item| item.kind == "check") {
         let _ = writeln!(out, "  {:<width$}  {}", item.id, item.title);
@@ -260,7 +260,7 @@ fn explained(matrix: &Matrix, id: &str) -> Option<String> {
         whole_file(&mut out, texts, &entry.references, "Symptom", &entry.path, &entry.text);
         return Some(out);
     }
-    let check = checks::catalogue().find(|check| check.id == id || check.produces.contains(&id))?;
+    let check = builtin_checks::catalogue().find(|check| check.id == id || check.produces.contains(&id))?;
     let _ = writeln!(out, "{} (built-in check): {}", check.id, check.title);
     let _ = writeln!(out, "\n{}\n\nFinds: {}", check.explanation, check.produces.join(", "));
     Some(out)

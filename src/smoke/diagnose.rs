@@ -2,7 +2,7 @@
 //! rule or check that explains it on this node; a GPU far slower than its peers;
 //! and the live answer on architectures, which outranks the table's.
 
-use crate::checks::smoke_test::{
+use crate::builtin_checks::smoke_test::{
     ARCH_CORRECTED, CRASHED, DEEPSPEED_CONFIG_REFUSED, INCOMPLETE, STEP_FAILED, STEP_TIMEOUT, STRAGGLER,
 };
 use crate::configs::{DeepSpeedConfig, Loaded, TrainingConfigs};
@@ -202,7 +202,7 @@ fn refused_config(step: &Step) -> Option<Finding> {
     if step.figures.get("refused") != Some(&serde_json::Value::Bool(true)) {
         return None;
     }
-    Some(crate::checks::finding(
+    Some(crate::builtin_checks::finding(
         DEEPSPEED_CONFIG_REFUSED,
         Severity::Error,
         "The installed DeepSpeed refuses the job's config".to_string(),
@@ -223,7 +223,7 @@ fn refused_config(step: &Step) -> Option<Finding> {
 /// the known bug, so the report names it by the rule's id, with its fix.
 fn reproduced_rule(step: &Step, answer: &Candidate, detail: &str) -> Finding {
     let evidence = answer.evidence_where(Some(true));
-    crate::checks::finding(
+    crate::builtin_checks::finding(
         &answer.id,
         Severity::Error,
         answer.title.clone(),
@@ -364,7 +364,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
     );
     let mut seen = std::collections::BTreeSet::new();
     references.retain(|reference| seen.insert(reference.clone()));
-    crate::checks::finding(
+    crate::builtin_checks::finding(
         id,
         Severity::Error,
         format!("Smoke test step `{}` {what}: {}", step.name, step.title),
@@ -377,7 +377,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
 
 fn incomplete(run: &SmokeRun) -> Finding {
     let last_words = crate::process::last_line(run.stderr_tail.as_bytes()).unwrap_or_default();
-    crate::checks::finding(
+    crate::builtin_checks::finding(
         INCOMPLETE,
         Severity::Error,
         "The smoke test did not finish".to_string(),
@@ -428,7 +428,7 @@ fn stragglers(run: &SmokeRun) -> Vec<Finding> {
             peers.sort_by(f64::total_cmp);
             let median = peers[peers.len() / 2];
             if value < median * STRAGGLER_RATIO {
-                findings.push(crate::checks::finding(
+                findings.push(crate::builtin_checks::finding(
                     STRAGGLER,
                     Severity::Warning,
                     format!("cuda:{gpu} is far slower than the other {model} GPUs"),
@@ -471,7 +471,7 @@ pub fn reconcile_architectures(run: &SmokeRun, findings: &mut Vec<Finding>) -> O
         .and_then(|step| step.figures.get("arch_list"))
         .map(|list| list.to_string())
         .unwrap_or_else(|| "unknown".to_string());
-    Some(crate::checks::finding(
+    Some(crate::builtin_checks::finding(
         ARCH_CORRECTED,
         Severity::Info,
         "The smoke test ran kernels on every GPU that the architecture table says this torch build cannot run on"
@@ -564,7 +564,7 @@ mod tests {
     fn fired(id: &str, origin: &str, fix: &str) -> Finding {
         Finding {
             origin: origin.to_string(),
-            ..crate::checks::finding(
+            ..crate::builtin_checks::finding(
                 id,
                 Severity::Error,
                 "t".into(),

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use diagnose::{Diagnosis, findings, reconcile_architectures};
 
-use crate::checks::smoke_test::CHECK;
+use crate::builtin_checks::smoke_test::CHECK;
 pub use harness::{Options, SmokeError, default_timeout, run};
 
 /// The JSON document `envdoctor smoke --format json` writes.

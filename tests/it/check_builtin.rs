@@ -148,7 +148,7 @@ fn the_recorded_healthy_nodes_have_no_error_and_no_built_in_finding() {
             .collect();
         assert_eq!(fired, Vec::<&str>::new(), "{fixture}");
         // Every built-in check ran.
-        for check in envdoctor::checks::all() {
+        for check in envdoctor::builtin_checks::all() {
             assert!(
                 report.evaluated.iter().any(|evaluated| evaluated.id == check.id),
                 "{fixture}: {} not evaluated",
@@ -554,12 +554,12 @@ fn a_gpu_nvml_counts_but_cannot_read() {
 
 /// The built-in checks of the modules this file covers (driver, devices,
 /// hardware, frameworks); the dependency checks are tested in their own files.
-fn our_checks() -> Vec<&'static envdoctor::checks::BuiltinCheck> {
+fn our_checks() -> Vec<&'static envdoctor::builtin_checks::BuiltinCheck> {
     let modules: Vec<String> = ["driver", "devices", "hardware", "frameworks"]
         .iter()
-        .map(|name| std::fs::read_to_string(repository(&format!("src/checks/{name}.rs"))).unwrap())
+        .map(|name| std::fs::read_to_string(repository(&format!("src/builtin_checks/{name}.rs"))).unwrap())
         .collect();
-    envdoctor::checks::all()
+    envdoctor::builtin_checks::all()
         .filter(|check| {
             modules
                 .iter()

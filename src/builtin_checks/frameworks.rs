@@ -600,7 +600,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::checks::test_support::{healthy, ids, run};
+    use crate::builtin_checks::test_support::{healthy, ids, run};
     use crate::probe::frameworks;
     use crate::snapshot::Snapshot;
 

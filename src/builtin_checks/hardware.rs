@@ -412,7 +412,7 @@ fn gpu_readable(facts: &Facts) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::test_support::{healthy, ids, run};
+    use crate::builtin_checks::test_support::{healthy, ids, run};
     use crate::probe::cuda_devices;
     use crate::snapshot::Snapshot;
     use crate::snapshot::nvidia::{RemappedRows, Toggle, UnreadableGpu};

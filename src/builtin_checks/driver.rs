@@ -277,7 +277,7 @@ fn python_supported_by_torch(facts: &Facts) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::test_support::{healthy, ids, run};
+    use crate::builtin_checks::test_support::{healthy, ids, run};
     use crate::snapshot::Snapshot;
     use crate::snapshot::frameworks::Build;
 

@@ -392,7 +392,7 @@ fn shared_memory(facts: &Facts) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::test_support::{healthy, ids, run};
+    use crate::builtin_checks::test_support::{healthy, ids, run};
     use crate::probe::cuda_devices;
     use crate::snapshot::frameworks::Build;
     use crate::snapshot::nvidia::NvidiaError;
