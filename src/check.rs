@@ -297,7 +297,7 @@ fn apply_ignores(raised: Vec<Finding>, ignores: &[Ignore], known_ids: &[&str]) -
 pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, ConfigError> {
     let text = crate::configs::read_text(path)?;
     let malformed = |offset: usize, problem: String| {
-        let (line, column) = crate::matrix::position(&text, offset);
+        let (line, column) = crate::located::position(&text, offset);
         crate::configs::malformed(path, line, column, problem)
     };
     let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
@@ -330,7 +330,7 @@ pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, ConfigErr
             let Some(reason) = field("reason").filter(|reason| !reason.trim().is_empty()) else {
                 return Err(malformed(offset, format!("the ignore of `{id}` needs a `reason`")));
             };
-            let (line, _) = crate::matrix::position(&text, offset);
+            let (line, _) = crate::located::position(&text, offset);
             ignores.push(Ignore {
                 id,
                 reason: Some(reason),

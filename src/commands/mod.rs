@@ -100,7 +100,7 @@ pub(super) fn python_options(args: &PythonArgs) -> crate::probe::PythonOptions {
 /// reader's choice, not an error.
 pub(super) fn emit(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(path) = output {
-        let path = crate::fleet::reports::expand_host(path, crate::fleet::reports::this_node_name)
+        let path = crate::node_name::expand_host(path, crate::node_name::this_node_name)
             .map_err(|problem| anyhow::anyhow!("cannot write `{}`: {problem}", path.display()))?;
         return atomic_write::write(&path, bytes).with_context(|| format!("cannot write `{}`", path.display()));
     }

@@ -329,7 +329,7 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
 fn read_json(path: &std::path::Path) -> Result<Value, ConfigError> {
     let text = read_text(path)?;
     serde_json::from_str(&text).map_err(|error| {
-        let problem = format!("not JSON: {}", crate::snapshot::without_position(&error));
+        let problem = format!("not JSON: {}", crate::located::without_position(&error));
         malformed(path, error.line(), error.column(), problem)
     })
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item};
 
 use super::model::{FORMAT_VERSION, Lock};
-use crate::matrix::position;
+use crate::located::position;
 
 const HEADER: &str = "\
 # envdoctor.lock: this node's environment, GPU side included, written by `envdoctor lock`.

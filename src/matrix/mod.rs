@@ -9,6 +9,7 @@ pub mod rule;
 mod template;
 
 use crate::calendar::Date;
+use crate::located::position;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -56,14 +57,6 @@ fn more_hint(more: usize, dir: &Path) -> String {
         0 => String::new(),
         _ => format!(" (and {more} more; run `envdoctor matrix lint {}`)", dir.display()),
     }
-}
-
-/// 1-based line and column of a byte offset.
-pub(crate) fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |line| line.chars().count()) + 1;
-    (line, column)
 }
 
 #[derive(Debug, Clone)]
@@ -446,12 +439,6 @@ mod tests {
     #[test]
     fn the_compiled_in_matrix_loads() {
         Matrix::load(&[]).expect("compiled-in rules are valid");
-    }
-
-    #[test]
-    fn position_is_one_based() {
-        assert_eq!(position("ab\ncd", 0), (1, 1));
-        assert_eq!(position("ab\ncd", 4), (2, 2));
     }
 
     #[test]

@@ -8,11 +8,12 @@ use std::str::FromStr;
 use pep440_rs::VersionSpecifiers;
 use toml_edit::{Item, TableLike};
 
+use super::LintError;
 use super::rule::*;
 use super::template;
-use super::{LintError, position};
 use crate::calendar::Date;
 use crate::findings::Severity;
+use crate::located::position;
 
 const RULE_KEYS: &[&str] = &[
     "id",

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::located::without_position;
 use cuda::Cuda;
 use frameworks::Frameworks;
 use nvidia::{CudaDevices, KernelModule, Nvidia, NvidiaError};
@@ -179,14 +180,5 @@ pub(crate) fn check_schema_name(schema: &str) -> Result<(), String> {
         _ => Err(format!(
             "unsupported Snapshot schema \"{schema}\", expected \"{SCHEMA}\""
         )),
-    }
-}
-
-/// serde_json appends " at line L column C"; the position is already at the front.
-pub(crate) fn without_position(error: &serde_json::Error) -> String {
-    let message = error.to_string();
-    match message.rfind(" at line ") {
-        Some(end) => message[..end].to_string(),
-        None => message,
     }
 }
