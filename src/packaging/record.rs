@@ -4,6 +4,11 @@
 //! every node that installed that wheel (the lock pins it, so a local rebuild
 //! that kept the version string still shows). Re-hashing the installed files
 //! against it is `lock::record`.
+//!
+//! Why not the `csv` crate: it is lenient by design, and 1.4.0 reads `a,"b`
+//! (a quote never closed) as `["a", "b\n"]` and `"a"x,b` as `["ax", "b"]`
+//! without an error; a RECORD read leniently could name, and verify, the wrong
+//! file, so this reader refuses both with their line.
 
 use std::ffi::OsStr;
 use std::fmt;

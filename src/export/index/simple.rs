@@ -5,6 +5,12 @@
 //! Links are resolved against the page's final URL (after redirects), or its
 //! `<base href>`; a `#sha256=...` fragment is the file's hash and is removed
 //! from the URL, and so are credentials, since the URL ends up in lock files.
+//!
+//! Why no HTML crate: pip reads these pages with Python's standard
+//! `HTMLParser`, keeping the first `<base href>` and every `<a>`'s attributes
+//! (`HTMLLinkParser` in `collector.py`); this reader scans start tags the same
+//! way, where an HTML5 tree builder (html5ever) would build a whole document
+//! for two tags, and could disagree with pip on a malformed page.
 
 use std::collections::BTreeMap;
 
