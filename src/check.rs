@@ -138,7 +138,11 @@ pub fn smoke_unsupported(snapshot: &Snapshot) -> Option<String> {
 
 /// Evaluates every rule and built-in check against `snapshot`.
 pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
-    let facts = crate::facts::Facts::new(&snapshot, input.configs);
+    let mut facts = crate::facts::Facts::new(&snapshot, input.configs);
+    // The smoke test ran before the checks: what it saw is a fact they read.
+    if let Smoke::Ran(smoke) = &input.smoke {
+        facts.live = Some(crate::smoke::live_run(smoke));
+    }
     let mut evaluated = Vec::new();
     let mut raised = Vec::new();
     for rule in input.matrix.rules.iter().filter(|rule| rule.withdrawn.is_none()) {
@@ -174,8 +178,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             facts: Some(&facts),
             fired: &raised,
         };
-        let mut from_smoke = crate::smoke::findings(smoke, &diagnosis);
-        from_smoke.extend(crate::smoke::reconcile_architectures(smoke, &mut raised));
+        let from_smoke = crate::smoke::findings(smoke, &diagnosis);
         raised.extend(from_smoke.into_iter().map(|finding| Finding {
             origin: crate::builtin_checks::smoke_test::CHECK.id.to_string(),
             ..finding
@@ -371,6 +374,59 @@ mod tests {
             smoke,
         };
         run(snapshot, &input)
+    }
+
+    /// Issue 21: the architecture check reads the live answer. On the recorded
+    /// H100 with its GPU taken for a V100 (no sm_70 in torch 2.11 cu130), the
+    /// table says no code; the recorded run's kernels ran, so the check itself
+    /// says the table is wrong, and nothing removes a finding afterwards.
+    #[test]
+    fn the_architecture_check_defers_to_kernels_that_ran() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json");
+        let mut snapshot = crate::snapshot::read(&path).unwrap();
+        snapshot.nvidia.as_mut().unwrap().gpus[0].compute_capability = Some("7.0".to_string());
+        let run: crate::smoke::SmokeRun = serde_json::from_str(include_str!(
+            "../tests/fixtures/smoke/recorded/smoke-run-h100-torch2.11-cu130.json"
+        ))
+        .unwrap();
+        let matrix = crate::matrix::Matrix::load(&[]).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let judged = |smoke| {
+            let input = CheckInput {
+                matrix: &matrix,
+                configs: &configs,
+                ignores: &[],
+                fail_on: FailOn::Error,
+                smoke,
+            };
+            run_ids(&super::run(snapshot.clone(), &input))
+        };
+        let table_only = judged(Smoke::NotRun("--no-smoke".to_string()));
+        assert!(table_only.contains(&(
+            "gpu-arch-not-in-torch-build".to_string(),
+            "torch-runs-on-gpus".to_string()
+        )));
+        let live = judged(Smoke::Ran(run));
+        assert!(
+            live.contains(&(
+                "smoke-arch-table-corrected".to_string(),
+                "torch-runs-on-gpus".to_string()
+            )),
+            "{live:?}"
+        );
+        assert!(
+            !live.iter().any(|(id, _)| id == "gpu-arch-not-in-torch-build"),
+            "{live:?}"
+        );
+    }
+
+    fn run_ids(report: &Report) -> Vec<(String, String)> {
+        report
+            .findings
+            .iter()
+            .map(|finding| (finding.id.clone(), finding.origin.clone()))
+            .collect()
     }
 
     #[test]

@@ -42,6 +42,18 @@ pub struct Facts<'a> {
     /// The GPUs a CUDA program started here would see, in `cuda:N` order.
     pub gpus: Vec<VisibleGpu<'a>>,
     pub configs: &'a TrainingConfigs,
+    /// What the smoke test saw, when it ran before the checks: the live answer
+    /// that outranks a table.
+    pub live: Option<LiveRun>,
+}
+
+/// The smoke test's answers the checks read (`smoke::live_run` makes it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LiveRun {
+    /// A kernel ran on every GPU the test saw (at least one).
+    pub kernels_ran_everywhere: bool,
+    /// `torch.cuda.get_arch_list()` of the build that ran, as reported.
+    pub arch_list: Option<String>,
 }
 
 pub struct VisibleGpu<'a> {
@@ -104,6 +116,7 @@ impl<'a> Facts<'a> {
             driver_cuda: nvidia.and_then(|n| n.cuda_driver_version.as_deref()).and_then(dotted),
             gpus: visible_gpus(snapshot),
             configs,
+            live: None,
         }
     }
 

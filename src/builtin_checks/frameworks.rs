@@ -12,7 +12,7 @@ use std::str::FromStr;
 use super::{BuiltinCheck, finding};
 use pep440_rs::Version;
 
-use crate::facts::{Facts, VisibleGpu};
+use crate::facts::{Facts, LiveRun, VisibleGpu};
 use crate::findings::{Finding, Severity};
 // (moved)
 use crate::shell;
@@ -22,6 +22,8 @@ use crate::tables::{self, Capability, Confidence, MajorMinor, Tables};
 use crate::torch_install::{self, Prefer, capability};
 
 const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
+/// The table said no code, and the smoke test ran kernels on every GPU.
+const ARCH_CORRECTED: &str = "smoke-arch-table-corrected";
 const BUILD_UNKNOWN: &str = "torch-build-not-in-table";
 const NOT_CUDA: &str = "torch-not-built-for-cuda";
 const DEEPSPEED_MISMATCH: &str = "deepspeed-ops-built-for-other-torch";
@@ -41,7 +43,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
     BuiltinCheck {
         id: "torch-runs-on-gpus",
         title: "The torch build carries code every visible GPU can run",
-        produces: &[ARCH_MISSING, NOT_CUDA, BUILD_UNKNOWN],
+        produces: &[ARCH_MISSING, ARCH_CORRECTED, NOT_CUDA, BUILD_UNKNOWN],
         explanation: "Looks up which GPU architectures the installed torch build was compiled for \
             (compat-matrix/tables/torch-builds.toml: release x CUDA variant x platform) and checks every \
             GPU CUDA will see against them. A GPU runs a cubin built for its own major and an equal or \
@@ -254,7 +256,7 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
     if failing.iter().any(|(_, cc)| cc.major >= 10) {
         references.push("https://docs.nvidia.com/cuda/blackwell-compatibility-guide/index.html".to_string());
     }
-    vec![finding(
+    let from_table = finding(
         ARCH_MISSING,
         severity,
         format!("torch {torch_text} has no code for {}", gpus.join(", ")),
@@ -271,7 +273,35 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
             .to_string(),
         Some(install_for_gpus(facts, tables, &needed)),
         references,
-    )]
+    );
+    match &facts.live {
+        Some(live) if live.kernels_ran_everywhere => vec![corrected_by_the_live_run(from_table, live)],
+        _ => vec![from_table],
+    }
+}
+
+/// Kernels ran on every GPU the table says this build cannot run on: the live
+/// answer outranks the table, and the table is what is wrong.
+fn corrected_by_the_live_run(table: Finding, live: &LiveRun) -> Finding {
+    let architectures = live.arch_list.as_deref().unwrap_or("unknown");
+    finding(
+        ARCH_CORRECTED,
+        Severity::Info,
+        "The smoke test ran kernels on every GPU that the architecture table says this torch build cannot run on"
+            .to_string(),
+        format!(
+            "The table said: {} The live build reports architectures {architectures}, and a kernel ran on each GPU.",
+            table.detail
+        ),
+        "The live answer outranks envdoctor's table (compat-matrix/tables/torch-builds.toml): this build runs \
+         here, through PTX or code the table does not list."
+            .to_string(),
+        Some(
+            "report the build and the architectures above at envdoctor's issue tracker so the table is corrected"
+                .to_string(),
+        ),
+        table.references,
+    )
 }
 
 fn deepspeed_matches_torch(facts: &Facts) -> Vec<Finding> {

@@ -10,7 +10,6 @@ pub const STEP_TIMEOUT: &str = "smoke-step-timeout";
 pub const CRASHED: &str = "smoke-crashed";
 pub const INCOMPLETE: &str = "smoke-incomplete";
 pub const STRAGGLER: &str = "smoke-gpu-straggler";
-pub const ARCH_CORRECTED: &str = "smoke-arch-table-corrected";
 pub const DEEPSPEED_CONFIG_REFUSED: &str = "smoke-deepspeed-config-refused";
 
 /// The smoke test's entry in the catalogue of checks.
@@ -23,7 +22,6 @@ pub const CHECK: BuiltinCheck = BuiltinCheck {
         CRASHED,
         INCOMPLETE,
         STRAGGLER,
-        ARCH_CORRECTED,
         DEEPSPEED_CONFIG_REFUSED,
     ],
     explanation: "Runs a short, bounded test of the real stack with the job's interpreter: import torch, \

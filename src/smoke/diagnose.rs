@@ -3,12 +3,12 @@
 //! and the live answer on architectures, which outranks the table's.
 
 use crate::builtin_checks::smoke_test::{
-    ARCH_CORRECTED, CRASHED, DEEPSPEED_CONFIG_REFUSED, INCOMPLETE, STEP_FAILED, STEP_TIMEOUT, STRAGGLER,
+    CRASHED, DEEPSPEED_CONFIG_REFUSED, INCOMPLETE, STEP_FAILED, STEP_TIMEOUT, STRAGGLER,
 };
 use crate::configs::{DeepSpeedConfig, Loaded, TrainingConfigs};
 use crate::explain::rank::{Candidate, CauseKind, Confidence, rank};
 use crate::explain::traceback::{self, Traceback};
-use crate::facts::Facts;
+use crate::facts::{Facts, LiveRun};
 use crate::findings::{Finding, Severity};
 use crate::matrix::Matrix;
 
@@ -452,43 +452,21 @@ fn stragglers(run: &SmokeRun) -> Vec<Finding> {
     findings
 }
 
-/// The table says the torch build has no code for some GPU; when kernels ran on
-/// every GPU, the live answer wins: the table's finding is taken out of
-/// `findings` and the correction returned in its place.
-pub fn reconcile_architectures(run: &SmokeRun, findings: &mut Vec<Finding>) -> Option<Finding> {
+/// What the checks read of a run: whether a kernel ran on every GPU, and the
+/// architectures the live build reports.
+pub fn live_run(run: &SmokeRun) -> LiveRun {
     let kernels: Vec<&Step> = run
         .steps
         .iter()
         .filter(|step| step.name.ends_with(".kernels"))
         .collect();
-    if kernels.is_empty() || kernels.iter().any(|step| step.status != Status::Pass) {
-        return None;
+    LiveRun {
+        kernels_ran_everywhere: !kernels.is_empty() && kernels.iter().all(|step| step.status == Status::Pass),
+        arch_list: run
+            .step("torch.cuda")
+            .and_then(|step| step.figures.get("arch_list"))
+            .map(|list| list.to_string()),
     }
-    let position = findings.iter().position(|finding| finding.id == ARCH_FROM_TABLE)?;
-    let table = findings.remove(position);
-    let architectures = run
-        .step("torch.cuda")
-        .and_then(|step| step.figures.get("arch_list"))
-        .map(|list| list.to_string())
-        .unwrap_or_else(|| "unknown".to_string());
-    Some(crate::builtin_checks::finding(
-        ARCH_CORRECTED,
-        Severity::Info,
-        "The smoke test ran kernels on every GPU that the architecture table says this torch build cannot run on"
-            .to_string(),
-        format!(
-            "The table said: {} The live build reports architectures {architectures}, and a kernel ran on each GPU.",
-            table.detail
-        ),
-        "The live answer outranks envdoctor's table (compat-matrix/tables/torch-builds.toml): this build runs \
-         here, through PTX or code the table does not list."
-            .to_string(),
-        Some(
-            "report the build and the architectures above at envdoctor's issue tracker so the table is corrected"
-                .to_string(),
-        ),
-        table.references,
-    ))
 }
 
 /// The step's failure as a traceback: the one the script recorded, else its
@@ -887,26 +865,19 @@ mod tests {
     }
 
     #[test]
-    fn kernels_that_ran_everywhere_correct_the_architecture_table() {
+    fn the_live_run_says_whether_kernels_ran_everywhere() {
         // The real run: torch.cuda reports the build's architectures and cuda:0 ran its kernels.
-        let run = recorded_healthy_run();
-        let mut raised = vec![
-            fired(ARCH_FROM_TABLE, "torch-runs-on-gpus", "f"),
-            fired("other", "other", "f"),
-        ];
-        let correction = reconcile_architectures(&run, &mut raised).expect("the table is contradicted");
-        assert_eq!(correction.id, ARCH_CORRECTED);
-        assert!(correction.detail.contains("sm_90"), "{}", correction.detail);
-        assert_eq!(raised.len(), 1);
-        assert_eq!(raised[0].id, "other");
-
-        // A GPU that could not run a kernel confirms the table instead.
-        let run = run_of(
+        let live = live_run(&recorded_healthy_run());
+        assert!(live.kernels_ran_everywhere);
+        assert!(
+            live.arch_list.as_deref().is_some_and(|list| list.contains("sm_90")),
+            "{live:?}"
+        );
+        let failed = run_of(
             vec![step("gpu0.kernels", Status::Fail, "no kernel image")],
             Ending::Completed,
         );
-        let mut raised = vec![fired(ARCH_FROM_TABLE, "torch-runs-on-gpus", "f")];
-        assert!(reconcile_architectures(&run, &mut raised).is_none());
-        assert_eq!(raised.len(), 1);
+        assert!(!live_run(&failed).kernels_ran_everywhere);
+        assert!(!live_run(&run_of(Vec::new(), Ending::Completed)).kernels_ran_everywhere);
     }
 }

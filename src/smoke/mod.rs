@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use diagnose::{Diagnosis, findings, reconcile_architectures};
+pub use diagnose::{Diagnosis, findings, live_run};
 
 use crate::builtin_checks::smoke_test::CHECK;
 pub use harness::{Options, SmokeError, default_timeout, run};

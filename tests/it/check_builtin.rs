@@ -573,8 +573,12 @@ fn every_built_in_finding_id_has_a_test_here() {
     let source = std::fs::read_to_string(repository("tests/it/check_builtin.rs")).unwrap();
     let checks = our_checks();
     assert!(checks.len() >= 15, "{} checks found", checks.len());
+    // Fires only after a smoke run, which a replayed Snapshot has not had:
+    // `check::tests::the_architecture_check_defers_to_kernels_that_ran`
+    // makes it fire and keeps it quiet.
+    let after_a_live_run = ["smoke-arch-table-corrected"];
     for check in checks {
-        for id in check.produces {
+        for id in check.produces.iter().filter(|id| !after_a_live_run.contains(id)) {
             let fires = [
                 format!("assert_fires(&snapshot, \"{id}\""),
                 format!("&snapshot,\n        \"{id}\","),
