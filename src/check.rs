@@ -33,7 +33,7 @@ pub struct Report {
     pub smoke: Option<crate::smoke::SmokeRun>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smoke_not_run: Option<String>,
-    pub summary: Summary,
+    pub summary: CheckSummary,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -67,7 +67,7 @@ pub struct ConfigsRead {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Summary {
+pub struct CheckSummary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
@@ -206,7 +206,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             .filter(|finding: &&Finding| finding.severity == severity)
             .count()
     };
-    let summary = Summary {
+    let summary = CheckSummary {
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
         infos: count(Severity::Info),

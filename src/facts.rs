@@ -14,8 +14,6 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::configs::TrainingConfigs;
-// (moved)
-// (moved)
 use crate::packaging::normalize_name as normalize;
 use crate::snapshot::Snapshot;
 use crate::snapshot::cuda::{CompilerFamily, Toolkit, ToolkitFoundVia};

@@ -540,7 +540,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<TableProblem>) {
     let mut have_drivers = false;
     for (path, text) in sources {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
-        let mut found = Found::default();
+        let mut found = FileProblems::default();
         match name {
             DRIVERS_FILE => {
                 have_drivers = true;
@@ -576,7 +576,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<TableProblem>) {
     }
     // A torch build is only useful if its CUDA major has a driver floor.
     if let (Some((path, text)), true) = (torch_source, have_drivers) {
-        let mut found = Found::default();
+        let mut found = FileProblems::default();
         for row in &tables.torch.builds {
             if tables.drivers.floor(row.cuda.major).is_none() {
                 found.at(
@@ -593,7 +593,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<TableProblem>) {
     (tables, problems)
 }
 
-fn parse_document<'t>(text: &'t str, found: &mut Found) -> Option<Document<&'t str>> {
+fn parse_document<'t>(text: &'t str, found: &mut FileProblems) -> Option<Document<&'t str>> {
     match Document::parse(text) {
         Ok(document) => Some(document),
         Err(error) => {
@@ -605,11 +605,11 @@ fn parse_document<'t>(text: &'t str, found: &mut Found) -> Option<Document<&'t s
 
 /// Problems of one file, by byte span, before they are given lines.
 #[derive(Default)]
-struct Found {
+struct FileProblems {
     problems: Vec<(Option<Range<usize>>, String)>,
 }
 
-impl Found {
+impl FileProblems {
     fn at(&mut self, span: Option<Range<usize>>, message: String) {
         self.problems.push((span, message));
     }
@@ -647,11 +647,11 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 struct Row<'d, 'f> {
     table: &'d Table,
     kind: &'static str,
-    found: &'f mut Found,
+    found: &'f mut FileProblems,
 }
 
 impl<'d, 'f> Row<'d, 'f> {
-    fn new(table: &'d Table, kind: &'static str, allowed: &[&str], found: &'f mut Found) -> Row<'d, 'f> {
+    fn new(table: &'d Table, kind: &'static str, allowed: &[&str], found: &'f mut FileProblems) -> Row<'d, 'f> {
         for (key, item) in table.iter() {
             if !allowed.contains(&key) {
                 found.at(
@@ -782,7 +782,7 @@ fn item_span(table: &Table, key: &str, item: &Item) -> Option<Range<usize>> {
 }
 
 /// The `[[kind]]` rows of a document. A document may only hold the kinds its file defines.
-fn array_rows<'d>(root: &'d Table, kind: &str, found: &mut Found) -> Vec<&'d Table> {
+fn array_rows<'d>(root: &'d Table, kind: &str, found: &mut FileProblems) -> Vec<&'d Table> {
     match root.get(kind) {
         None => {
             found.at(None, format!("has no [[{kind}]] rows"));
@@ -801,7 +801,7 @@ fn array_rows<'d>(root: &'d Table, kind: &str, found: &mut Found) -> Vec<&'d Tab
     }
 }
 
-fn top_level_keys(root: &Table, allowed: &[&str], found: &mut Found) {
+fn top_level_keys(root: &Table, allowed: &[&str], found: &mut FileProblems) {
     for (key, item) in root.iter() {
         if !allowed.contains(&key) {
             found.at(
@@ -820,7 +820,12 @@ fn top_level_keys(root: &Table, allowed: &[&str], found: &mut Found) {
 }
 
 /// Notes every row whose key repeats or is out of order.
-fn check_order<K: Ord + fmt::Debug>(rows: &[(K, Option<Range<usize>>)], kind: &str, what: &str, found: &mut Found) {
+fn check_order<K: Ord + fmt::Debug>(
+    rows: &[(K, Option<Range<usize>>)],
+    kind: &str,
+    what: &str,
+    found: &mut FileProblems,
+) {
     for pair in rows.windows(2) {
         let ((previous, _), (key, span)) = (&pair[0], &pair[1]);
         if key == previous {
@@ -834,7 +839,7 @@ fn check_order<K: Ord + fmt::Debug>(rows: &[(K, Option<Range<usize>>)], kind: &s
     }
 }
 
-fn read_drivers(root: &Table, found: &mut Found) -> CudaDrivers {
+fn read_drivers(root: &Table, found: &mut FileProblems) -> CudaDrivers {
     top_level_keys(
         root,
         &["minor_version_compatibility", "toolkit_release", "driver_branch"],
@@ -995,7 +1000,7 @@ fn torch_set(row: &mut Row, release: MajorMinor) -> Option<TorchSet> {
     })
 }
 
-fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
+fn read_torch(root: &Table, found: &mut FileProblems) -> TorchTables {
     top_level_keys(root, &["release", "build"], found);
     let mut torch = TorchTables::default();
 
@@ -1166,7 +1171,7 @@ fn read_torch(root: &Table, found: &mut Found) -> TorchTables {
     torch
 }
 
-fn read_releases(root: &Table, found: &mut Found) -> Releases {
+fn read_releases(root: &Table, found: &mut FileProblems) -> Releases {
     top_level_keys(root, &["checked", "package"], found);
     let mut releases = Releases::default();
     match root.get("checked") {
@@ -1221,7 +1226,7 @@ fn read_releases(root: &Table, found: &mut Found) -> Releases {
     releases
 }
 
-fn read_gpus(root: &Table, found: &mut Found) -> GpuTables {
+fn read_gpus(root: &Table, found: &mut FileProblems) -> GpuTables {
     top_level_keys(root, &["gpu", "architecture"], found);
     let mut gpus = GpuTables::default();
 

@@ -9,7 +9,6 @@ use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::snapshot::nvidia::{DeviceOrder, NvidiaErrorKind};
-// (moved)
 
 const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
 const ORDER_UNSET: &str = "cuda-device-order-unset-mixed-gpus";
@@ -394,10 +393,9 @@ mod tests {
     use super::*;
     use crate::builtin_checks::test_support::{healthy, ids, run};
     use crate::probe::cuda_devices;
+    use crate::snapshot::Snapshot;
     use crate::snapshot::frameworks::Build;
     use crate::snapshot::nvidia::NvidiaError;
-    // (moved)
-    use crate::snapshot::Snapshot;
 
     /// Sets the variables and maps the devices again, as the probe would have.
     fn with_env(snapshot: &mut Snapshot, visible: Option<&str>, order: Option<&str>) {

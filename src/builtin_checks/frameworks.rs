@@ -14,7 +14,6 @@ use pep440_rs::Version;
 
 use crate::facts::{Facts, LiveRun, VisibleGpu};
 use crate::findings::{Finding, Severity};
-// (moved)
 use crate::shell;
 use crate::snapshot::cuda::Toolkit;
 use crate::snapshot::frameworks::{Build, DeepSpeedBuild};

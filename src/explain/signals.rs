@@ -153,7 +153,7 @@ pub fn known_message(line: &str) -> Raised {
 }
 
 /// What a signal line says, when it is one.
-pub enum Found {
+pub enum SignalLine {
     /// The error, as a bare exception of its kind.
     Line(Raised),
     /// `Last error:` alone: the message is the next line.
@@ -161,7 +161,7 @@ pub enum Found {
 }
 
 /// Reads one line as a signal.
-pub fn read(line: &str) -> Option<Found> {
+pub fn read(line: &str) -> Option<SignalLine> {
     let found = AUTOMATON.find(line)?;
     let signal = TRIGGERS
         .get(found.pattern().as_usize())
@@ -172,16 +172,16 @@ pub fn read(line: &str) -> Option<Found> {
     }
     let text = line.trim();
     let message = match signal {
-        Signal::Nccl if text.ends_with("Last error:") => return Some(Found::OnNextLine(signal)),
+        Signal::Nccl if text.ends_with("Last error:") => return Some(SignalLine::OnNextLine(signal)),
         // `host:pid:tid [0] file.cc:48 NCCL WARN message`: the prefix differs per rank.
         Signal::Nccl => after(text, "NCCL WARN ").unwrap_or(text),
-        Signal::DeviceAssertion => return assertion(text).map(|message| Found::Line(raised(signal, message))),
+        Signal::DeviceAssertion => return assertion(text).map(|message| SignalLine::Line(raised(signal, message))),
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
         Signal::Killed if text == "Killed" => KILLED,
         Signal::Killed => return None,
         _ => text,
     };
-    Some(Found::Line(raised(signal, message.to_string())))
+    Some(SignalLine::Line(raised(signal, message.to_string())))
 }
 
 fn raised(signal: Signal, message: impl Into<String>) -> Raised {
@@ -223,8 +223,8 @@ mod tests {
 
     fn message(line: &str) -> Option<(String, String)> {
         match read(line)? {
-            Found::Line(raised) => Some((raised.exception, raised.message)),
-            Found::OnNextLine(_) => Some(("next".into(), String::new())),
+            SignalLine::Line(raised) => Some((raised.exception, raised.message)),
+            SignalLine::OnNextLine(_) => Some(("next".into(), String::new())),
         }
     }
 

@@ -415,8 +415,8 @@ impl Collector {
             return;
         }
         match signals::read(line) {
-            Some(signals::Found::Line(raised)) => self.keep(Traceback::bare(number, raised)),
-            Some(signals::Found::OnNextLine(signal)) => self.pending = Some((number, signal.label().to_string())),
+            Some(signals::SignalLine::Line(raised)) => self.keep(Traceback::bare(number, raised)),
+            Some(signals::SignalLine::OnNextLine(signal)) => self.pending = Some((number, signal.label().to_string())),
             None if self.known.as_ref().is_some_and(|known| known.is_in(line)) => {
                 self.keep(Traceback::bare(number, signals::known_message(line)));
             }

@@ -15,8 +15,8 @@ use super::config::{self, FactKey, NodeFact};
 use super::hostlist;
 use super::reports::NodeReport;
 use super::{
-    Configuration, Contested, ContestedValue, Deviation, FleetFinding, FleetReport, MajorityFact, NodeCounts,
-    NodeProblem, Reference, ReferenceInfo, Summary,
+    Configuration, Contested, ContestedValue, Deviation, FleetFinding, FleetReport, FleetSummary, MajorityFact,
+    NodeCounts, NodeProblem, Reference, ReferenceInfo,
 };
 use crate::findings::FailOn;
 use crate::findings::{Finding, Severity};
@@ -329,7 +329,7 @@ impl Aggregator {
             not_answered: self.not_answered,
             unreadable: self.unreadable,
             duplicates: self.duplicates,
-            summary: Summary {
+            summary: FleetSummary {
                 nodes_with_errors: errors,
                 nodes_with_warnings: count(Severity::Warning),
                 nodes_with_info: count(Severity::Info),

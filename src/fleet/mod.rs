@@ -59,7 +59,7 @@ pub struct FleetReport {
     pub unreadable: Vec<NodeProblem>,
     /// Names more than one report claimed; the later reports are named `NAME#2`, ...
     pub duplicates: Vec<String>,
-    pub summary: Summary,
+    pub summary: FleetSummary,
     /// Every reported node, for renderers that list them all (JUnit); the JSON
     /// names them through `configurations[].hostlist`.
     #[serde(skip)]
@@ -145,7 +145,7 @@ pub struct NodeProblem {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Summary {
+pub struct FleetSummary {
     /// Nodes whose worst difference or finding is an error; nodes that did not
     /// answer and reports that could not be read count here too.
     pub nodes_with_errors: usize,

@@ -28,7 +28,7 @@ pub struct DriftReport {
     /// With `verify --files`: how much was re-hashed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files_checked: Option<FilesChecked>,
-    pub summary: Summary,
+    pub summary: DriftSummary,
 }
 
 #[derive(Debug, Serialize)]
@@ -66,7 +66,7 @@ pub struct FilesChecked {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Summary {
+pub struct DriftSummary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
@@ -78,7 +78,7 @@ pub struct Summary {
 impl DriftReport {
     pub fn new(schema: &'static str, expected: Side, found: Side, drift: Vec<Drift>, fail_on: FailOn) -> DriftReport {
         let count = |severity| drift.iter().filter(|item| item.severity == severity).count();
-        let summary = Summary {
+        let summary = DriftSummary {
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
             infos: count(Severity::Info),

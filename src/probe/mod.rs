@@ -60,7 +60,7 @@ fn record_digests(packages: &mut [crate::snapshot::packages::Package]) {
     }
 }
 
-fn with_nvidia(mut snapshot: Snapshot, found: nvidia::Found) -> Snapshot {
+fn with_nvidia(mut snapshot: Snapshot, found: nvidia::NvidiaAnswer) -> Snapshot {
     snapshot.cuda_devices = found.nvidia.as_ref().map(|nvidia| {
         let mut devices = cuda_devices::map(
             &nvidia.gpus,

@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 
-// (moved)
 use crate::snapshot::Snapshot;
 
 use super::Style;

@@ -2,7 +2,6 @@
 
 use std::fmt::Write;
 
-// (moved)
 use crate::snapshot::Snapshot;
 
 use super::Style;

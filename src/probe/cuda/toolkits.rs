@@ -9,7 +9,7 @@ use super::{Inputs, SearchRoots};
 use crate::snapshot::cuda::{Toolkit, ToolkitFoundVia};
 
 #[derive(Debug, Default)]
-pub struct Found {
+pub struct FoundToolkits {
     pub toolkits: Vec<Toolkit>,
     pub problems: Vec<String>,
 }
@@ -20,8 +20,8 @@ pub struct Found {
 /// FindCUDAToolkit read; `/usr/local/cuda` and `/usr/local/cuda-<version>` are
 /// where NVIDIA's installers put toolkits (CUDA Installation Guide for Linux,
 /// "Post-installation Actions").
-pub fn find(inputs: &Inputs, roots: &SearchRoots, wheel_nvcc: &[PathBuf]) -> Found {
-    let mut found = Found::default();
+pub fn find(inputs: &Inputs, roots: &SearchRoots, wheel_nvcc: &[PathBuf]) -> FoundToolkits {
+    let mut found = FoundToolkits::default();
     let mut candidates: Vec<(PathBuf, ToolkitFoundVia)> = Vec::new();
 
     if let Some(root) = first_nvcc_on_path(inputs).and_then(|nvcc| root_of_nvcc(&nvcc)) {
@@ -174,7 +174,7 @@ mod tests {
         fs::set_permissions(root.join("bin/nvcc"), fs::Permissions::from_mode(0o755)).unwrap();
     }
 
-    fn find_with(env: &dyn Fn(&str) -> Option<OsString>, usr_local: &Path, prefix: &Path) -> Found {
+    fn find_with(env: &dyn Fn(&str) -> Option<OsString>, usr_local: &Path, prefix: &Path) -> FoundToolkits {
         let roots = SearchRoots {
             usr_local: usr_local.to_path_buf(),
             ld_so_conf_d: usr_local.join("absent"),

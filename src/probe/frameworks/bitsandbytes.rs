@@ -11,13 +11,13 @@
 //! `.dylib`, `.dll`.
 
 use super::version_tags::split_digits;
-use super::{Found, list_names};
+use super::{Installed, list_names};
 use crate::snapshot::frameworks::{BitsAndBytesBuild, Build, NativeLibrary};
 
 const PREFIX: &str = "libbitsandbytes_";
 const SUFFIXES: [&str; 3] = [".so", ".dylib", ".dll"];
 
-pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read(found: &Installed, problems: &mut Vec<String>) -> Build {
     let names = list_names(found.package_dir, problems);
     let native_libraries: Vec<NativeLibrary> = names.iter().filter_map(|name| parse_library(name)).collect();
     if native_libraries.is_empty() {
@@ -160,7 +160,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(root.path().join("__init__.py"), "").unwrap();
         let mut problems = Vec::new();
-        let found = Found {
+        let found = Installed {
             package_dir: root.path(),
             distribution: None,
         };

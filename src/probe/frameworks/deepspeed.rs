@@ -14,12 +14,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::python_literal::{self, Fields, Value};
-use super::{Found, read_text, version_tags};
+use super::{Installed, read_text, version_tags};
 use crate::snapshot::frameworks::{Build, DeepSpeedBuild, DeepSpeedTorchInfo};
 
 const RECORD: &str = "git_version_info_installed.py";
 
-pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read(found: &Installed, problems: &mut Vec<String>) -> Build {
     let file = found.package_dir.join(RECORD);
     let Some(text) = read_text(&file, problems) else {
         if !file.exists() {
@@ -209,7 +209,7 @@ mod tests {
     fn a_missing_record_is_reported() {
         let root = tempfile::tempdir().unwrap();
         let mut problems = Vec::new();
-        let found = Found {
+        let found = Installed {
             package_dir: root.path(),
             distribution: None,
         };

@@ -10,13 +10,13 @@
 //! installed directly, and in the URL `direct_url.json` records.
 
 use super::version_tags::{compact_cuda, local_label, split_digits};
-use super::{Found, list_names};
+use super::{Installed, list_names};
 use crate::snapshot::frameworks::{Build, FlashAttnBuild, FlashAttnTags};
 use crate::snapshot::packages::Source;
 
 const EXTENSION: &str = "flash_attn_2_cuda";
 
-pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read(found: &Installed, problems: &mut Vec<String>) -> Build {
     let beside = found.package_dir.parent().unwrap_or(found.package_dir);
     let extension = list_names(beside, problems).into_iter().find(|name| {
         name.strip_prefix(EXTENSION)

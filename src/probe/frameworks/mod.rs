@@ -25,17 +25,13 @@ use std::path::{Path, PathBuf};
 use crate::snapshot::frameworks::{Build, Framework, Frameworks};
 use crate::snapshot::packages::Package;
 
-// (moved)
-// (moved)
-// (moved)
-
 /// What a reader is given about one framework.
-pub(crate) struct Found<'a> {
+pub(crate) struct Installed<'a> {
     pub package_dir: &'a Path,
     pub distribution: Option<&'a Package>,
 }
 
-type Reader = fn(&Found, &mut Vec<String>) -> Build;
+type Reader = fn(&Installed, &mut Vec<String>) -> Build;
 
 /// One row of the table.
 pub(crate) struct Spec {
@@ -206,7 +202,7 @@ fn describe(spec: &Spec, distribution: Option<&Package>, located: Option<locate:
     let package_dir = located.map(|located| located.directory().to_path_buf());
     let build = match (spec.read, &package_dir) {
         (Some(read), Some(package_dir)) => Some(read(
-            &Found {
+            &Installed {
                 package_dir,
                 distribution,
             },

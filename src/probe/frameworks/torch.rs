@@ -12,10 +12,10 @@ use std::path::Path;
 
 use super::python_literal::{self, Fields};
 use super::version_tags::{self, compact_cuda};
-use super::{Found, read_text};
+use super::{Installed, read_text};
 use crate::snapshot::frameworks::{Build, TorchBuild};
 
-pub fn read_torch(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read_torch(found: &Installed, problems: &mut Vec<String>) -> Build {
     let mut build = read_version_py(found, problems);
     // pytorch/pytorch CMake installs `torch_cuda` as `torch/lib/libtorch_cuda.so`
     // (present in torch-2.3.1-cp311-cp311-manylinux1_x86_64.whl, absent on macOS).
@@ -23,7 +23,7 @@ pub fn read_torch(found: &Found, problems: &mut Vec<String>) -> Build {
     Build::Torch(build)
 }
 
-pub fn read_companion(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read_companion(found: &Installed, problems: &mut Vec<String>) -> Build {
     let mut build = read_version_py(found, problems);
     if let Some(variant) = build.variant.as_deref() {
         if build.cuda.is_none() {
@@ -36,7 +36,7 @@ pub fn read_companion(found: &Found, problems: &mut Vec<String>) -> Build {
     Build::Torch(build)
 }
 
-fn read_version_py(found: &Found, problems: &mut Vec<String>) -> TorchBuild {
+fn read_version_py(found: &Installed, problems: &mut Vec<String>) -> TorchBuild {
     let file = found.package_dir.join("version.py");
     let Some(text) = read_text(&file, problems) else {
         if !file.exists() {
@@ -165,7 +165,7 @@ mod tests {
             std::fs::create_dir_all(&directory).unwrap();
             std::fs::copy(Path::new(FIXTURES).join(fixture), directory.join("version.py")).unwrap();
             let mut problems = Vec::new();
-            let found = Found {
+            let found = Installed {
                 package_dir: &directory,
                 distribution: None,
             };

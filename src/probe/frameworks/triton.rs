@@ -5,10 +5,10 @@
 //! (`nvidia`, `amd` in the PyPI wheels); triton 2.x has no such directory and
 //! builds CUDA support in.
 
-use super::{Found, list_names};
+use super::{Installed, list_names};
 use crate::snapshot::frameworks::{Build, TritonBuild};
 
-pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read(found: &Installed, problems: &mut Vec<String>) -> Build {
     let directory = found.package_dir.join("backends");
     let backends = directory.is_dir().then(|| {
         list_names(&directory, problems)
@@ -41,7 +41,7 @@ mod tests {
             std::fs::write(path, "").unwrap();
         }
         let mut problems = Vec::new();
-        let found = Found {
+        let found = Installed {
             package_dir: &package,
             distribution: None,
         };

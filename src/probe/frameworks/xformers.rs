@@ -12,12 +12,12 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Found, list_names, read_text};
+use super::{Installed, list_names, read_text};
 use crate::snapshot::frameworks::{Build, XformersBuild};
 
 const RECORD: &str = "cpp_lib.json";
 
-pub fn read(found: &Found, problems: &mut Vec<String>) -> Build {
+pub fn read(found: &Installed, problems: &mut Vec<String>) -> Build {
     let extension = list_names(found.package_dir, problems)
         .into_iter()
         .find(|name| name.starts_with("_C.") && [".so", ".pyd"].iter().any(|suffix| name.ends_with(suffix)));

@@ -27,7 +27,7 @@ pub const LIBRARY_VARIABLE: &str = "ENVDOCTOR_NVML_LIBRARY";
 
 /// What the NVIDIA probe found: facts, or why there are none.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Found {
+pub struct NvidiaAnswer {
     pub nvidia: Option<Nvidia>,
     pub error: Option<NvidiaError>,
     pub kernel_module: Option<KernelModule>,
@@ -80,7 +80,7 @@ enum ChildResult {
     Error(NvidiaError),
 }
 
-pub fn probe(deadline: Duration) -> Found {
+pub fn probe(deadline: Duration) -> NvidiaAnswer {
     let kernel_module = kernel_module::probe();
     let (nvidia, error) = match ask_child(deadline) {
         ChildResult::Facts(nvidia) => (Some(nvidia), None),
@@ -94,7 +94,7 @@ pub fn probe(deadline: Duration) -> Found {
         ),
         ChildResult::Error(error) => (None, Some(error)),
     };
-    Found {
+    NvidiaAnswer {
         nvidia,
         error,
         kernel_module,
