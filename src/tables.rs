@@ -268,7 +268,7 @@ impl TorchSet {
 /// Whether a build row states what the pip wheels carry, or was measured in
 /// another package of the same release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Confidence {
+pub enum RowEvidence {
     Confirmed,
     Unconfirmed,
 }
@@ -283,7 +283,7 @@ pub struct TorchBuildRow {
     /// `x86_64` or `aarch64`.
     pub platform: String,
     pub arch: Vec<ArchEntry>,
-    pub confidence: Confidence,
+    pub confidence: RowEvidence,
     pub note: Option<String>,
     pub source: String,
     span: Option<Range<usize>>,
@@ -1119,8 +1119,8 @@ fn read_torch(root: &Table, found: &mut FileProblems) -> TorchTables {
             }
         }
         let confidence = match row.string("confidence", "\"confirmed\" or \"unconfirmed\"") {
-            Some("confirmed") => Some(Confidence::Confirmed),
-            Some("unconfirmed") => Some(Confidence::Unconfirmed),
+            Some("confirmed") => Some(RowEvidence::Confirmed),
+            Some("unconfirmed") => Some(RowEvidence::Unconfirmed),
             Some(other) => {
                 row.wrong(
                     "confidence",
@@ -1131,7 +1131,7 @@ fn read_torch(root: &Table, found: &mut FileProblems) -> TorchTables {
             None => None,
         };
         let note = row.optional_string("note", "what the reader should know about the row");
-        if confidence == Some(Confidence::Unconfirmed) && note.is_none() {
+        if confidence == Some(RowEvidence::Unconfirmed) && note.is_none() {
             row.missing("note", "an unconfirmed row says where its list was measured");
         }
         let source = row.source();
@@ -1437,7 +1437,7 @@ mod tests {
         // GB10 (12.1) runs the 12.0 cubin; a future 13.x runs 12.0's PTX.
         assert!(build((2, 14), "cu130").runnable_entry(cc(12, 1)).is_some());
         assert_eq!(build((2, 14), "cu130").arch_list(), "7.5;8.0;8.6;9.0;10.0;12.0+PTX");
-        assert_eq!(build((2, 3), "cu121").confidence, Confidence::Unconfirmed);
+        assert_eq!(build((2, 3), "cu121").confidence, RowEvidence::Unconfirmed);
         let python = torch.release(MajorMinor::new(2, 9)).unwrap();
         assert_eq!((python.python_min, python.python_max), (cc(3, 10), cc(3, 14)));
     }

@@ -17,7 +17,7 @@ use crate::findings::{Finding, Severity};
 use crate::shell;
 use crate::snapshot::cuda::Toolkit;
 use crate::snapshot::frameworks::{Build, DeepSpeedBuild};
-use crate::tables::{self, Capability, Confidence, MajorMinor, Tables};
+use crate::tables::{self, Capability, MajorMinor, RowEvidence, Tables};
 use crate::torch_install::{self, Prefer, capability};
 
 const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
@@ -229,7 +229,7 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
     let is_final = torch.as_ref().is_some_and(|torch| torch.is_final);
     let mut severity = Severity::Error;
     let mut caveats = Vec::new();
-    if row.confidence == Confidence::Unconfirmed {
+    if row.confidence == RowEvidence::Unconfirmed {
         severity = severity.lowered();
         caveats.push(format!(
             "envdoctor's list for this build is unconfirmed for pip wheels ({})",

@@ -23,7 +23,7 @@ use crate::findings::{Finding, Severity};
 use crate::lock::drift::{self, Area, Drift, Sides};
 use crate::lock::model::Lock;
 
-type Facts = Box<[(u32, u32)]>;
+type FactValues = Box<[(u32, u32)]>;
 
 #[derive(Debug)]
 struct Interner<T> {
@@ -56,7 +56,7 @@ impl<T: Clone + Eq + Hash> Interner<T> {
 
 #[derive(Debug)]
 struct Group {
-    facts: Facts,
+    facts: FactValues,
     nodes: Vec<u32>,
 }
 
@@ -93,7 +93,7 @@ pub struct Aggregator {
     keys: Interner<FactKey>,
     values: Interner<String>,
     groups: Vec<Group>,
-    group_of: HashMap<Facts, u32>,
+    group_of: HashMap<FactValues, u32>,
     names: Vec<String>,
     seen: HashMap<String, u32>,
     duplicates: Vec<String>,
@@ -134,7 +134,7 @@ impl Aggregator {
     pub fn add(&mut self, report: Prepared) {
         let node = u32::try_from(self.names.len()).expect("fewer than 2^32 nodes");
         let name = self.unique_name(report.name);
-        let facts: Facts = report
+        let facts: FactValues = report
             .facts
             .into_iter()
             .map(|(key, value)| (self.keys.id(key), self.values.id(value)))
@@ -343,7 +343,7 @@ impl Aggregator {
 
     /// The value most nodes have for each fact; a fact most nodes lack is left out.
     /// Ties go to the value seen first, so the result does not depend on hashing.
-    fn consensus(&self, counts: &[HashMap<u32, usize>]) -> Facts {
+    fn consensus(&self, counts: &[HashMap<u32, usize>]) -> FactValues {
         let total = self.names.len();
         let mut consensus: Vec<(u32, u32)> = counts
             .iter()
@@ -369,7 +369,7 @@ impl Aggregator {
         counts
     }
 
-    /// Facts on which no value is held by more than half the nodes: the fleet is
+    /// FactValues on which no value is held by more than half the nodes: the fleet is
     /// split, and "the majority" there is only the largest part.
     fn contested(&self, counts: &[HashMap<u32, usize>]) -> Vec<Contested> {
         let total = self.names.len();
