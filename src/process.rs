@@ -239,8 +239,9 @@ pub fn signal_name(signal: i32) -> String {
     name.to_string()
 }
 
-/// The last non-empty line of a child's stderr, for one-line error messages.
-pub fn last_line(bytes: &[u8]) -> Option<String> {
+/// The line of a child's stderr that says what failed, for one-line error
+/// messages: the last one naming an error, else the last non-empty one.
+pub fn failure_line(bytes: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
     // A Python traceback ends with its error, but a wrapper's error may come
@@ -275,11 +276,11 @@ mod tests {
         let pyenv = b"pyenv: python2: command not found\n\nThe `python2' command exists in these Python versions:\n  \
                       2.7.18\n\nNote: See 'pyenv help global' for tips on allowing multiple\n      \
                       Python versions to be found at the same time.\n";
-        assert_eq!(last_line(pyenv).unwrap(), "pyenv: python2: command not found");
+        assert_eq!(failure_line(pyenv).unwrap(), "pyenv: python2: command not found");
         let traceback = b"Traceback (most recent call last):\n  File \"x\", line 1\nImportError: no module\n";
-        assert_eq!(last_line(traceback).unwrap(), "ImportError: no module");
-        assert_eq!(last_line(b"just this\n\n").unwrap(), "just this");
-        assert_eq!(last_line(b"\n \n"), None);
+        assert_eq!(failure_line(traceback).unwrap(), "ImportError: no module");
+        assert_eq!(failure_line(b"just this\n\n").unwrap(), "just this");
+        assert_eq!(failure_line(b"\n \n"), None);
     }
 
     fn shell(script: &str) -> Command {

@@ -4,9 +4,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::{DEFAULT_IGNORE_FILE, Outcome, emit, judged_against, replay_or_probe, style_for};
+use super::{Outcome, emit, judged_against, replay_or_probe, style_for};
 use crate::check::{CheckInput, Ignore, Smoke};
 use crate::cli::{CheckArgs, ReportFormat};
+
+/// The ignore file read when `--config` is not given, if it exists.
+const DEFAULT_IGNORE_FILE: &str = "envdoctor.toml";
 
 pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
     // Every input is read before the probe, so a typo fails in milliseconds.

@@ -78,16 +78,7 @@ pub(super) fn style_for(output: Option<&Path>) -> Style {
     Style::for_output(output.is_none() && std::io::stdout().is_terminal())
 }
 
-/// The probe of the interpreter the smoke test ran, with the defaults of `--python`.
-pub(super) fn python_options_for(python: &Path) -> crate::probe::PythonOptions {
-    crate::probe::PythonOptions {
-        requested: Some(python.display().to_string()),
-        deadline: Duration::from_secs_f64(crate::cli::PYTHON_TIMEOUT_S),
-        use_cache: true,
-    }
-}
-
-pub(super) fn python_options(args: &PythonArgs) -> crate::probe::PythonOptions {
+fn python_options(args: &PythonArgs) -> crate::probe::PythonOptions {
     crate::probe::PythonOptions {
         requested: args.python.clone(),
         deadline: Duration::from_secs_f64(args.python_timeout),
@@ -112,9 +103,6 @@ pub(super) fn emit(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
         _ => Ok(()),
     }
 }
-
-/// The ignore file read when `--config` is not given, if it exists.
-pub(super) const DEFAULT_IGNORE_FILE: &str = "envdoctor.toml";
 
 /// The matrix and the training configs named on the command line; without
 /// `--accelerate-config`, accelerate's own default file when probing this node

@@ -1,10 +1,11 @@
 //! `envdoctor smoke`: the GPU smoke test alone.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
 
-use super::{Outcome, emit, judged_against, python_options_for, style_for};
+use super::{Outcome, emit, judged_against, style_for};
 use crate::cli::{SmokeArgs, TextOrJson};
 
 pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
@@ -59,4 +60,13 @@ pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// The probe of the interpreter the smoke test ran, with the defaults of `--python`.
+fn python_options_for(python: &Path) -> crate::probe::PythonOptions {
+    crate::probe::PythonOptions {
+        requested: Some(python.display().to_string()),
+        deadline: Duration::from_secs_f64(crate::cli::PYTHON_TIMEOUT_S),
+        use_cache: true,
+    }
 }

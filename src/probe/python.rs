@@ -215,7 +215,7 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
         (false, _) => Err(InterpreterError::Failed {
             path: path.to_path_buf(),
             status: process::describe_status(&finished.status),
-            stderr: process::last_line(&finished.stderr)
+            stderr: process::failure_line(&finished.stderr)
                 .map(|line| format!(": {line}"))
                 .unwrap_or_default(),
         }),

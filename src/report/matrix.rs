@@ -106,13 +106,9 @@ fn list_json(matrix: &Matrix) -> Vec<Listed> {
     rules.chain(symptoms).chain(checks).chain(packages).collect()
 }
 
-/// The list for people; a site rule's id and title are escaped as
-/// [`explain`] escapes its file.
+/// The list for people. A rule's id and title hold no control character:
+/// reading the matrix refuses one (`matrix::parse`).
 pub fn list_text(matrix: &Matrix) -> String {
-    crate::escape::controls_but_newlines(&listing(matrix)).into_owned()
-}
-
-fn listing(matrix: &Matrix) -> String {
     let listed = list_json(matrix);
     let width = listed.iter().map(|item| item.id.len()).max().unwrap_or(0);
     let mut out = String::new();

@@ -35,11 +35,6 @@ pub struct Style {
 }
 
 impl Style {
-    /// No colour at all.
-    pub fn plain() -> Style {
-        Style { color: false }
-    }
-
     pub fn for_output(is_terminal: bool) -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         Style {

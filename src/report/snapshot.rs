@@ -14,7 +14,7 @@ pub fn text(snapshot: &Snapshot, style: Style) -> String {
     // here, so no line below can show a raw newline or terminal escape.
     match crate::escape::every_string(snapshot) {
         Some(escaped) => summary(&escaped, style),
-        None => crate::escape::controls_but_newlines(&summary(snapshot, Style::plain())).into_owned(),
+        None => crate::escape::controls_but_newlines(&summary(snapshot, Style::for_output(false))).into_owned(),
     }
 }
 

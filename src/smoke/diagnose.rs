@@ -376,7 +376,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
 }
 
 fn incomplete(run: &SmokeRun) -> Finding {
-    let last_words = crate::process::last_line(run.stderr_tail.as_bytes()).unwrap_or_default();
+    let last_words = crate::process::failure_line(run.stderr_tail.as_bytes()).unwrap_or_default();
     crate::builtin_checks::finding(
         INCOMPLETE,
         Severity::Error,

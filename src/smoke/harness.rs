@@ -453,7 +453,7 @@ fn died_during(step: Running, ending: &str, status: Option<ExitStatus>, stderr: 
     let signal = status.and_then(|status| status.signal());
     let last_words = match signal {
         Some(_) => crash_words(&String::from_utf8_lossy(stderr)),
-        None => process::last_line(stderr),
+        None => process::failure_line(stderr),
     }
     .unwrap_or_default();
     let detail = match signal {

@@ -323,7 +323,7 @@ fn pip_default(python: Option<&Path>) -> Index {
         Ok(finished) if finished.status.success() => String::from_utf8_lossy(&finished.stdout).trim().to_string(),
         Ok(finished) => {
             let why =
-                process::last_line(&finished.stderr).unwrap_or_else(|| process::describe_status(&finished.status));
+                process::failure_line(&finished.stderr).unwrap_or_else(|| process::describe_status(&finished.status));
             return fallback(format!("{}'s pip did not say: {why}", python.display()));
         }
         Err(error) => return fallback(format!("{}'s pip did not say: {error}", python.display())),

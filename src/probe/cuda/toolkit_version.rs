@@ -6,7 +6,7 @@ use std::io::ErrorKind;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::process::{RunError, describe_status, last_line, run_with_deadline};
+use crate::process::{RunError, describe_status, failure_line, run_with_deadline};
 use crate::snapshot::cuda::{Toolkit, ToolkitVersionSource};
 
 /// Fills in each toolkit's version. The compilers that have to be asked are
@@ -95,7 +95,7 @@ fn ask_nvcc(toolkit: &mut Toolkit, deadline: Duration) {
                     "{} --version ({}) printed no \"Cuda compilation tools, release ...\" line{}",
                     nvcc.display(),
                     describe_status(&finished.status),
-                    last_line(&finished.stderr)
+                    failure_line(&finished.stderr)
                         .map(|line| format!("; stderr: {line}"))
                         .unwrap_or_default()
                 )),

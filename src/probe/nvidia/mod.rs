@@ -124,7 +124,7 @@ fn ask_child(deadline: Duration) -> ChildResult {
             let why = format!(
                 "the NVML query ended ({}): {}",
                 process::describe_status(&finished.status),
-                process::last_line(&finished.stderr).unwrap_or_else(|| "it printed nothing".to_string())
+                process::failure_line(&finished.stderr).unwrap_or_else(|| "it printed nothing".to_string())
             );
             (finished.stdout, Some(Ending::Failed(why)))
         }
