@@ -10,6 +10,7 @@ pub mod calendar;
 pub mod check;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod configs;
 pub mod digest;
 pub mod escape;

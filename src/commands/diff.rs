@@ -6,11 +6,10 @@ use anyhow::Context;
 
 use super::{Outcome, emit, style_for};
 use crate::cli::{DiffArgs, FailOn, TextOrJson};
-use crate::lock::drift::{self, Sides};
+use crate::compare::report::{DIFF_SCHEMA, DriftReport, Side};
+use crate::compare::{self, NodeState, Sides};
 use crate::lock::file;
-use crate::lock::model::Lock;
-use crate::lock::report::{DIFF_SCHEMA, DriftReport, Side};
-use crate::snapshot::{self};
+use crate::snapshot;
 
 pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
     let a = read_either(&args.a)?;
@@ -28,9 +27,9 @@ pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
     // Any difference is what `diff` is asked for: it fails on all of them, like diff(1).
     let report = DriftReport::new(
         DIFF_SCHEMA,
-        Side::new("A", Some(&args.a), &a),
-        Side::new("B", Some(&args.b), &b),
-        drift::compare(&a, &b, &sides),
+        Side::new("A", Some(&args.a), &a.lock),
+        Side::new("B", Some(&args.b), &b.lock),
+        compare::nodes(&a, &b, &sides),
         FailOn::Warning,
     );
     let rendered = match args.format {
@@ -47,13 +46,13 @@ pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
 
 /// A Snapshot (JSON) or a lock (TOML), told apart by the first character:
 /// a JSON document is an object, a TOML lock starts with a comment or a key.
-pub(super) fn read_either(path: &Path) -> anyhow::Result<Lock> {
+pub(super) fn read_either(path: &Path) -> anyhow::Result<NodeState> {
     let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     if first == Some(&b'{') {
-        Ok(Lock::from_snapshot(&snapshot::parse(&bytes, path)?))
+        Ok(NodeState::of_snapshot(&snapshot::parse(&bytes, path)?))
     } else {
-        Ok(file::parse(&bytes, path)?)
+        Ok(NodeState::of_lock(file::parse(&bytes, path)?))
     }
 }

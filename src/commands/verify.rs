@@ -2,17 +2,17 @@
 
 use super::{Outcome, emit, replay_or_probe, style_for};
 use crate::cli::{DriftFormat, VerifyArgs};
-use crate::lock::drift::{self, Sides};
+use crate::compare::report::{DriftReport, Side, VERIFY_SCHEMA, file_drift};
+use crate::compare::{self, NodeState, Sides};
 use crate::lock::file;
-use crate::lock::model::Lock;
-use crate::lock::report::{DriftReport, Side, VERIFY_SCHEMA, file_drift};
 
 pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     // The lock is read before the probe, so a bad lock fails in milliseconds.
     let locked = file::read(&args.lock)?;
     let snapshot = replay_or_probe(&args.node, true)?;
-    let here = Lock::from_snapshot(&snapshot);
-    let mut drift = drift::compare(&locked, &here, &Sides::verify());
+    let locked = NodeState::of_lock(locked);
+    let here = NodeState::of_snapshot(&snapshot);
+    let mut drift = compare::nodes(&locked, &here, &Sides::verify());
     let mut files_checked = None;
     if args.files {
         let (files, checked) = file_drift(&snapshot);
@@ -22,8 +22,8 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     }
     let mut report = DriftReport::new(
         VERIFY_SCHEMA,
-        Side::new("lock", Some(&args.lock), &locked),
-        Side::new("node", args.node.snapshot.as_deref(), &here),
+        Side::new("lock", Some(&args.lock), &locked.lock),
+        Side::new("node", args.node.snapshot.as_deref(), &here.lock),
         drift,
         args.fail_on.level,
     );

@@ -11,16 +11,16 @@ use std::hash::Hash;
 
 use sha2::{Digest, Sha256};
 
-use super::config::{self, FactKey, NodeFact};
+use super::config::{self, FactKey, FactValue};
 use super::hostlist;
 use super::reports::NodeReport;
 use super::{
     Configuration, Contested, ContestedValue, Deviation, FleetFinding, FleetReport, FleetSummary, MajorityFact,
     NodeCounts, NodeProblem, Reference, ReferenceInfo,
 };
+use crate::compare::{self, Drift, Sides};
 use crate::findings::FailOn;
 use crate::findings::{Finding, Severity};
-use crate::lock::drift::{self, Area, Drift, Sides};
 use crate::lock::model::Lock;
 
 type FactValues = Box<[(u32, u32)]>;
@@ -74,7 +74,7 @@ struct FindingGroup {
 #[derive(Debug)]
 pub struct Prepared {
     pub name: String,
-    pub facts: Vec<(FactKey, String)>,
+    pub facts: Vec<(FactKey, FactValue)>,
     pub findings: Option<Vec<Finding>>,
 }
 
@@ -91,7 +91,7 @@ impl Prepared {
 #[derive(Debug)]
 pub struct Aggregator {
     keys: Interner<FactKey>,
-    values: Interner<String>,
+    values: Interner<FactValue>,
     groups: Vec<Group>,
     group_of: HashMap<FactValues, u32>,
     names: Vec<String>,
@@ -205,7 +205,7 @@ impl Aggregator {
         let compare_lock = matches!(reference, Reference::Lock { .. });
         let (reference_lock, reference_info) = match reference {
             Reference::Majority => {
-                let lock = config::lock_from(self.resolve(&consensus));
+                let (lock, _) = config::node_from(self.resolve(&consensus));
                 let info = ReferenceInfo {
                     kind: "majority",
                     lock: None,
@@ -272,7 +272,7 @@ impl Aggregator {
             .filter(|(key, _)| summary_fact(key))
             .map(|(key, value)| MajorityFact {
                 subject: key.to_string(),
-                value: key.describe(value),
+                value: value.describe(),
             })
             .collect();
         let mut findings: Vec<FleetFinding> = self
@@ -385,7 +385,7 @@ impl Aggregator {
             let mut values: Vec<ContestedValue> = counts
                 .iter()
                 .map(|(&value, &nodes)| ContestedValue {
-                    value: key.describe(self.values.get(value)),
+                    value: self.values.get(value).describe(),
                     nodes,
                 })
                 .collect();
@@ -408,62 +408,33 @@ impl Aggregator {
         contested.into_iter().map(|(_, contested)| contested).collect()
     }
 
-    fn resolve<'a>(&'a self, facts: &'a [(u32, u32)]) -> impl Iterator<Item = (&'a FactKey, &'a str)> + 'a {
+    fn resolve<'a>(&'a self, facts: &'a [(u32, u32)]) -> impl Iterator<Item = (&'a FactKey, &'a FactValue)> + 'a {
         facts
             .iter()
-            .map(|&(key, value)| (self.keys.get(key), self.values.get(value).as_str()))
+            .map(|&(key, value)| (self.keys.get(key), self.values.get(value)))
     }
 
-    /// How a configuration differs from the reference: the lock's parts as
-    /// `lock::drift` weighs them, the node facts as their specs do.
+    /// How a configuration differs from the reference, as `compare` weighs
+    /// it: the lock's parts against the reference, the machine facts against
+    /// the majority's.
     fn differences(&self, group: &Group, consensus: &[(u32, u32)], reference: &Lock, against_lock: bool) -> Vec<Drift> {
         let many = group.nodes.len() > 1;
         let sides = Sides {
             expected: if against_lock { "in the lock" } else { "on most nodes" }.to_string(),
             found: if many { "on these nodes" } else { "on this node" }.to_string(),
         };
-        let lock = config::lock_from(self.resolve(&group.facts));
-        let mut differences = drift::compare(reference, &lock, &sides);
-        let node_fact = |facts: &[(u32, u32)], wanted: NodeFact| {
-            facts
-                .iter()
-                .find(|&&(key, _)| *self.keys.get(key) == FactKey::Node(wanted))
-                .map(|&(_, value)| self.values.get(value).clone())
-        };
-        // Node facts are always compared with the majority: a lock does not hold them.
+        let (lock, node_facts) = config::node_from(self.resolve(&group.facts));
+        let mut differences = compare::environment::compare(reference, &lock, &sides);
+        // Machine facts are always compared with the majority: a lock does not hold them.
+        let (_, majority_facts) = config::node_from(self.resolve(consensus));
         let node_sides = Sides {
             expected: "on most nodes".to_string(),
             found: sides.found.clone(),
         };
-        for fact in NodeFact::ALL {
-            let expected = node_fact(consensus, fact);
-            let found = node_fact(&group.facts, fact);
-            if expected != found {
-                differences.push(node_fact_drift(fact, expected, found, &node_sides));
-            }
-        }
+        differences.extend(compare::node_facts::compare(&majority_facts, &node_facts, &node_sides));
         differences.sort_by_key(|item| item.area);
         differences
     }
-}
-
-fn node_fact_drift(fact: NodeFact, expected: Option<String>, found: Option<String>, sides: &Sides) -> Drift {
-    let spec = fact.spec();
-    let shown = |value: &Option<String>| value.clone().unwrap_or_else(|| "unknown".to_string());
-    let message = format!(
-        "{} is {} {}, {} {}: {}",
-        spec.title,
-        shown(&found),
-        sides.found,
-        shown(&expected),
-        sides.expected,
-        spec.why
-    );
-    let fix = spec.fix.zip(expected.as_deref()).map(|(fix, value)| fix(value));
-    Drift::new(spec.id, Area::System, spec.severity, spec.title)
-        .values(expected, found)
-        .message(message)
-        .fix(fix)
 }
 
 fn raise(worst: &mut Option<Severity>, severity: Severity) {
@@ -488,12 +459,12 @@ fn summary_fact(key: &FactKey) -> bool {
 }
 
 /// `sha256:` over the facts, which are sorted: one configuration, one fingerprint.
-fn fingerprint<'a>(facts: impl Iterator<Item = (&'a FactKey, &'a str)>) -> String {
+fn fingerprint<'a>(facts: impl Iterator<Item = (&'a FactKey, &'a FactValue)>) -> String {
     let mut hasher = Sha256::new();
     for (key, value) in facts {
         hasher.update(format!("{key:?}").as_bytes());
         hasher.update([0]);
-        hasher.update(value.as_bytes());
+        hasher.update(value.fingerprint_bytes());
         hasher.update([0]);
     }
     format!("sha256:{}", crate::digest::hex(&hasher.finalize()))

@@ -10,17 +10,14 @@
 //! lock leaves out because they are the machine's, not the environment's, yet
 //! a job feels them (`/dev/shm`, `ulimit`, the kernel).
 //!
-//! Values are compact JSON of the lock's own types, so the reference a fleet is
-//! compared against can be rebuilt as a `Lock` and handed to `lock::drift`,
-//! which already knows how much each difference weighs.
+//! Values are the lock's own types, so the configuration a fleet is compared
+//! against, and each configuration that differs, are rebuilt as a `Lock` and
+//! handed to `compare`, which already knows how much each difference weighs.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-use crate::findings::Severity;
-use crate::lock::model::{self, Lock};
+use crate::compare::{NodeFact, NodeFacts};
+use crate::lock::model::{self, Fact, GpuGroup, Library, Lock, Toolkit};
 use crate::snapshot::Snapshot;
 
 /// Which fact: the part of the lock, or the node fact, and a name where a part
@@ -56,211 +53,125 @@ impl std::fmt::Display for FactKey {
     }
 }
 
-impl FactKey {
-    /// A fact's value as a person reads it: `2.11.0` for a package, `580.65.06
-    /// (CUDA 13.0)` for the driver, rather than the JSON it is compared as.
-    pub fn describe(&self, value: &str) -> String {
-        let json = || serde_json::from_str::<serde_json::Value>(value).unwrap_or_default();
-        let text = |value: &serde_json::Value| value.as_str().unwrap_or("unknown").to_string();
+/// A fact's value, typed as the lock holds it: equal values are equal facts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FactValue {
+    System(model::System),
+    Nvidia(model::Nvidia),
+    Gpus(Vec<GpuGroup>),
+    CudaToolkits(Vec<Toolkit>),
+    CudaLibraries(Vec<Library>),
+    Python(model::Python),
+    Package(model::Package),
+    Framework(BTreeMap<String, Fact>),
+    /// A variable's value, or a machine fact as `compare::node_facts` shows it.
+    Text(String),
+}
+
+impl FactValue {
+    /// The value as a person reads it: `2.11.0` for a package, `580.65.06
+    /// (CUDA 13.0)` for the driver.
+    pub fn describe(&self) -> String {
+        let known = |value: &Option<String>| value.clone().unwrap_or_else(|| "unknown".to_string());
         match self {
-            FactKey::Package(_) => text(&json()["version"]),
-            FactKey::Nvidia => {
-                let nvidia = json();
-                format!("{} (CUDA {})", text(&nvidia["driver"]), text(&nvidia["cuda-driver"]))
-            }
-            FactKey::Python => text(&json()["version"]),
-            FactKey::Framework(_) => text(&json()["version"]),
-            FactKey::Gpus => json()
-                .as_array()
-                .map(|groups| {
-                    let groups: Vec<String> = groups
-                        .iter()
-                        .map(|group| format!("{} × {}", group["count"], text(&group["name"])))
-                        .collect();
-                    groups.join(" + ")
-                })
-                .unwrap_or_default(),
-            FactKey::System => {
-                let system = json();
-                format!("{} {}", text(&system["os"]), text(&system["architecture"]))
-            }
-            FactKey::CudaToolkits | FactKey::CudaLibraries => {
-                // Toolkits have no name of their own; libraries do (`cudnn`).
-                let items = json();
-                let items: Vec<String> = items
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|item| {
-                        let name = item["name"].as_str().unwrap_or("toolkit");
-                        format!("{name} {}", text(&item["version"]))
-                    })
-                    .collect();
-                items.join(", ")
-            }
-            FactKey::Env(_) | FactKey::Node(_) => value.to_string(),
-        }
-    }
-}
-
-/// Facts of the machine a job feels but a lock does not hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum NodeFact {
-    SharedMemory,
-    OpenFiles,
-    LockedMemory,
-    Kernel,
-}
-
-/// How a node fact is named, weighed and explained.
-pub struct NodeFactSpec {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub severity: Severity,
-    pub why: &'static str,
-    /// The action that brings a node in line, given the reference value.
-    pub fix: Option<fn(&str) -> String>,
-}
-
-impl NodeFact {
-    pub const ALL: [NodeFact; 4] = [
-        NodeFact::SharedMemory,
-        NodeFact::OpenFiles,
-        NodeFact::LockedMemory,
-        NodeFact::Kernel,
-    ];
-
-    pub fn spec(self) -> &'static NodeFactSpec {
-        match self {
-            NodeFact::SharedMemory => &SHARED_MEMORY,
-            NodeFact::OpenFiles => &OPEN_FILES,
-            NodeFact::LockedMemory => &LOCKED_MEMORY,
-            NodeFact::Kernel => &KERNEL,
+            FactValue::Package(package) => known(&package.version),
+            FactValue::Nvidia(nvidia) => format!("{} (CUDA {})", known(&nvidia.driver), known(&nvidia.cuda_driver)),
+            FactValue::Python(python) => python.version.clone(),
+            FactValue::Framework(facts) => match facts.get("version") {
+                Some(Fact::Text(version)) => version.clone(),
+                _ => "unknown".to_string(),
+            },
+            FactValue::Gpus(groups) => groups
+                .iter()
+                .map(|group| format!("{} × {}", group.count, group.name))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            FactValue::System(system) => format!("{} {}", known(&system.os), system.architecture),
+            // Toolkits have no name of their own; libraries do (`cudnn`).
+            FactValue::CudaToolkits(toolkits) => toolkits
+                .iter()
+                .map(|toolkit| format!("toolkit {}", known(&toolkit.version)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            FactValue::CudaLibraries(libraries) => libraries
+                .iter()
+                .map(|library| format!("{} {}", library.name, known(&library.version)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            FactValue::Text(text) => text.clone(),
         }
     }
 
-    /// The value on this node, as compared and shown; `None` when unknown.
-    fn read(self, snapshot: &Snapshot) -> Option<String> {
-        let limits = &snapshot.system.limits;
-        let soft = |limit: Option<crate::snapshot::system::Limit>, unit: &str| {
-            limit.map(|limit| match limit.soft {
-                Some(value) => format!("{value}{unit}"),
-                None => "unlimited".to_string(),
-            })
+    /// The bytes a configuration's fingerprint covers: the lock's JSON of the
+    /// value, the text itself for a variable or machine fact.
+    pub fn fingerprint_bytes(&self) -> Vec<u8> {
+        let json = match self {
+            FactValue::System(value) => serde_json::to_vec(value),
+            FactValue::Nvidia(value) => serde_json::to_vec(value),
+            FactValue::Gpus(value) => serde_json::to_vec(value),
+            FactValue::CudaToolkits(value) => serde_json::to_vec(value),
+            FactValue::CudaLibraries(value) => serde_json::to_vec(value),
+            FactValue::Python(value) => serde_json::to_vec(value),
+            FactValue::Package(value) => serde_json::to_vec(value),
+            FactValue::Framework(value) => serde_json::to_vec(value),
+            FactValue::Text(text) => return text.as_bytes().to_vec(),
         };
-        match self {
-            NodeFact::SharedMemory => limits.shm_total_mib.map(rounded_size),
-            NodeFact::OpenFiles => soft(limits.open_files, ""),
-            NodeFact::LockedMemory => soft(limits.locked_memory_kib, " KiB"),
-            NodeFact::Kernel => snapshot.system.kernel.clone(),
-        }
-    }
-}
-
-static SHARED_MEMORY: NodeFactSpec = NodeFactSpec {
-    id: "node-shared-memory",
-    title: "/dev/shm",
-    severity: Severity::Warning,
-    why: "DataLoader workers pass batches through /dev/shm and NCCL uses it between the GPUs of a node; \
-          a smaller one fails with \"bus error\" on that node alone.",
-    fix: Some(|size| {
-        format!(
-            "mount -o remount,size={} /dev/shm",
-            size.replace(' ', "").trim_end_matches("iB")
-        )
-    }),
-};
-
-static OPEN_FILES: NodeFactSpec = NodeFactSpec {
-    id: "node-open-files",
-    title: "open files limit (ulimit -n)",
-    severity: Severity::Warning,
-    why: "every DataLoader worker, NCCL channel and CUDA IPC handle holds descriptors; a lower limit fails \
-          with \"Too many open files\" on that node alone.",
-    fix: None,
-};
-
-static LOCKED_MEMORY: NodeFactSpec = NodeFactSpec {
-    id: "node-locked-memory",
-    title: "locked memory limit (ulimit -l)",
-    severity: Severity::Warning,
-    why: "NCCL over InfiniBand pins its buffers; a lower limit makes that node fail to register memory or fall \
-          back to slower transport.",
-    fix: None,
-};
-
-static KERNEL: NodeFactSpec = NodeFactSpec {
-    id: "node-kernel",
-    title: "kernel",
-    severity: Severity::Info,
-    why: "the NVIDIA kernel module is built for one kernel; a node booted into another is often one that \
-          was updated apart from the rest.",
-    fix: None,
-};
-
-/// A size in MiB as compared across nodes: whole GiB from 1 GiB up, because
-/// tmpfs sizes follow memory, which differs by a few MiB between identical machines.
-fn rounded_size(mib: u64) -> String {
-    if mib >= 1024 {
-        format!("{} GiB", (mib + 512) / 1024)
-    } else {
-        format!("{mib} MiB")
+        // The lock's types are plain data with string keys: serializing them cannot fail.
+        json.unwrap_or_default()
     }
 }
 
 /// Every fact of a node, sorted by key.
-pub fn facts_of(snapshot: &Snapshot) -> Vec<(FactKey, String)> {
+pub fn facts_of(snapshot: &Snapshot) -> Vec<(FactKey, FactValue)> {
     // RECORD digests, where a Snapshot holds them, differ with local builds;
     // the fleet compares what every node reports alike.
     let mut lock = Lock::from_snapshot(snapshot);
     for package in &mut lock.packages {
         package.record_digest = None;
     }
-    let mut facts = lock_facts(&lock);
-    for fact in NodeFact::ALL {
-        if let Some(value) = fact.read(snapshot) {
-            facts.push((FactKey::Node(fact), value));
-        }
+    let mut facts = lock_facts(lock);
+    for (fact, value) in NodeFacts::of(snapshot).0 {
+        facts.push((FactKey::Node(fact), FactValue::Text(value)));
     }
     facts.sort_by(|a, b| a.0.cmp(&b.0));
     facts
 }
 
 /// The lock's parts as facts.
-pub fn lock_facts(lock: &Lock) -> Vec<(FactKey, String)> {
+pub fn lock_facts(lock: Lock) -> Vec<(FactKey, FactValue)> {
     let mut facts = vec![
-        (FactKey::System, compact(&lock.system)),
-        (FactKey::Python, compact(&lock.python)),
+        (FactKey::System, FactValue::System(lock.system)),
+        (FactKey::Python, FactValue::Python(lock.python)),
     ];
-    if let Some(nvidia) = &lock.nvidia {
-        facts.push((FactKey::Nvidia, compact(nvidia)));
+    if let Some(nvidia) = lock.nvidia {
+        facts.push((FactKey::Nvidia, FactValue::Nvidia(nvidia)));
     }
     if !lock.gpus.is_empty() {
-        facts.push((FactKey::Gpus, compact(&lock.gpus)));
+        facts.push((FactKey::Gpus, FactValue::Gpus(lock.gpus)));
     }
     if !lock.cuda.toolkits.is_empty() {
-        facts.push((FactKey::CudaToolkits, compact(&lock.cuda.toolkits)));
+        facts.push((FactKey::CudaToolkits, FactValue::CudaToolkits(lock.cuda.toolkits)));
     }
     if !lock.cuda.libraries.is_empty() {
-        facts.push((FactKey::CudaLibraries, compact(&lock.cuda.libraries)));
+        facts.push((FactKey::CudaLibraries, FactValue::CudaLibraries(lock.cuda.libraries)));
     }
-    for package in &lock.packages {
-        facts.push((FactKey::Package(package.normalized_name()), compact(package)));
+    for package in lock.packages {
+        facts.push((FactKey::Package(package.normalized_name()), FactValue::Package(package)));
     }
-    for (name, framework) in &lock.frameworks {
-        facts.push((FactKey::Framework(name.clone()), compact(framework)));
+    for (name, framework) in lock.frameworks {
+        facts.push((FactKey::Framework(name), FactValue::Framework(framework)));
     }
-    for (name, value) in &lock.env {
-        facts.push((FactKey::Env(name.clone()), value.clone()));
+    for (name, value) in lock.env {
+        facts.push((FactKey::Env(name), FactValue::Text(value)));
     }
     facts
 }
 
-/// A lock holding exactly the given facts (node facts are not the lock's and are skipped).
+/// A lock holding exactly the given facts, and the machine facts among them.
 ///
-/// The facts were written by `lock_facts` in this process, so a value that does
-/// not read back is a bug, not bad input.
-pub fn lock_from<'a>(facts: impl IntoIterator<Item = (&'a FactKey, &'a str)>) -> Lock {
+/// A key holds only the value kind `lock_facts` gives it; any other pairing
+/// cannot be built, and is skipped rather than guessed at.
+pub fn node_from<'a>(facts: impl IntoIterator<Item = (&'a FactKey, &'a FactValue)>) -> (Lock, NodeFacts) {
     let mut lock = Lock {
         format_version: model::FORMAT_VERSION.to_string(),
         created_by: format!("envdoctor {}", env!("CARGO_PKG_VERSION")),
@@ -277,35 +188,31 @@ pub fn lock_from<'a>(facts: impl IntoIterator<Item = (&'a FactKey, &'a str)>) ->
         frameworks: BTreeMap::new(),
         env: BTreeMap::new(),
     };
+    let mut node_facts = NodeFacts::default();
     for (key, value) in facts {
-        match key {
-            FactKey::System => lock.system = parsed(value),
-            FactKey::Nvidia => lock.nvidia = Some(parsed(value)),
-            FactKey::Gpus => lock.gpus = parsed(value),
-            FactKey::CudaToolkits => lock.cuda.toolkits = parsed(value),
-            FactKey::CudaLibraries => lock.cuda.libraries = parsed(value),
-            FactKey::Python => lock.python = parsed(value),
-            FactKey::Package(_) => lock.packages.push(parsed(value)),
-            FactKey::Framework(name) => {
-                lock.frameworks.insert(name.clone(), parsed(value));
+        match (key, value.clone()) {
+            (FactKey::System, FactValue::System(system)) => lock.system = system,
+            (FactKey::Nvidia, FactValue::Nvidia(nvidia)) => lock.nvidia = Some(nvidia),
+            (FactKey::Gpus, FactValue::Gpus(gpus)) => lock.gpus = gpus,
+            (FactKey::CudaToolkits, FactValue::CudaToolkits(toolkits)) => lock.cuda.toolkits = toolkits,
+            (FactKey::CudaLibraries, FactValue::CudaLibraries(libraries)) => lock.cuda.libraries = libraries,
+            (FactKey::Python, FactValue::Python(python)) => lock.python = python,
+            (FactKey::Package(_), FactValue::Package(package)) => lock.packages.push(package),
+            (FactKey::Framework(name), FactValue::Framework(framework)) => {
+                lock.frameworks.insert(name.clone(), framework);
             }
-            FactKey::Env(name) => {
-                lock.env.insert(name.clone(), value.to_string());
+            (FactKey::Env(name), FactValue::Text(value)) => {
+                lock.env.insert(name.clone(), value);
             }
-            FactKey::Node(_) => {}
+            (FactKey::Node(fact), FactValue::Text(value)) => {
+                node_facts.0.insert(*fact, value);
+            }
+            _ => {}
         }
     }
     lock.packages.sort_by_key(model::Package::normalized_name);
     lock.fingerprint = lock.content_fingerprint();
-    lock
-}
-
-fn compact<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("lock parts always serialize")
-}
-
-fn parsed<T: DeserializeOwned>(value: &str) -> T {
-    serde_json::from_str(value).expect("a fact written by lock_facts reads back")
+    (lock, node_facts)
 }
 
 #[cfg(test)]
@@ -315,24 +222,28 @@ mod tests {
     #[test]
     fn a_lock_survives_the_trip_through_facts() {
         let lock = model::sample_lock();
-        let facts = lock_facts(&lock);
-        let rebuilt = lock_from(facts.iter().map(|(key, value)| (key, value.as_str())));
+        let facts = lock_facts(lock.clone());
+        let (rebuilt, node_facts) = node_from(facts.iter().map(|(key, value)| (key, value)));
         assert_eq!(rebuilt.fingerprint, lock.fingerprint);
         assert_eq!(rebuilt.packages, lock.packages);
         assert_eq!(rebuilt.env, lock.env);
+        assert_eq!(node_facts, NodeFacts::default());
     }
 
     #[test]
-    fn shared_memory_is_compared_in_whole_gib_so_identical_machines_agree() {
-        assert_eq!(rounded_size(1_031_712), rounded_size(1_031_700));
-        assert_eq!(rounded_size(64), "64 MiB");
-        assert_eq!(rounded_size(65_536), "64 GiB");
-    }
-
-    #[test]
-    fn the_shared_memory_fix_names_the_size_mount_takes() {
-        let fix = NodeFact::SharedMemory.spec().fix.unwrap();
-        assert_eq!(fix("1008 GiB"), "mount -o remount,size=1008G /dev/shm");
-        assert_eq!(fix("64 MiB"), "mount -o remount,size=64M /dev/shm");
+    fn values_read_as_people_name_them() {
+        let facts = lock_facts(model::sample_lock());
+        let described: BTreeMap<String, String> = facts
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.describe()))
+            .collect();
+        assert_eq!(described["torch"], "2.11.0+cu130");
+        assert_eq!(described["Python"], "3.12.1");
+        assert_eq!(described["GPUs"], "8 × NVIDIA H200");
+        let nvidia = FactValue::Nvidia(model::Nvidia {
+            driver: Some("580.95.05".to_string()),
+            cuda_driver: None,
+        });
+        assert_eq!(nvidia.describe(), "580.95.05 (CUDA unknown)");
     }
 }

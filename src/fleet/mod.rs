@@ -22,8 +22,8 @@ pub mod slurm;
 
 use serde::Serialize;
 
+use crate::compare::Drift;
 use crate::findings::Severity;
-use crate::lock::drift::Drift;
 use crate::lock::model::Lock;
 
 pub use aggregate::Aggregator;

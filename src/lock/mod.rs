@@ -1,8 +1,6 @@
-//! The lockfile: what a working node has, GPU side included (`model`), on disk
-//! as `envdoctor.lock` (`file`), and how another node differs from it (`drift`).
+//! The lockfile: what a working node has, GPU side included (`model`), and
+//! how it is written to and read from `envdoctor.lock` (`file`). How another
+//! node differs from it is `compare`'s.
 
-pub mod drift;
 pub mod file;
 pub mod model;
-pub mod record;
-pub mod report;

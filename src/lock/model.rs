@@ -46,7 +46,7 @@ pub struct Lock {
     pub env: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct System {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,7 +60,7 @@ pub struct System {
     pub glibc: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Nvidia {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,7 +70,7 @@ pub struct Nvidia {
     pub cuda_driver: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct GpuGroup {
     pub name: String,
@@ -90,7 +90,7 @@ pub struct Cuda {
     pub libraries: Vec<Library>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Toolkit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,7 +100,7 @@ pub struct Toolkit {
     pub nvcc_version: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Library {
     /// `cudart`, `cudnn`, `nccl`, ...
@@ -114,14 +114,14 @@ pub struct Library {
     pub distribution: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Python {
     pub version: String,
     pub implementation: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Package {
     /// As the metadata spells it; compared in PEP 503 normal form.
@@ -177,7 +177,7 @@ impl Package {
 }
 
 /// Where a distribution came from, from its `direct_url.json` (PEP 610).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Source {
     /// Installed by name from a package index (no `direct_url.json`).
@@ -267,7 +267,7 @@ impl Source {
 }
 
 /// A framework build fact: TOML has no null, so absent facts are left out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Fact {
     Bool(bool),
@@ -275,6 +275,36 @@ pub enum Fact {
     Float(f64),
     Text(String),
     List(Vec<Fact>),
+}
+
+/// Floats compare by their bits: a fact is the same when it was recorded the
+/// same, which also makes facts usable as keys (a fleet interns them).
+impl PartialEq for Fact {
+    fn eq(&self, other: &Fact) -> bool {
+        match (self, other) {
+            (Fact::Bool(a), Fact::Bool(b)) => a == b,
+            (Fact::Integer(a), Fact::Integer(b)) => a == b,
+            (Fact::Float(a), Fact::Float(b)) => a.to_bits() == b.to_bits(),
+            (Fact::Text(a), Fact::Text(b)) => a == b,
+            (Fact::List(a), Fact::List(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Fact {}
+
+impl std::hash::Hash for Fact {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Fact::Bool(flag) => flag.hash(state),
+            Fact::Integer(number) => number.hash(state),
+            Fact::Float(number) => number.to_bits().hash(state),
+            Fact::Text(text) => text.hash(state),
+            Fact::List(items) => items.hash(state),
+        }
+    }
 }
 
 impl Fact {

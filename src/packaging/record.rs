@@ -3,7 +3,7 @@
 //! strictly, and the digest of what the wheel installed that is the same on
 //! every node that installed that wheel (the lock pins it, so a local rebuild
 //! that kept the version string still shows). Re-hashing the installed files
-//! against it is `lock::record`.
+//! against it is `compare::installed_files`.
 //!
 //! Why not the `csv` crate: it is lenient by design, and 1.4.0 reads `a,"b`
 //! (a quote never closed) as `["a", "b\n"]` and `"a"x,b` as `["ax", "b"]`

@@ -6,11 +6,11 @@ use std::fmt::Write;
 use super::Style;
 use super::junit::{escape, single_suite};
 use super::{plural, short_fingerprint};
+use crate::compare::report::DriftReport;
+use crate::compare::{Area, Drift};
 use crate::escape::controls as shown;
 use crate::findings::Severity;
-use crate::lock::drift::{Area, Drift};
 use crate::lock::model::serde_plain;
-use crate::lock::report::DriftReport;
 
 pub fn text(report: &DriftReport, style: Style) -> String {
     let mut out = String::new();
@@ -77,7 +77,7 @@ fn verdict(report: &DriftReport) -> String {
         plural(summary.infos, "info"),
     ]
     .join(", ");
-    if report.schema == crate::lock::report::DIFF_SCHEMA {
+    if report.schema == crate::compare::report::DIFF_SCHEMA {
         return format!("{} ({counts}).", plural(report.drift.len(), "difference"));
     }
     let outcome = if summary.failed {

@@ -819,6 +819,64 @@ fn diff_names_what_differs_between_two_nodes() {
     exits_2_naming(command, &["absent.json"]);
 }
 
+/// Issue 21: one comparison. Two Snapshots whose /dev/shm and kernel differ
+/// were "No drift" in `diff` and deviations in `fleet`; both now ask
+/// `compare`, so they name the same differences. A lock holds no machine
+/// facts, so a lock on either side compares none.
+#[test]
+fn diff_and_fleet_name_the_same_differences_machine_facts_included() {
+    const RECORDED_H100: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"
+    );
+    let directory = tempfile::tempdir().unwrap();
+    let cache = directory.path();
+    let mut other: Value = serde_json::from_str(&fs::read_to_string(RECORDED_H100).unwrap()).unwrap();
+    other["system"]["kernel"] = Value::from("6.8.0-49-generic");
+    other["system"]["limits"]["shm_total_mib"] = Value::from(64);
+    other["packages"][0]["version"] = Value::from("0.0.1");
+    let other_path = directory.path().join("other.json");
+    fs::write(&other_path, serde_json::to_vec(&other).unwrap()).unwrap();
+
+    let (code, report) = diff(cache, Path::new(RECORDED_H100), &other_path);
+    assert_eq!(code, 1);
+    let mut in_diff: Vec<String> = items(&report).iter().map(|item| text(&item["id"])).collect();
+    in_diff.sort();
+    assert!(
+        in_diff.contains(&"node-kernel".to_string()) && in_diff.contains(&"node-shared-memory".to_string()),
+        "{in_diff:?}"
+    );
+    assert_values(item(&report, "node-shared-memory"), Some("128 GiB"), Some("64 MiB"));
+
+    // Two nodes as the RECORDED_H100, one as `other`: the deviation fleet reports for
+    // it is what diff reports between them.
+    let nodes = directory.path().join("nodes");
+    fs::create_dir(&nodes).unwrap();
+    fs::copy(RECORDED_H100, nodes.join("a.json")).unwrap();
+    fs::copy(RECORDED_H100, nodes.join("b.json")).unwrap();
+    fs::copy(&other_path, nodes.join("c.json")).unwrap();
+    let mut command = envdoctor(cache);
+    command.args(["fleet", "--format", "json"]).arg(&nodes);
+    let (_, fleet) = json_run(command);
+    let deviations = fleet["deviations"].as_array().unwrap();
+    assert_eq!(deviations.len(), 1, "{fleet:#}");
+    let mut in_fleet: Vec<String> = deviations[0]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| text(&item["id"]))
+        .collect();
+    in_fleet.sort();
+    assert_eq!(in_fleet, in_diff);
+
+    let lock = directory.path().join("h100.lock");
+    snapshot_lock(cache, RECORDED_H100, &lock);
+    let (_, report) = diff(cache, &lock, &other_path);
+    let ids: Vec<String> = items(&report).iter().map(|item| text(&item["id"])).collect();
+    assert!(!ids.iter().any(|id| id.starts_with("node-")), "{ids:?}");
+    assert!(!ids.is_empty(), "the package version still differs");
+}
+
 #[test]
 fn a_live_lock_and_a_snapshot_of_the_same_venv_do_not_differ() {
     let node = Node::new();

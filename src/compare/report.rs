@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::drift::{Area, Drift};
-use super::model::Lock;
-use super::record::{FileProblem, verify_many};
+use super::installed_files::{FileProblem, verify_many};
+use super::{Area, Drift};
 use crate::findings::FailOn;
 use crate::findings::Severity;
+use crate::lock::model::Lock;
 use crate::packaging::record::RecordError;
 use crate::shell;
 use crate::snapshot::Snapshot;
