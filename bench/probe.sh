@@ -3,6 +3,9 @@
 # `pip list`, `pip freeze` and, when installed, `uv pip list`, all on one interpreter; and
 # the GPU case: `nvidia-smi -q` and `python -m torch.utils.collect_env`, where those exist,
 # against envdoctor probe again. It only measures and prints; there are no thresholds.
+# Why not hyperfine (issue 21, step 8): it runs each command's rounds in one block, where
+# these rounds interleave every tool so a change in the machine's load falls on all of them
+# alike; it reports no peak RSS; and neither CI nor the GPU nodes (no network) have it.
 set -euo pipefail
 
 usage() {
