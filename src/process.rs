@@ -283,6 +283,18 @@ mod tests {
         assert_eq!(failure_line(b"\n \n"), None);
     }
 
+    /// The smoke test's "did not finish" finding quotes this line of the
+    /// child's stderr tail: for a crash, faulthandler's verdict rather than
+    /// the innermost frame it printed after it.
+    #[test]
+    fn a_crash_is_named_by_faulthandlers_verdict_not_its_last_frame() {
+        let crash =
+            b"Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f3a (most recent call first):\n  \
+                      File \"/venv/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 319 in _lazy_init\n  \
+                      File \"<string>\", line 1 in <module>\n";
+        assert_eq!(failure_line(crash).unwrap(), "Fatal Python error: Segmentation fault");
+    }
+
     fn shell(script: &str) -> Command {
         let mut command = Command::new("/bin/sh");
         command.args(["-c", script]);
