@@ -30,7 +30,7 @@ pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
         DIFF_SCHEMA,
         Side::new("A", Some(&args.a), &a),
         Side::new("B", Some(&args.b), &b),
-        drift::compare(&a, &b, &sides),
+        drift::compare(&a, &b, &sides, &crate::matrix::builtin_tables()?),
         FailOn::Warning,
     );
     let rendered = match args.format {

@@ -12,7 +12,8 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     let locked = file::read(&args.lock)?;
     let snapshot = replay_or_probe(&args.node, true)?;
     let here = Lock::from_snapshot(&snapshot);
-    let mut drift = drift::compare(&locked, &here, &Sides::verify());
+    let tables = crate::matrix::builtin_tables()?;
+    let mut drift = drift::compare(&locked, &here, &Sides::verify(), &tables);
     let mut files_checked = None;
     if args.files {
         let (files, checked) = file_drift(&snapshot);

@@ -20,6 +20,7 @@ use super::{
 };
 use crate::findings::FailOn;
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::Tables;
 use crate::lock::drift::{self, Area, Drift, Sides};
 use crate::lock::model::Lock;
 
@@ -197,7 +198,8 @@ impl Aggregator {
         }
     }
 
-    pub fn finish(self, reference: Reference, fail_on: FailOn) -> FleetReport {
+    /// The driver floors come from `tables`.
+    pub fn finish(self, reference: Reference, fail_on: FailOn, tables: &Tables) -> FleetReport {
         let total = self.names.len();
         let counts = self.value_counts();
         let consensus = self.consensus(&counts);
@@ -231,7 +233,7 @@ impl Aggregator {
             let differences = if !compare_lock && group.facts == consensus {
                 Vec::new()
             } else {
-                self.differences(group, &consensus, &reference_lock, compare_lock)
+                self.differences(group, &consensus, &reference_lock, compare_lock, tables)
             };
             let names: Vec<&str> = group
                 .nodes
@@ -416,14 +418,21 @@ impl Aggregator {
 
     /// How a configuration differs from the reference: the lock's parts as
     /// `lock::drift` weighs them, the node facts as their specs do.
-    fn differences(&self, group: &Group, consensus: &[(u32, u32)], reference: &Lock, against_lock: bool) -> Vec<Drift> {
+    fn differences(
+        &self,
+        group: &Group,
+        consensus: &[(u32, u32)],
+        reference: &Lock,
+        against_lock: bool,
+        tables: &Tables,
+    ) -> Vec<Drift> {
         let many = group.nodes.len() > 1;
         let sides = Sides {
             expected: if against_lock { "in the lock" } else { "on most nodes" }.to_string(),
             found: if many { "on these nodes" } else { "on this node" }.to_string(),
         };
         let lock = config::lock_from(self.resolve(&group.facts));
-        let mut differences = drift::compare(reference, &lock, &sides);
+        let mut differences = drift::compare(reference, &lock, &sides, tables);
         let node_fact = |facts: &[(u32, u32)], wanted: NodeFact| {
             facts
                 .iter()

@@ -15,8 +15,8 @@ use serde::Serialize;
 use super::model::{GpuGroup, Lock, Package, Source, index_for_local_version};
 use crate::facts::dotted;
 use crate::findings::Severity;
+use crate::knowledge::tables::{MajorMinor, Tables};
 use crate::shell;
-use crate::tables::{self, MajorMinor};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -125,10 +125,11 @@ impl Sides {
 }
 
 /// Every difference between `expected` and `found`, in area order.
-pub fn compare(expected: &Lock, found: &Lock, sides: &Sides) -> Vec<Drift> {
+/// The driver floors come from `tables`.
+pub fn compare(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables) -> Vec<Drift> {
     let mut drift = Vec::new();
     system(expected, found, sides, &mut drift);
-    nvidia(expected, found, sides, &mut drift);
+    nvidia(expected, found, sides, tables, &mut drift);
     gpus(&expected.gpus, &found.gpus, sides, &mut drift);
     cuda(expected, found, sides, &mut drift);
     python(expected, found, sides, &mut drift);
@@ -199,7 +200,7 @@ fn system(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) 
     }
 }
 
-fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) {
+fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables, drift: &mut Vec<Drift>) {
     let locked_driver = expected.nvidia.as_ref().and_then(|nvidia| nvidia.driver.clone());
     let found_driver = found.nvidia.as_ref().and_then(|nvidia| nvidia.driver.clone());
     if locked_driver.is_some() && found_driver.is_none() {
@@ -214,7 +215,7 @@ fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) 
         );
         return;
     }
-    if let Some(too_old) = driver_below_torch_floor(expected, found, sides) {
+    if let Some(too_old) = driver_below_torch_floor(expected, found, sides, tables) {
         drift.push(too_old);
     } else if locked_driver != found_driver {
         let same_branch = match (&locked_driver, &found_driver) {
@@ -246,13 +247,13 @@ fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) 
 /// An error when the node's driver cannot run the CUDA the locked torch was
 /// built with: below NVIDIA's minor-version compatibility floor for that
 /// CUDA major, or reporting an older CUDA major.
-fn driver_below_torch_floor(expected: &Lock, found: &Lock, sides: &Sides) -> Option<Drift> {
+fn driver_below_torch_floor(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables) -> Option<Drift> {
     let torch_cuda = match expected.frameworks.get("torch")?.get("cuda")? {
         super::model::Fact::Text(cuda) => MajorMinor::parse(cuda)?,
         _ => return None,
     };
     let nvidia = found.nvidia.as_ref()?;
-    let floor = tables::tables().drivers.floor(torch_cuda.major);
+    let floor = tables.drivers.floor(torch_cuda.major);
     let driver = nvidia.driver.as_deref().and_then(dotted);
     let below_floor =
         matches!((&driver, floor), (Some(driver), Some(floor)) if *driver < floor.linux_min_driver.version);
@@ -674,6 +675,11 @@ fn env(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) {
 mod tests {
     use super::*;
     use crate::lock::model::{Nvidia, sample_lock};
+
+    /// `compare` with the compiled-in tables, as `verify` does.
+    fn compare(expected: &Lock, found: &Lock, sides: &Sides) -> Vec<Drift> {
+        super::compare(expected, found, sides, &crate::matrix::builtin_tables().unwrap())
+    }
 
     fn ids(drift: &[Drift]) -> Vec<&'static str> {
         drift.iter().map(|item| item.id).collect()
