@@ -152,7 +152,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             title: rule.title.clone(),
             source: rule.site.as_ref().map(|dir| dir.display().to_string()),
         });
-        raised.extend(crate::matrix::evaluate(rule, &facts));
+        raised.extend(crate::matrix::evaluate(rule, &facts, &input.matrix.tables));
     }
     for check in crate::builtin_checks::all() {
         evaluated.push(Evaluated {
@@ -161,10 +161,14 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             title: check.title.to_string(),
             source: None,
         });
-        raised.extend((check.run)(&facts).into_iter().map(|finding| Finding {
-            origin: check.id.to_string(),
-            ..finding
-        }));
+        raised.extend(
+            (check.run)(&facts, &input.matrix.tables)
+                .into_iter()
+                .map(|finding| Finding {
+                    origin: check.id.to_string(),
+                    ..finding
+                }),
+        );
     }
     if let Smoke::Ran(smoke) = &input.smoke {
         evaluated.push(Evaluated {

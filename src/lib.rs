@@ -19,6 +19,7 @@ pub mod export;
 pub mod facts;
 pub mod findings;
 pub mod fleet;
+pub mod knowledge;
 pub mod located;
 pub mod lock;
 pub mod matrix;
@@ -31,7 +32,6 @@ pub mod report;
 pub mod shell;
 pub mod smoke;
 pub mod snapshot;
-pub mod tables;
 pub mod torch_install;
 
 /// How a unit test that cannot run here records its skip: the integration

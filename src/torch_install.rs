@@ -12,7 +12,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::facts::{Facts, VisibleGpu};
-use crate::tables::{Capability, MajorMinor, Tables, TorchBuildRow};
+use crate::knowledge::tables::{Capability, MajorMinor, Tables, TorchBuildRow};
 
 /// The installed torch, as the table rows name it.
 pub struct TorchVersion {

@@ -8,6 +8,7 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::Tables;
 use crate::snapshot::nvidia::{DeviceOrder, NvidiaErrorKind};
 
 const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
@@ -115,7 +116,7 @@ fn nvml_gpu_count(facts: &Facts) -> usize {
     facts.snapshot.nvidia.as_ref().map_or(0, |nvidia| nvidia.gpus.len())
 }
 
-fn cuda_visible_devices(facts: &Facts) -> Vec<Finding> {
+fn cuda_visible_devices(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let Some(devices) = &facts.snapshot.cuda_devices else {
         return Vec::new();
     };
@@ -158,7 +159,7 @@ fn cuda_visible_devices(facts: &Facts) -> Vec<Finding> {
     )]
 }
 
-fn cuda_device_order(facts: &Facts) -> Vec<Finding> {
+fn cuda_device_order(facts: &Facts, _: &Tables) -> Vec<Finding> {
     if facts.gpus.len() < 2 {
         return Vec::new();
     }
@@ -215,7 +216,7 @@ fn cuda_device_order(facts: &Facts) -> Vec<Finding> {
     )]
 }
 
-fn gpu_visible(facts: &Facts) -> Vec<Finding> {
+fn gpu_visible(facts: &Facts, _: &Tables) -> Vec<Finding> {
     if !facts.gpus.is_empty() {
         return Vec::new();
     }
@@ -349,7 +350,7 @@ fn gpu_visible(facts: &Facts) -> Vec<Finding> {
     )]
 }
 
-fn shared_memory(facts: &Facts) -> Vec<Finding> {
+fn shared_memory(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let gpus = facts.gpus.len();
     if gpus < 2 {
         return Vec::new();

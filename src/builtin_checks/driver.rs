@@ -6,7 +6,7 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::tables::{self, MajorMinor};
+use crate::knowledge::tables::{MajorMinor, Tables};
 use crate::torch_install::{self, Install, Prefer, driver_cuda, how_it_runs, torch_version};
 
 const DRIVER_TOO_OLD: &str = "driver-too-old-for-torch-cuda";
@@ -44,7 +44,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
 
 /// The lowest compute capability among the visible GPUs, where all are known:
 /// a driver branch must still drive it.
-fn oldest_gpu(facts: &Facts, tables: &tables::Tables) -> Option<MajorMinor> {
+fn oldest_gpu(facts: &Facts, tables: &Tables) -> Option<MajorMinor> {
     let capabilities: Option<Vec<MajorMinor>> = facts
         .gpus
         .iter()
@@ -55,9 +55,8 @@ fn oldest_gpu(facts: &Facts, tables: &tables::Tables) -> Option<MajorMinor> {
 
 /// Another build of the installed torch release that this driver runs and
 /// every visible GPU runs: the fix that changes the least.
-fn same_release_build(facts: &Facts) -> Option<Install<'static>> {
+fn same_release_build<'t>(facts: &Facts, tables: &'t Tables) -> Option<Install<'t>> {
     let installed = torch_version(facts)?.release;
-    let tables = tables::tables();
     torch_install::choose(
         facts,
         tables,
@@ -67,11 +66,10 @@ fn same_release_build(facts: &Facts) -> Option<Install<'static>> {
     )
 }
 
-fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
+fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     let Some(torch_cuda) = facts.torch_cuda.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };
-    let tables = tables::tables();
     let driver = facts.snapshot.nvidia.as_ref().and_then(|n| n.driver_version.as_deref());
     let reported = driver_cuda(facts, tables);
     if driver.is_none() && reported.is_none() {
@@ -99,7 +97,7 @@ fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
             None => format!("a driver that supports CUDA {}", torch_cuda.major),
         };
         let mut fixes = Vec::new();
-        if let Some(install) = same_release_build(facts) {
+        if let Some(install) = same_release_build(facts, tables) {
             fixes.push(format!("{} ({})", install.command, how_it_runs(install.candidate)));
         }
         let branch = tables
@@ -153,7 +151,7 @@ fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
             release.linux_driver, torch_cuda
         ));
     }
-    if let Some(install) = same_release_build(facts)
+    if let Some(install) = same_release_build(facts, tables)
         && install.candidate.1
     {
         fixes.push(format!(
@@ -186,14 +184,13 @@ fn driver_runs_torch_cuda(facts: &Facts) -> Vec<Finding> {
     )]
 }
 
-fn python_supported_by_torch(facts: &Facts) -> Vec<Finding> {
+fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     let (Some(torch), Some(python)) = (
         torch_version(facts),
         facts.python_version.as_ref().and_then(MajorMinor::of),
     ) else {
         return Vec::new();
     };
-    let tables = tables::tables();
     let Some(release) = tables.torch.release(torch.release) else {
         return Vec::new();
     };

@@ -4,7 +4,7 @@
 //! library for torch's CUDA; the CUDA toolkit that JIT builds would use is of
 //! torch's CUDA major. Which architectures a torch build carries comes from
 //! `compat-matrix/tables/torch-builds.toml`; which code runs on which GPU is
-//! NVIDIA's rule, in [`crate::tables::cubin_runs_on`].
+//! NVIDIA's rule, in [`crate::knowledge::tables::cubin_runs_on`].
 
 use std::collections::BTreeSet;
 use std::str::FromStr;
@@ -14,10 +14,10 @@ use pep440_rs::Version;
 
 use crate::facts::{Facts, LiveRun, VisibleGpu};
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::{self, Capability, MajorMinor, RowEvidence, Tables};
 use crate::shell;
 use crate::snapshot::cuda::Toolkit;
 use crate::snapshot::frameworks::{Build, DeepSpeedBuild};
-use crate::tables::{self, Capability, MajorMinor, RowEvidence, Tables};
 use crate::torch_install::{self, Prefer, capability};
 
 const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
@@ -123,7 +123,7 @@ fn install_for_gpus(facts: &Facts, tables: &Tables, needed: &BTreeSet<Capability
     }
 }
 
-fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
+fn torch_runs_on_gpus(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     let Some(build) = facts.torch else {
         return Vec::new();
     };
@@ -131,7 +131,6 @@ fn torch_runs_on_gpus(facts: &Facts) -> Vec<Finding> {
         // No GPU to run on: `no-gpu-visible` says why.
         return Vec::new();
     }
-    let tables = tables::tables();
     let torch = torch_install::torch_version(facts);
     let platform = torch_install::platform(facts);
     let known: Vec<(&VisibleGpu, Capability)> = facts
@@ -303,7 +302,7 @@ fn corrected_by_the_live_run(table: Finding, live: &LiveRun) -> Finding {
     )
 }
 
-fn deepspeed_matches_torch(facts: &Facts) -> Vec<Finding> {
+fn deepspeed_matches_torch(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let Some(framework) = facts.snapshot.frameworks.get("deepspeed") else {
         return Vec::new();
     };
@@ -395,7 +394,7 @@ fn rebuild_deepspeed(build: &DeepSpeedBuild, prebuilt: &[&str], version: Option<
     )
 }
 
-fn bitsandbytes_library(facts: &Facts) -> Vec<Finding> {
+fn bitsandbytes_library(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let Some(framework) = facts.snapshot.frameworks.get("bitsandbytes") else {
         return Vec::new();
     };
@@ -538,7 +537,7 @@ fn cuda_of_toolkit(toolkit: &Toolkit) -> Option<MajorMinor> {
     MajorMinor::of(&crate::facts::dotted(text)?)
 }
 
-fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
+fn nvcc_matches_torch_cuda(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let Some(torch_cuda) = facts.torch_cuda.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };

@@ -7,6 +7,7 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::Tables;
 use crate::snapshot::nvidia::Gpu;
 
 const ECC_UNCORRECTABLE: &str = "gpu-uncorrectable-ecc-errors";
@@ -122,7 +123,7 @@ impl Judged<'_> {
     }
 }
 
-fn gpu_memory_health(facts: &Facts) -> Vec<Finding> {
+fn gpu_memory_health(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let mut findings = Vec::new();
     for judged in gpus(facts) {
         let gpu = judged.gpu;
@@ -225,7 +226,7 @@ fn gpu_memory_health(facts: &Facts) -> Vec<Finding> {
     findings
 }
 
-fn gpu_pcie_link(facts: &Facts) -> Vec<Finding> {
+fn gpu_pcie_link(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let mut findings = Vec::new();
     for judged in gpus(facts) {
         let link = judged.gpu.pcie;
@@ -289,7 +290,7 @@ fn lspci_address(bus: &str) -> &str {
     }
 }
 
-fn gpu_clock_slowdown(facts: &Facts) -> Vec<Finding> {
+fn gpu_clock_slowdown(facts: &Facts, _: &Tables) -> Vec<Finding> {
     const SERIOUS: [&str; 3] = ["hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown"];
     let mut findings = Vec::new();
     for judged in gpus(facts) {
@@ -344,7 +345,7 @@ fn gpu_clock_slowdown(facts: &Facts) -> Vec<Finding> {
     findings
 }
 
-fn gpu_mig_mode(facts: &Facts) -> Vec<Finding> {
+fn gpu_mig_mode(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let mut findings = Vec::new();
     for judged in gpus(facts) {
         let Some(mode) = judged.gpu.mig_mode else {
@@ -382,7 +383,7 @@ fn gpu_mig_mode(facts: &Facts) -> Vec<Finding> {
     findings
 }
 
-fn gpu_readable(facts: &Facts) -> Vec<Finding> {
+fn gpu_readable(facts: &Facts, _: &Tables) -> Vec<Finding> {
     let Some(nvidia) = &facts.snapshot.nvidia else {
         return Vec::new();
     };

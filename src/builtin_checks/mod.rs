@@ -8,6 +8,7 @@
 
 use crate::facts::Facts;
 use crate::findings::Finding;
+use crate::knowledge::tables::Tables;
 
 mod devices;
 pub(crate) use devices::SHM_MIN_MIB;
@@ -27,7 +28,8 @@ pub struct BuiltinCheck {
     pub produces: &'static [&'static str],
     /// What the check looks at and why it matters: `matrix explain` prints it.
     pub explanation: &'static str,
-    pub run: fn(&Facts) -> Vec<Finding>,
+    /// What it finds on a node, computing with the matrix's tables.
+    pub run: fn(&Facts, &Tables) -> Vec<Finding>,
 }
 
 /// A finding with the fields every built-in check fills; `origin` is set by the runner.
@@ -79,6 +81,7 @@ pub(super) mod test_support {
     use crate::configs::TrainingConfigs;
     use crate::facts::Facts;
     use crate::findings::{Finding, Severity};
+    use crate::knowledge::tables::Tables;
     use crate::snapshot::{self, Snapshot};
 
     const HEALTHY: &str = "tests/fixtures/snapshots/h100x6-handmade-from-documented-values.json";
@@ -87,9 +90,12 @@ pub(super) mod test_support {
         snapshot::read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
     }
 
-    pub fn run(snapshot: &Snapshot, check: fn(&Facts) -> Vec<Finding>) -> Vec<Finding> {
+    pub fn run(snapshot: &Snapshot, check: fn(&Facts, &Tables) -> Vec<Finding>) -> Vec<Finding> {
         let configs = TrainingConfigs::default();
-        check(&Facts::new(snapshot, &configs))
+        check(
+            &Facts::new(snapshot, &configs),
+            &crate::matrix::builtin_tables().unwrap(),
+        )
     }
 
     pub fn ids(findings: &[Finding]) -> Vec<(&str, Severity)> {

@@ -51,6 +51,7 @@ use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder, MarkerTree, MarkerT
 use super::BuiltinCheck;
 use crate::facts::{Facts, dotted};
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::Tables;
 use crate::packaging::normalize_name;
 use crate::shell;
 use crate::snapshot::Snapshot;
@@ -81,12 +82,12 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[BuiltinCheck {
     run,
 }];
 
-fn run(facts: &Facts) -> Vec<Finding> {
+fn run(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     let markers = MarkerContext::for_snapshot(facts.snapshot);
     let mut findings = Vec::new();
     let mut tally = MarkerTally::default();
     for package in facts.packages.values() {
-        check_package(facts, package, &markers, &mut tally, &mut findings);
+        check_package(facts, tables, package, &markers, &mut tally, &mut findings);
     }
     if let Some(rebuilt) = &markers.rebuilt
         && (tally.evaluated > 0 || !tally.skipped.is_empty())
@@ -107,6 +108,7 @@ struct MarkerTally {
 
 fn check_package(
     facts: &Facts,
+    tables: &Tables,
     package: &Package,
     markers: &MarkerContext,
     tally: &mut MarkerTally,
@@ -197,7 +199,7 @@ fn check_package(
                          afterwards without resolving both (a later install with --no-deps, another installer, a \
                          manual copy). `pip check` reports the same."
                     ),
-                    fix: Some(torch_fix(facts, &dependency, specifiers)
+                    fix: Some(torch_fix(facts, tables, &dependency, specifiers)
                         .unwrap_or_else(|| format!("pip install {}", shell::quote(&install_argument(requirement))))),
                     references: vec![PIP_CHECK.to_string(), VERSION_SPECIFIERS.to_string()],
                     unsettled: None,
@@ -213,11 +215,15 @@ fn check_package(
 /// the torchvision and torchaudio that pin it: the fix installs a consistent
 /// set the node runs (see `torch_install`). `None` for any other dependency,
 /// or where the tables know no such set.
-fn torch_fix(facts: &Facts, dependency: &str, specifiers: &pep508_rs::pep440_rs::VersionSpecifiers) -> Option<String> {
+fn torch_fix(
+    facts: &Facts,
+    tables: &Tables,
+    dependency: &str,
+    specifiers: &pep508_rs::pep440_rs::VersionSpecifiers,
+) -> Option<String> {
     if dependency != "torch" {
         return None;
     }
-    let tables = crate::tables::tables();
     let needed = torch_install::visible_capabilities(facts, tables);
     torch_install::choose(
         facts,
@@ -618,7 +624,10 @@ mod tests {
 
     fn findings_of(snapshot: &Snapshot) -> Vec<Finding> {
         let configs = TrainingConfigs::default();
-        run(&Facts::new(snapshot, &configs))
+        run(
+            &Facts::new(snapshot, &configs),
+            &crate::matrix::builtin_tables().unwrap(),
+        )
     }
 
     /// (id, first sentence of the detail): the part that mirrors pip check's line.

@@ -23,6 +23,7 @@ use std::path::Path;
 use super::BuiltinCheck;
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::Tables;
 use crate::shell;
 use crate::snapshot::packages::{Package, ShadowedCopy};
 
@@ -45,7 +46,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[BuiltinCheck {
     run,
 }];
 
-fn run(facts: &Facts) -> Vec<Finding> {
+fn run(facts: &Facts, _: &Tables) -> Vec<Finding> {
     facts
         .packages
         .values()
@@ -263,7 +264,10 @@ mod tests {
 
     fn findings_of(snapshot: &Snapshot) -> Vec<Finding> {
         let configs = TrainingConfigs::default();
-        run(&Facts::new(snapshot, &configs))
+        run(
+            &Facts::new(snapshot, &configs),
+            &crate::matrix::builtin_tables().unwrap(),
+        )
     }
 
     #[test]

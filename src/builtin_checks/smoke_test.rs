@@ -32,5 +32,5 @@ pub const CHECK: BuiltinCheck = BuiltinCheck {
         optimizer offloaded to the CPU (or the job's own DeepSpeed config), clipping at every step. Every step \
         has a deadline; a hung step is killed with its whole process group. A failure is tied to the rule or \
         check that explains it on this node; one a rule explains near-certainly is reported under that rule's id.",
-    run: |_| Vec::new(),
+    run: |_, _| Vec::new(),
 };

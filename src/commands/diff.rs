@@ -29,7 +29,7 @@ pub(super) fn diff(args: DiffArgs) -> anyhow::Result<Outcome> {
         DIFF_SCHEMA,
         Side::new("A", Some(&args.a), &a.lock),
         Side::new("B", Some(&args.b), &b.lock),
-        compare::nodes(&a, &b, &sides),
+        compare::nodes(&a, &b, &sides, &crate::matrix::builtin_tables()?),
         FailOn::Warning,
     );
     let rendered = match args.format {

@@ -83,7 +83,7 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
     };
     anyhow::ensure!(!aggregator.is_empty(), "no reports found in {asked}");
 
-    let report = aggregator.finish(reference, args.fail_on.level);
+    let report = aggregator.finish(reference, args.fail_on.level, &judge.matrix.tables);
     let rendered = match args.format {
         ReportFormat::Text => crate::report::fleet::text(&report, style_for(args.output.file.as_deref())),
         ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

@@ -12,7 +12,8 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     let snapshot = replay_or_probe(&args.node, true)?;
     let locked = NodeState::of_lock(locked);
     let here = NodeState::of_snapshot(&snapshot);
-    let mut drift = compare::nodes(&locked, &here, &Sides::verify());
+    let tables = crate::matrix::builtin_tables()?;
+    let mut drift = compare::nodes(&locked, &here, &Sides::verify(), &tables);
     let mut files_checked = None;
     if args.files {
         let (files, checked) = file_drift(&snapshot);

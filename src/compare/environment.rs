@@ -2,13 +2,15 @@
 //! system and the GPU side to the packages and variables.
 
 use super::{Drift, Sides, platform, python};
+use crate::knowledge::tables::Tables;
 use crate::lock::model::Lock;
 
-/// Every difference between `expected` and `found`, in area order.
-pub fn compare(expected: &Lock, found: &Lock, sides: &Sides) -> Vec<Drift> {
+/// Every difference between `expected` and `found`, in area order; the
+/// driver floors come from `tables`.
+pub fn compare(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables) -> Vec<Drift> {
     let mut drift = Vec::new();
     platform::system(expected, found, sides, &mut drift);
-    platform::nvidia(expected, found, sides, &mut drift);
+    platform::nvidia(expected, found, sides, tables, &mut drift);
     platform::gpus(&expected.gpus, &found.gpus, sides, &mut drift);
     platform::cuda(expected, found, sides, &mut drift);
     python::python(expected, found, sides, &mut drift);
@@ -24,6 +26,11 @@ mod tests {
     use super::*;
     use crate::compare::python::install_command;
     use crate::findings::Severity;
+
+    /// `compare` with the compiled-in tables, as `verify` does.
+    fn compare(expected: &Lock, found: &Lock, sides: &Sides) -> Vec<Drift> {
+        super::compare(expected, found, sides, &crate::matrix::builtin_tables().unwrap())
+    }
     use crate::lock::model::{Nvidia, sample_lock};
 
     fn ids(drift: &[Drift]) -> Vec<&'static str> {

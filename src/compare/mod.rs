@@ -25,6 +25,7 @@ pub mod report;
 use serde::Serialize;
 
 use crate::findings::Severity;
+use crate::knowledge::tables::Tables;
 use crate::lock::model::Lock;
 use crate::snapshot::Snapshot;
 
@@ -157,10 +158,11 @@ impl NodeState {
     }
 }
 
-/// Every difference between two nodes, in area order: the environment, then
-/// the machine facts where both sides recorded them.
-pub fn nodes(expected: &NodeState, found: &NodeState, sides: &Sides) -> Vec<Drift> {
-    let mut drift = environment::compare(&expected.lock, &found.lock, sides);
+/// Every difference between two nodes, in area order: the environment (the
+/// driver floors from `tables`), then the machine facts where both sides
+/// recorded them.
+pub fn nodes(expected: &NodeState, found: &NodeState, sides: &Sides, tables: &Tables) -> Vec<Drift> {
+    let mut drift = environment::compare(&expected.lock, &found.lock, sides, tables);
     if let (Some(expected), Some(found)) = (&expected.node_facts, &found.node_facts) {
         drift.extend(node_facts::compare(expected, found, sides));
         drift.sort_by_key(|item| item.area);

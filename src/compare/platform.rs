@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{Area, Drift, Sides, text};
 use crate::facts::dotted;
 use crate::findings::Severity;
+use crate::knowledge::tables::{MajorMinor, Tables};
 use crate::lock::model::{self, GpuGroup, Lock};
-use crate::tables::{self, MajorMinor};
 
 pub(super) fn system(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) {
     let (a, b) = (&expected.system, &found.system);
@@ -64,7 +64,7 @@ pub(super) fn system(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut V
     }
 }
 
-pub(super) fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) {
+pub(super) fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables, drift: &mut Vec<Drift>) {
     let locked_driver = expected.nvidia.as_ref().and_then(|nvidia| nvidia.driver.clone());
     let found_driver = found.nvidia.as_ref().and_then(|nvidia| nvidia.driver.clone());
     if locked_driver.is_some() && found_driver.is_none() {
@@ -79,7 +79,7 @@ pub(super) fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut V
         );
         return;
     }
-    if let Some(too_old) = driver_below_torch_floor(expected, found, sides) {
+    if let Some(too_old) = driver_below_torch_floor(expected, found, sides, tables) {
         drift.push(too_old);
     } else if locked_driver != found_driver {
         let same_branch = match (&locked_driver, &found_driver) {
@@ -111,13 +111,13 @@ pub(super) fn nvidia(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut V
 /// An error when the node's driver cannot run the CUDA the locked torch was
 /// built with: below NVIDIA's minor-version compatibility floor for that
 /// CUDA major, or reporting an older CUDA major.
-fn driver_below_torch_floor(expected: &Lock, found: &Lock, sides: &Sides) -> Option<Drift> {
+fn driver_below_torch_floor(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables) -> Option<Drift> {
     let torch_cuda = match expected.frameworks.get("torch")?.get("cuda")? {
         model::Fact::Text(cuda) => MajorMinor::parse(cuda)?,
         _ => return None,
     };
     let nvidia = found.nvidia.as_ref()?;
-    let floor = tables::tables().drivers.floor(torch_cuda.major);
+    let floor = tables.drivers.floor(torch_cuda.major);
     let driver = nvidia.driver.as_deref().and_then(dotted);
     let below_floor =
         matches!((&driver, floor), (Some(driver), Some(floor)) if *driver < floor.linux_min_driver.version);

@@ -10,6 +10,7 @@
 use crate::builtin_checks;
 use crate::facts::Facts;
 use crate::findings::Finding;
+use crate::knowledge::tables::Tables;
 
 use crate::matrix::confirmable::{ARCH_MISSING, DRIVER_TOO_OLD, MEMORY_HELD, NO_GPU, NOT_CUDA, SHM_SMALL};
 
@@ -37,10 +38,10 @@ pub struct NodeTest {
 }
 
 impl NodeTests {
-    pub fn run(facts: &Facts, wanted: &[&str]) -> NodeTests {
+    pub fn run(facts: &Facts, tables: &Tables, wanted: &[&str]) -> NodeTests {
         let findings = builtin_checks::all()
             .filter(|check| check.produces.iter().any(|id| wanted.contains(id)))
-            .flat_map(|check| (check.run)(facts))
+            .flat_map(|check| (check.run)(facts, tables))
             .filter(|finding| wanted.contains(&finding.id.as_str()))
             .collect();
         NodeTests { findings }

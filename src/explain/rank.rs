@@ -198,7 +198,9 @@ impl<'m, 'f> Judge<'m, 'f> {
             .iter()
             .flat_map(|cause| cause.symptoms.confirmed_by.iter().map(String::as_str))
             .collect();
-        let node = facts.map_or_else(NodeTests::default, |facts| NodeTests::run(facts, &wanted));
+        let node = facts.map_or_else(NodeTests::default, |facts| {
+            NodeTests::run(facts, &matrix.tables, &wanted)
+        });
         Judge {
             causes,
             message_owners,

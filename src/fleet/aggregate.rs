@@ -21,6 +21,7 @@ use super::{
 use crate::compare::{self, Drift, Sides};
 use crate::findings::FailOn;
 use crate::findings::{Finding, Severity};
+use crate::knowledge::tables::Tables;
 use crate::lock::model::Lock;
 
 type FactValues = Box<[(u32, u32)]>;
@@ -197,7 +198,8 @@ impl Aggregator {
         }
     }
 
-    pub fn finish(self, reference: Reference, fail_on: FailOn) -> FleetReport {
+    /// The driver floors come from `tables`.
+    pub fn finish(self, reference: Reference, fail_on: FailOn, tables: &Tables) -> FleetReport {
         let total = self.names.len();
         let counts = self.value_counts();
         let consensus = self.consensus(&counts);
@@ -231,7 +233,7 @@ impl Aggregator {
             let differences = if !compare_lock && group.facts == consensus {
                 Vec::new()
             } else {
-                self.differences(group, &consensus, &reference_lock, compare_lock)
+                self.differences(group, &consensus, &reference_lock, compare_lock, tables)
             };
             let names: Vec<&str> = group
                 .nodes
@@ -417,14 +419,21 @@ impl Aggregator {
     /// How a configuration differs from the reference, as `compare` weighs
     /// it: the lock's parts against the reference, the machine facts against
     /// the majority's.
-    fn differences(&self, group: &Group, consensus: &[(u32, u32)], reference: &Lock, against_lock: bool) -> Vec<Drift> {
+    fn differences(
+        &self,
+        group: &Group,
+        consensus: &[(u32, u32)],
+        reference: &Lock,
+        against_lock: bool,
+        tables: &Tables,
+    ) -> Vec<Drift> {
         let many = group.nodes.len() > 1;
         let sides = Sides {
             expected: if against_lock { "in the lock" } else { "on most nodes" }.to_string(),
             found: if many { "on these nodes" } else { "on this node" }.to_string(),
         };
         let (lock, node_facts) = config::node_from(self.resolve(&group.facts));
-        let mut differences = compare::environment::compare(reference, &lock, &sides);
+        let mut differences = compare::environment::compare(reference, &lock, &sides, tables);
         // Machine facts are always compared with the majority: a lock does not hold them.
         let (_, majority_facts) = config::node_from(self.resolve(consensus));
         let node_sides = Sides {

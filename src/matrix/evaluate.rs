@@ -9,6 +9,7 @@ use super::template;
 use crate::configs::{AccelerateConfig, DeepSpeedConfig};
 use crate::facts::{Facts, VisibleGpu, dotted};
 use crate::findings::Finding;
+use crate::knowledge::tables::Tables;
 use crate::torch_install::{self, Prefer};
 
 /// How a rule matched: the GPUs that satisfied it, the config it read, and
@@ -72,8 +73,9 @@ impl<'f, 'a> Judged<'f, 'a> {
     }
 }
 
-/// The finding `rule` raises on this node, if it matches. Withdrawn rules never do.
-pub fn evaluate(rule: &Rule, facts: &Facts) -> Option<Finding> {
+/// The finding `rule` raises on this node, if it matches; its fix computed
+/// with `tables` (the matrix's). Withdrawn rules never do.
+pub fn evaluate(rule: &Rule, facts: &Facts, tables: &Tables) -> Option<Finding> {
     if rule.withdrawn.is_some() {
         return None;
     }
@@ -92,18 +94,17 @@ pub fn evaluate(rule: &Rule, facts: &Facts) -> Option<Finding> {
         title: rule.title.clone(),
         detail,
         why: rule.why.clone(),
-        fix: Some(fix(rule, facts)),
+        fix: Some(fix(rule, facts, tables)),
         references: rule.references.clone(),
         unsettled,
     })
 }
 
 /// The rule's fix; for one that changes torch, the command made for this node.
-fn fix(rule: &Rule, facts: &Facts) -> String {
+fn fix(rule: &Rule, facts: &Facts, tables: &Tables) -> String {
     let Some(torch_fix) = &rule.fix_torch else {
         return rule.fix.clone();
     };
-    let tables = crate::tables::tables();
     let needed = torch_install::visible_capabilities(facts, tables);
     match torch_install::choose(
         facts,
@@ -527,7 +528,8 @@ mod tests {
     }
 
     fn evaluate_on(rule: &Rule, snapshot: &Snapshot, configs: &TrainingConfigs) -> Option<Finding> {
-        evaluate(rule, &Facts::new(snapshot, configs))
+        let tables = crate::matrix::builtin_tables().unwrap();
+        evaluate(rule, &Facts::new(snapshot, configs), &tables)
     }
 
     #[test]

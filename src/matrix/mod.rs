@@ -9,7 +9,9 @@ pub mod rule;
 mod template;
 
 use crate::calendar::Date;
-use crate::located::position;
+use crate::knowledge::reader::Reader;
+use crate::knowledge::tables::{self, Tables};
+use crate::located::Located;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -25,25 +27,11 @@ const BUILTIN_FORMAT: &str = include_str!("../../compat-matrix/matrix.toml");
 /// The matrix formats this envdoctor reads: a minor version only adds optional fields.
 const READS_FORMAT: &str = "^1.0";
 
-/// One problem in one matrix file, placed at its line and column (1-based).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}:{line}:{column}: {message}", path.display())]
-pub struct LintError {
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum MatrixError {
     /// The first problem, and how many more `matrix lint` would show.
     #[error("{first}{}", more_hint(*.more, .dir))]
-    Invalid {
-        first: LintError,
-        more: usize,
-        dir: PathBuf,
-    },
+    Invalid { first: Located, more: usize, dir: PathBuf },
     #[error("cannot read matrix directory `{}`", path.display())]
     Unreadable {
         path: PathBuf,
@@ -64,6 +52,9 @@ pub struct Matrix {
     pub rules: Vec<Rule>,
     /// Causes that are not version facts, for `envdoctor explain`.
     pub symptoms: Vec<SymptomEntry>,
+    /// What the rules' fixes and the built-in checks compute with: the
+    /// compiled-in tables (a site matrix adds rules only).
+    pub tables: Tables,
 }
 
 impl Matrix {
@@ -83,12 +74,13 @@ impl Matrix {
                 dir: "compat-matrix".into(),
             });
         }
+        let tables = builtin_tables()?;
         for dir in site_dirs {
             if dir.join("tables").is_dir() {
                 // Silently ignoring a site's tables would be worse than refusing them.
                 let message =
                     "a site matrix adds rules only; the tables are compiled in (change compat-matrix/tables/ instead)";
-                let first = error_at(&dir.join("tables"), 1, 1, message);
+                let first = Located::at(&dir.join("tables"), 1, 1, message);
                 return Err(MatrixError::Invalid {
                     first,
                     more: 0,
@@ -101,12 +93,7 @@ impl Matrix {
                 rules.iter().any(|rule| rule.id == id) || symptoms.iter().any(|entry| entry.id == id)
             };
             let already_defined = |id: &str, path: &Path| {
-                error_at(
-                    path,
-                    1,
-                    1,
-                    &format!("id `{id}` is already defined by an earlier matrix"),
-                )
+                Located::at(path, 1, 1, format!("id `{id}` is already defined by an earlier matrix"))
             };
             for mut rule in linted.rules {
                 if defined(&rule.id, &rules, &symptoms) {
@@ -132,7 +119,11 @@ impl Matrix {
                 });
             }
         }
-        Ok(Matrix { rules, symptoms })
+        Ok(Matrix {
+            rules,
+            symptoms,
+            tables,
+        })
     }
 
     pub fn rule(&self, id: &str) -> Option<&Rule> {
@@ -147,7 +138,7 @@ impl Matrix {
 /// `checked` dates after `today`: typos (`2062` for `2026`), which `matrix
 /// lint` reports. Only lint asks: a node whose clock runs a day behind the day
 /// a rule was checked must still read the matrix.
-pub fn dated_after(linted: &Linted, today: Date) -> Vec<LintError> {
+pub fn dated_after(linted: &Linted, today: Date) -> Vec<Located> {
     let rules = linted.rules.iter().map(|rule| (&rule.path, &rule.text, rule.checked));
     let symptoms = linted
         .symptoms
@@ -161,23 +152,38 @@ pub fn dated_after(linted: &Linted, today: Date) -> Vec<LintError> {
                 .lines()
                 .position(|line| line.trim_start().starts_with("checked"))
                 .map_or(1, |index| index + 1);
-            error_at(
+            Located::at(
                 path,
                 line,
                 1,
-                &format!("`checked` = `{checked}` is after today ({today})"),
+                format!("`checked` = `{checked}` is after today ({today})"),
             )
         })
         .collect()
 }
 
+/// The tables compiled into this binary, for a command that reads no rules
+/// (`diff`, `verify`). A problem in them is a broken build: reported, not a panic.
+pub fn builtin_tables() -> Result<Tables, MatrixError> {
+    let (tables, problems) = tables::read_builtin();
+    match problems.first() {
+        // Compiled-in tables are linted in CI; this only fires on a broken build.
+        Some(first) => Err(MatrixError::Invalid {
+            first: first.clone(),
+            more: problems.len() - 1,
+            dir: "compat-matrix".into(),
+        }),
+        None => Ok(tables),
+    }
+}
+
 /// Lints the matrix compiled into this binary, as `matrix lint` without DIR does.
 pub fn lint_builtin() -> Linted {
     let mut linted = compiled_files();
-    linted.files += crate::tables::BUILTIN_FILE_COUNT;
-    linted
-        .errors
-        .extend(crate::tables::lint_builtin().into_iter().map(LintError::from));
+    let (tables, problems) = tables::read_builtin();
+    linted.files += tables::BUILTIN_FILE_COUNT;
+    linted.errors.extend(problems);
+    linted.tables = tables;
     linted
 }
 
@@ -207,49 +213,40 @@ fn compiled_files() -> Linted {
     linted
 }
 
-impl From<crate::tables::TableProblem> for LintError {
-    fn from(problem: crate::tables::TableProblem) -> LintError {
-        LintError {
-            path: problem.path,
-            line: problem.line,
-            column: problem.column,
-            message: problem.message,
-        }
-    }
-}
-
 /// What `matrix lint DIR` found: the rules and symptom entries that parsed, and every problem.
 #[derive(Debug, Default)]
 pub struct Linted {
     pub files: usize,
     pub rules: Vec<Rule>,
     pub symptoms: Vec<SymptomEntry>,
-    pub errors: Vec<LintError>,
+    /// The directory's own tables; the compiled-in ones where it has no `tables/`.
+    pub tables: Tables,
+    pub errors: Vec<Located>,
 }
 
 /// A symptom entry may not take a rule's id: `explain` and `matrix explain` name causes by id.
-fn shared_ids(linted: &Linted) -> Vec<LintError> {
+fn shared_ids(linted: &Linted) -> Vec<Located> {
     linted
         .symptoms
         .iter()
         .filter(|entry| linted.rules.iter().any(|rule| rule.id == entry.id))
-        .map(|entry| error_at(&entry.path, 1, 1, &format!("id `{}` is also a rule's id", entry.id)))
+        .map(|entry| Located::at(&entry.path, 1, 1, format!("id `{}` is also a rule's id", entry.id)))
         .collect()
 }
 
 /// A symptom entry generalizes rules of this matrix, by their ids.
-fn unknown_generalized(linted: &Linted) -> Vec<LintError> {
+fn unknown_generalized(linted: &Linted) -> Vec<Located> {
     linted
         .symptoms
         .iter()
         .flat_map(|entry| entry.symptoms.generalizes.iter().map(move |id| (entry, id)))
         .filter(|(_, id)| !linted.rules.iter().any(|rule| &rule.id == *id))
         .map(|(entry, id)| {
-            error_at(
+            Located::at(
                 &entry.path,
                 1,
                 1,
-                &format!("symptoms.generalizes names `{id}`, which is no rule of this matrix"),
+                format!("symptoms.generalizes names `{id}`, which is no rule of this matrix"),
             )
         })
         .collect()
@@ -273,13 +270,13 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
         match crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map(String::from_utf8) {
             Ok(Ok(text)) => Some(text),
             Ok(Err(_)) => {
-                linted.errors.push(error_at(path, 1, 1, "not UTF-8"));
+                linted.errors.push(Located::at(path, 1, 1, "not UTF-8"));
                 None
             }
             Err(error) => {
                 linted
                     .errors
-                    .push(error_at(path, 1, 1, &format!("cannot read: {error}")));
+                    .push(Located::at(path, 1, 1, format!("cannot read: {error}")));
                 None
             }
         }
@@ -298,14 +295,17 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
         linted.errors.extend(problems);
     }
     let tables_dir = dir.join("tables");
-    if tables_dir.is_dir() {
+    linted.tables = if tables_dir.is_dir() {
         linted.files += toml_files(&tables_dir)
             .map_err(|source| unreadable(&tables_dir, source))?
             .len();
-        linted
-            .errors
-            .extend(crate::tables::lint(dir).into_iter().map(LintError::from));
-    }
+        let (tables, problems) = tables::read_matrix_dir(dir).unwrap_or_default();
+        linted.errors.extend(problems);
+        tables
+    } else {
+        // Read as a site matrix is: with the compiled-in tables.
+        tables::read_builtin().0
+    };
     let rules_dir = if dir.join("rules").is_dir() {
         dir.join("rules")
     } else {
@@ -325,7 +325,7 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
             Ok(rule) => {
                 if let Some(earlier) = first_file_of.insert(rule.id.clone(), path.clone()) {
                     let message = format!("rule id `{}` is also used by `{}`", rule.id, earlier.display());
-                    linted.errors.push(error_at(&path, 1, 1, &message));
+                    linted.errors.push(Located::at(&path, 1, 1, message));
                 }
                 linted.rules.push(rule);
             }
@@ -340,7 +340,7 @@ pub fn lint_dir(dir: &Path) -> Result<Linted, MatrixError> {
                 Ok(entry) => {
                     if let Some(earlier) = first_file_of.insert(entry.id.clone(), path.clone()) {
                         let message = format!("id `{}` is also used by `{}`", entry.id, earlier.display());
-                        linted.errors.push(error_at(&path, 1, 1, &message));
+                        linted.errors.push(Located::at(&path, 1, 1, message));
                     }
                     linted.symptoms.push(entry);
                 }
@@ -363,58 +363,38 @@ fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn parse_file(path: &Path, text: &str) -> Result<Rule, Vec<LintError>> {
+fn parse_file(path: &Path, text: &str) -> Result<Rule, Vec<Located>> {
     let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
     parse::rule(path, text, stem)
 }
 
-fn parse_symptom_file(path: &Path, text: &str) -> Result<SymptomEntry, Vec<LintError>> {
+fn parse_symptom_file(path: &Path, text: &str) -> Result<SymptomEntry, Vec<Located>> {
     let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
     parse::symptom_entry(path, text, stem)
 }
 
-fn error_at(path: &Path, line: usize, column: usize, message: &str) -> LintError {
-    LintError {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message: message.to_string(),
-    }
-}
-
 /// Problems with `matrix.toml`: it must name a format this envdoctor reads.
-fn format_problems(path: &Path, text: &str) -> Vec<LintError> {
-    let document = match toml_edit::Document::parse(text) {
-        Ok(document) => document,
-        Err(error) => {
-            let (line, column) = position(text, error.span().map_or(0, |span| span.start));
-            return vec![error_at(
-                path,
-                line,
-                column,
-                &format!("not TOML: {}", error.message().trim()),
-            )];
-        }
+fn format_problems(path: &Path, text: &str) -> Vec<Located> {
+    let mut reader = Reader::new(path, text);
+    let Some(document) = reader.document("not TOML") else {
+        return reader.into_problems();
     };
     let Some(item) = document.as_table().get("format") else {
-        return vec![error_at(path, 1, 1, "missing `format = \"MAJOR.MINOR.PATCH\"`")];
+        reader.problem(None, "missing `format = \"MAJOR.MINOR.PATCH\"`");
+        return reader.into_problems();
     };
-    let (line, column) = position(text, item.span().map_or(0, |span| span.start));
     let Some(version) = item.as_str().and_then(|text| semver::Version::parse(text).ok()) else {
-        return vec![error_at(
-            path,
-            line,
-            column,
-            "`format` must be a semver version string, like \"1.0.0\"",
-        )];
+        reader.problem(item.span(), "`format` must be a semver version string, like \"1.0.0\"");
+        return reader.into_problems();
     };
     let reads = semver::VersionReq::parse(READS_FORMAT).expect("a valid requirement");
-    if reads.matches(&version) {
-        return Vec::new();
+    if !reads.matches(&version) {
+        reader.problem(
+            item.span(),
+            format!("matrix format {version} is not one this envdoctor reads ({READS_FORMAT}); upgrade envdoctor"),
+        );
     }
-    let message =
-        format!("matrix format {version} is not one this envdoctor reads ({READS_FORMAT}); upgrade envdoctor");
-    vec![error_at(path, line, column, &message)]
+    reader.into_problems()
 }
 
 #[cfg(test)]
@@ -426,7 +406,7 @@ mod tests {
     #[test]
     fn every_package_a_rule_names_has_a_newest_release_row() {
         let matrix = Matrix::load(&[]).unwrap();
-        let releases = &crate::tables::tables().releases;
+        let releases = &matrix.tables.releases;
         let missing: Vec<String> = matrix
             .rules
             .iter()
@@ -434,6 +414,27 @@ mod tests {
             .filter(|name| releases.package(name).is_none())
             .collect();
         assert!(missing.is_empty(), "no row in tables/releases.toml for {missing:?}");
+    }
+
+    #[test]
+    fn a_directory_is_read_with_its_own_tables_or_else_the_compiled_in_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let linted = lint_dir(dir.path()).unwrap();
+        assert!(linted.errors.is_empty(), "{:?}", linted.errors);
+        let builtin = builtin_tables().unwrap();
+        assert_eq!(linted.tables.gpus.models.len(), builtin.gpus.models.len());
+        std::fs::create_dir(dir.path().join("tables")).unwrap();
+        let gpus = "[[gpu]]\nname = \"H100\"\ncompute_capability = \"9.0\"\nsource = \"https://developer.nvidia.com/cuda-gpus\"\n\n\
+                    [[architecture]]\nname = \"Hopper\"\ncompute_capabilities = [\"9.0\"]\nsource = \"https://example.org\"\n";
+        std::fs::write(dir.path().join("tables/gpus.toml"), gpus).unwrap();
+        let linted = lint_dir(dir.path()).unwrap();
+        assert!(linted.errors.is_empty(), "{:?}", linted.errors);
+        assert_eq!(linted.files, 1);
+        assert_eq!(linted.tables.gpus.models.len(), 1);
+        assert!(
+            linted.tables.torch.builds.is_empty(),
+            "no torch-builds.toml: none of its rows"
+        );
     }
 
     #[test]
@@ -446,7 +447,7 @@ mod tests {
         assert!(format_problems(Path::new("m.toml"), "format = \"1.3.0\"").is_empty());
         let problems = format_problems(Path::new("m.toml"), "format = \"2.0.0\"");
         assert_eq!(problems.len(), 1);
-        assert!(problems[0].message.contains("upgrade envdoctor"), "{problems:?}");
-        assert_eq!((problems[0].line, problems[0].column), (1, 10));
+        assert!(problems[0].problem.contains("upgrade envdoctor"), "{problems:?}");
+        assert_eq!((problems[0].line, problems[0].column), (1, Some(10)));
     }
 }

@@ -1,5 +1,7 @@
-//! Reads one rule file into a [`Rule`], collecting every problem in it (not just
-//! the first) with its line and column, the way `matrix lint` reports them.
+//! Reads one rule file into a [`Rule`] (or a symptom entry into a
+//! [`SymptomEntry`]) with the knowledge files' reader
+//! (`crate::knowledge::reader`), collecting every problem in it (not just the
+//! first) with its line and column, the way `matrix lint` reports them.
 
 use std::ops::Range;
 use std::path::Path;
@@ -8,12 +10,12 @@ use std::str::FromStr;
 use pep440_rs::VersionSpecifiers;
 use toml_edit::{Item, TableLike};
 
-use super::LintError;
 use super::rule::*;
 use super::template;
 use crate::calendar::Date;
 use crate::findings::Severity;
-use crate::located::position;
+use crate::knowledge::reader::Reader;
+use crate::located::Located;
 
 const RULE_KEYS: &[&str] = &[
     "id",
@@ -47,126 +49,6 @@ const WHEN_KEYS: &[&str] = &[
     "accelerate_config",
 ];
 
-/// Problems found so far in one file, each placed at the span it concerns.
-struct Reader<'a> {
-    path: &'a Path,
-    text: &'a str,
-    errors: Vec<LintError>,
-}
-
-impl Reader<'_> {
-    fn error(&mut self, span: Option<Range<usize>>, message: impl Into<String>) {
-        let (line, column) = position(self.text, span.map_or(0, |span| span.start));
-        self.errors.push(LintError {
-            path: self.path.to_path_buf(),
-            line,
-            column,
-            message: message.into(),
-        });
-    }
-
-    /// Reports keys the format does not have: a typo must not silently turn a
-    /// condition off.
-    fn known_keys(&mut self, table: &dyn TableLike, allowed: &[&str], context: &str) {
-        for (key, _) in table.iter() {
-            if !allowed.contains(&key) {
-                let span = table.get_key_value(key).and_then(|(key, _)| key.span());
-                self.error(
-                    span,
-                    format!(
-                        "unknown key `{key}` in {context} (expected one of: {})",
-                        allowed.join(", ")
-                    ),
-                );
-            }
-        }
-    }
-
-    fn string(&mut self, item: &Item, key: &str) -> Option<String> {
-        match item.as_str() {
-            // An id or title is shown on one line of every report.
-            Some(text) if matches!(key, "id" | "title") && text.chars().any(char::is_control) => {
-                self.error(
-                    item.span(),
-                    format!("`{key}` holds a control character; it must be one line"),
-                );
-                None
-            }
-            Some(text) if !text.trim().is_empty() => Some(text.to_string()),
-            Some(_) => {
-                self.error(item.span(), format!("`{key}` is empty"));
-                None
-            }
-            None => {
-                self.error(item.span(), format!("`{key}` must be a string"));
-                None
-            }
-        }
-    }
-
-    fn required_string(&mut self, table: &dyn TableLike, key: &str) -> Option<String> {
-        match table.get(key) {
-            Some(item) => self.string(item, key),
-            None => {
-                self.error(None, format!("missing required key `{key}`"));
-                None
-            }
-        }
-    }
-
-    fn strings(&mut self, item: &Item, key: &str) -> Vec<String> {
-        if let Some(text) = item.as_str() {
-            return vec![text.to_string()];
-        }
-        let Some(array) = item.as_array() else {
-            self.error(item.span(), format!("`{key}` must be a string or an array of strings"));
-            return Vec::new();
-        };
-        let mut strings = Vec::new();
-        for value in array.iter() {
-            match value.as_str() {
-                Some(text) => strings.push(text.to_string()),
-                None => self.error(value.span(), format!("`{key}` must contain only strings")),
-            }
-        }
-        if strings.is_empty() {
-            self.error(item.span(), format!("`{key}` is empty"));
-        }
-        strings
-    }
-
-    fn spec(&mut self, item: &Item, key: &str) -> Option<Spec> {
-        let text = self.string(item, key)?;
-        match VersionSpecifiers::from_str(&text) {
-            Ok(specifiers) if !specifiers.is_empty() => Some(Spec { text, specifiers }),
-            Ok(_) => {
-                self.error(item.span(), format!("`{key}` has no specifier"));
-                None
-            }
-            Err(error) => {
-                self.error(item.span(), format!("`{key}` is not a PEP 440 specifier set: {error}"));
-                None
-            }
-        }
-    }
-
-    fn table<'t>(&mut self, item: &'t Item, key: &str) -> Option<&'t dyn TableLike> {
-        let table = item.as_table_like();
-        if table.is_none() {
-            self.error(item.span(), format!("`{key}` must be a table"));
-        }
-        table
-    }
-
-    fn boolean(&mut self, item: &Item, key: &str) -> Option<bool> {
-        let value = item.as_bool();
-        if value.is_none() {
-            self.error(item.span(), format!("`{key}` must be true or false"));
-        }
-        value
-    }
-}
-
 const SYMPTOM_ENTRY_KEYS: &[&str] = &["id", "title", "why", "fix", "references", "checked", "symptoms", "when"];
 const SYMPTOMS_KEYS: &[&str] = &[
     "messages",
@@ -180,25 +62,21 @@ const SYMPTOMS_KEYS: &[&str] = &[
 
 /// Parses `text` (the contents of `path`) into a rule, or every problem in it.
 /// `expected_id` is the file's stem, which the id must equal.
-pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<LintError>> {
-    let mut reader = Reader {
-        path,
-        text,
-        errors: Vec::new(),
-    };
-    let Some(document) = document(&mut reader) else {
-        return Err(reader.errors);
+pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Located>> {
+    let mut reader = Reader::new(path, text);
+    let Some(document) = reader.document("not TOML") else {
+        return Err(reader.into_problems());
     };
     let root = document.as_table();
-    reader.known_keys(root, RULE_KEYS, "a rule");
+    reader.unknown_keys(root, RULE_KEYS, "a rule");
 
     let id = checked_id(&mut reader, root, expected_id);
-    let title = reader.required_string(root, "title");
+    let title = one_line(&mut reader, root, "title");
     let severity = reader.required_string(root, "severity").and_then(|text| {
         let severity = Severity::parse(&text);
         if severity.is_none() {
             let span = root.get("severity").and_then(Item::span);
-            reader.error(span, format!("severity `{text}` must be one of: error, warning, info"));
+            reader.problem(span, format!("severity `{text}` must be one of: error, warning, info"));
         }
         severity
     });
@@ -216,18 +94,18 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
     let when = match root.get("when") {
         Some(item) => reader.table(item, "when").map(|table| when(&mut reader, table)),
         None => {
-            reader.error(None, "missing required table `[when]`");
+            reader.problem(None, "missing required table `[when]`");
             None
         }
     };
     if let (Some(message), Some(when)) = (&message, &when) {
         for problem in template::problems(message, when) {
             let span = root.get("message").and_then(Item::span);
-            reader.error(span, problem);
+            reader.problem(span, problem);
         }
     }
 
-    finish(&mut reader)?;
+    reader.finish()?;
     let missing = "validated above";
     Ok(Rule {
         id: id.expect(missing),
@@ -249,19 +127,15 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Lint
 }
 
 /// Parses a symptom entry (`compat-matrix/symptoms/*.toml`), or every problem in it.
-pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<SymptomEntry, Vec<LintError>> {
-    let mut reader = Reader {
-        path,
-        text,
-        errors: Vec::new(),
-    };
-    let Some(document) = document(&mut reader) else {
-        return Err(reader.errors);
+pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<SymptomEntry, Vec<Located>> {
+    let mut reader = Reader::new(path, text);
+    let Some(document) = reader.document("not TOML") else {
+        return Err(reader.into_problems());
     };
     let root = document.as_table();
-    reader.known_keys(root, SYMPTOM_ENTRY_KEYS, "a symptom entry");
+    reader.unknown_keys(root, SYMPTOM_ENTRY_KEYS, "a symptom entry");
     let id = checked_id(&mut reader, root, expected_id);
-    let title = reader.required_string(root, "title");
+    let title = one_line(&mut reader, root, "title");
     let why = reader.required_string(root, "why");
     let fix = reader.required_string(root, "fix");
     let references = references(
@@ -273,11 +147,11 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
     let symptoms = match root.get("symptoms") {
         Some(item) if item.is_table_like() => Some(symptoms(&mut reader, item)),
         Some(item) => {
-            reader.error(item.span(), "`symptoms` must be a table (`[symptoms]`)");
+            reader.problem(item.span(), "`symptoms` must be a table (`[symptoms]`)");
             None
         }
         None => {
-            reader.error(None, "missing required table `[symptoms]`");
+            reader.problem(None, "missing required table `[symptoms]`");
             None
         }
     };
@@ -285,7 +159,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         && symptoms.reported.is_empty()
     {
         let span = root.get("symptoms").and_then(Item::span);
-        reader.error(
+        reader.problem(
             span,
             "`symptoms.reported` is missing: a symptom entry cites where users reported it",
         );
@@ -294,7 +168,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         .get("when")
         .and_then(|item| reader.table(item, "when").map(|table| when(&mut reader, table)))
         .unwrap_or_default();
-    finish(&mut reader)?;
+    reader.finish()?;
     let missing = "validated above";
     Ok(SymptomEntry {
         id: id.expect(missing),
@@ -311,35 +185,30 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
     })
 }
 
-fn document<'t>(reader: &mut Reader<'t>) -> Option<toml_edit::Document<&'t str>> {
-    match toml_edit::Document::parse(reader.text) {
-        Ok(document) => Some(document),
-        Err(error) => {
-            let message = error.message().trim().to_string();
-            reader.error(error.span(), format!("not TOML: {message}"));
-            None
-        }
+/// A required string every report shows on one line (an id, a title): a
+/// control character in it could forge a line of its own.
+fn one_line(reader: &mut Reader, root: &dyn TableLike, key: &str) -> Option<String> {
+    if let Some(item) = root.get(key)
+        && item.as_str().is_some_and(|text| text.chars().any(char::is_control))
+    {
+        reader.problem(
+            item.span(),
+            format!("`{key}` holds a control character; it must be one line"),
+        );
+        return None;
     }
-}
-
-/// Every problem, in file order, so the first one reported is the first one a reader meets.
-fn finish(reader: &mut Reader) -> Result<(), Vec<LintError>> {
-    if reader.errors.is_empty() {
-        return Ok(());
-    }
-    reader.errors.sort_by_key(|error| (error.line, error.column));
-    Err(std::mem::take(&mut reader.errors))
+    reader.required_string(root, key)
 }
 
 fn checked_id(reader: &mut Reader, root: &dyn TableLike, expected_id: &str) -> Option<String> {
-    let id = reader.required_string(root, "id");
+    let id = one_line(reader, root, "id");
     if let Some(id) = &id {
         let span = root.get("id").and_then(Item::span);
         if !is_kebab_case(id) {
-            reader.error(span.clone(), format!("id `{id}` must be kebab-case (a-z, 0-9, -)"));
+            reader.problem(span.clone(), format!("id `{id}` must be kebab-case (a-z, 0-9, -)"));
         }
         if id != expected_id {
-            reader.error(span, format!("id `{id}` must equal the file name `{expected_id}`"));
+            reader.problem(span, format!("id `{id}` must equal the file name `{expected_id}`"));
         }
     }
     id
@@ -355,7 +224,7 @@ fn torch_fix(reader: &mut Reader, root: &dyn TableLike, fix: Option<&str>) -> Op
             && installs_torch(fix)
         {
             let span = root.get("fix").and_then(Item::span);
-            reader.error(
+            reader.problem(
                 span,
                 "`fix` installs torch: set `fix_torch` to the torch versions it may install (\"*\" or a specifier \
                  set), so the command is made for the node, with its torchvision and torchaudio",
@@ -366,7 +235,7 @@ fn torch_fix(reader: &mut Reader, root: &dyn TableLike, fix: Option<&str>) -> Op
     if item.as_str().map(str::trim) == Some("*") {
         return Some(TorchFix::Any);
     }
-    reader.spec(item, "fix_torch").map(TorchFix::Within)
+    spec(reader, item, "fix_torch").map(TorchFix::Within)
 }
 
 /// Whether a command names torch itself as something to install (`"torch>=2.6"`,
@@ -388,20 +257,13 @@ fn installs_torch(fix: &str) -> bool {
 /// is a typo, not a promise.
 fn checked_date(reader: &mut Reader, root: &dyn TableLike) -> Option<Date> {
     let Some(item) = root.get("checked") else {
-        reader.error(
+        reader.problem(
             None,
             "missing required key `checked`: the date (YYYY-MM-DD) its references were last checked",
         );
         return None;
     };
-    let text = reader.string(item, "checked")?;
-    let Some(date) = Date::parse(&text) else {
-        reader.error(
-            item.span(),
-            format!("`checked` = `{text}` is not a date such as \"2026-11-26\""),
-        );
-        return None;
-    };
+    let date = reader.date(item, "checked")?;
     // A date after today is a typo that `matrix lint` reports
     // ([`super::dated_after`]); reading does not depend on the node's clock,
     // which may be a day behind the day a rule was checked.
@@ -412,7 +274,7 @@ fn references(reader: &mut Reader, root: &dyn TableLike, why_required: &str) -> 
     match root.get("references") {
         Some(item) => urls(reader, item, "references", "reference"),
         None => {
-            reader.error(None, format!("missing required key `references`: {why_required}"));
+            reader.problem(None, format!("missing required key `references`: {why_required}"));
             Vec::new()
         }
     }
@@ -422,7 +284,7 @@ fn urls(reader: &mut Reader, item: &Item, key: &str, noun: &str) -> Vec<String> 
     let urls = reader.strings(item, key);
     for url in &urls {
         if !url.starts_with("https://") {
-            reader.error(item.span(), format!("{noun} `{url}` must be an https:// URL"));
+            reader.problem(item.span(), format!("{noun} `{url}` must be an https:// URL"));
         }
     }
     urls
@@ -438,7 +300,7 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
     let Some(table) = reader.table(item, "symptoms") else {
         return symptoms;
     };
-    reader.known_keys(table, SYMPTOMS_KEYS, "[symptoms]");
+    reader.unknown_keys(table, SYMPTOMS_KEYS, "[symptoms]");
     for (key, item) in table.iter() {
         match key {
             "messages" => symptoms.messages = reader.strings(item, "symptoms.messages"),
@@ -447,7 +309,7 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
                 for text in reader.strings(item, "symptoms.devices") {
                     match DevicePair::parse(&text) {
                         Some(pair) => symptoms.devices.push(pair),
-                        None => reader.error(
+                        None => reader.problem(
                             item.span(),
                             format!(
                                 "device pair `{text}` must be two of cuda, cpu, meta, mps, xpu joined by `+`, like \"cuda+cpu\""
@@ -463,7 +325,7 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
                 for id in &symptoms.confirmed_by {
                     if !super::confirmable::KNOWN.contains(&id.as_str()) {
                         let known = super::confirmable::KNOWN.join(", ");
-                        reader.error(
+                        reader.problem(
                             item.span(),
                             format!("`{id}` in symptoms.confirmed_by is no finding explain can test on the node; known: {known}"),
                         );
@@ -475,7 +337,7 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
         }
     }
     if symptoms.is_empty() {
-        reader.error(item.span(), "[symptoms] has no messages, exceptions, devices or frames");
+        reader.problem(item.span(), "[symptoms] has no messages, exceptions, devices or frames");
     }
     symptoms
 }
@@ -488,7 +350,7 @@ fn frames(reader: &mut Reader, item: &Item) -> Vec<FramePattern> {
             .filter_map(|value| match value.as_inline_table() {
                 Some(table) => Some((table as &dyn TableLike, value.span())),
                 None => {
-                    reader.error(
+                    reader.problem(
                         value.span(),
                         "`symptoms.frames` entries must be tables: { file = \"..\", function = \"..\" }",
                     );
@@ -502,16 +364,16 @@ fn frames(reader: &mut Reader, item: &Item) -> Vec<FramePattern> {
             .map(|table| (table as &dyn TableLike, table.span()))
             .collect()
     } else {
-        reader.error(item.span(), "`symptoms.frames` must be an array of tables");
+        reader.problem(item.span(), "`symptoms.frames` must be an array of tables");
         return Vec::new();
     };
     let mut frames = Vec::new();
     for (table, span) in tables {
-        reader.known_keys(table, &["file", "function"], "a symptoms.frames entry");
+        reader.unknown_keys(table, &["file", "function"], "a symptoms.frames entry");
         let file = match table.get("file") {
             Some(item) => reader.string(item, "file"),
             None => {
-                reader.error(span, "a symptoms.frames entry needs `file`");
+                reader.problem(span, "a symptoms.frames entry needs `file`");
                 None
             }
         };
@@ -521,6 +383,22 @@ fn frames(reader: &mut Reader, item: &Item) -> Vec<FramePattern> {
         }
     }
     frames
+}
+
+/// A PEP 440 specifier set with at least one specifier.
+fn spec(reader: &mut Reader, item: &Item, key: &str) -> Option<Spec> {
+    let text = reader.string(item, key)?;
+    match VersionSpecifiers::from_str(&text) {
+        Ok(specifiers) if !specifiers.is_empty() => Some(Spec { text, specifiers }),
+        Ok(_) => {
+            reader.problem(item.span(), format!("`{key}` has no specifier"));
+            None
+        }
+        Err(error) => {
+            reader.problem(item.span(), format!("`{key}` is not a PEP 440 specifier set: {error}"));
+            None
+        }
+    }
 }
 
 fn is_kebab_case(id: &str) -> bool {
@@ -534,10 +412,10 @@ fn is_kebab_case(id: &str) -> bool {
 }
 
 fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
-    reader.known_keys(table, WHEN_KEYS, "[when]");
+    reader.unknown_keys(table, WHEN_KEYS, "[when]");
     let mut when = When::default();
     if table.is_empty() {
-        reader.error(
+        reader.problem(
             table.get("").and_then(Item::span),
             "[when] is empty: a rule needs at least one condition",
         );
@@ -545,14 +423,14 @@ fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
     for (key, item) in table.iter() {
         match key {
             "packages" => when.packages = packages(reader, item),
-            "python" => when.python = reader.spec(item, key),
-            "glibc" => when.glibc = reader.spec(item, key),
-            "driver" => when.driver = reader.spec(item, key),
-            "driver_cuda" => when.driver_cuda = reader.spec(item, key),
-            "torch_cuda" => when.torch_cuda = reader.spec(item, key),
-            "cuda_toolkit" => when.cuda_toolkit = reader.spec(item, key),
-            "host_gcc" => when.host_gcc = reader.spec(item, key),
-            "gpu_count" => when.gpu_count = reader.spec(item, key),
+            "python" => when.python = spec(reader, item, key),
+            "glibc" => when.glibc = spec(reader, item, key),
+            "driver" => when.driver = spec(reader, item, key),
+            "driver_cuda" => when.driver_cuda = spec(reader, item, key),
+            "torch_cuda" => when.torch_cuda = spec(reader, item, key),
+            "cuda_toolkit" => when.cuda_toolkit = spec(reader, item, key),
+            "host_gcc" => when.host_gcc = spec(reader, item, key),
+            "gpu_count" => when.gpu_count = spec(reader, item, key),
             "any_gpu" => when.any_gpu = gpu(reader, item, key),
             "all_gpus" => when.all_gpus = gpu(reader, item, key),
             "env" => when.env = env(reader, item),
@@ -575,32 +453,32 @@ fn packages(reader: &mut Reader, item: &Item) -> Vec<(String, PackageCondition)>
         let condition = match item.as_str().map(str::trim) {
             Some("*") => Some(PackageCondition::Installed),
             Some("absent") => Some(PackageCondition::Absent),
-            _ => reader.spec(item, &key).map(PackageCondition::Version),
+            _ => spec(reader, item, &key).map(PackageCondition::Version),
         };
         if let Some(condition) = condition {
             packages.push((name.to_string(), condition));
         }
     }
     if packages.is_empty() && table.is_empty() {
-        reader.error(item.span(), "`packages` is empty");
+        reader.problem(item.span(), "`packages` is empty");
     }
     packages
 }
 
 fn gpu(reader: &mut Reader, item: &Item, key: &str) -> Option<GpuCondition> {
     let table = reader.table(item, key)?;
-    reader.known_keys(table, &["compute_capability", "name", "memory_mib"], key);
+    reader.unknown_keys(table, &["compute_capability", "name", "memory_mib"], key);
     let mut condition = GpuCondition::default();
     for (field, item) in table.iter() {
         match field {
-            "compute_capability" => condition.compute_capability = reader.spec(item, field),
+            "compute_capability" => condition.compute_capability = spec(reader, item, field),
             "name" => condition.name = reader.strings(item, field),
-            "memory_mib" => condition.memory_mib = reader.spec(item, field),
+            "memory_mib" => condition.memory_mib = spec(reader, item, field),
             _ => {}
         }
     }
     if table.is_empty() {
-        reader.error(item.span(), format!("`{key}` has no condition"));
+        reader.problem(item.span(), format!("`{key}` has no condition"));
     }
     Some(condition)
 }
@@ -615,9 +493,9 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
         let Some(condition) = reader.table(item, &context) else {
             continue;
         };
-        reader.known_keys(condition, &["set", "equals", "differs", "contains"], &context);
+        reader.unknown_keys(condition, &["set", "equals", "differs", "contains"], &context);
         if condition.len() != 1 {
-            reader.error(
+            reader.problem(
                 item.span(),
                 format!("`{context}` must have exactly one of: set, equals, differs, contains"),
             );
@@ -638,7 +516,7 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
         };
         match parsed {
             Some(parsed) => conditions.push((name.to_string(), parsed)),
-            None => reader.error(
+            None => reader.problem(
                 item.span(),
                 format!(
                     "`{context}` must be {{ set = bool }}, {{ equals = \"..\" }}, {{ differs = \"..\" }} or {{ contains = \"..\" }} (not empty)"
@@ -651,7 +529,7 @@ fn env(reader: &mut Reader, item: &Item) -> Vec<(String, EnvCondition)> {
 
 fn platform(reader: &mut Reader, item: &Item) -> Option<PlatformCondition> {
     let table = reader.table(item, "platform")?;
-    reader.known_keys(table, &["machine", "os_id"], "platform");
+    reader.unknown_keys(table, &["machine", "os_id"], "platform");
     let mut condition = PlatformCondition::default();
     for (field, item) in table.iter() {
         match field {
@@ -672,7 +550,7 @@ fn deepspeed(reader: &mut Reader, item: &Item) -> Option<DeepSpeedCondition> {
         "bf16",
         "fp16",
     ];
-    reader.known_keys(table, &keys, "[when.deepspeed_config]");
+    reader.unknown_keys(table, &keys, "[when.deepspeed_config]");
     let mut condition = DeepSpeedCondition::default();
     for (field, item) in table.iter() {
         match field {
@@ -685,7 +563,7 @@ fn deepspeed(reader: &mut Reader, item: &Item) -> Option<DeepSpeedCondition> {
         }
     }
     if table.is_empty() {
-        reader.error(item.span(), "[when.deepspeed_config] has no condition");
+        reader.problem(item.span(), "[when.deepspeed_config] has no condition");
     }
     Some(condition)
 }
@@ -699,7 +577,7 @@ fn stages(reader: &mut Reader, item: &Item) -> Vec<u64> {
     for (value, span) in values {
         match value {
             Some(stage @ 0..=3) => stages.push(stage as u64),
-            _ => reader.error(span, "`zero_stage` must be an integer 0-3 or an array of them"),
+            _ => reader.problem(span, "`zero_stage` must be an integer 0-3 or an array of them"),
         }
     }
     stages
@@ -707,7 +585,7 @@ fn stages(reader: &mut Reader, item: &Item) -> Vec<u64> {
 
 fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
     let table = reader.table(item, "accelerate_config")?;
-    reader.known_keys(
+    reader.unknown_keys(
         table,
         &["distributed_type", "num_processes", "mixed_precision"],
         "[when.accelerate_config]",
@@ -716,13 +594,13 @@ fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
     for (field, item) in table.iter() {
         match field {
             "distributed_type" => condition.distributed_type = reader.strings(item, field),
-            "num_processes" => condition.num_processes = reader.spec(item, field),
+            "num_processes" => condition.num_processes = spec(reader, item, field),
             "mixed_precision" => condition.mixed_precision = reader.strings(item, field),
             _ => {}
         }
     }
     if table.is_empty() {
-        reader.error(item.span(), "[when.accelerate_config] has no condition");
+        reader.problem(item.span(), "[when.accelerate_config] has no condition");
     }
     Some(condition)
 }

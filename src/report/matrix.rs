@@ -8,7 +8,6 @@ use serde::Serialize;
 use crate::builtin_checks;
 use crate::calendar::Date;
 use crate::matrix::{Linted, Matrix};
-use crate::tables;
 
 #[derive(Serialize)]
 pub struct Listed {
@@ -90,7 +89,7 @@ fn list_json(matrix: &Matrix) -> Vec<Listed> {
         newest: None,
         released: None,
     });
-    let releases = &tables::tables().releases;
+    let releases = &matrix.tables.releases;
     let packages = releases.packages.iter().map(|row| Listed {
         id: row.name.clone(),
         kind: "package",
@@ -165,7 +164,7 @@ pub fn list_text(matrix: &Matrix) -> String {
 /// How current the knowledge is: the newest release of each package the rules
 /// name, and the oldest and newest day a rule's sources were checked.
 fn freshness(out: &mut String, matrix: &Matrix, listed: &[Listed]) {
-    let releases = &tables::tables().releases;
+    let releases = &matrix.tables.releases;
     let read = releases
         .checked
         .map_or_else(|| "unknown".to_string(), |date| date.to_string());

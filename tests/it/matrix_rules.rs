@@ -619,8 +619,8 @@ rule_cases! {
 /// every rule's firing node, which has torchvision and torchaudio installed.
 #[test]
 fn every_fix_that_changes_torch_installs_a_consistent_set_the_node_runs() {
-    use envdoctor::tables::{MajorMinor, tables};
-    let tables = tables();
+    use envdoctor::knowledge::tables::MajorMinor;
+    let tables = envdoctor::matrix::Matrix::load(&[]).unwrap().tables;
     let mut torch_fixes = 0;
     for (id, node) in firing_cases() {
         let (_, report) = node.check();

@@ -1,0 +1,167 @@
+//! `gpus.toml`: the compute capability of each GPU model, as NVML names it,
+//! and the architecture each capability belongs to.
+
+use std::collections::BTreeSet;
+
+use toml_edit::Table;
+
+use super::{Capability, MajorMinor, major_minor, source_url};
+use crate::knowledge::reader::Reader;
+
+#[derive(Debug, Clone, Default)]
+pub struct GpuTables {
+    pub models: Vec<GpuModel>,
+    pub architectures: Vec<Architecture>,
+}
+
+#[derive(Debug, Clone)]
+pub struct GpuModel {
+    pub name: String,
+    pub compute_capability: Capability,
+    pub source: String,
+    words: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Architecture {
+    pub name: String,
+    pub compute_capabilities: Vec<Capability>,
+    pub source: String,
+}
+
+/// A GPU name as words: lower case, split at spaces and dashes.
+fn words(name: &str) -> Vec<String> {
+    name.split([' ', '-'])
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+impl GpuTables {
+    /// The model row whose name occurs in `nvml_name` as a whole run of words;
+    /// the longest such name when several do.
+    pub fn model(&self, nvml_name: &str) -> Option<&GpuModel> {
+        let name = words(nvml_name);
+        self.models
+            .iter()
+            .filter(|model| {
+                name.windows(model.words.len())
+                    .any(|window| window == model.words.as_slice())
+            })
+            .max_by_key(|model| model.words.len())
+    }
+
+    pub fn architecture(&self, capability: Capability) -> Option<&Architecture> {
+        self.architectures
+            .iter()
+            .find(|row| row.compute_capabilities.contains(&capability))
+    }
+}
+
+pub(super) fn read(root: &Table, reader: &mut Reader) -> GpuTables {
+    reader.only_kinds(root, &["gpu", "architecture"]);
+    let mut gpus = GpuTables::default();
+
+    let mut order = Vec::new();
+    let mut names = BTreeSet::new();
+    for table in reader.rows(root, "gpu") {
+        let mut row = reader.row(table, "gpu", &["name", "compute_capability", "source"]);
+        let name = row.string("name", "the model as NVIDIA names it, such as \"H100\"");
+        let capability = major_minor(&mut row, "compute_capability", "such as \"9.0\"");
+        let source = source_url(&mut row);
+        if let Some(name) = name {
+            let key = words(name);
+            if key.is_empty() {
+                row.wrong("name", "is empty".to_string());
+            } else if !names.insert(key) {
+                row.wrong("name", format!("`{name}` is listed twice"));
+            }
+        }
+        if let (Some(name), Some(capability)) = (name, capability) {
+            order.push(((capability, name.to_ascii_lowercase()), row.span()));
+        }
+        if let (Some(name), Some(compute_capability), Some(source)) = (name, capability, source)
+            && !name.trim().is_empty()
+        {
+            gpus.models.push(GpuModel {
+                name: name.to_string(),
+                compute_capability,
+                source,
+                words: words(name),
+            });
+        }
+    }
+    reader.check_order(&order, "gpu", "(compute_capability, name)");
+
+    let mut order = Vec::new();
+    let mut seen = BTreeSet::new();
+    for table in reader.rows(root, "architecture") {
+        let mut row = reader.row(table, "architecture", &["name", "compute_capabilities", "source"]);
+        let name = row.string("name", "such as \"Hopper\"");
+        let mut capabilities = Vec::new();
+        for text in row
+            .strings("compute_capabilities", "such as [\"9.0\"]", true)
+            .unwrap_or_default()
+        {
+            match MajorMinor::parse(text) {
+                Some(capability) if !seen.insert(capability) => row.wrong(
+                    "compute_capabilities",
+                    format!("{capability} belongs to another architecture too"),
+                ),
+                Some(capability) => capabilities.push(capability),
+                None => row.wrong("compute_capabilities", format!("`{text}` is not MAJOR.MINOR")),
+            }
+        }
+        if capabilities.windows(2).any(|pair| pair[1] <= pair[0]) {
+            row.wrong("compute_capabilities", "are sorted and unique".to_string());
+        }
+        let source = source_url(&mut row);
+        if let Some(first) = capabilities.first() {
+            order.push((*first, row.span()));
+        }
+        if let (Some(name), Some(source)) = (name, source)
+            && !capabilities.is_empty()
+        {
+            gpus.architectures.push(Architecture {
+                name: name.to_string(),
+                compute_capabilities: capabilities,
+                source,
+            });
+        }
+    }
+    reader.check_order(&order, "architecture", "first compute capability");
+    gpus
+}
+#[cfg(test)]
+mod tests {
+    use super::super::tests::builtin;
+    use super::*;
+
+    #[test]
+    fn gpu_names_match_whole_words_and_prefer_the_longest() {
+        let gpus = &builtin().gpus;
+        let capability = |name| gpus.model(name).map(|model| model.compute_capability.to_string());
+        assert_eq!(capability("NVIDIA H100 80GB HBM3").as_deref(), Some("9.0"));
+        assert_eq!(capability("NVIDIA A100-SXM4-80GB").as_deref(), Some("8.0"));
+        assert_eq!(capability("NVIDIA A10").as_deref(), Some("8.6"));
+        assert_eq!(
+            capability("NVIDIA A10G"),
+            None,
+            "A10G is not listed and must not read as A10"
+        );
+        assert_eq!(capability("Tesla T4").as_deref(), Some("7.5"));
+        assert_eq!(capability("Tesla V100-SXM2-32GB").as_deref(), Some("7.0"));
+        assert_eq!(capability("NVIDIA GH200 480GB").as_deref(), Some("9.0"));
+        assert_eq!(capability("NVIDIA RTX 6000 Ada Generation").as_deref(), Some("8.9"));
+        assert_eq!(capability("NVIDIA GeForce RTX 5090").as_deref(), Some("12.0"));
+        assert_eq!(capability("NVIDIA L40S").as_deref(), Some("8.9"));
+        let arch = |major, minor| {
+            gpus.architecture(MajorMinor::new(major, minor))
+                .map(|row| row.name.as_str())
+        };
+        assert_eq!(arch(9, 0), Some("Hopper"));
+        assert_eq!(arch(12, 0), Some("Blackwell"));
+        assert_eq!(arch(8, 9), Some("Ada Lovelace"));
+        assert_eq!(arch(4, 0), None);
+    }
+}
