@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item};
 
 use super::model::{FORMAT_VERSION, Lock};
-use crate::located::position;
+use crate::located::Located;
 
 const HEADER: &str = "\
 # envdoctor.lock: this node's environment, GPU side included, written by `envdoctor lock`.
@@ -60,13 +60,8 @@ pub enum ReadError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}:{line}:{column}: {problem}")]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        problem: String,
-    },
+    #[error(transparent)]
+    Malformed(Located),
     #[error("{path}: {problem}")]
     Refused { path: PathBuf, problem: String },
 }
@@ -92,22 +87,15 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
     };
     let text = std::str::from_utf8(bytes).map_err(|error| {
         let valid = std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default();
-        let (line, column) = position(valid, valid.len());
-        ReadError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            column,
-            problem: "not UTF-8 text".to_string(),
-        }
+        ReadError::Malformed(Located::at_offset(path, valid, valid.len(), "not UTF-8 text"))
     })?;
     let malformed = |span: Option<std::ops::Range<usize>>, message: &str| {
-        let (line, column) = position(text, span.map_or(0, |span| span.start));
-        ReadError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            column,
-            problem: first_line(message),
-        }
+        ReadError::Malformed(Located::at_offset(
+            path,
+            text,
+            span.map_or(0, |span| span.start),
+            first_line(message),
+        ))
     };
     let document: DocumentMut = text
         .parse()

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::located::without_position;
+use crate::located::{Located, without_position};
 use cuda::Cuda;
 use frameworks::Frameworks;
 use nvidia::{CudaDevices, KernelModule, Nvidia, NvidiaError};
@@ -76,13 +76,8 @@ pub enum ReadError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}:{line}:{column}: {problem}")]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        problem: String,
-    },
+    #[error(transparent)]
+    Malformed(Located),
     #[error("{path}: {problem}")]
     NotASnapshot { path: PathBuf, problem: String },
 }
@@ -110,12 +105,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Snapshot, ReadError> {
             serde_json::error::Category::Syntax => format!("not JSON: {}", without_position(&error)),
             _ => format!("not a valid Snapshot: {}", without_position(&error)),
         };
-        ReadError::Malformed {
-            path: path.to_path_buf(),
-            line: error.line(),
-            column: error.column(),
-            problem,
-        }
+        ReadError::Malformed(Located::at(path, error.line(), error.column(), problem))
     };
     let document: serde_json::Value = serde_json::from_slice(bytes).map_err(malformed)?;
     check_schema(&document).map_err(|problem| ReadError::NotASnapshot {
