@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::configs::ConfigError;
 use crate::findings::{FailOn, Finding, Severity};
+use crate::located::Located;
 use crate::snapshot::Snapshot;
 
 pub const REPORT_SCHEMA: &str = "envdoctor.report/1";
@@ -303,10 +304,8 @@ fn apply_ignores(raised: Vec<Finding>, ignores: &[Ignore], known_ids: &[&str]) -
 /// Reads `[[ignore]]` tables (`id`, and the `reason` a file must give) from a config file.
 pub fn read_ignore_file(path: &std::path::Path) -> Result<Vec<Ignore>, ConfigError> {
     let text = crate::configs::read_text(path)?;
-    let malformed = |offset: usize, problem: String| {
-        let (line, column) = crate::located::position(&text, offset);
-        crate::configs::malformed(path, line, column, problem)
-    };
+    let malformed =
+        |offset: usize, problem: String| ConfigError::from(Located::at_offset(path, &text, offset, problem));
     let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
         malformed(
             error.span().map_or(0, |span| span.start),

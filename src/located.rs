@@ -25,12 +25,14 @@ impl Located {
         Located::at(path, line, column, problem)
     }
 
-    /// At a line and column already known.
+    /// At a line and column already known. serde_json says column 0 for the
+    /// start of a line (an input cut short after a line break); columns here
+    /// are 1-based, as editors count them.
     pub fn at(path: &Path, line: usize, column: usize, problem: impl Into<String>) -> Located {
         Located {
             path: path.to_path_buf(),
-            line,
-            column: Some(column),
+            line: line.max(1),
+            column: Some(column.max(1)),
             problem: problem.into(),
         }
     }
@@ -90,6 +92,10 @@ mod tests {
             "m/rules/a.toml:2:4: bad"
         );
         assert_eq!(Located::at_line(path, 3, "bad").to_string(), "m/rules/a.toml:3: bad");
+        assert_eq!(
+            Located::at(path, 2, 0, "cut short").to_string(),
+            "m/rules/a.toml:2:1: cut short"
+        );
     }
 
     #[test]

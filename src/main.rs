@@ -13,12 +13,7 @@ fn main() -> ExitCode {
                 eprintln!("envdoctor: {error}");
                 envdoctor::process::die_of(*signal);
             }
-            // `{:#}` prints the whole cause chain on one line; what it quotes
-            // from input is escaped, so it stays one line of bounded length.
-            eprintln!(
-                "envdoctor: error: {}",
-                envdoctor::escape::one_line(&format!("{error:#}"))
-            );
+            eprintln!("envdoctor: {}", envdoctor::error_line::render(&error));
             ExitCode::from(2)
         }
     }

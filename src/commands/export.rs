@@ -8,6 +8,7 @@ use crate::cli::{ExportArgs, ExportFormat};
 use crate::export::index::{self, Cache, ConfigRoots};
 use crate::export::plan::{Hashing, PlanError, plan};
 use crate::export::{pylock, requirements};
+use crate::hint::Hinted;
 use crate::lock::file;
 use crate::lock::model::Lock;
 use crate::probe;
@@ -65,14 +66,14 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     } else {
         None
     };
-    let plan = plan(&lock, args.all, hashing.as_ref()).map_err(|error| {
-        let hint = match error {
-            PlanError::MissingHashes(_) if args.offline => {
-                " (--offline uses only hashes cached by an earlier export; run once without it)"
-            }
-            _ => "",
-        };
-        anyhow::anyhow!("{error}{hint}")
+    // A PlanError's message already holds its cause: as a chain it would be said twice.
+    let plan = plan(&lock, args.all, hashing.as_ref()).map_err(|error| match error {
+        PlanError::MissingHashes(_) if args.offline => Hinted::new(
+            anyhow::anyhow!("{error}"),
+            "--offline uses only hashes cached by an earlier export: run it once without --offline",
+        )
+        .into(),
+        _ => anyhow::anyhow!("{error}"),
     })?;
 
     let text = match args.format {

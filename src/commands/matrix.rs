@@ -2,6 +2,7 @@
 
 use super::{Outcome, emit};
 use crate::cli::{MatrixCommand, TextOrJson};
+use crate::hint::Hinted;
 use crate::matrix::Matrix;
 
 pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> {
@@ -37,7 +38,8 @@ pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> 
         MatrixCommand::Explain { id, matrix } => {
             let matrix = Matrix::load(&matrix)?;
             let Some(rendered) = crate::report::matrix::explain(&matrix, &id) else {
-                anyhow::bail!("no rule, check or finding has the id `{id}` (see `envdoctor matrix list`)");
+                let unknown = anyhow::anyhow!("no rule, check or finding has the id `{id}`");
+                return Err(Hinted::new(unknown, "`envdoctor matrix list` lists every id").into());
             };
             emit(None, rendered.as_bytes())?;
             Ok(Outcome::Clean)

@@ -380,9 +380,9 @@ mod tests {
     }
 
     /// The line and problem of a RECORD that must not parse.
-    fn failure(text: &str) -> (usize, RecordProblem) {
+    fn failure(text: &str) -> (usize, String) {
         match parse(text) {
-            Err(RecordError::Malformed { line, problem, .. }) => (line, problem),
+            Err(RecordError::Malformed(located)) => (located.line, located.problem),
             other => panic!("{text:?} parsed as {other:?}"),
         }
     }
@@ -489,7 +489,7 @@ mod tests {
             ),
         ];
         for (text, line, problem) in cases {
-            assert_eq!(failure(&text), (line, problem), "{text:?}");
+            assert_eq!(failure(&text), (line, problem.to_string()), "{text:?}");
         }
         let error = parse(&format!("{good}\"a\"b,,\n")).unwrap_err().to_string();
         assert_eq!(

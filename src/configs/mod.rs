@@ -95,6 +95,8 @@ mod yaml;
 
 use serde_json::Value;
 
+use crate::located::Located;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config `{}`", path.display())]
@@ -103,20 +105,15 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{}:{line}:{column}: {problem}", path.display())]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        problem: String,
-    },
+    #[error(transparent)]
+    Malformed(#[from] Located),
 }
 
 /// Reads a DeepSpeed config (JSON, as `deepspeed --deepspeed_config` and the HF
 /// Trainer take it).
 pub fn read_deepspeed(path: &std::path::Path) -> Result<Loaded<DeepSpeedConfig>, ConfigError> {
     let value = read_json(path)?;
-    let config = deepspeed_from(&value).map_err(|problem| malformed(path, 1, 1, problem))?;
+    let config = deepspeed_from(&value).map_err(|problem| Located::at(path, 1, 1, problem))?;
     Ok(Loaded {
         path: path.to_path_buf(),
         config,
@@ -130,15 +127,10 @@ pub fn read_accelerate(path: &std::path::Path) -> Result<Loaded<AccelerateConfig
         read_json(path)?
     } else {
         let text = read_text(path)?;
-        yaml::parse(&text).map_err(|error| malformed(path, error.line, 1, error.problem))?
+        yaml::parse(&text).map_err(|error| Located::at(path, error.line, 1, error.problem))?
     };
     let Some(map) = value.as_object() else {
-        return Err(malformed(
-            path,
-            1,
-            1,
-            "an accelerate config must be a mapping".to_string(),
-        ));
+        return Err(Located::at(path, 1, 1, "an accelerate config must be a mapping").into());
     };
     let text = |key: &str| map.get(key).and_then(scalar_text);
     let block = map.get("deepspeed_config").and_then(Value::as_object);
@@ -323,24 +315,15 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, ConfigError> {
             source,
         }
     })?;
-    String::from_utf8(bytes).map_err(|_| malformed(path, 1, 1, "not UTF-8".to_string()))
+    Ok(String::from_utf8(bytes).map_err(|_| Located::at(path, 1, 1, "not UTF-8"))?)
 }
 
 fn read_json(path: &std::path::Path) -> Result<Value, ConfigError> {
     let text = read_text(path)?;
     serde_json::from_str(&text).map_err(|error| {
         let problem = format!("not JSON: {}", crate::located::without_position(&error));
-        malformed(path, error.line(), error.column(), problem)
+        ConfigError::from(Located::at(path, error.line(), error.column(), problem))
     })
-}
-
-pub(crate) fn malformed(path: &std::path::Path, line: usize, column: usize, problem: String) -> ConfigError {
-    ConfigError::Malformed {
-        path: path.to_path_buf(),
-        line,
-        column,
-        problem,
-    }
 }
 
 #[cfg(test)]

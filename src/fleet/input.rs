@@ -186,20 +186,12 @@ pub fn raw_of(piece: Piece, source: &str, name: GivenName) -> Raw {
 
 /// Parses a document, or says in one line, with the file and line, why it is not a report.
 pub fn parse(bytes: &[u8], source: &str, line: usize, name: &GivenName) -> Result<NodeReport, Item> {
-    reports::parse(bytes, name).map_err(|problem| Item::Unreadable {
+    reports::parse(bytes, name).map_err(|refused| Item::Unreadable {
         source: source.to_string(),
-        problem: relative_to(line, &problem),
+        // The position is within the document, which began at `line` of the stream.
+        problem: match refused.at {
+            Some((within, column)) => format!("line {}:{column}: {}", line + within - 1, refused.problem),
+            None => refused.problem,
+        },
     })
-}
-
-/// A parse problem's `line:column` is within the document; the document began
-/// at `start` in the stream.
-fn relative_to(start: usize, problem: &str) -> String {
-    let Some((line, rest)) = problem.split_once(':') else {
-        return problem.to_string();
-    };
-    match line.parse::<usize>() {
-        Ok(line) => format!("line {}:{rest}", start + line - 1),
-        Err(_) => problem.to_string(),
-    }
 }

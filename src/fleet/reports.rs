@@ -39,9 +39,24 @@ pub enum GivenName {
     Fallback(String),
 }
 
-/// Reads one report, named by `given` as its doc says. The error is one line, without the
-/// place: the caller knows the file and line the document came from.
-pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, String> {
+/// Why a document is not a report: one line, and where in the document when
+/// the JSON reader knows. The caller knows the file and the line the document
+/// began on, and so where this is in the file.
+#[derive(Debug)]
+pub struct NotAReport {
+    /// 1-based line and column within the document.
+    pub at: Option<(usize, usize)>,
+    pub problem: String,
+}
+
+impl From<String> for NotAReport {
+    fn from(problem: String) -> NotAReport {
+        NotAReport { at: None, problem }
+    }
+}
+
+/// Reads one report, named by `given` as its doc says.
+pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, NotAReport> {
     let schema = match leading_schema(bytes) {
         Some(schema) => schema.to_string(),
         None => {
@@ -90,17 +105,15 @@ pub fn node_name(snapshot: &Snapshot) -> Option<String> {
         .map(str::to_string)
 }
 
-fn json_problem(error: &serde_json::Error) -> String {
+fn json_problem(error: &serde_json::Error) -> NotAReport {
     let what = match error.classify() {
         serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not JSON",
         _ => "not a Snapshot or check report",
     };
-    format!(
-        "{}:{}: {what}: {}",
-        error.line(),
-        error.column(),
-        crate::located::without_position(error)
-    )
+    NotAReport {
+        at: Some((error.line(), error.column())),
+        problem: format!("{what}: {}", crate::located::without_position(error)),
+    }
 }
 
 #[cfg(test)]
@@ -154,11 +167,11 @@ mod tests {
 
     #[test]
     fn other_documents_are_refused_in_one_line() {
-        let problem = parse(br#"{"schema": "envdoctor.diff/1"}"#, &file()).unwrap_err();
-        assert!(problem.contains("envdoctor.diff/1"), "{problem}");
-        assert!(problem.contains("check report"), "{problem}");
-        let problem = parse(br#"{"schema": "envdoctor.snapshot/1", "system": 3}"#, &file()).unwrap_err();
-        assert!(problem.starts_with("1:"), "{problem}");
-        assert!(!problem.contains('\n'), "{problem}");
+        let refused = parse(br#"{"schema": "envdoctor.diff/1"}"#, &file()).unwrap_err();
+        assert!(refused.problem.contains("envdoctor.diff/1"), "{refused:?}");
+        assert!(refused.problem.contains("check report"), "{refused:?}");
+        let refused = parse(br#"{"schema": "envdoctor.snapshot/1", "system": 3}"#, &file()).unwrap_err();
+        assert_eq!(refused.at.map(|(line, _)| line), Some(1), "{refused:?}");
+        assert!(!refused.problem.contains('\n'), "{refused:?}");
     }
 }

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item};
 
 use super::model::{FORMAT_VERSION, Lock};
-use crate::located::position;
+use crate::hint::HasHint;
+use crate::located::Located;
 
 const HEADER: &str = "\
 # envdoctor.lock: this node's environment, GPU side included, written by `envdoctor lock`.
@@ -50,9 +51,7 @@ fn promote(item: &mut Item, recurse: bool) {
 /// Why a lock cannot be used; each renders as one line naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error(
-        "there is no lock `{path}`: write one with `envdoctor lock` on the node to match, or name it with --lock FILE"
-    )]
+    #[error("there is no lock `{path}`")]
     Missing { path: PathBuf },
     #[error("cannot read lock `{path}`")]
     Unreadable {
@@ -60,15 +59,45 @@ pub enum ReadError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}:{line}:{column}: {problem}")]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        problem: String,
-    },
+    #[error(transparent)]
+    Malformed(Located),
     #[error("{path}: {problem}")]
-    Refused { path: PathBuf, problem: String },
+    Refused { path: PathBuf, problem: Refusal },
+}
+
+/// Why a lock that is TOML is still not one to use.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("{0}")]
+    NotALock(String),
+    #[error(
+        "written by a newer envdoctor (format-version \"{found}\"); this envdoctor {version} reads {major}.x",
+        version = env!("CARGO_PKG_VERSION")
+    )]
+    Newer { found: String, major: u64 },
+    #[error(
+        "its content does not match its fingerprint (it says {said}, the content is {content}): it was cut short or edited"
+    )]
+    Fingerprint { said: String, content: String },
+}
+
+impl HasHint for ReadError {
+    fn hint(&self) -> Option<String> {
+        const WRITE_AGAIN: &str = "write it again with `envdoctor lock` on the node it describes";
+        let hint = match self {
+            ReadError::Missing { .. } => {
+                "write one with `envdoctor lock` on the node to match, or name it with --lock FILE"
+            }
+            ReadError::Malformed(_) => WRITE_AGAIN,
+            ReadError::Refused { problem, .. } => match problem {
+                Refusal::Newer { .. } => crate::hint::UPGRADE,
+                Refusal::Fingerprint { .. } => WRITE_AGAIN,
+                Refusal::NotALock(_) => return None,
+            },
+            ReadError::Unreadable { .. } => return None,
+        };
+        Some(hint.to_string())
+    }
 }
 
 pub fn read(path: &Path) -> Result<Lock, ReadError> {
@@ -86,28 +115,21 @@ pub fn read(path: &Path) -> Result<Lock, ReadError> {
 }
 
 pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
-    let refused = |problem: String| ReadError::Refused {
+    let refused = |problem: Refusal| ReadError::Refused {
         path: path.to_path_buf(),
         problem,
     };
     let text = std::str::from_utf8(bytes).map_err(|error| {
         let valid = std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default();
-        let (line, column) = position(valid, valid.len());
-        ReadError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            column,
-            problem: "not UTF-8 text".to_string(),
-        }
+        ReadError::Malformed(Located::at_offset(path, valid, valid.len(), "not UTF-8 text"))
     })?;
     let malformed = |span: Option<std::ops::Range<usize>>, message: &str| {
-        let (line, column) = position(text, span.map_or(0, |span| span.start));
-        ReadError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            column,
-            problem: first_line(message),
-        }
+        ReadError::Malformed(Located::at_offset(
+            path,
+            text,
+            span.map_or(0, |span| span.start),
+            first_line(message),
+        ))
     };
     let document: DocumentMut = text
         .parse()
@@ -118,38 +140,38 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
         .map_err(|error| malformed(error.span(), &format!("not a valid lock: {}", error.message())))?;
     let content = lock.content_fingerprint();
     if lock.fingerprint != content {
-        return Err(refused(format!(
-            "its content does not match its fingerprint (it says {}, the content is {content}): \
-             it was cut short or edited; write it again with `envdoctor lock`",
-            lock.fingerprint
-        )));
+        return Err(refused(Refusal::Fingerprint {
+            said: lock.fingerprint,
+            content,
+        }));
     }
     Ok(lock)
 }
 
-fn check_format_version(document: &DocumentMut) -> Result<(), String> {
+fn check_format_version(document: &DocumentMut) -> Result<(), Refusal> {
     let Some(item) = document.get("format-version") else {
-        return Err("not an envdoctor lock: it has no `format-version`".to_string());
+        return Err(Refusal::NotALock(
+            "not an envdoctor lock: it has no `format-version`".to_string(),
+        ));
     };
     let Some(found) = item.as_str() else {
-        return Err(format!(
+        return Err(Refusal::NotALock(format!(
             "not an envdoctor lock: `format-version` is {}, not a string",
             item.to_string().trim()
-        ));
+        )));
     };
     let parse = |text: &str| semver::Version::parse(&format!("{text}.0")).ok();
     let supported = parse(FORMAT_VERSION).expect("FORMAT_VERSION is MAJOR.MINOR");
     match parse(found) {
         Some(version) if version.major == supported.major => Ok(()),
-        Some(version) if version.major > supported.major => Err(format!(
-            "written by a newer envdoctor (format-version \"{found}\"); this envdoctor {} reads {}.x: upgrade it",
-            env!("CARGO_PKG_VERSION"),
-            supported.major
-        )),
-        _ => Err(format!(
+        Some(version) if version.major > supported.major => Err(Refusal::Newer {
+            found: found.to_string(),
+            major: supported.major,
+        }),
+        _ => Err(Refusal::NotALock(format!(
             "unsupported format-version \"{found}\"; this envdoctor reads {}.x",
             supported.major
-        )),
+        ))),
     }
 }
 

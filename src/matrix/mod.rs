@@ -30,7 +30,7 @@ const READS_FORMAT: &str = "^1.0";
 #[derive(Debug, thiserror::Error)]
 pub enum MatrixError {
     /// The first problem, and how many more `matrix lint` would show.
-    #[error("{first}{}", more_hint(*.more, .dir))]
+    #[error("{first}{}", more_problems(*.more))]
     Invalid { first: Located, more: usize, dir: PathBuf },
     #[error("cannot read matrix directory `{}`", path.display())]
     Unreadable {
@@ -40,10 +40,22 @@ pub enum MatrixError {
     },
 }
 
-fn more_hint(more: usize, dir: &Path) -> String {
+fn more_problems(more: usize) -> String {
     match more {
         0 => String::new(),
-        _ => format!(" (and {more} more; run `envdoctor matrix lint {}`)", dir.display()),
+        _ => format!(" (and {more} more)"),
+    }
+}
+
+impl crate::hint::HasHint for MatrixError {
+    fn hint(&self) -> Option<String> {
+        match self {
+            MatrixError::Invalid { dir, .. } => Some(format!(
+                "`envdoctor matrix lint {}` lists every problem",
+                crate::shell::quote(&dir.display().to_string())
+            )),
+            MatrixError::Unreadable { .. } => None,
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use std::str::Chars;
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
 
 use crate::bounded_read::{OpenFailure, open_regular_file};
+use crate::located::Located;
 /// The hash algorithms a RECORD may name that `sha2` provides. The wheel spec
 /// asks for sha256 or stronger; installers write sha256.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,12 +127,8 @@ pub enum RecordError {
     NotRegular { path: PathBuf, kind: &'static str },
     #[error("`{path}` is larger than {limit} bytes, more than any installer writes, so it was not read")]
     TooLarge { path: PathBuf, limit: u64 },
-    #[error("{path}:{line}: {problem}")]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        problem: RecordProblem,
-    },
+    #[error(transparent)]
+    Malformed(Located),
 }
 
 /// What is wrong with one row of a RECORD.
@@ -206,11 +203,7 @@ pub fn parse_record(text: &str, path: &Path) -> Result<Vec<RecordEntry>, RecordE
 }
 
 fn malformed(path: &Path, line: usize, problem: RecordProblem) -> RecordError {
-    RecordError::Malformed {
-        path: path.to_path_buf(),
-        line,
-        problem,
-    }
+    RecordError::Malformed(Located::at_line(path, line, problem.to_string()))
 }
 
 fn entry(line: usize, fields: Vec<String>) -> Result<RecordEntry, RecordProblem> {

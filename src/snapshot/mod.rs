@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::located::without_position;
+use crate::hint::HasHint;
+use crate::located::{Located, without_position};
 use cuda::Cuda;
 use frameworks::Frameworks;
 use nvidia::{CudaDevices, KernelModule, Nvidia, NvidiaError};
@@ -76,15 +77,36 @@ pub enum ReadError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}:{line}:{column}: {problem}")]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        problem: String,
-    },
+    #[error(transparent)]
+    Malformed(Located),
     #[error("{path}: {problem}")]
-    NotASnapshot { path: PathBuf, problem: String },
+    NotASnapshot { path: PathBuf, problem: SchemaRefusal },
+}
+
+/// Why a document's schema is not one this envdoctor reads.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaRefusal {
+    #[error("{0}")]
+    NotASnapshot(String),
+    #[error(
+        "written by a newer envdoctor (schema \"{schema}\"); this envdoctor {version} reads up to \"{SCHEMA}\"",
+        version = env!("CARGO_PKG_VERSION")
+    )]
+    Newer { schema: String },
+}
+
+impl HasHint for ReadError {
+    fn hint(&self) -> Option<String> {
+        const RECORD: &str = "record one on the node with `envdoctor probe --format json -o node.json`";
+        match self {
+            ReadError::Unreadable { .. } => None,
+            ReadError::NotASnapshot {
+                problem: SchemaRefusal::Newer { .. },
+                ..
+            } => Some(crate::hint::UPGRADE.to_string()),
+            ReadError::Malformed(_) | ReadError::NotASnapshot { .. } => Some(RECORD.to_string()),
+        }
+    }
 }
 
 /// Reads a Snapshot written by `envdoctor probe --format json`.
@@ -110,12 +132,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Snapshot, ReadError> {
             serde_json::error::Category::Syntax => format!("not JSON: {}", without_position(&error)),
             _ => format!("not a valid Snapshot: {}", without_position(&error)),
         };
-        ReadError::Malformed {
-            path: path.to_path_buf(),
-            line: error.line(),
-            column: error.column(),
-            problem,
-        }
+        ReadError::Malformed(Located::at(path, error.line(), error.column(), problem))
     };
     let document: serde_json::Value = serde_json::from_slice(bytes).map_err(malformed)?;
     check_schema(&document).map_err(|problem| ReadError::NotASnapshot {
@@ -147,38 +164,36 @@ impl Snapshot {
     }
 }
 
-fn check_schema(document: &serde_json::Value) -> Result<(), String> {
+fn check_schema(document: &serde_json::Value) -> Result<(), SchemaRefusal> {
+    let not_a_snapshot = |why: String| SchemaRefusal::NotASnapshot(format!("not an envdoctor Snapshot: {why}"));
     let Some(object) = document.as_object() else {
-        return Err("not an envdoctor Snapshot: the document is not a JSON object".to_string());
+        return Err(not_a_snapshot("the document is not a JSON object".to_string()));
     };
     let Some(schema) = object.get("schema") else {
-        return Err("not an envdoctor Snapshot: it has no \"schema\" key".to_string());
+        return Err(not_a_snapshot("it has no \"schema\" key".to_string()));
     };
     let Some(schema) = schema.as_str() else {
-        return Err(format!(
-            "not an envdoctor Snapshot: \"schema\" is {schema}, not a string"
-        ));
+        return Err(not_a_snapshot(format!("\"schema\" is {schema}, not a string")));
     };
     check_schema_name(schema)
 }
 
 /// Whether a document with this `schema` value is a Snapshot this envdoctor reads.
-pub(crate) fn check_schema_name(schema: &str) -> Result<(), String> {
+pub(crate) fn check_schema_name(schema: &str) -> Result<(), SchemaRefusal> {
     let (kind, version) = schema.rsplit_once('/').unwrap_or((schema, ""));
     let (expected_kind, expected_version) = SCHEMA.rsplit_once('/').expect("SCHEMA is kind/version");
     if kind != expected_kind {
-        return Err(format!(
+        return Err(SchemaRefusal::NotASnapshot(format!(
             "not an envdoctor Snapshot: its schema is \"{schema}\", expected \"{SCHEMA}\""
-        ));
+        )));
     }
     match (version.parse::<u32>(), expected_version.parse::<u32>()) {
         (Ok(found), Ok(supported)) if found == supported => Ok(()),
-        (Ok(found), Ok(supported)) if found > supported => Err(format!(
-            "written by a newer envdoctor (schema \"{schema}\"); this envdoctor {} reads up to \"{SCHEMA}\": upgrade it",
-            env!("CARGO_PKG_VERSION")
-        )),
-        _ => Err(format!(
+        (Ok(found), Ok(supported)) if found > supported => Err(SchemaRefusal::Newer {
+            schema: schema.to_string(),
+        }),
+        _ => Err(SchemaRefusal::NotASnapshot(format!(
             "unsupported Snapshot schema \"{schema}\", expected \"{SCHEMA}\""
-        )),
+        ))),
     }
 }

@@ -415,7 +415,7 @@ fn bad_configs_and_matrices_are_one_line_errors() {
     );
     let error = one_line_error(setup.check(&[]));
     assert!(error.contains("broken.toml:4:12: severity `fatal`"), "{error}");
-    assert!(error.contains("(and 1 more; run `envdoctor matrix lint"), "{error}");
+    assert!(error.contains("(and 1 more); hint: `envdoctor matrix lint "), "{error}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod check_builtin;
 mod check_cli;
 mod check_requirements;
 mod common;
+mod error_lines;
 mod explain_cli;
 mod export_roundtrip;
 mod fleet_cli;

@@ -65,7 +65,10 @@ fn an_executable_that_is_not_python() {
     let data = directory.path().join("data.txt");
     std::fs::write(&data, "not a program").unwrap();
     let stderr = probe_fails(&["--python", data.to_str().unwrap()], |_| {});
-    assert!(stderr.contains("could not be run: Permission denied"), "{stderr}");
+    assert!(
+        stderr.contains("could not be run; caused by: Permission denied"),
+        "{stderr}"
+    );
 
     let stderr = probe_fails(&["--python", directory.path().to_str().unwrap()], |_| {});
     assert!(stderr.contains("is a directory, not a Python interpreter"), "{stderr}");

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::located::Located;
 use crate::process;
 
 use super::urls::{index_key, strip_credentials};
@@ -85,12 +86,8 @@ pub struct ResolvedIndexes {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("pip configuration `{}`, line {line}: {problem}", path.display())]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        problem: String,
-    },
+    #[error(transparent)]
+    Malformed(Located),
     #[error("pip configuration `{}` is not valid UTF-8", path.display())]
     NotUtf8 { path: PathBuf },
 }
@@ -245,11 +242,7 @@ fn config_files(env: &dyn Fn(&str) -> Option<String>, roots: &ConfigRoots) -> Ve
 /// `(section, normalized key, value)` in file order, as `RawConfigParser` with
 /// its defaults reads them (strict: a repeated key in a section is an error).
 fn parse_ini(text: &str, path: &Path) -> Result<Vec<(String, String, String)>, ConfigError> {
-    let malformed = |line: usize, problem: String| ConfigError::Malformed {
-        path: path.to_path_buf(),
-        line,
-        problem,
-    };
+    let malformed = |line: usize, problem: String| ConfigError::Malformed(Located::at_line(path, line, problem));
     let mut entries: Vec<(String, String, String)> = Vec::new();
     let mut section: Option<String> = None;
     let mut seen = HashSet::new();
@@ -512,7 +505,7 @@ mod tests {
         assert_eq!(
             message,
             format!(
-                "pip configuration `{}`, line 3: `not a setting` is neither `key = value` nor a [section]",
+                "{}:3: `not a setting` is neither `key = value` nor a [section]",
                 path.display()
             )
         );
@@ -522,7 +515,7 @@ mod tests {
                 .resolve(None)
                 .unwrap_err()
                 .to_string()
-                .ends_with("line 1: a setting before any [section] header")
+                .ends_with(":1: a setting before any [section] header")
         );
         machine.write("etc/pip.conf", "[global]\nindex-url = a\n[global]\nindex_url = b\n");
         assert!(
@@ -530,7 +523,7 @@ mod tests {
                 .resolve(None)
                 .unwrap_err()
                 .to_string()
-                .ends_with("line 4: `index-url` is set twice in [global]")
+                .ends_with(":4: `index-url` is set twice in [global]")
         );
     }
 
