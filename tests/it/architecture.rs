@@ -496,6 +496,10 @@ struct Circle {
 
 #[derive(Debug)]
 struct Analysis {
+    /// The crate's top-level modules, as `src/lib.rs` declares them.
+    top: BTreeSet<String>,
+    /// Every dependency between top-level modules, with the first place it is written.
+    edges: BTreeMap<(String, String), Site>,
     circles: Vec<Circle>,
     /// Files outside the modules allowed to, naming `probe`: where first.
     probe_imports: Vec<Site>,
@@ -536,6 +540,8 @@ fn analyze(files: &[SourceFile]) -> Analysis {
     }
     Analysis {
         circles: circles(&top, &edges),
+        top,
+        edges,
         probe_imports,
     }
 }
@@ -636,6 +642,90 @@ fn strongly_connected(adjacency: &[Vec<usize>]) -> Vec<Vec<usize>> {
         }
     }
     tarjan.components
+}
+
+// ---------------------------------------------------------------------------
+// The README's layers
+
+/// The README section whose first code block draws the layers.
+const README_LAYOUT: &str = "## Layout";
+
+/// Rule 3: the layers the README's Layout section draws are the tree's. Each
+/// line of its code block that starts with `src/` is one layer, top first,
+/// naming its modules as `name/` or `name.rs` (continuation lines, indented,
+/// only describe). Every top-level module is on exactly one line, and no
+/// module uses one on a line above its own: a newcomer reading the README
+/// reads the house as it is.
+#[test]
+fn the_readme_layers_are_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("read README.md");
+    let layers = readme_layers(&readme);
+    let analysis = analyze(&read_tree(&root.join("src")));
+    let problems = layer_problems(&layers, &analysis);
+    assert!(
+        problems.is_empty(),
+        "README.md's {README_LAYOUT} and src/ disagree:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The modules of each `src/` line of the Layout block, top layer first.
+fn readme_layers(readme: &str) -> Vec<Vec<String>> {
+    let section = readme
+        .split_once(README_LAYOUT)
+        .map(|(_, after)| after)
+        .expect("README.md has a Layout section");
+    let block = section
+        .split("```")
+        .nth(1)
+        .expect("the Layout section draws the layers in a code block");
+    block
+        .lines()
+        .filter(|line| line.starts_with("src/"))
+        .map(|line| {
+            line.split_whitespace()
+                .map(|word| word.trim_end_matches(','))
+                .map(|word| word.strip_prefix("src/").unwrap_or(word))
+                .filter_map(|word| word.strip_suffix('/').or_else(|| word.strip_suffix(".rs")))
+                .filter(|name| !name.is_empty() && !name.contains('/'))
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+fn layer_problems(layers: &[Vec<String>], analysis: &Analysis) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut layer_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for (depth, layer) in layers.iter().enumerate() {
+        for name in layer {
+            // `main.rs` is the binary's root, not a module of the library.
+            if name == "main" {
+                continue;
+            }
+            if !analysis.top.contains(name) {
+                problems.push(format!("the README names `{name}`, which src/lib.rs does not declare"));
+            } else if layer_of.insert(name, depth).is_some() {
+                problems.push(format!("the README places `{name}` on two lines"));
+            }
+        }
+    }
+    for module in analysis
+        .top
+        .iter()
+        .filter(|module| !layer_of.contains_key(module.as_str()))
+    {
+        problems.push(format!("`{module}` is on no line of the README's layers"));
+    }
+    for ((from, to), site) in &analysis.edges {
+        if let (Some(&from_depth), Some(&to_depth)) = (layer_of.get(from.as_str()), layer_of.get(to.as_str()))
+            && to_depth < from_depth
+        {
+            problems.push(format!("{from} uses {to}, a line above its own ({site})"));
+        }
+    }
+    problems
 }
 
 // ---------------------------------------------------------------------------
@@ -806,4 +896,30 @@ fn ratchet_reports_new_stale_shrunk_and_grown() {
     assert!(problems[1].starts_with("grown into the new `circle: a b c` above: circle: a b"));
     assert!(problems[2].starts_with("no longer occurs: probe-import: src/x.rs"));
     assert!(compare(&found, &found.keys().cloned().collect()).is_empty());
+}
+
+#[test]
+fn layers_find_an_upward_use_an_unplaced_module_and_a_stranger() {
+    let files = tree(&[
+        ("src/lib.rs", "pub mod top;\npub mod low;\npub mod loose;\n"),
+        ("src/top.rs", "use crate::low::X;\n"),
+        ("src/low.rs", "fn f() { crate::top::g(); }\n"),
+        ("src/loose.rs", ""),
+    ]);
+    let analysis = analyze(&files);
+    let readme = "## Layout\n\n```\nsrc/top.rs   the top\n             more words/\nsrc/low/ ghost.rs  below\n```\n";
+    let layers = readme_layers(readme);
+    assert_eq!(
+        layers,
+        [vec!["top".to_string()], vec!["low".to_string(), "ghost".to_string()]]
+    );
+    let problems = layer_problems(&layers, &analysis);
+    assert_eq!(
+        problems,
+        [
+            "the README names `ghost`, which src/lib.rs does not declare",
+            "`loose` is on no line of the README's layers",
+            "low uses top, a line above its own (src/low.rs:1)",
+        ]
+    );
 }
