@@ -160,7 +160,9 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
         })
         .collect();
     let tracebacks_found = ranked.len() + dropped;
-    // The strongest answer; among equals, the traceback printed last.
+    // The strongest answer; among equals, the traceback printed last, and of
+    // two that end on the same line the one that starts last: NCCL's "Last
+    // error:" line, the reason for the exception it ends.
     let strength = |candidates: &[Candidate]| {
         candidates
             .first()
@@ -169,7 +171,7 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
     };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
-        (strength(candidates), traceback.last_line)
+        (strength(candidates), traceback.last_line, traceback.line)
     });
     let Some(chosen) = chosen else {
         return Ok(Explanation {

@@ -12,7 +12,10 @@ use crate::facts::Facts;
 use crate::findings::Finding;
 use crate::knowledge::tables::Tables;
 
-use crate::matrix::confirmable::{ARCH_MISSING, DRIVER_TOO_OLD, MEMORY_HELD, NO_GPU, NOT_CUDA, SHM_SMALL};
+use crate::matrix::confirmable::{
+    ARCH_MISSING, DRIVER_BEHIND_MINOR, DRIVER_TOO_OLD, ECC_UNCORRECTABLE, MEMORY_HELD, MEMORY_REPAIR_PENDING, NO_GPU,
+    NOT_CUDA, ROW_REMAP_FAILED, SHM_SMALL,
+};
 
 /// GPU memory in use while no job runs, above which another process holds it:
 /// a CUDA context alone takes a few hundred MiB.
@@ -71,18 +74,7 @@ impl NodeTests {
         if ids.iter().any(|id| id == MEMORY_HELD) {
             return memory_held(facts, message);
         }
-        let answer = if ids.iter().any(|id| id == SHM_SMALL) {
-            shared_memory(facts)
-        } else {
-            let answers: Vec<Result<String, String>> = ids.iter().map(|id| absent(id, facts)).collect();
-            match answers.iter().find_map(|answer| answer.as_ref().err()) {
-                Some(open) => NodeTest::open(format!("not known here: {open}")),
-                None => {
-                    let facts: Vec<&str> = answers.iter().filter_map(|answer| answer.as_deref().ok()).collect();
-                    NodeTest::ruling_out(format!("this node: {}", facts.join("; ")))
-                }
-            }
-        };
+        let answer = combined(ids.iter().map(|id| absence(id, facts)).collect());
         Some(match answer.holds {
             Some(false) if !same_environment => NodeTest::open(format!(
                 "{}; but nothing shows the job ran in this node's environment, and its own may differ ({ELSEWHERE})",
@@ -121,6 +113,46 @@ fn speaks_for_the_job(finding: &Finding, facts: &Facts) -> bool {
     finding.id != NO_GPU || facts.driver.is_some()
 }
 
+/// What the absence of one confirming finding says.
+enum Absence {
+    /// A fact read here that confirms the cause all the same (a small /dev/shm).
+    Holds(NodeTest),
+    /// The fact that rules the cause out.
+    RulesOut(String),
+    /// What would decide it.
+    Open(String),
+}
+
+/// The absences of all of a cause's confirming findings, as one answer: a
+/// fact that holds confirms it; one that stays open keeps it open (a generic
+/// cause, an NCCL error, is not ruled out because one of its causes, a small
+/// /dev/shm, is); only where every one rules it out is it ruled out.
+fn combined(absences: Vec<Absence>) -> NodeTest {
+    let mut ruling_out = Vec::new();
+    let mut open = None;
+    for absence in absences {
+        match absence {
+            Absence::Holds(test) => return test,
+            Absence::Open(text) => open = open.or(Some(text)),
+            Absence::RulesOut(fact) => ruling_out.push(fact),
+        }
+    }
+    match open {
+        Some(text) => NodeTest::open(format!("not known here: {text}")),
+        None => NodeTest::ruling_out(format!("this node: {}", ruling_out.join("; "))),
+    }
+}
+
+fn absence(id: &str, facts: &Facts) -> Absence {
+    if id == SHM_SMALL {
+        return shared_memory(facts);
+    }
+    match absent(id, facts) {
+        Ok(fact) => Absence::RulesOut(fact),
+        Err(open) => Absence::Open(open),
+    }
+}
+
 /// What the absence of a finding says: `Ok` the fact that rules the cause
 /// out, `Err` what would decide it.
 fn absent(id: &str, facts: &Facts) -> Result<String, String> {
@@ -149,6 +181,15 @@ fn absent(id: &str, facts: &Facts) -> Result<String, String> {
                 "torch's build where the job ran (`python -c 'import torch; print(torch.__version__, torch.version.cuda)'`); {CHECK_THERE}"
             )),
         },
+        // Triton's and extensions' PTX may come from a newer toolkit than torch's.
+        DRIVER_BEHIND_MINOR => Err(format!(
+            "the CUDA version the failing PTX was compiled with (torch's is torch.version.cuda; Triton's or an extension's may be newer) against the CUDA version of the driver where the job ran (`nvidia-smi`); {CHECK_THERE}"
+        )),
+        // Counters since the driver loaded restart at a reboot; the job's GPU may be another.
+        ECC_UNCORRECTABLE | MEMORY_REPAIR_PENDING | ROW_REMAP_FAILED => Err(
+            "the memory errors of the GPU the job ran on (`nvidia-smi -q -d ECC,ROW_REMAPPER` and `sudo dmesg | grep -i xid` on its node)"
+                .to_string(),
+        ),
         // The job's CUDA_VISIBLE_DEVICES and container are its own, not this shell's.
         _ => Err(
             "the job's CUDA_VISIBLE_DEVICES and whether its container was given GPUs (run `nvidia-smi` and `echo $CUDA_VISIBLE_DEVICES` inside the job)"
@@ -159,23 +200,22 @@ fn absent(id: &str, facts: &Facts) -> Result<String, String> {
 
 /// `/dev/shm` holds for one GPU as for many: DataLoader workers fill it too,
 /// so its size is read here rather than through the multi-GPU check.
-fn shared_memory(facts: &Facts) -> NodeTest {
+fn shared_memory(facts: &Facts) -> Absence {
     let minimum = builtin_checks::SHM_MIN_MIB;
     match facts.snapshot.system.limits.shm_total_mib {
-        Some(total) if total < minimum => NodeTest {
+        Some(total) if total < minimum => Absence::Holds(NodeTest {
             holds: Some(true),
             text: format!(
                 "this node: /dev/shm holds {total} MiB, under the {minimum} MiB NCCL's guide runs containers with"
             ),
             fix: None,
             decisive: true,
-        },
-        Some(total) => NodeTest::ruling_out(format!(
-            "this node: /dev/shm holds {total} MiB, enough for NCCL and DataLoader workers"
+        }),
+        Some(total) => Absence::RulesOut(format!(
+            "/dev/shm holds {total} MiB, enough for NCCL and DataLoader workers"
         )),
-        None => NodeTest::open(
-            "not known here: the size of /dev/shm where the job ran (`df -h /dev/shm` inside the job's container)"
-                .to_string(),
+        None => Absence::Open(
+            "the size of /dev/shm where the job ran (`df -h /dev/shm` inside the job's container)".to_string(),
         ),
     }
 }

@@ -247,17 +247,26 @@ impl<'m, 'f> Judge<'m, 'f> {
             .zip(&hits)
             .filter_map(|(cause, hit)| {
                 // Another cause's own message fits the same exception message
-                // where only a shared one of this cause's does.
-                let outdone_by = hit.as_ref().filter(|mine| !mine.specific).and_then(|mine| {
+                // where only a shared one of this cause's does, or, between
+                // symptom entries, further on in it: what a message says last
+                // is the reason for what it says first ("NCCL error ...
+                // Last error: Duplicate GPU detected").
+                let outdone_by = hit.as_ref().and_then(|mine| {
                     self.causes
                         .iter()
                         .zip(&hits)
                         .find(|(other, theirs)| {
                             // A symptom that generalizes this rule says no more than the rule does.
                             let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
+                            let says_more = |theirs: &MessageHit| {
+                                !mine.specific
+                                    || (theirs.offset > mine.offset
+                                        && cause.kind == CauseKind::Symptom
+                                        && other.kind == CauseKind::Symptom)
+                            };
                             theirs
                                 .as_ref()
-                                .is_some_and(|theirs| theirs.specific && theirs.at == mine.at)
+                                .is_some_and(|theirs| theirs.specific && theirs.at == mine.at && says_more(theirs))
                                 && other.id != cause.id
                                 && !generalizes
                         })
@@ -310,6 +319,8 @@ struct MessageHit<'m> {
     symptom: &'m str,
     /// Which of the traceback's exception messages gives it.
     at: usize,
+    /// Where in that message it starts.
+    offset: usize,
     /// No other cause lists it (see [`Seen::is_specific`]).
     specific: bool,
 }
@@ -317,13 +328,15 @@ struct MessageHit<'m> {
 fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
     cause.symptoms.messages.iter().find_map(|symptom| {
         let core = symptom_core(symptom);
-        let at = seen
+        let (at, offset) = seen
             .messages
             .iter()
-            .position(|message| message.contains(core.as_str()))?;
+            .enumerate()
+            .find_map(|(at, message)| Some((at, message.find(core.as_str())?)))?;
         Some(MessageHit {
             symptom,
             at,
+            offset,
             specific: seen.is_specific(&core, cause),
         })
     })
@@ -725,7 +738,7 @@ fn pairs_named(devices: &[Device]) -> Vec<DevicePair> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::traceback::parse;
+    use crate::explain::traceback::{Raised, parse};
 
     fn named(message: &str) -> Vec<String> {
         let traceback = &parse(&format!("RuntimeError: {message}"))[0];
@@ -1008,6 +1021,43 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
             .find(|c| c.id == "module-created-after-to-device")
             .unwrap();
         assert_eq!(sibling.confidence, Confidence::RuledOut, "{sibling:#?}");
+    }
+
+    const NCCL_ERROR: &str = "Traceback (most recent call last):
+  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py\", line 2501, in all_reduce
+    work = group.allreduce([tensor], opts)
+torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.28.9
+";
+
+    #[test]
+    fn a_generic_nccl_error_is_confirmed_by_a_small_dev_shm_and_not_ruled_out_by_a_large_one() {
+        let mut snapshot = node(None);
+        snapshot.system.limits.shm_total_mib = Some(65536);
+        let best = ranked(NCCL_ERROR, &snapshot).remove(0);
+        assert_eq!(best.id, "nccl-collective-failed");
+        assert_eq!(best.confidence, Confidence::Likely, "{best:#?}");
+        snapshot.system.limits.shm_total_mib = Some(64);
+        let best = ranked(NCCL_ERROR, &snapshot).remove(0);
+        assert_eq!(best.id, "nccl-collective-failed");
+        assert_eq!(best.confidence, Confidence::NearCertain, "{best:#?}");
+    }
+
+    #[test]
+    fn a_reason_further_on_in_the_message_outdoes_the_generic_cause_before_it() {
+        // One exception message, as torch raises it (the smoke test reports it whole).
+        let raised = Raised {
+            exception: "torch.distributed.DistBackendError".into(),
+            message:
+                "NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, invalid usage (run with \
+                      NCCL_DEBUG=WARN for details), NCCL version 2.19.3\nLast error:\nDuplicate GPU detected : rank 0 \
+                      and rank 1 both on CUDA device 2000"
+                    .into(),
+        };
+        let matrix = Matrix::load(&[]).unwrap();
+        let candidates = rank(&Traceback::bare(1, raised), &matrix, None);
+        assert_eq!(candidates[0].id, "nccl-duplicate-gpu", "{candidates:#?}");
+        let generic = candidates.iter().find(|c| c.id == "nccl-collective-failed").unwrap();
+        assert_eq!(generic.confidence, Confidence::RuledOut, "{generic:#?}");
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub struct Traceback {
 
 impl Traceback {
     /// An exception line printed without frames.
-    fn bare(line: usize, raised: Raised) -> Traceback {
+    pub fn bare(line: usize, raised: Raised) -> Traceback {
         Traceback {
             line,
             label: String::new(),

@@ -6,16 +6,13 @@ use crate::builtin_checks::smoke_test::{
     CRASHED, DEEPSPEED_CONFIG_REFUSED, INCOMPLETE, STEP_FAILED, STEP_TIMEOUT, STRAGGLER,
 };
 use crate::configs::{DeepSpeedConfig, Loaded, TrainingConfigs};
-use crate::explain::rank::{Candidate, CauseKind, Confidence, rank};
-use crate::explain::traceback::{self, Traceback};
+use crate::explain::rank::{Candidate, CauseKind, Confidence};
 use crate::facts::{Facts, LiveRun};
 use crate::findings::{Finding, Severity};
 use crate::matrix::Matrix;
 
+use super::causes::StepCauses;
 use super::{Ending, SmokeRun, Status, Step};
-
-/// The finding of the table-driven architecture check that a live run can contradict.
-const ARCH_FROM_TABLE: &str = "gpu-arch-not-in-torch-build";
 
 /// What else is known about the node, to explain a failure with.
 pub struct Diagnosis<'a> {
@@ -26,132 +23,15 @@ pub struct Diagnosis<'a> {
     pub fired: &'a [Finding],
 }
 
-/// A failure text that is known, what causes it and which findings name the cause.
-struct KnownFailure {
-    /// Lowercase; matched as a substring of the step's detail and error message.
-    text: &'static str,
-    cause: &'static str,
-    /// Finding ids of rules and checks that report the cause before the job runs.
-    explained_by: &'static [&'static str],
-    fix: &'static str,
-    reference: &'static str,
-}
-
-const KNOWN_FAILURES: &[KnownFailure] = &[
-    KnownFailure {
-        text: "no kernel image is available",
-        cause: "the torch build has no code (cubin or PTX) for this GPU's architecture",
-        explained_by: &[ARCH_FROM_TABLE, "torch-build-not-in-table"],
-        fix: "install a torch build compiled for this GPU: pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XY> (see https://pytorch.org/get-started/locally/)",
-        reference: "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility",
-    },
-    KnownFailure {
-        text: "unsupported toolchain",
-        cause: "PTX compiled by a newer CUDA than the driver supports cannot be JIT-compiled by this driver",
-        explained_by: &["driver-older-than-torch-cuda-minor", "driver-too-old-for-torch-cuda"],
-        fix: "upgrade the NVIDIA driver to one of the CUDA version torch was built with, or install a torch build for the driver's CUDA",
-        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
-    },
-    KnownFailure {
-        text: "a ptx jit compilation failed",
-        cause: "the driver could not JIT-compile the PTX torch ships for this GPU, usually PTX of a newer CUDA than the driver's",
-        explained_by: &[
-            "driver-older-than-torch-cuda-minor",
-            "driver-too-old-for-torch-cuda",
-            ARCH_FROM_TABLE,
-        ],
-        fix: "upgrade the NVIDIA driver, or install a torch build with code (cubin) for this GPU",
-        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
-    },
-    KnownFailure {
-        text: "driver version is insufficient",
-        cause: "the NVIDIA driver is older than the CUDA runtime torch ships needs",
-        explained_by: &["driver-too-old-for-torch-cuda"],
-        fix: "upgrade the NVIDIA driver, or install a torch build for an older CUDA",
-        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
-    },
-    KnownFailure {
-        text: "driver on your system is too old",
-        cause: "the NVIDIA driver is older than the CUDA runtime torch ships needs",
-        explained_by: &["driver-too-old-for-torch-cuda"],
-        fix: "upgrade the NVIDIA driver, or install a torch build for an older CUDA",
-        reference: "https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
-    },
-    KnownFailure {
-        text: "not a cuda build",
-        cause: "the installed torch is a CPU-only build",
-        explained_by: &["torch-not-built-for-cuda"],
-        fix: "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XY>",
-        reference: "https://pytorch.org/get-started/locally/",
-    },
-    KnownFailure {
-        text: "is_available() is false",
-        cause: "CUDA cannot reach a GPU from this process",
-        explained_by: &[
-            "no-gpu-visible",
-            "driver-too-old-for-torch-cuda",
-            "cuda-visible-devices-invalid",
-        ],
-        fix: "run `nvidia-smi` in the same environment (container, CUDA_VISIBLE_DEVICES) as the job; it must list the GPUs",
-        reference: "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py",
-    },
-    KnownFailure {
-        text: "out of memory",
-        cause: "the GPU has too little free memory: another process holds it, or a previous job left it allocated",
-        explained_by: &[],
-        fix: "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # then stop what holds the memory",
-        reference: "https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management",
-    },
-    KnownFailure {
-        text: "illegal memory access",
-        cause: "a kernel touched memory it does not own: a bug in a kernel, or failing GPU memory (look for Xid 13, 31, 48, 63, 94 or 95 in the kernel log)",
-        explained_by: &[
-            "gpu-uncorrectable-ecc-errors",
-            "gpu-memory-repair-pending",
-            "gpu-row-remap-failed",
-        ],
-        fix: "sudo dmesg | grep -i xid  # then reset the GPU (sudo nvidia-smi -r -i N) or drain the node",
-        reference: "https://docs.nvidia.com/deploy/xid-errors/index.html",
-    },
-    KnownFailure {
-        text: "undefined symbol: nccl",
-        cause: "torch was built against another NCCL than the one it loads (an nvidia-nccl-cu* wheel of another version, or a system libnccl first on the library path)",
-        explained_by: &[],
-        // Not a torch reinstall: an unpinned one upgrades torch past the torchvision and
-        // torchaudio that pin it. The NCCL wheel alone goes back to torch's own pin.
-        fix: "pip show torch | grep -o 'nvidia-nccl-cu[0-9]*' && pip check  # pip check names the NCCL version torch pins; then pip install --force-reinstall --no-deps \"nvidia-nccl-cuXX==THAT_VERSION\", and unset LD_LIBRARY_PATH entries holding libnccl",
-        reference: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
-    },
-    KnownFailure {
-        text: "uncorrectable ecc error",
-        cause: "the GPU's memory reported an uncorrectable error; the GPU needs a reset and may be failing",
-        explained_by: &[
-            "gpu-uncorrectable-ecc-errors",
-            "gpu-memory-repair-pending",
-            "gpu-row-remap-failed",
-        ],
-        fix: "nvidia-smi -q -d ECC,ROW_REMAPPER  # then reset the GPU (sudo nvidia-smi -r -i N) or drain the node",
-        reference: "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html",
-    },
-    KnownFailure {
-        text: "expected all tensors to be on the same device",
-        // The smoke test builds its model and inputs on one device itself, so
-        // unlike in a job's log the job's code cannot be the cause here.
-        cause: "a library mixed devices on the smoke test's own model, which puts every tensor on one device: \
-            a bug in the library release the traceback ends in, not in the job's code",
-        explained_by: &[],
-        fix: "pip index versions NAME  # NAME: the library the traceback ends in; pin the release before the \
-            installed one and rerun envdoctor smoke --deep: a pass names the release that broke it",
-        reference: "https://docs.pytorch.org/docs/stable/notes/cuda.html",
-    },
-    KnownFailure {
-        text: "nccl error",
-        cause: "NCCL could not set up or complete a collective between the GPUs",
-        explained_by: &["shm-too-small", "cuda-visible-devices-invalid"],
-        fix: "rerun with NCCL_DEBUG=INFO to see the transport that fails; NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 tell a broken path from a broken GPU",
-        reference: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
-    },
-];
+/// What the smoke test knows of its own code: it builds its model and inputs
+/// on one device, so unlike in a job's log, a device mismatch is not where
+/// the code put its tensors but a library that moved some.
+const OWN_CODE_WHY: &str = "The smoke test puts its own model and every input on one device, so what {ids} blame in a \
+    job's code is not the cause here: a library mixed the devices, a bug in the library release the traceback ends in. \
+    The job runs the same library and fails the same way.";
+const OWN_CODE_FIX: &str = "pip index versions NAME  # NAME: the library the traceback ends in; pin the release before \
+    the installed one and rerun envdoctor smoke --deep: a pass names the release that broke it";
+const OWN_CODE_REFERENCE: &str = "https://docs.pytorch.org/docs/stable/notes/cuda.html";
 
 /// Every finding the run gives, in step order, then the stragglers.
 pub fn findings(run: &SmokeRun, diagnosis: &Diagnosis) -> Vec<Finding> {
@@ -251,30 +131,11 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         .zip(step_configs.as_ref())
         .map(|(facts, configs)| Facts::new(facts.snapshot, configs));
     let facts = step_facts.as_ref().or(diagnosis.facts);
-    let text = step.failure_text().to_lowercase();
-    let known = KNOWN_FAILURES.iter().find(|known| text.contains(known.text));
-    let fired_known: Vec<&Finding> = known
-        .map(|known| {
-            diagnosis
-                .fired
-                .iter()
-                .filter(|finding| known.explained_by.contains(&finding.id.as_str()))
-                .collect()
-        })
-        .unwrap_or_default();
-    // Causes the step's traceback points to, ranked as `envdoctor explain` ranks them.
-    let candidates: Vec<Candidate> = step_traceback(step)
-        .map(|traceback| rank(&traceback, diagnosis.matrix, facts))
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|candidate| candidate.confidence > Confidence::RuledOut)
-        .collect();
-    let fired_rules: Vec<&Finding> = diagnosis
-        .fired
-        .iter()
-        .filter(|finding| candidates.iter().any(|candidate| candidate.id == finding.origin))
-        .collect();
-    let explanation: Vec<&Finding> = fired_rules.iter().chain(&fired_known).copied().collect();
+    let causes = StepCauses::rank(step, diagnosis.matrix, facts);
+    let candidates = &causes.standing;
+    let explanation = causes.explaining(diagnosis.matrix, diagnosis.fired);
+    let leader = causes.leader();
+    let own_code = !causes.own_code_ruled_out.is_empty() && leader.is_none();
 
     let (id, what) = match step.status {
         Status::Timeout => (STEP_TIMEOUT, "hung"),
@@ -325,16 +186,17 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
             list(found.iter().map(|finding| finding.id.as_str()))
         )),
     }
-    let why = match (step.status, known) {
+    let why = match (step.status, leader) {
         (Status::Timeout, _) => {
             "A step that does not return in time is a GPU, driver or collective that hangs; the job \
             would hang at the same place and hold every GPU of its allocation until a scheduler limit kills it."
                 .to_string()
         }
-        (_, Some(known)) => format!(
-            "{}; the job runs the same code on the same stack and fails the same way.",
-            known.cause
+        (_, Some(cause)) => format!(
+            "{} The job runs the same code on the same stack and fails the same way.",
+            cause.why
         ),
+        _ if own_code => OWN_CODE_WHY.replace("{ids}", &list(causes.own_code_ruled_out.iter().map(String::as_str))),
         _ if id == CRASHED => "A crash by signal inside native code (CUDA, a library's kernels) kills the job without \
             a Python traceback; the stack faulthandler printed is in the report's stderr tail."
             .to_string(),
@@ -343,8 +205,8 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
     let fix = explanation
         .first()
         .and_then(|finding| finding.fix.clone())
-        .or_else(|| answer.map(|answer| answer.fix.clone()))
-        .or_else(|| known.map(|known| known.fix.to_string()))
+        .or_else(|| leader.map(|cause| cause.fix.clone()))
+        .or_else(|| own_code.then(|| OWN_CODE_FIX.to_string()))
         .or_else(|| candidates.first().map(|candidate| candidate.fix.clone()))
         .or_else(|| {
             (step.status == Status::Timeout).then(|| {
@@ -356,7 +218,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         .iter()
         .flat_map(|finding| finding.references.iter().cloned())
         .collect();
-    references.extend(known.map(|known| known.reference.to_string()));
+    references.extend(own_code.then(|| OWN_CODE_REFERENCE.to_string()));
     references.extend(
         candidates
             .iter()
@@ -469,16 +331,6 @@ pub fn live_run(run: &SmokeRun) -> LiveRun {
     }
 }
 
-/// The step's failure as a traceback: the one the script recorded, else its
-/// exception line alone.
-fn step_traceback(step: &Step) -> Option<Traceback> {
-    let error = step.error.as_ref()?;
-    traceback::parse(&error.traceback).pop().or_else(|| {
-        let line = format!("{}: {}", error.kind, error.message);
-        traceback::parse(&line).pop()
-    })
-}
-
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
@@ -496,6 +348,9 @@ mod tests {
 
     use super::*;
     use crate::smoke::StepError;
+
+    /// The finding of the table-driven architecture check.
+    const ARCH_FROM_TABLE: &str = "gpu-arch-not-in-torch-build";
 
     fn step(name: &str, status: Status, detail: &str) -> Step {
         Step {
@@ -753,6 +608,186 @@ mod tests {
         );
         let found = diagnose(&run_of(vec![failed], Ending::Completed), &[]);
         assert!(found[0].why.contains("another NCCL"), "{}", found[0].why);
+    }
+
+    /// A failure as the smoke script reports it: an exception's class and
+    /// message, or (`kind` empty) a failure the script put in its own words.
+    fn failed_step(name: &str, kind: &str, message: &str) -> Step {
+        if kind.is_empty() {
+            return step(name, Status::Fail, message);
+        }
+        let mut failed = step(name, Status::Fail, &format!("{kind}: {}", first_line(message)));
+        failed.error = Some(StepError {
+            kind: kind.into(),
+            message: message.into(),
+            traceback: String::new(),
+        });
+        failed
+    }
+
+    /// The texts the smoke test's own table of known failures matched, each
+    /// in a message as torch, CUDA or the script writes it: the symptom entry
+    /// that names its cause, and the findings that explained it there.
+    const KNOWN_FAILURES: &[(&str, &str, &str, &str, &[&str])] = &[
+        (
+            "gpu0.kernels",
+            "torch.AcceleratorError",
+            "CUDA error: no kernel image is available for execution on the device",
+            "torch-build-lacks-gpu-arch",
+            &["gpu-arch-not-in-torch-build"],
+        ),
+        (
+            "gpu0.kernels",
+            "torch.AcceleratorError",
+            "CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+            "ptx-jit-compilation-failed",
+            &["driver-older-than-torch-cuda-minor", "driver-too-old-for-torch-cuda"],
+        ),
+        (
+            "gpu0.kernels",
+            "RuntimeError",
+            "CUDA error: a PTX JIT compilation failed",
+            "ptx-jit-compilation-failed",
+            &[
+                "driver-older-than-torch-cuda-minor",
+                "driver-too-old-for-torch-cuda",
+                "gpu-arch-not-in-torch-build",
+            ],
+        ),
+        (
+            "torch.cuda",
+            "RuntimeError",
+            "CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+            "driver-too-old-for-torch",
+            &["driver-too-old-for-torch-cuda"],
+        ),
+        (
+            "torch.cuda",
+            "",
+            "torch.cuda.is_available() is False: CUDA initialization: The NVIDIA driver on your system is too old \
+             (found version 12020). Please update your GPU driver",
+            "driver-too-old-for-torch",
+            &["driver-too-old-for-torch-cuda"],
+        ),
+        (
+            "torch.cuda",
+            "",
+            "torch 2.11.0+cpu is not a CUDA build (torch.version.cuda is None)",
+            "torch-cpu-only-build",
+            &["torch-not-built-for-cuda"],
+        ),
+        (
+            "torch.cuda",
+            "",
+            "torch.cuda.is_available() is False: CUDA sees no GPU (no NVIDIA driver loaded, or CUDA_VISIBLE_DEVICES \
+             hides every GPU)",
+            "no-cuda-gpu-visible",
+            &["no-gpu-visible", "cuda-visible-devices-invalid"],
+        ),
+        (
+            "gpu0.memory",
+            "torch.OutOfMemoryError",
+            "CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which \
+             3.06 MiB is free.",
+            "cuda-out-of-memory",
+            &[],
+        ),
+        (
+            "gpu0.fp16",
+            "torch.AcceleratorError",
+            "CUDA error: an illegal memory access was encountered",
+            "cuda-illegal-memory-access",
+            &[
+                "gpu-uncorrectable-ecc-errors",
+                "gpu-memory-repair-pending",
+                "gpu-row-remap-failed",
+            ],
+        ),
+        (
+            "torch.import",
+            "ImportError",
+            "/v/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommWindowRegister",
+            "torch-loads-other-nccl",
+            &[],
+        ),
+        (
+            "gpu0.memory",
+            "torch.AcceleratorError",
+            "CUDA error: uncorrectable ECC error encountered",
+            "gpu-uncorrectable-ecc-error",
+            &[
+                "gpu-uncorrectable-ecc-errors",
+                "gpu-memory-repair-pending",
+                "gpu-row-remap-failed",
+            ],
+        ),
+        (
+            "nccl.all_reduce",
+            "torch.distributed.DistBackendError",
+            "NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, unhandled system error (run with \
+             NCCL_DEBUG=INFO for details), NCCL version 2.28.9",
+            "nccl-collective-failed",
+            &["shm-too-small", "cuda-visible-devices-invalid"],
+        ),
+    ];
+
+    #[test]
+    fn every_known_failure_names_its_cause_its_fix_and_the_findings_that_explain_it() {
+        let matrix = Matrix::load(&[]).unwrap();
+        for (name, kind, message, cause, explained_by) in KNOWN_FAILURES {
+            let run = run_of(vec![failed_step(name, kind, message)], Ending::Completed);
+            let entry = matrix.symptom(cause).unwrap();
+            let alone = &diagnose(&run, &[])[0];
+            let named = [format!("): {cause}, "), format!("symptom of {cause}")];
+            assert!(
+                named.iter().any(|name| alone.detail.contains(name.as_str())),
+                "{cause}: {}",
+                alone.detail
+            );
+            assert!(alone.why.starts_with(&entry.why), "{cause}: {}", alone.why);
+            assert_eq!(alone.fix.as_deref(), Some(entry.fix.as_str()), "{cause}");
+            assert!(alone.references.contains(&entry.references[0]), "{cause}");
+            // Each finding that explained it, fired alone, is named and gives the fix.
+            for id in *explained_by {
+                let found = &diagnose(&run, &[fired(id, "some-check", "the check's fix")])[0];
+                assert!(
+                    found.detail.ends_with(&format!("Explained by {id} (reported above)")),
+                    "{cause}: {}",
+                    found.detail
+                );
+                assert_eq!(found.fix.as_deref(), Some("the check's fix"), "{cause}");
+            }
+            // A finding that explains another cause is not named.
+            let unrelated = &diagnose(&run, &[fired("gpu-clocks-slowed", "gpu-clock-slowdown", "f")])[0];
+            assert!(
+                !unrelated.detail.contains("Explained by"),
+                "{cause}: {}",
+                unrelated.detail
+            );
+        }
+    }
+
+    #[test]
+    fn a_device_mismatch_on_the_smoke_tests_own_model_is_a_library_bug_not_the_jobs_code() {
+        let failed = failed_step(
+            "peft.qlora",
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        );
+        let found = &diagnose(&run_of(vec![failed], Ending::Completed), &[])[0];
+        // The symptom entries that blame a job's code are named as ruled out, not as the cause.
+        assert!(
+            found.why.starts_with("The smoke test puts its own model"),
+            "{}",
+            found.why
+        );
+        assert!(found.why.contains("inputs-not-on-model-device"), "{}", found.why);
+        assert!(!found.detail.contains("inputs-not-on-model-device"), "{}", found.detail);
+        assert!(
+            found.fix.as_deref().unwrap().starts_with("pip index versions NAME"),
+            "{:?}",
+            found.fix
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! hung GPU or a rank stuck in a collective cannot hang the doctor. What the
 //! steps found becomes findings in `diagnose`.
 
+mod causes;
 mod diagnose;
 mod events;
 mod harness;
@@ -116,16 +117,6 @@ pub struct StepError {
 }
 
 impl Step {
-    /// Everything a failure said, for matching known failure texts.
-    pub fn failure_text(&self) -> String {
-        let mut text = self.detail.clone();
-        if let Some(error) = &self.error {
-            text.push('\n');
-            text.push_str(&error.message);
-        }
-        text
-    }
-
     pub fn figure_f64(&self, key: &str) -> Option<f64> {
         self.figures.get(key).and_then(serde_json::Value::as_f64)
     }

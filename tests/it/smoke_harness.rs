@@ -304,9 +304,14 @@ fn a_driver_too_old_for_torch_fails_the_cuda_step_with_torchs_own_warning() {
         text(&finding["detail"]).contains("too old (found version 11040)"),
         "{finding:#}"
     );
-    // torch's own words name the cause, so the fix is the driver's, not the generic one.
+    // torch's own words name the cause (the matrix's driver-too-old-for-torch),
+    // so the fix is the driver's, not the generic one for a GPU CUDA cannot see.
     let fix = text(&finding["fix"]);
-    assert!(fix.starts_with("upgrade the NVIDIA driver"), "{fix}");
+    assert!(fix.contains("upgrade the NVIDIA driver"), "{fix}");
+    assert!(
+        text(&finding["detail"]).contains("driver-too-old-for-torch,"),
+        "{finding:#}"
+    );
 }
 
 #[test]
