@@ -170,6 +170,9 @@ struct Stream {
     stray_lines: usize,
     /// No line after the header carried the label yet.
     label_unconfirmed: bool,
+    /// Opened by an exception line printed without a traceback: its message
+    /// may go on over the next lines, up to another exception line.
+    bare: bool,
 }
 
 /// Collects the tracebacks of a log, fed one line at a time.
@@ -213,6 +216,7 @@ impl Collector {
         if self.streams.is_empty() && self.pending.is_none() && !signal && !may_matter(line) {
             return;
         }
+        let mut message_of_pending = false;
         if let Some((start, exception)) = self.pending.take() {
             // The next line is the message, unless it is a blank line or
             // starts something of its own: the exception then stands alone.
@@ -221,11 +225,15 @@ impl Collector {
             let message = if starts_something { "" } else { line.trim() };
             let message = message.to_string();
             self.keep(Traceback::bare(start, Raised { exception, message }));
-            if !starts_something {
+            // Inside an open traceback the line is also the message's next
+            // line: torch's NCCL errors end with "Last error:" and, on the
+            // next line, NCCL's warning that names the cause.
+            if !starts_something && self.streams.is_empty() {
                 return;
             }
+            message_of_pending = !starts_something;
         }
-        if signal {
+        if signal && !message_of_pending {
             self.signal(number, line);
         }
         if let Some(at) = line.find(HEADER) {
@@ -316,6 +324,7 @@ impl Collector {
             phase: Phase::Frames,
             chained: false,
             stray_lines: 0,
+            bare: false,
         });
     }
 
@@ -380,6 +389,9 @@ impl Collector {
                     stream.phase = Phase::Message { lines, closed: true };
                     return true;
                 }
+                if stream.bare && bare_exception_in(rest).is_some() {
+                    return false;
+                }
                 let raised = section.raised.as_mut().expect("a message follows a raise");
                 // A log record after the message: a time stamp, `[rank0]`, `(pid=1)`.
                 let log_record = rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
@@ -427,6 +439,19 @@ impl Collector {
     fn bare_exception(&mut self, number: usize, line: &str) {
         match bare_exception_in(line) {
             Some(raised) if raised.message.is_empty() => self.pending = Some((number, raised.exception)),
+            // Its message may continue on the next lines (torch's NCCL errors
+            // end with "Last error:" and the warning that names the cause):
+            // read as a traceback's message is, where no traceback is open.
+            Some(raised) if self.streams.is_empty() => {
+                self.open(number, String::new());
+                let stream = self.streams.last_mut().expect("just opened");
+                stream.traceback.sections[0].raised = Some(raised);
+                stream.phase = Phase::Message {
+                    lines: 1,
+                    closed: false,
+                };
+                stream.bare = true;
+            }
             Some(raised) => self.keep(Traceback::bare(number, raised)),
             None => {}
         }
@@ -680,6 +705,24 @@ SystemExit: 1
                 .contains("cuda:1 and cuda:0")
         );
         assert_eq!(tracebacks[0].raised().unwrap().exception, "SystemExit");
+    }
+
+    /// torch's NCCL errors end with "Last error:" and NCCL's last warning on
+    /// the next line, the one that names the cause: it is the message's.
+    #[test]
+    fn a_signal_line_inside_a_message_is_part_of_it() {
+        let log = "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n\
+                   torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n\
+                   ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n\
+                   Last error:\n\
+                   Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n";
+        let tracebacks = parse(log);
+        let with_frames = tracebacks.iter().find(|traceback| traceback.frames().next().is_some());
+        let message = &with_frames.expect("the traceback is kept").raised().unwrap().message;
+        assert!(
+            message.ends_with("Last error:\nDuplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000"),
+            "{tracebacks:#?}"
+        );
     }
 
     #[test]

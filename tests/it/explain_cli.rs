@@ -286,6 +286,37 @@ fn the_corpus_is_explained_right_first_and_never_confidently_wrong() {
     );
 }
 
+/// torch's NCCL error ends with "Last error:" and NCCL's warning that names
+/// the cause. On a node whose /dev/shm is small the generic NCCL entry is
+/// confirmed by the node, yet the log's own reason is the answer: the
+/// "Last error" line belongs to the exception's message, where it outranks
+/// the generic words (the D-FINE#289 log, on the recorded H100 with 64 MiB).
+#[test]
+fn the_last_error_line_of_an_nccl_error_names_the_cause_even_where_the_node_fits_another() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = case_dir("nccl-duplicate-gpu-dfine289");
+    let recorded = std::fs::read_to_string("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json").unwrap();
+    let mut snapshot: Value = serde_json::from_str(&recorded).unwrap();
+    snapshot["system"]["limits"]["shm_total_mib"] = Value::from(64);
+    snapshot["system"]["limits"]["shm_available_mib"] = Value::from(64);
+    let small_shm = cache.path().join("small-shm.json");
+    std::fs::write(&small_shm, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let (explanation, code) =
+        parsed(&explain(cache.path(), &dir.join("log.txt"), &small_shm, &["--format", "json"]).assert());
+    assert_eq!(
+        (first_id(&explanation), code),
+        (Some("nccl-duplicate-gpu"), 0),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["traceback"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000"),
+        "{explanation:#}"
+    );
+}
+
 #[test]
 fn the_deepspeed_regression_is_ruled_out_on_deepspeed_0_14_0() {
     let cache = tempfile::tempdir().unwrap();
