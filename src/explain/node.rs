@@ -55,7 +55,15 @@ impl NodeTests {
     /// traceback ran from this node's environment (`same_environment`): a
     /// container's /dev/shm, another environment's torch, are the job's own.
     /// `message` (lowercase) says which GPU an out of memory was on.
-    pub fn judge(&self, ids: &[String], facts: &Facts, same_environment: bool, message: &str) -> Option<NodeTest> {
+    /// `(same_environment, facts_precede_the_run)`: the job ran in this
+    /// node's environment; the facts were taken just before it started.
+    pub fn judge(
+        &self,
+        ids: &[String],
+        facts: &Facts,
+        (same_environment, facts_precede_the_run): (bool, bool),
+        message: &str,
+    ) -> Option<NodeTest> {
         if ids.is_empty() {
             return None;
         }
@@ -72,7 +80,7 @@ impl NodeTests {
             });
         }
         if ids.iter().any(|id| id == MEMORY_HELD) {
-            return memory_held(facts, message);
+            return memory_held(facts, message, facts_precede_the_run);
         }
         let answer = combined(ids.iter().map(|id| absence(id, facts)).collect());
         Some(match answer.holds {
@@ -224,19 +232,41 @@ fn shared_memory(facts: &Facts) -> Absence {
 /// (`GPU 0 has a total capacity`, `(GPU 0; 14.75 GiB total capacity`). It
 /// adds to the cause and never settles it: the Snapshot may be taken while
 /// other jobs, or the job's own hung ranks, still run.
-fn memory_held(facts: &Facts, message: &str) -> Option<NodeTest> {
-    let ordinal = gpu_named(message)?;
+fn memory_held(facts: &Facts, message: &str, facts_precede_the_run: bool) -> Option<NodeTest> {
+    let ordinal = match gpu_named(message) {
+        Some(ordinal) => ordinal,
+        // "CUDA error: out of memory" (a CUDA context, a library's workspace)
+        // names no GPU: where one GPU is visible, it is that one.
+        None => match facts.gpus.as_slice() {
+            [only] => only.ordinal,
+            _ => return None,
+        },
+    };
     let visible = facts.gpus.iter().find(|visible| visible.ordinal == ordinal)?;
     let used = visible.gpu.memory_used_mib?;
     let total = visible.gpu.memory_total_mib?;
+    // Taken before the run started, the memory in use was another process's:
+    // that settles the cause; taken after a job, its own ranks may hold it.
+    let (text, fix) = if facts_precede_the_run {
+        (
+            format!(
+                "this node: GPU {ordinal} had {used} of {total} MiB in use before the run started: another process holds it"
+            ),
+            "find the process that holds the GPU with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it",
+        )
+    } else {
+        (
+            format!(
+                "this node: GPU {ordinal} has {used} of {total} MiB in use now; if the job is gone, another process holds it"
+            ),
+            "if another process holds the GPU, find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it",
+        )
+    };
     (used >= MEMORY_HELD_MIB).then(|| NodeTest {
         holds: Some(true),
-        text: format!("this node: GPU {ordinal} has {used} of {total} MiB in use now; if the job is gone, another process holds it"),
-        fix: Some(
-            "if another process holds the GPU, find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it"
-                .to_string(),
-        ),
-        decisive: false,
+        text,
+        fix: Some(fix.to_string()),
+        decisive: facts_precede_the_run,
     })
 }
 

@@ -179,6 +179,9 @@ pub struct Judge<'m, 'f> {
     message_owners: Vec<(&'m str, String)>,
     facts: Option<&'f Facts<'f>>,
     node: NodeTests,
+    /// The facts were taken just before the failing process started, in its
+    /// environment (the smoke test's run after `check`'s probe).
+    facts_precede_the_run: bool,
 }
 
 impl<'m, 'f> Judge<'m, 'f> {
@@ -206,7 +209,16 @@ impl<'m, 'f> Judge<'m, 'f> {
             message_owners,
             facts,
             node,
+            facts_precede_the_run: false,
         }
+    }
+
+    /// A judge for a run started after the facts were taken, in the same
+    /// environment: what the node held then (GPU memory in use) was held by
+    /// another process, not by the run.
+    pub fn facts_precede_the_run(mut self) -> Self {
+        self.facts_precede_the_run = true;
+        self
     }
 
     pub fn rank(&self, traceback: &Traceback) -> Vec<Candidate> {
@@ -226,6 +238,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             text: messages.join("\n"),
             messages,
             packages,
+            facts_precede_the_run: self.facts_precede_the_run,
             same_environment: facts.is_some_and(|facts| {
                 let python = &facts.snapshot.python;
                 // Site-packages only: a system Python's prefix (/usr) holds
@@ -297,6 +310,8 @@ struct Seen<'j> {
     message_owners: &'j [(&'j str, String)],
     /// A frame runs from this node's Python environment: its facts are the log's.
     same_environment: bool,
+    /// See [`Judge::facts_precede_the_run`].
+    facts_precede_the_run: bool,
 }
 
 impl Seen<'_> {
@@ -466,7 +481,14 @@ fn score(
 
     let (verdicts, unseen_package) =
         facts.map_or_else(|| (Vec::new(), false), |facts| node_verdicts(cause.when, seen, facts));
-    let tested = facts.and_then(|facts| node.judge(&symptoms.confirmed_by, facts, seen.same_environment, &seen.text));
+    let tested = facts.and_then(|facts| {
+        node.judge(
+            &symptoms.confirmed_by,
+            facts,
+            (seen.same_environment, seen.facts_precede_the_run),
+            &seen.text,
+        )
+    });
     // A fact that only adds (memory in use now) is evidence, not confirmation.
     let confirmed = tested
         .as_ref()

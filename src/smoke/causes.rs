@@ -24,7 +24,10 @@ pub struct StepCauses {
 
 impl StepCauses {
     pub fn rank(step: &Step, matrix: &Matrix, facts: Option<&Facts>) -> StepCauses {
-        let ranked = Judge::new(matrix, facts).rank(&step_traceback(step));
+        // `check` probes the node before it starts the smoke test.
+        let ranked = Judge::new(matrix, facts)
+            .facts_precede_the_run()
+            .rank(&step_traceback(step));
         let (own_code, standing): (Vec<Candidate>, Vec<Candidate>) = ranked
             .into_iter()
             .filter(|candidate| candidate.confidence > Confidence::RuledOut)

@@ -6,7 +6,7 @@ use crate::builtin_checks::smoke_test::{
     CRASHED, DEEPSPEED_CONFIG_REFUSED, INCOMPLETE, STEP_FAILED, STEP_TIMEOUT, STRAGGLER,
 };
 use crate::configs::{DeepSpeedConfig, Loaded, TrainingConfigs};
-use crate::explain::rank::{Candidate, CauseKind, Confidence};
+use crate::explain::rank::{Candidate, CauseKind, Confidence, EvidenceKind};
 use crate::facts::{Facts, LiveRun};
 use crate::findings::{Finding, Severity};
 use crate::matrix::Matrix;
@@ -170,6 +170,17 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
                     answer.id,
                     answer.title
                 ));
+                // What this node showed for it (memory another process held):
+                // the reason to believe the answer.
+                let on_this_node: Vec<&str> = answer
+                    .evidence
+                    .iter()
+                    .filter(|evidence| evidence.kind == EvidenceKind::Node && evidence.holds == Some(true))
+                    .map(|evidence| evidence.text.as_str())
+                    .collect();
+                if !on_this_node.is_empty() {
+                    detail.push_str(&format!(" ({})", on_this_node.join("; ")));
+                }
             }
             let others: Vec<&str> = others.map(|candidate| candidate.id.as_str()).collect();
             if !others.is_empty() {
@@ -545,6 +556,48 @@ mod tests {
                 fired: &[],
             },
         )
+    }
+
+    /// Recorded on a real H100 while another process held all but 256 MiB
+    /// of its memory: torch's "CUDA error: out of memory" names no GPU, yet
+    /// the Snapshot taken before the smoke test shows the memory in use on
+    /// the one GPU there is, so the cause is settled and the fix leads with
+    /// finding the process. Before, the run was "likely" out of memory, with
+    /// the batch-size advice first.
+    #[test]
+    fn out_of_memory_on_a_gpu_another_process_holds_is_named_near_certain() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/smoke/recorded/check-h100-gpu-memory-held.json"
+        );
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let snapshot = crate::snapshot::parse(
+            &serde_json::to_vec(&report["snapshot"]).unwrap(),
+            std::path::Path::new(path),
+        )
+        .unwrap();
+        let run: SmokeRun = serde_json::from_value(report["smoke"].clone()).unwrap();
+        let found = diagnose_on(&run, &snapshot);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0]
+                .detail
+                .contains("Most likely (near-certain): cuda-out-of-memory"),
+            "{:#?}",
+            found[0]
+        );
+        let fix = found[0].fix.as_deref().unwrap_or_default();
+        assert!(
+            fix.starts_with("find the process that holds the GPU with nvidia-smi"),
+            "{fix}"
+        );
+        assert!(
+            found[0]
+                .detail
+                .contains("GPU 0 had 80824 of 81559 MiB in use before the run started"),
+            "{:#?}",
+            found[0]
+        );
     }
 
     #[test]
