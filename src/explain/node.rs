@@ -55,15 +55,8 @@ impl NodeTests {
     /// traceback ran from this node's environment (`same_environment`): a
     /// container's /dev/shm, another environment's torch, are the job's own.
     /// `message` (lowercase) says which GPU an out of memory was on.
-    /// `(same_environment, facts_precede_the_run)`: the job ran in this
-    /// node's environment; the facts were taken just before it started.
-    pub fn judge(
-        &self,
-        ids: &[String],
-        facts: &Facts,
-        (same_environment, facts_precede_the_run): (bool, bool),
-        message: &str,
-    ) -> Option<NodeTest> {
+    pub fn judge(&self, ids: &[String], facts: &Facts, run: TheRun, message: &str) -> Option<NodeTest> {
+        let same_environment = run.same_environment;
         if ids.is_empty() {
             return None;
         }
@@ -80,7 +73,7 @@ impl NodeTests {
             });
         }
         if ids.iter().any(|id| id == MEMORY_HELD) {
-            return memory_held(facts, message, facts_precede_the_run);
+            return memory_held(facts, message, run);
         }
         let answer = combined(ids.iter().map(|id| absence(id, facts)).collect());
         Some(match answer.holds {
@@ -228,20 +221,31 @@ fn shared_memory(facts: &Facts) -> Absence {
     }
 }
 
-/// Memory another process holds now on the GPU the out of memory names
-/// (`GPU 0 has a total capacity`, `(GPU 0; 14.75 GiB total capacity`). It
-/// adds to the cause and never settles it: the Snapshot may be taken while
-/// other jobs, or the job's own hung ranks, still run.
-fn memory_held(facts: &Facts, message: &str, facts_precede_the_run: bool) -> Option<NodeTest> {
-    let ordinal = match gpu_named(message) {
-        Some(ordinal) => ordinal,
-        // "CUDA error: out of memory" (a CUDA context, a library's workspace)
-        // names no GPU: where one GPU is visible, it is that one.
-        None => match facts.gpus.as_slice() {
-            [only] => only.ordinal,
-            _ => return None,
-        },
+/// What is known of the failed run besides its traceback.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TheRun {
+    /// A frame ran from this node's Python environment: its facts are the run's.
+    pub same_environment: bool,
+    /// The facts were taken just before the run started, in its environment
+    /// (the smoke test, after `check`'s probe).
+    pub facts_precede_it: bool,
+    /// The GPU it ran on, where known (a smoke test step's).
+    pub gpu: Option<u32>,
+}
+
+/// Memory another process holds on the GPU the out of memory was on (named
+/// in it: `GPU 0 has a total capacity`, `(GPU 0; 14.75 GiB total capacity`;
+/// else the run's GPU, or the one GPU there is). Taken after a job, it adds
+/// to the cause and never settles it: the job's own hung ranks may still
+/// hold it. Taken before the run started, it was another process's.
+fn memory_held(facts: &Facts, message: &str, run: TheRun) -> Option<NodeTest> {
+    // "CUDA error: out of memory" (a CUDA context, a library's workspace) names no GPU.
+    let only = match facts.gpus.as_slice() {
+        [only] => Some(only.ordinal),
+        _ => None,
     };
+    let ordinal = gpu_named(message).or(run.gpu).or(only)?;
+    let facts_precede_the_run = run.facts_precede_it;
     let visible = facts.gpus.iter().find(|visible| visible.ordinal == ordinal)?;
     let used = visible.gpu.memory_used_mib?;
     let total = visible.gpu.memory_total_mib?;

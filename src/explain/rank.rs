@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::node::NodeTests;
+use super::node::{NodeTests, TheRun};
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, When};
@@ -180,8 +180,8 @@ pub struct Judge<'m, 'f> {
     facts: Option<&'f Facts<'f>>,
     node: NodeTests,
     /// The facts were taken just before the failing process started, in its
-    /// environment (the smoke test's run after `check`'s probe).
-    facts_precede_the_run: bool,
+    /// environment, on this GPU if known (a smoke test step after `check`'s probe).
+    facts_precede_the_run: Option<Option<u32>>,
 }
 
 impl<'m, 'f> Judge<'m, 'f> {
@@ -209,15 +209,15 @@ impl<'m, 'f> Judge<'m, 'f> {
             message_owners,
             facts,
             node,
-            facts_precede_the_run: false,
+            facts_precede_the_run: None,
         }
     }
 
     /// A judge for a run started after the facts were taken, in the same
-    /// environment: what the node held then (GPU memory in use) was held by
-    /// another process, not by the run.
-    pub fn facts_precede_the_run(mut self) -> Self {
-        self.facts_precede_the_run = true;
+    /// environment, on `gpu` where known: what the node held then (GPU memory
+    /// in use) was held by another process, not by the run.
+    pub fn facts_precede_the_run(mut self, gpu: Option<u32>) -> Self {
+        self.facts_precede_the_run = Some(gpu);
         self
     }
 
@@ -238,7 +238,8 @@ impl<'m, 'f> Judge<'m, 'f> {
             text: messages.join("\n"),
             messages,
             packages,
-            facts_precede_the_run: self.facts_precede_the_run,
+            run_gpu: self.facts_precede_the_run.flatten(),
+            facts_precede_the_run: self.facts_precede_the_run.is_some(),
             same_environment: facts.is_some_and(|facts| {
                 let python = &facts.snapshot.python;
                 // Site-packages only: a system Python's prefix (/usr) holds
@@ -312,6 +313,7 @@ struct Seen<'j> {
     same_environment: bool,
     /// See [`Judge::facts_precede_the_run`].
     facts_precede_the_run: bool,
+    run_gpu: Option<u32>,
 }
 
 impl Seen<'_> {
@@ -485,7 +487,11 @@ fn score(
         node.judge(
             &symptoms.confirmed_by,
             facts,
-            (seen.same_environment, seen.facts_precede_the_run),
+            TheRun {
+                same_environment: seen.same_environment,
+                facts_precede_it: seen.facts_precede_the_run,
+                gpu: seen.run_gpu,
+            },
             &seen.text,
         )
     });

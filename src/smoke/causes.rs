@@ -26,7 +26,7 @@ impl StepCauses {
     pub fn rank(step: &Step, matrix: &Matrix, facts: Option<&Facts>) -> StepCauses {
         // `check` probes the node before it starts the smoke test.
         let ranked = Judge::new(matrix, facts)
-            .facts_precede_the_run()
+            .facts_precede_the_run(step.gpu)
             .rank(&step_traceback(step));
         let (own_code, standing): (Vec<Candidate>, Vec<Candidate>) = ranked
             .into_iter()

@@ -566,11 +566,7 @@ mod tests {
     /// the batch-size advice first.
     #[test]
     fn out_of_memory_on_a_gpu_another_process_holds_is_named_near_certain() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/smoke/recorded/check-h100-gpu-memory-held.json"
-        );
-        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let (report, path) = memory_held_report();
         let snapshot = crate::snapshot::parse(
             &serde_json::to_vec(&report["snapshot"]).unwrap(),
             std::path::Path::new(path),
@@ -597,6 +593,50 @@ mod tests {
                 .contains("GPU 0 had 80824 of 81559 MiB in use before the run started"),
             "{:#?}",
             found[0]
+        );
+    }
+
+    fn memory_held_report() -> (serde_json::Value, &'static str) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/smoke/recorded/check-h100-gpu-memory-held.json"
+        );
+        (serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap(), path)
+    }
+
+    /// The same recording on a node given a second, idle H100: the message
+    /// names no GPU, so the step's own GPU decides which memory counts.
+    #[test]
+    fn out_of_memory_is_read_against_the_gpu_the_step_ran_on() {
+        let (mut report, path) = memory_held_report();
+        let snapshot = &mut report["snapshot"];
+        let mut idle = snapshot["nvidia"]["gpus"][0].clone();
+        idle["index"] = 1.into();
+        idle["uuid"] = "GPU-00000000-0000-0000-0000-000000000001".into();
+        idle["pci_bus_id"] = "00000000:00:07.0".into();
+        idle["memory_used_mib"] = 0.into();
+        snapshot["nvidia"]["gpus"].as_array_mut().unwrap().push(idle.clone());
+        let mut device = snapshot["cuda_devices"]["devices"][0].clone();
+        device["ordinal"] = 1.into();
+        device["nvml_index"] = 1.into();
+        device["uuid"] = idle["uuid"].clone();
+        device["pci_bus_id"] = idle["pci_bus_id"].clone();
+        snapshot["cuda_devices"]["devices"].as_array_mut().unwrap().push(device);
+        let snapshot =
+            crate::snapshot::parse(&serde_json::to_vec(snapshot).unwrap(), std::path::Path::new(path)).unwrap();
+        let mut run: SmokeRun = serde_json::from_value(report["smoke"].clone()).unwrap();
+        let on = |run: &SmokeRun| diagnose_on(run, &snapshot)[0].detail.clone();
+        assert!(
+            on(&run).contains("Most likely (near-certain): cuda-out-of-memory"),
+            "{}",
+            on(&run)
+        );
+        let step = run.steps.iter_mut().find(|step| step.name == "gpu0.kernels").unwrap();
+        step.gpu = Some(1);
+        assert!(
+            on(&run).contains("Most likely (likely): cuda-out-of-memory"),
+            "{}",
+            on(&run)
         );
     }
 
