@@ -181,6 +181,8 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         let diagnosis = crate::smoke::Diagnosis {
             matrix: input.matrix,
             facts: Some(&facts),
+            // `check` probed the node before it started the smoke test.
+            facts_precede_the_run: true,
             fired: &raised,
         };
         let from_smoke = crate::smoke::findings(smoke, &diagnosis);

@@ -47,6 +47,8 @@ pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     let diagnosis = crate::smoke::Diagnosis {
         matrix: &matrix,
         facts: facts.as_ref(),
+        // Probed after the test, when a step failed: what it shows now may be the test's own.
+        facts_precede_the_run: false,
         fired: &[],
     };
     let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on.level);

@@ -129,39 +129,123 @@ impl NodeFacts {
     }
 }
 
-/// Every machine fact on which the two sides differ.
+/// Every machine fact on which the two sides differ. A fact one side did
+/// not record (an older envdoctor, a file it could not read) is no
+/// difference of the machines: the built-in checks judge a missing one.
 pub fn compare(expected: &NodeFacts, found: &NodeFacts, sides: &Sides) -> Vec<Drift> {
     NodeFact::ALL
         .into_iter()
         .filter_map(|fact| {
-            let (expected, found) = (expected.0.get(&fact), found.0.get(&fact));
-            (expected != found).then(|| drift(fact, expected.cloned(), found.cloned(), sides))
+            let (expected, found) = (expected.0.get(&fact)?, found.0.get(&fact)?);
+            (expected != found).then(|| drift(fact, expected, found, sides))
         })
         .collect()
 }
 
-fn drift(fact: NodeFact, expected: Option<String>, found: Option<String>, sides: &Sides) -> Drift {
+fn drift(fact: NodeFact, expected: &str, found: &str, sides: &Sides) -> Drift {
     let spec = fact.spec();
-    let shown = |value: &Option<String>| value.clone().unwrap_or_else(|| "unknown".to_string());
+    // A larger /dev/shm or a higher limit fails nothing the other side runs:
+    // said, never "fixed" by shrinking it.
+    let roomier = matches!((amount(expected), amount(found)), (Some(expected), Some(found)) if found > expected);
+    let (severity, fix) = if roomier {
+        (Severity::Info, None)
+    } else {
+        (spec.severity, spec.fix.map(|fix| fix(expected)))
+    };
     let message = format!(
-        "{} is {} {}, {} {}: {}",
-        spec.title,
-        shown(&found),
-        sides.found,
-        shown(&expected),
-        sides.expected,
-        spec.why
+        "{} is {found} {}, {expected} {}: {}",
+        spec.title, sides.found, sides.expected, spec.why
     );
-    let fix = spec.fix.zip(expected.as_deref()).map(|(fix, value)| fix(value));
-    Drift::new(spec.id, Area::System, spec.severity, spec.title)
-        .values(expected, found)
+    Drift::new(spec.id, Area::System, severity, spec.title)
+        .values(Some(expected.to_string()), Some(found.to_string()))
         .message(message)
         .fix(fix)
+}
+
+/// A size or limit as shown (`64 GiB`, `512 MiB`, `20000`, `8192 KiB`,
+/// `unlimited`), in one unit per fact, to tell which side has more; `None`
+/// for what has no order (the kernel).
+fn amount(value: &str) -> Option<u64> {
+    if value == "unlimited" {
+        return Some(u64::MAX);
+    }
+    let (number, scale) = match value.split_once(' ') {
+        Some((number, "GiB")) => (number, 1024),
+        Some((number, "MiB" | "KiB")) => (number, 1),
+        Some(_) => return None,
+        None => (value, 1),
+    };
+    number.parse::<u64>().ok().map(|number| number.saturating_mul(scale))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn facts(shm: Option<&str>, open_files: &str, kernel: &str) -> NodeFacts {
+        let mut facts = BTreeMap::from([
+            (NodeFact::OpenFiles, open_files.to_string()),
+            (NodeFact::Kernel, kernel.to_string()),
+        ]);
+        if let Some(shm) = shm {
+            facts.insert(NodeFact::SharedMemory, shm.to_string());
+        }
+        NodeFacts(facts)
+    }
+
+    fn sides() -> Sides {
+        Sides {
+            expected: "in A".to_string(),
+            found: "in B".to_string(),
+        }
+    }
+
+    #[test]
+    fn less_is_a_warning_with_the_fix_and_more_is_said_without_one() {
+        let smaller = compare(
+            &facts(Some("128 GiB"), "20000", "6.8"),
+            &facts(Some("64 MiB"), "1024", "6.8"),
+            &sides(),
+        );
+        let weights: Vec<_> = smaller
+            .iter()
+            .map(|drift| (drift.id, drift.severity, drift.fix.is_some()))
+            .collect();
+        assert_eq!(
+            weights,
+            [
+                ("node-shared-memory", Severity::Warning, true),
+                ("node-open-files", Severity::Warning, false)
+            ]
+        );
+        let larger = compare(
+            &facts(Some("64 MiB"), "1024", "6.8"),
+            &facts(Some("128 GiB"), "unlimited", "6.8"),
+            &sides(),
+        );
+        let weights: Vec<_> = larger
+            .iter()
+            .map(|drift| (drift.id, drift.severity, drift.fix.is_some()))
+            .collect();
+        assert_eq!(
+            weights,
+            [
+                ("node-shared-memory", Severity::Info, false),
+                ("node-open-files", Severity::Info, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_fact_one_side_did_not_record_is_no_difference() {
+        let drift = compare(
+            &facts(Some("128 GiB"), "1024", "6.8"),
+            &facts(None, "1024", "6.9"),
+            &sides(),
+        );
+        let ids: Vec<_> = drift.iter().map(|drift| drift.id).collect();
+        assert_eq!(ids, ["node-kernel"]);
+    }
 
     #[test]
     fn shared_memory_is_compared_in_whole_gib_so_identical_machines_agree() {

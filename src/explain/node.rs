@@ -245,32 +245,36 @@ fn memory_held(facts: &Facts, message: &str, run: TheRun) -> Option<NodeTest> {
         _ => None,
     };
     let ordinal = gpu_named(message).or(run.gpu).or(only)?;
-    let facts_precede_the_run = run.facts_precede_it;
     let visible = facts.gpus.iter().find(|visible| visible.ordinal == ordinal)?;
     let used = visible.gpu.memory_used_mib?;
     let total = visible.gpu.memory_total_mib?;
-    // Taken before the run started, the memory in use was another process's:
-    // that settles the cause; taken after a job, its own ranks may hold it.
-    let (text, fix) = if facts_precede_the_run {
-        (
-            format!(
-                "this node: GPU {ordinal} had {used} of {total} MiB in use before the run started: another process holds it"
-            ),
-            "find the process that holds the GPU with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it",
+    if used < MEMORY_HELD_MIB {
+        return None;
+    }
+    let free = total.saturating_sub(used);
+    // Taken before the run started, the memory in use was another process's,
+    // and it settles the cause where it left the run little: under a tenth of
+    // the GPU. Taken after a job, the job's own ranks may still hold it.
+    let settles = run.facts_precede_it && free.saturating_mul(10) < total;
+    let text = if run.facts_precede_it {
+        format!(
+            "this node: GPU {ordinal} had {used} of {total} MiB in use before the run started, by another process, {free} MiB free"
         )
     } else {
-        (
-            format!(
-                "this node: GPU {ordinal} has {used} of {total} MiB in use now; if the job is gone, another process holds it"
-            ),
-            "if another process holds the GPU, find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it",
+        format!(
+            "this node: GPU {ordinal} has {used} of {total} MiB in use now; if the job is gone, another process holds it"
         )
     };
-    (used >= MEMORY_HELD_MIB).then(|| NodeTest {
+    let fix = if settles {
+        "find the process that holds the GPU with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it"
+    } else {
+        "if another process holds the GPU, find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop it"
+    };
+    Some(NodeTest {
         holds: Some(true),
         text,
         fix: Some(fix.to_string()),
-        decisive: facts_precede_the_run,
+        decisive: settles,
     })
 }
 

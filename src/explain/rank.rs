@@ -16,6 +16,8 @@ use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, Wh
 use crate::matrix::{Condition, Matrix, Verdict, assess};
 use crate::packaging::normalize_name;
 
+/// NCCL's line, in torch's NCCL errors, before the warning that says why.
+const LAST_ERROR: &str = "last error:";
 const FRAME_WITH_FUNCTION: i32 = 4;
 const FRAME_FILE_ONLY: i32 = 2;
 const MESSAGE: i32 = 3;
@@ -180,8 +182,10 @@ pub struct Judge<'m, 'f> {
     facts: Option<&'f Facts<'f>>,
     node: NodeTests,
     /// The facts were taken just before the failing process started, in its
-    /// environment, on this GPU if known (a smoke test step after `check`'s probe).
-    facts_precede_the_run: Option<Option<u32>>,
+    /// environment (a smoke test step after `check`'s probe).
+    facts_precede_the_run: bool,
+    /// The GPU the failing process ran on, where known (a smoke test step's).
+    run_gpu: Option<u32>,
 }
 
 impl<'m, 'f> Judge<'m, 'f> {
@@ -209,15 +213,22 @@ impl<'m, 'f> Judge<'m, 'f> {
             message_owners,
             facts,
             node,
-            facts_precede_the_run: None,
+            facts_precede_the_run: false,
+            run_gpu: None,
         }
     }
 
     /// A judge for a run started after the facts were taken, in the same
-    /// environment, on `gpu` where known: what the node held then (GPU memory
-    /// in use) was held by another process, not by the run.
-    pub fn facts_precede_the_run(mut self, gpu: Option<u32>) -> Self {
-        self.facts_precede_the_run = Some(gpu);
+    /// environment: what the node held then (GPU memory in use) was held by
+    /// another process, not by the run.
+    pub fn facts_precede_the_run(mut self) -> Self {
+        self.facts_precede_the_run = true;
+        self
+    }
+
+    /// A judge for a run on this GPU: an out of memory that names no GPU was on it.
+    pub fn run_on_gpu(mut self, gpu: Option<u32>) -> Self {
+        self.run_gpu = gpu;
         self
     }
 
@@ -238,8 +249,8 @@ impl<'m, 'f> Judge<'m, 'f> {
             text: messages.join("\n"),
             messages,
             packages,
-            run_gpu: self.facts_precede_the_run.flatten(),
-            facts_precede_the_run: self.facts_precede_the_run.is_some(),
+            run_gpu: self.run_gpu,
+            facts_precede_the_run: self.facts_precede_the_run,
             same_environment: facts.is_some_and(|facts| {
                 let python = &facts.snapshot.python;
                 // Site-packages only: a system Python's prefix (/usr) holds
@@ -262,9 +273,10 @@ impl<'m, 'f> Judge<'m, 'f> {
             .filter_map(|(cause, hit)| {
                 // Another cause's own message fits the same exception message
                 // where only a shared one of this cause's does, or, between
-                // symptom entries, further on in it: what a message says last
-                // is the reason for what it says first ("NCCL error ...
-                // Last error: Duplicate GPU detected").
+                // symptom entries, after NCCL's "Last error:" in it: that line
+                // is the reason for what the message says first ("NCCL error
+                // ... Last error: Duplicate GPU detected"). Any other line a
+                // message runs on to (a log line after it) outdoes nothing.
                 let outdone_by = hit.as_ref().and_then(|mine| {
                     self.causes
                         .iter()
@@ -274,9 +286,11 @@ impl<'m, 'f> Judge<'m, 'f> {
                             let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
                             let says_more = |theirs: &MessageHit| {
                                 !mine.specific
-                                    || (theirs.offset > mine.offset
-                                        && cause.kind == CauseKind::Symptom
-                                        && other.kind == CauseKind::Symptom)
+                                    || (cause.kind == CauseKind::Symptom
+                                        && other.kind == CauseKind::Symptom
+                                        && seen.messages[mine.at]
+                                            .get(mine.offset..theirs.offset)
+                                            .is_some_and(|between| between.contains(LAST_ERROR)))
                             };
                             theirs
                                 .as_ref()
@@ -1086,6 +1100,21 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         assert_eq!(candidates[0].id, "nccl-duplicate-gpu", "{candidates:#?}");
         let generic = candidates.iter().find(|c| c.id == "nccl-collective-failed").unwrap();
         assert_eq!(generic.confidence, Confidence::RuledOut, "{generic:#?}");
+    }
+
+    /// A message that runs on to a log line naming another cause is not
+    /// outdone by it: only NCCL's "Last error:" gives a reason.
+    #[test]
+    fn a_line_a_message_runs_on_to_outdoes_nothing() {
+        let raised = Raised {
+            exception: "RuntimeError".into(),
+            message: "CUDA error: out of memory\nnode3 rank 5: Duplicate GPU detected : rank 5 and rank 4 both on CUDA device 1000"
+                .into(),
+        };
+        let matrix = Matrix::load(&[]).unwrap();
+        let candidates = rank(&Traceback::bare(1, raised), &matrix, None);
+        let memory = candidates.iter().find(|c| c.id == "cuda-out-of-memory").unwrap();
+        assert!(memory.confidence > Confidence::RuledOut, "{candidates:#?}");
     }
 
     #[test]

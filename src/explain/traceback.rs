@@ -29,6 +29,9 @@ const MAX_FRAMES: usize = 128;
 const MAX_SECTIONS: usize = 8;
 /// Lines of an exception message after the first (CUDA errors add three).
 const MAX_MESSAGE_LINES: usize = 8;
+/// NCCL's `Last error:` line follows the exception it explains within this
+/// many lines (torch prints the error class's own line between them).
+const REASON_WITHIN: usize = 3;
 const MAX_MESSAGE_BYTES: usize = 4096;
 /// Non-frame lines tolerated inside a traceback before it is given up as cut off.
 const MAX_STRAY_LINES: usize = 40;
@@ -170,9 +173,6 @@ struct Stream {
     stray_lines: usize,
     /// No line after the header carried the label yet.
     label_unconfirmed: bool,
-    /// Opened by an exception line printed without a traceback: its message
-    /// may go on over the next lines, up to another exception line.
-    bare: bool,
 }
 
 /// Collects the tracebacks of a log, fed one line at a time.
@@ -189,6 +189,8 @@ pub struct Collector {
     /// Error messages known causes give, found even without an exception
     /// class in front (a pasted excerpt, a logger that prints only the message).
     known: Option<signals::KnownMessages>,
+    /// The line of the last exception printed without a traceback.
+    last_bare_exception: Option<usize>,
 }
 
 impl Collector {
@@ -224,6 +226,9 @@ impl Collector {
                 line.contains(HEADER) || !frames_in(line).is_empty() || bare_exception_in(line).is_some();
             let message = if starts_something { "" } else { line.trim() };
             let message = message.to_string();
+            if !starts_something && exception == signals::Signal::Nccl.label() {
+                self.give_reason(start, &message);
+            }
             self.keep(Traceback::bare(start, Raised { exception, message }));
             // Inside an open traceback the line is also the message's next
             // line: torch's NCCL errors end with "Last error:" and, on the
@@ -324,7 +329,6 @@ impl Collector {
             phase: Phase::Frames,
             chained: false,
             stray_lines: 0,
-            bare: false,
         });
     }
 
@@ -389,9 +393,6 @@ impl Collector {
                     stream.phase = Phase::Message { lines, closed: true };
                     return true;
                 }
-                if stream.bare && bare_exception_in(rest).is_some() {
-                    return false;
-                }
                 let raised = section.raised.as_mut().expect("a message follows a raise");
                 // A log record after the message: a time stamp, `[rank0]`, `(pid=1)`.
                 let log_record = rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
@@ -436,23 +437,34 @@ impl Collector {
         }
     }
 
+    /// NCCL's `Last error:` reason, on the line after it, is also the message
+    /// of the exception printed alone just before (torch's "NCCL error in:
+    /// ..., invalid usage" with its NCCL line, then `Last error:`): what the
+    /// exception says last is why it was raised.
+    fn give_reason(&mut self, last_error_line: usize, reason: &str) {
+        let Some(line) = self.last_bare_exception else { return };
+        if last_error_line > line + REASON_WITHIN {
+            return;
+        }
+        let exception = self
+            .tracebacks
+            .iter_mut()
+            .rev()
+            .find(|traceback| traceback.last_line == line && traceback.frames().next().is_none());
+        if let Some(raised) = exception.and_then(|traceback| traceback.sections.last_mut()?.raised.as_mut()) {
+            raised.message.push_str("\nLast error:\n");
+            raised.message.push_str(reason);
+        }
+        self.last_bare_exception = None;
+    }
+
     fn bare_exception(&mut self, number: usize, line: &str) {
         match bare_exception_in(line) {
             Some(raised) if raised.message.is_empty() => self.pending = Some((number, raised.exception)),
-            // Its message may continue on the next lines (torch's NCCL errors
-            // end with "Last error:" and the warning that names the cause):
-            // read as a traceback's message is, where no traceback is open.
-            Some(raised) if self.streams.is_empty() => {
-                self.open(number, String::new());
-                let stream = self.streams.last_mut().expect("just opened");
-                stream.traceback.sections[0].raised = Some(raised);
-                stream.phase = Phase::Message {
-                    lines: 1,
-                    closed: false,
-                };
-                stream.bare = true;
+            Some(raised) => {
+                self.keep(Traceback::bare(number, raised));
+                self.last_bare_exception = Some(number);
             }
-            Some(raised) => self.keep(Traceback::bare(number, raised)),
             None => {}
         }
     }
@@ -723,6 +735,37 @@ SystemExit: 1
             message.ends_with("Last error:\nDuplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000"),
             "{tracebacks:#?}"
         );
+    }
+
+    /// An exception printed alone keeps its one line (a log line after it is
+    /// not its message, and a warning repeated between progress lines stays
+    /// one warning); NCCL's `Last error:` reason a few lines later is the
+    /// exception's, as torch prints it (D-FINE#289).
+    #[test]
+    fn an_exception_printed_alone_takes_only_nccls_reason() {
+        let log = "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n\
+                   ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n\
+                   Last error:\n\
+                   Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n";
+        let tracebacks = parse(log);
+        let error = tracebacks
+            .iter()
+            .find(|traceback| traceback.raised().unwrap().exception.ends_with("DistBackendError"))
+            .unwrap();
+        assert!(
+            error
+                .raised()
+                .unwrap()
+                .message
+                .ends_with("Last error:\nDuplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000"),
+            "{tracebacks:#?}"
+        );
+        let warnings: String = (0..100)
+            .map(|epoch| format!("UserWarning: checkpointing without use_reentrant\nEpoch {epoch}: loss 0.{epoch}\n"))
+            .collect();
+        let tracebacks = parse(&warnings);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].occurrences, 100);
     }
 
     #[test]

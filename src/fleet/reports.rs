@@ -68,8 +68,13 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, NotAReport> 
         let report: CheckReport = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
         (report.snapshot, Some(report.findings))
     } else {
-        snapshot::check_schema_name(&schema)
-            .map_err(|problem| format!("{problem} (nor a check report, \"{REPORT_SCHEMA}\")"))?;
+        snapshot::check_schema_name(&schema).map_err(|problem| match problem {
+            // The one line fleet prints for the node carries the hint an error line would.
+            snapshot::SchemaRefusal::Newer { .. } => format!("{problem}; hint: {}", crate::hint::UPGRADE),
+            snapshot::SchemaRefusal::NotASnapshot(_) => {
+                format!("{problem} (nor a check report, \"{REPORT_SCHEMA}\")")
+            }
+        })?;
         let snapshot: Snapshot = serde_json::from_slice(bytes).map_err(|error| json_problem(&error))?;
         (snapshot, None)
     };
@@ -163,6 +168,14 @@ mod tests {
         );
         assert_eq!(leading_schema(b"{\"x\": 1, \"schema\": \"a\"}"), None);
         assert_eq!(leading_schema(b"{\"schema\": 3}"), None);
+    }
+
+    #[test]
+    fn a_report_of_a_newer_envdoctor_says_to_upgrade() {
+        let refused = parse(br#"{"schema": "envdoctor.snapshot/2"}"#, &file()).unwrap_err();
+        let line = format!("{refused:?}");
+        assert!(line.contains("written by a newer envdoctor"), "{line}");
+        assert!(line.contains("hint: upgrade envdoctor"), "{line}");
     }
 
     #[test]

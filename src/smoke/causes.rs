@@ -23,11 +23,14 @@ pub struct StepCauses {
 }
 
 impl StepCauses {
-    pub fn rank(step: &Step, matrix: &Matrix, facts: Option<&Facts>) -> StepCauses {
-        // `check` probes the node before it starts the smoke test.
-        let ranked = Judge::new(matrix, facts)
-            .facts_precede_the_run(step.gpu)
-            .rank(&step_traceback(step));
+    /// `facts_precede_the_run`: the facts were taken before the smoke test
+    /// started (`check`), not after it (`smoke` alone probes after a failure).
+    pub fn rank(step: &Step, matrix: &Matrix, facts: Option<&Facts>, facts_precede_the_run: bool) -> StepCauses {
+        let mut judge = Judge::new(matrix, facts).run_on_gpu(step.gpu);
+        if facts_precede_the_run {
+            judge = judge.facts_precede_the_run();
+        }
+        let ranked = judge.rank(&step_traceback(step));
         let (own_code, standing): (Vec<Candidate>, Vec<Candidate>) = ranked
             .into_iter()
             .filter(|candidate| candidate.confidence > Confidence::RuledOut)
@@ -132,7 +135,7 @@ mod tests {
 
     fn standing(step: &Step) -> Vec<String> {
         let matrix = Matrix::load(&[]).unwrap();
-        StepCauses::rank(step, &matrix, None)
+        StepCauses::rank(step, &matrix, None, false)
             .standing
             .into_iter()
             .map(|candidate| candidate.id)
@@ -180,7 +183,7 @@ mod tests {
                        usage of NCCL library.\nLast error:\nDuplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000";
         let step = failed("torch.distributed.DistBackendError", message);
         let matrix = Matrix::load(&[]).unwrap();
-        let causes = StepCauses::rank(&step, &matrix, None);
+        let causes = StepCauses::rank(&step, &matrix, None, false);
         assert_eq!(
             causes.leader().map(|cause| cause.id.as_str()),
             Some("nccl-duplicate-gpu")
@@ -189,7 +192,7 @@ mod tests {
         assert!(!ids.iter().any(|id| id == "nccl-collective-failed"), "{ids:?}");
         // Without the reason, the generic cause is the answer.
         let bare = failed("torch.distributed.DistBackendError", message.lines().next().unwrap());
-        let causes = StepCauses::rank(&bare, &matrix, None);
+        let causes = StepCauses::rank(&bare, &matrix, None, false);
         assert_eq!(
             causes.leader().map(|cause| cause.id.as_str()),
             Some("nccl-collective-failed")

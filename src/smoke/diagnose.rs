@@ -17,8 +17,12 @@ use super::{Ending, SmokeRun, Status, Step};
 /// What else is known about the node, to explain a failure with.
 pub struct Diagnosis<'a> {
     pub matrix: &'a Matrix,
-    /// The node's facts, when a Snapshot was taken (`check`; not `smoke` alone).
+    /// The node's facts, when a Snapshot was taken: by `check` before the
+    /// smoke test, by `smoke` alone after a step failed.
     pub facts: Option<&'a crate::facts::Facts<'a>>,
+    /// The facts were taken before the smoke test started (`check`): memory
+    /// in use then was another process's.
+    pub facts_precede_the_run: bool,
     /// What the rules and checks found on this node (empty for `envdoctor smoke` alone).
     pub fired: &'a [Finding],
 }
@@ -131,7 +135,7 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
         .zip(step_configs.as_ref())
         .map(|(facts, configs)| Facts::new(facts.snapshot, configs));
     let facts = step_facts.as_ref().or(diagnosis.facts);
-    let causes = StepCauses::rank(step, diagnosis.matrix, facts);
+    let causes = StepCauses::rank(step, diagnosis.matrix, facts, diagnosis.facts_precede_the_run);
     let candidates = &causes.standing;
     let explanation = causes.explaining(diagnosis.matrix, diagnosis.fired);
     let leader = causes.leader();
@@ -427,6 +431,7 @@ mod tests {
             &Diagnosis {
                 matrix: &matrix,
                 facts: None,
+                facts_precede_the_run: false,
                 fired,
             },
         )
@@ -544,7 +549,16 @@ mod tests {
         snapshot
     }
 
+    /// As `check` diagnoses: the Snapshot taken before the smoke test.
     fn diagnose_on(run: &SmokeRun, snapshot: &crate::snapshot::Snapshot) -> Vec<Finding> {
+        diagnose_with(run, snapshot, true)
+    }
+
+    fn diagnose_with(
+        run: &SmokeRun,
+        snapshot: &crate::snapshot::Snapshot,
+        facts_precede_the_run: bool,
+    ) -> Vec<Finding> {
         let matrix = Matrix::load(&[]).unwrap();
         let configs = TrainingConfigs::default();
         let facts = Facts::new(snapshot, &configs);
@@ -553,6 +567,7 @@ mod tests {
             &Diagnosis {
                 matrix: &matrix,
                 facts: Some(&facts),
+                facts_precede_the_run,
                 fired: &[],
             },
         )
@@ -567,12 +582,7 @@ mod tests {
     #[test]
     fn out_of_memory_on_a_gpu_another_process_holds_is_named_near_certain() {
         let (report, path) = memory_held_report();
-        let snapshot = crate::snapshot::parse(
-            &serde_json::to_vec(&report["snapshot"]).unwrap(),
-            std::path::Path::new(path),
-        )
-        .unwrap();
-        let run: SmokeRun = serde_json::from_value(report["smoke"].clone()).unwrap();
+        let (snapshot, run) = recorded_parts(&report, path);
         let found = diagnose_on(&run, &snapshot);
         assert_eq!(found.len(), 1, "{found:#?}");
         assert!(
@@ -588,12 +598,31 @@ mod tests {
             "{fix}"
         );
         assert!(
-            found[0]
-                .detail
-                .contains("GPU 0 had 80824 of 81559 MiB in use before the run started"),
+            found[0].detail.contains(
+                "GPU 0 had 80824 of 81559 MiB in use before the run started, by another process, 735 MiB free"
+            ),
             "{:#?}",
             found[0]
         );
+        // `envdoctor smoke` alone probes after a step failed: the memory in
+        // use then may be the test's own or a job started since; it adds only.
+        let after = diagnose_with(&run, &snapshot, false);
+        assert!(
+            after[0].detail.contains("Most likely (likely): cuda-out-of-memory"),
+            "{:#?}",
+            after[0]
+        );
+        assert!(after[0].detail.contains("in use now"), "{:#?}", after[0]);
+    }
+
+    /// The Snapshot and the smoke run of a recorded check report.
+    fn recorded_parts(report: &serde_json::Value, path: &str) -> (crate::snapshot::Snapshot, SmokeRun) {
+        let snapshot = crate::snapshot::parse(
+            &serde_json::to_vec(&report["snapshot"]).unwrap(),
+            std::path::Path::new(path),
+        )
+        .unwrap();
+        (snapshot, serde_json::from_value(report["smoke"].clone()).unwrap())
     }
 
     fn memory_held_report() -> (serde_json::Value, &'static str) {
@@ -602,6 +631,22 @@ mod tests {
             "/tests/fixtures/smoke/recorded/check-h100-gpu-memory-held.json"
         );
         (serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap(), path)
+    }
+
+    /// Memory another process held before the test settles an out of memory
+    /// only where it left the test little: with half the GPU free, it adds.
+    #[test]
+    fn memory_held_with_plenty_left_free_does_not_settle_an_out_of_memory() {
+        let (mut report, path) = memory_held_report();
+        report["snapshot"]["nvidia"]["gpus"][0]["memory_used_mib"] = 40_000.into();
+        let (snapshot, run) = recorded_parts(&report, path);
+        let found = diagnose_on(&run, &snapshot);
+        assert!(
+            found[0].detail.contains("Most likely (likely): cuda-out-of-memory"),
+            "{:#?}",
+            found[0]
+        );
+        assert!(found[0].detail.contains("41559 MiB free"), "{:#?}", found[0]);
     }
 
     /// The same recording on a node given a second, idle H100: the message
@@ -622,9 +667,7 @@ mod tests {
         device["uuid"] = idle["uuid"].clone();
         device["pci_bus_id"] = idle["pci_bus_id"].clone();
         snapshot["cuda_devices"]["devices"].as_array_mut().unwrap().push(device);
-        let snapshot =
-            crate::snapshot::parse(&serde_json::to_vec(snapshot).unwrap(), std::path::Path::new(path)).unwrap();
-        let mut run: SmokeRun = serde_json::from_value(report["smoke"].clone()).unwrap();
+        let (snapshot, mut run) = recorded_parts(&report, path);
         let on = |run: &SmokeRun| diagnose_on(run, &snapshot)[0].detail.clone();
         assert!(
             on(&run).contains("Most likely (near-certain): cuda-out-of-memory"),

@@ -110,11 +110,17 @@ impl fmt::Display for MajorMinor {
 /// The compiled-in tables, and every problem in them: none in a build that
 /// passed its tests (`compiled_tables_parse_and_are_consistent` lints them).
 pub fn read_builtin() -> (Tables, Vec<Located>) {
-    let sources: Vec<(PathBuf, String)> = BUILTIN
-        .iter()
-        .map(|(name, text)| (Path::new(BUILTIN_DIR).join(name), (*text).to_string()))
-        .collect();
-    parse_sources(&sources)
+    // Parsed once per process: every matrix load and lint asks for them.
+    static BUILTIN_READ: std::sync::OnceLock<(Tables, Vec<Located>)> = std::sync::OnceLock::new();
+    BUILTIN_READ
+        .get_or_init(|| {
+            let sources: Vec<(PathBuf, String)> = BUILTIN
+                .iter()
+                .map(|(name, text)| (Path::new(BUILTIN_DIR).join(name), (*text).to_string()))
+                .collect();
+            parse_sources(&sources)
+        })
+        .clone()
 }
 
 /// The tables of a matrix directory (`DIR/tables/*.toml`), and every problem
