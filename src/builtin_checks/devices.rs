@@ -8,7 +8,6 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::knowledge::tables::Tables;
 use crate::snapshot::nvidia::{DeviceOrder, NvidiaErrorKind};
 
 const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
@@ -35,7 +34,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             names no GPU (an index past the last one, an unknown UUID, a non-number), ignoring it and \
             everything after it; a repeated entry hides every GPU. The job then gets fewer GPUs than \
             it asked for, or none, and fails with \"invalid device ordinal\" or trains on fewer ranks.",
-        run: cuda_visible_devices,
+        run: |facts, _| cuda_visible_devices(facts),
     },
     BuiltinCheck {
         id: "cuda-device-order",
@@ -44,7 +43,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
         explanation: "nvidia-smi numbers GPUs in PCI bus order; CUDA numbers them fastest first unless \
             CUDA_DEVICE_ORDER=PCI_BUS_ID. On a node with different GPU models the two disagree, so \
             CUDA_VISIBLE_DEVICES=0 or cuda:0 may be another GPU than nvidia-smi's GPU 0.",
-        run: cuda_device_order,
+        run: |facts, _| cuda_device_order(facts),
     },
     BuiltinCheck {
         id: "gpu-visible",
@@ -54,7 +53,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             a container started without GPUs, a kernel module that is not loaded, user-space driver \
             libraries that do not match the module, a hung GPU, or CUDA_VISIBLE_DEVICES hiding every \
             GPU. An error when torch is a CUDA build (the job expects a GPU), a warning otherwise.",
-        run: gpu_visible,
+        run: |facts, _| gpu_visible(facts),
     },
     BuiltinCheck {
         id: "shared-memory",
@@ -65,7 +64,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             memory and die with a bus error when it is full. Docker gives a container 64 MiB of /dev/shm \
             unless told otherwise; NCCL's documentation runs containers with --shm-size=1g. Reported when \
             CUDA sees two or more GPUs and /dev/shm is smaller than 1 GiB.",
-        run: shared_memory,
+        run: |facts, _| shared_memory(facts),
     },
 ];
 
@@ -116,7 +115,7 @@ fn nvml_gpu_count(facts: &Facts) -> usize {
     facts.snapshot.nvidia.as_ref().map_or(0, |nvidia| nvidia.gpus.len())
 }
 
-fn cuda_visible_devices(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn cuda_visible_devices(facts: &Facts) -> Vec<Finding> {
     let Some(devices) = &facts.snapshot.cuda_devices else {
         return Vec::new();
     };
@@ -159,7 +158,7 @@ fn cuda_visible_devices(facts: &Facts, _: &Tables) -> Vec<Finding> {
     )]
 }
 
-fn cuda_device_order(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn cuda_device_order(facts: &Facts) -> Vec<Finding> {
     if facts.gpus.len() < 2 {
         return Vec::new();
     }
@@ -216,7 +215,7 @@ fn cuda_device_order(facts: &Facts, _: &Tables) -> Vec<Finding> {
     )]
 }
 
-fn gpu_visible(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn gpu_visible(facts: &Facts) -> Vec<Finding> {
     if !facts.gpus.is_empty() {
         return Vec::new();
     }
@@ -350,7 +349,7 @@ fn gpu_visible(facts: &Facts, _: &Tables) -> Vec<Finding> {
     )]
 }
 
-fn shared_memory(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn shared_memory(facts: &Facts) -> Vec<Finding> {
     let gpus = facts.gpus.len();
     if gpus < 2 {
         return Vec::new();

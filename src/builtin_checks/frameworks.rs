@@ -63,7 +63,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             another torch major.minor or CUDA major.minor (\"PyTorch version mismatch! DeepSpeed ops were \
             compiled and installed with a different version than what is being used at runtime\"). Ops \
             left to JIT compilation are built against the torch present, so only pre-built ops count.",
-        run: deepspeed_matches_torch,
+        run: |facts, _| deepspeed_matches_torch(facts),
     },
     BuiltinCheck {
         id: "bitsandbytes-library",
@@ -75,7 +75,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             never another major; older releases need the exact one and otherwise fail to load (or fall \
             back to the CPU library). Without a library of torch's CUDA major, every quantized layer \
             and 8-bit optimizer fails.",
-        run: bitsandbytes_library,
+        run: |facts, _| bitsandbytes_library(facts),
     },
     BuiltinCheck {
         id: "nvcc-matches-torch-cuda",
@@ -87,7 +87,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             version that was used to compile PyTorch\"), so DeepSpeed ops compiled on first use and \
             source builds of extensions such as flash-attn fail. An error when DeepSpeed is installed \
             with ops left to JIT compilation, a warning otherwise.",
-        run: nvcc_matches_torch_cuda,
+        run: |facts, _| nvcc_matches_torch_cuda(facts),
     },
 ];
 
@@ -302,7 +302,7 @@ fn corrected_by_the_live_run(table: Finding, live: &LiveRun) -> Finding {
     )
 }
 
-fn deepspeed_matches_torch(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn deepspeed_matches_torch(facts: &Facts) -> Vec<Finding> {
     let Some(framework) = facts.snapshot.frameworks.get("deepspeed") else {
         return Vec::new();
     };
@@ -394,7 +394,7 @@ fn rebuild_deepspeed(build: &DeepSpeedBuild, prebuilt: &[&str], version: Option<
     )
 }
 
-fn bitsandbytes_library(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn bitsandbytes_library(facts: &Facts) -> Vec<Finding> {
     let Some(framework) = facts.snapshot.frameworks.get("bitsandbytes") else {
         return Vec::new();
     };
@@ -537,7 +537,7 @@ fn cuda_of_toolkit(toolkit: &Toolkit) -> Option<MajorMinor> {
     MajorMinor::of(&crate::facts::dotted(text)?)
 }
 
-fn nvcc_matches_torch_cuda(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
     let Some(torch_cuda) = facts.torch_cuda.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };

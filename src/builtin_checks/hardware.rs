@@ -7,7 +7,6 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::knowledge::tables::Tables;
 use crate::snapshot::nvidia::Gpu;
 
 const ECC_UNCORRECTABLE: &str = "gpu-uncorrectable-ecc-errors";
@@ -35,7 +34,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             memory (lifetime counts alone are history). Pages pending retirement (before Ampere) keep the \
             GPU from taking new work until it is reset; row remaps pending (Ampere and later) take effect \
             at the next reset; a failed row remap leaves a bad row in use and is grounds for replacing the GPU.",
-        run: gpu_memory_health,
+        run: |facts, _| gpu_memory_health(facts),
     },
     BuiltinCheck {
         id: "gpu-pcie-link",
@@ -47,7 +46,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             narrower than its maximum is reported (as info on an idle GPU, to re-check under load), and \
             either shortfall on a busy GPU is a warning: host-to-GPU copies and NCCL traffic over PCIe slow \
             down accordingly.",
-        run: gpu_pcie_link,
+        run: |facts, _| gpu_pcie_link(facts),
     },
     BuiltinCheck {
         id: "gpu-clock-slowdown",
@@ -57,7 +56,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
             software) and the hardware power brake cut the clocks by half or more and make one GPU the \
             straggler every collective waits for; a bare hardware-slowdown flag, which NVML says may also \
             appear during a power-state change, is only noted.",
-        run: gpu_clock_slowdown,
+        run: |facts, _| gpu_clock_slowdown(facts),
     },
     BuiltinCheck {
         id: "gpu-mig-mode",
@@ -66,7 +65,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
         explanation: "With MIG mode on, CUDA programs run on MIG devices (slices with a fraction of the \
             GPU's compute and memory), not on the GPU: torch sees a slice. On a node meant for training on \
             whole GPUs that is a configuration left behind; where slices are intended, ignore this finding.",
-        run: gpu_mig_mode,
+        run: |facts, _| gpu_mig_mode(facts),
     },
     BuiltinCheck {
         id: "gpu-readable",
@@ -75,7 +74,7 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[
         explanation: "NVML counted a GPU it could not read: most often one that fell off the bus (Xid 79) \
             or hung, sometimes missing permissions. A job that uses it fails, and on a multi-GPU job so \
             does every rank waiting on it.",
-        run: gpu_readable,
+        run: |facts, _| gpu_readable(facts),
     },
 ];
 
@@ -123,7 +122,7 @@ impl Judged<'_> {
     }
 }
 
-fn gpu_memory_health(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn gpu_memory_health(facts: &Facts) -> Vec<Finding> {
     let mut findings = Vec::new();
     for judged in gpus(facts) {
         let gpu = judged.gpu;
@@ -226,7 +225,7 @@ fn gpu_memory_health(facts: &Facts, _: &Tables) -> Vec<Finding> {
     findings
 }
 
-fn gpu_pcie_link(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn gpu_pcie_link(facts: &Facts) -> Vec<Finding> {
     let mut findings = Vec::new();
     for judged in gpus(facts) {
         let link = judged.gpu.pcie;
@@ -290,7 +289,7 @@ fn lspci_address(bus: &str) -> &str {
     }
 }
 
-fn gpu_clock_slowdown(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn gpu_clock_slowdown(facts: &Facts) -> Vec<Finding> {
     const SERIOUS: [&str; 3] = ["hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown"];
     let mut findings = Vec::new();
     for judged in gpus(facts) {
@@ -345,7 +344,7 @@ fn gpu_clock_slowdown(facts: &Facts, _: &Tables) -> Vec<Finding> {
     findings
 }
 
-fn gpu_mig_mode(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn gpu_mig_mode(facts: &Facts) -> Vec<Finding> {
     let mut findings = Vec::new();
     for judged in gpus(facts) {
         let Some(mode) = judged.gpu.mig_mode else {
@@ -383,7 +382,7 @@ fn gpu_mig_mode(facts: &Facts, _: &Tables) -> Vec<Finding> {
     findings
 }
 
-fn gpu_readable(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn gpu_readable(facts: &Facts) -> Vec<Finding> {
     let Some(nvidia) = &facts.snapshot.nvidia else {
         return Vec::new();
     };

@@ -90,9 +90,30 @@ pub(super) mod test_support {
         snapshot::read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(HEALTHY)).expect("the fixture reads")
     }
 
-    pub fn run(snapshot: &Snapshot, check: fn(&Facts, &Tables) -> Vec<Finding>) -> Vec<Finding> {
+    /// A check function as tests name it: most read the facts alone, a few
+    /// the tables too (the marker type tells the two apart for inference).
+    pub trait CheckFn<Marker> {
+        fn call(&self, facts: &Facts, tables: &Tables) -> Vec<Finding>;
+    }
+
+    pub struct FactsOnly;
+    pub struct WithTables;
+
+    impl<F: Fn(&Facts) -> Vec<Finding>> CheckFn<FactsOnly> for F {
+        fn call(&self, facts: &Facts, _: &Tables) -> Vec<Finding> {
+            self(facts)
+        }
+    }
+
+    impl<F: Fn(&Facts, &Tables) -> Vec<Finding>> CheckFn<WithTables> for F {
+        fn call(&self, facts: &Facts, tables: &Tables) -> Vec<Finding> {
+            self(facts, tables)
+        }
+    }
+
+    pub fn run<Marker>(snapshot: &Snapshot, check: impl CheckFn<Marker>) -> Vec<Finding> {
         let configs = TrainingConfigs::default();
-        check(
+        check.call(
             &Facts::new(snapshot, &configs),
             &crate::matrix::builtin_tables().unwrap(),
         )

@@ -23,7 +23,6 @@ use std::path::Path;
 use super::BuiltinCheck;
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::knowledge::tables::Tables;
 use crate::shell;
 use crate::snapshot::packages::{Package, ShadowedCopy};
 
@@ -43,10 +42,10 @@ pub(super) const CHECKS: &[BuiltinCheck] = &[BuiltinCheck {
         imported copy comes from PYTHONPATH, the user site or a .pth-added directory, upgrades made with pip \
         land in the copy that is not imported, and a process started without that path imports the other \
         version. Two versions' metadata in one directory mean an interrupted install.",
-    run,
+    run: |facts, _| run(facts),
 }];
 
-fn run(facts: &Facts, _: &Tables) -> Vec<Finding> {
+fn run(facts: &Facts) -> Vec<Finding> {
     facts
         .packages
         .values()
@@ -264,10 +263,7 @@ mod tests {
 
     fn findings_of(snapshot: &Snapshot) -> Vec<Finding> {
         let configs = TrainingConfigs::default();
-        run(
-            &Facts::new(snapshot, &configs),
-            &crate::matrix::builtin_tables().unwrap(),
-        )
+        run(&Facts::new(snapshot, &configs))
     }
 
     #[test]
