@@ -181,11 +181,9 @@ pub struct Judge<'m, 'f> {
     message_owners: Vec<(&'m str, String)>,
     facts: Option<&'f Facts<'f>>,
     node: NodeTests,
-    /// The facts were taken just before the failing process started, in its
-    /// environment (a smoke test step after `check`'s probe).
-    facts_precede_the_run: bool,
-    /// The GPU the failing process ran on, where known (a smoke test step's).
-    run_gpu: Option<u32>,
+    /// What the caller knows of the run (`same_environment` is read from
+    /// each traceback's frames).
+    run: TheRun,
 }
 
 impl<'m, 'f> Judge<'m, 'f> {
@@ -213,8 +211,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             message_owners,
             facts,
             node,
-            facts_precede_the_run: false,
-            run_gpu: None,
+            run: TheRun::default(),
         }
     }
 
@@ -222,13 +219,13 @@ impl<'m, 'f> Judge<'m, 'f> {
     /// environment: what the node held then (GPU memory in use) was held by
     /// another process, not by the run.
     pub fn facts_precede_the_run(mut self) -> Self {
-        self.facts_precede_the_run = true;
+        self.run.facts_precede_it = true;
         self
     }
 
     /// A judge for a run on this GPU: an out of memory that names no GPU was on it.
     pub fn run_on_gpu(mut self, gpu: Option<u32>) -> Self {
-        self.run_gpu = gpu;
+        self.run.gpu = gpu;
         self
     }
 
@@ -249,19 +246,20 @@ impl<'m, 'f> Judge<'m, 'f> {
             text: messages.join("\n"),
             messages,
             packages,
-            run_gpu: self.run_gpu,
-            facts_precede_the_run: self.facts_precede_the_run,
-            same_environment: facts.is_some_and(|facts| {
-                let python = &facts.snapshot.python;
-                // Site-packages only: a system Python's prefix (/usr) holds
-                // every container's /usr/local/lib/python3.x/dist-packages.
-                traceback.frames().any(|frame| {
-                    python
-                        .site_packages
-                        .iter()
-                        .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
-                })
-            }),
+            run: TheRun {
+                same_environment: facts.is_some_and(|facts| {
+                    let python = &facts.snapshot.python;
+                    // Site-packages only: a system Python's prefix (/usr) holds
+                    // every container's /usr/local/lib/python3.x/dist-packages.
+                    traceback.frames().any(|frame| {
+                        python
+                            .site_packages
+                            .iter()
+                            .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
+                    })
+                }),
+                ..self.run
+            },
             message_owners: &self.message_owners,
         };
         // Each cause's message that fits, found once for all.
@@ -323,11 +321,9 @@ struct Seen<'j> {
     /// The same, joined, for names a cause's package goes by.
     text: String,
     message_owners: &'j [(&'j str, String)],
-    /// A frame runs from this node's Python environment: its facts are the log's.
-    same_environment: bool,
-    /// See [`Judge::facts_precede_the_run`].
-    facts_precede_the_run: bool,
-    run_gpu: Option<u32>,
+    /// Its `same_environment`: a frame runs from this node's Python
+    /// environment, so its facts are the log's.
+    run: TheRun,
 }
 
 impl Seen<'_> {
@@ -497,18 +493,7 @@ fn score(
 
     let (verdicts, unseen_package) =
         facts.map_or_else(|| (Vec::new(), false), |facts| node_verdicts(cause.when, seen, facts));
-    let tested = facts.and_then(|facts| {
-        node.judge(
-            &symptoms.confirmed_by,
-            facts,
-            TheRun {
-                same_environment: seen.same_environment,
-                facts_precede_it: seen.facts_precede_the_run,
-                gpu: seen.run_gpu,
-            },
-            &seen.text,
-        )
-    });
+    let tested = facts.and_then(|facts| node.judge(&symptoms.confirmed_by, facts, seen.run, &seen.text));
     // A fact that only adds (memory in use now) is evidence, not confirmation.
     let confirmed = tested
         .as_ref()
@@ -672,7 +657,7 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
     match &verdict.condition {
         // A version that differs is a fact about this node; an absence is not,
         // unless the traceback ran from this very environment.
-        Condition::Package(name) if seen.same_environment || facts.is_installed(name) => None,
+        Condition::Package(name) if seen.run.same_environment || facts.is_installed(name) => None,
         Condition::Package(name) if seen.packages.contains(&normalize_name(name)) => open(format!(
             "{name} is not installed here, yet the traceback runs through it: the log comes from another environment ({ELSEWHERE})"
         )),

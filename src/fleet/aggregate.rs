@@ -18,7 +18,7 @@ use super::{
     Configuration, Contested, ContestedValue, Deviation, FleetFinding, FleetReport, FleetSummary, MajorityFact,
     NodeCounts, NodeProblem, Reference, ReferenceInfo,
 };
-use crate::compare::{self, Drift, Sides};
+use crate::compare::{self, Drift, NodeFacts, Sides};
 use crate::findings::FailOn;
 use crate::findings::{Finding, Severity};
 use crate::knowledge::tables::Tables;
@@ -205,15 +205,16 @@ impl Aggregator {
         let consensus = self.consensus(&counts);
         let contested = self.contested(&counts);
         let compare_lock = matches!(reference, Reference::Lock { .. });
+        // Machine facts are always compared with the majority: a lock does not hold them.
+        let (majority_lock, majority_facts) = config::node_from(self.resolve(&consensus));
         let (reference_lock, reference_info) = match reference {
             Reference::Majority => {
-                let (lock, _) = config::node_from(self.resolve(&consensus));
                 let info = ReferenceInfo {
                     kind: "majority",
                     lock: None,
                     fingerprint: fingerprint(self.resolve(&consensus)),
                 };
-                (lock, info)
+                (majority_lock, info)
             }
             Reference::Lock { path, lock } => {
                 let info = ReferenceInfo {
@@ -233,7 +234,7 @@ impl Aggregator {
             let differences = if !compare_lock && group.facts == consensus {
                 Vec::new()
             } else {
-                self.differences(group, &consensus, &reference_lock, compare_lock, tables)
+                self.differences(group, &majority_facts, &reference_lock, compare_lock, tables)
             };
             let names: Vec<&str> = group
                 .nodes
@@ -422,7 +423,7 @@ impl Aggregator {
     fn differences(
         &self,
         group: &Group,
-        consensus: &[(u32, u32)],
+        majority_facts: &NodeFacts,
         reference: &Lock,
         against_lock: bool,
         tables: &Tables,
@@ -434,13 +435,11 @@ impl Aggregator {
         };
         let (lock, node_facts) = config::node_from(self.resolve(&group.facts));
         let mut differences = compare::environment::compare(reference, &lock, &sides, tables);
-        // Machine facts are always compared with the majority: a lock does not hold them.
-        let (_, majority_facts) = config::node_from(self.resolve(consensus));
         let node_sides = Sides {
             expected: "on most nodes".to_string(),
             found: sides.found.clone(),
         };
-        differences.extend(compare::node_facts::compare(&majority_facts, &node_facts, &node_sides));
+        differences.extend(compare::node_facts::compare(majority_facts, &node_facts, &node_sides));
         differences.sort_by_key(|item| item.area);
         differences
     }

@@ -16,6 +16,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
+
 use crate::compare::{NodeFact, NodeFacts};
 use crate::lock::model::{self, Fact, GpuGroup, Library, Lock, Toolkit};
 use crate::snapshot::Snapshot;
@@ -54,7 +56,9 @@ impl std::fmt::Display for FactKey {
 }
 
 /// A fact's value, typed as the lock holds it: equal values are equal facts.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Serialized as the lock's own JSON of the value (untagged).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
 pub enum FactValue {
     System(model::System),
     Nvidia(model::Nvidia),
@@ -105,19 +109,11 @@ impl FactValue {
     /// The bytes a configuration's fingerprint covers: the lock's JSON of the
     /// value, the text itself for a variable or machine fact.
     pub fn fingerprint_bytes(&self) -> Vec<u8> {
-        let json = match self {
-            FactValue::System(value) => serde_json::to_vec(value),
-            FactValue::Nvidia(value) => serde_json::to_vec(value),
-            FactValue::Gpus(value) => serde_json::to_vec(value),
-            FactValue::CudaToolkits(value) => serde_json::to_vec(value),
-            FactValue::CudaLibraries(value) => serde_json::to_vec(value),
-            FactValue::Python(value) => serde_json::to_vec(value),
-            FactValue::Package(value) => serde_json::to_vec(value),
-            FactValue::Framework(value) => serde_json::to_vec(value),
-            FactValue::Text(text) => return text.as_bytes().to_vec(),
-        };
-        // The lock's types are plain data with string keys: serializing them cannot fail.
-        json.unwrap_or_default()
+        match self {
+            FactValue::Text(text) => text.as_bytes().to_vec(),
+            // The lock's types are plain data with string keys: serializing them cannot fail.
+            value => serde_json::to_vec(value).unwrap_or_default(),
+        }
     }
 }
 
