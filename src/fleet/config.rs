@@ -134,7 +134,7 @@ pub fn facts_of(snapshot: &Snapshot) -> Vec<(FactKey, FactValue)> {
 }
 
 /// The lock's parts as facts.
-pub fn lock_facts(lock: Lock) -> Vec<(FactKey, FactValue)> {
+fn lock_facts(lock: Lock) -> Vec<(FactKey, FactValue)> {
     let mut facts = vec![
         (FactKey::System, FactValue::System(lock.system)),
         (FactKey::Python, FactValue::Python(lock.python)),

@@ -180,13 +180,6 @@ impl TorchTables {
             .iter()
             .find(|row| row.torch == torch && row.variant == variant && row.platform == platform)
     }
-
-    /// The CUDA builds of one release on one platform, oldest CUDA first.
-    pub fn builds_of<'t>(&'t self, torch: MajorMinor, platform: &'t str) -> impl Iterator<Item = &'t TorchBuildRow> {
-        self.builds
-            .iter()
-            .filter(move |row| row.torch == torch && row.platform == platform)
-    }
 }
 
 /// `cu128` -> 12.8: PyTorch's compact spelling, whose last digit is the minor.
