@@ -9,6 +9,7 @@ when no cause is named; it is confidently wrong when another cause is named. Exp
 outside the tool's knowledge (`other:...`) can only be missed or confidently wrong.
 """
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -33,10 +34,13 @@ def cases(paths):
             yield from sorted(p.parent for p in path.glob("*/case.toml"))
 
 
+EXTRA = os.environ.get("EXPLAIN_ARGS", "").split()
+
+
 def judge(binary, case_dir):
     case = tomllib.loads((case_dir / "case.toml").read_text())
     run = subprocess.run(
-        [binary, "explain", str(case_dir / "log.txt"), "--snapshot", str(case_dir / "snapshot.json"), "--format", "json"],
+        [binary, "explain", *EXTRA, str(case_dir / "log.txt"), "--snapshot", str(case_dir / "snapshot.json"), "--format", "json"],
         capture_output=True,
     )
     try:

@@ -31,7 +31,11 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
     };
     let snapshot = replay_or_probe(&args.node, false)?;
     let facts = Facts::new(&snapshot, &configs);
-    let explanation = crate::explain::explain(reader, &source, &matrix, &facts)
+    let from = match args.node.snapshot {
+        Some(_) => crate::explain::FactsFrom::TheLogsNode,
+        None => crate::explain::FactsFrom::ThisNode,
+    };
+    let explanation = crate::explain::explain(reader, &source, &matrix, &facts, from)
         .with_context(|| format!("cannot read log `{source}`"))?;
     let rendered = match args.format {
         TextOrJson::Text => crate::report::explain::text(&explanation, style_for(args.output.file.as_deref())),

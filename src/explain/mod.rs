@@ -9,6 +9,7 @@
 pub mod log;
 pub mod node;
 pub mod rank;
+mod readers;
 pub mod signals;
 pub mod traceback;
 
@@ -68,6 +69,10 @@ pub struct Explanation {
     /// (a fact of the node the job ran on, a fuller log, a flag).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub to_decide: Vec<String>,
+    /// Set when the node's facts were probed here and the log ran elsewhere:
+    /// they neither confirm nor rule out a cause, and this says so once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_facts: Option<String>,
     pub other_tracebacks: Vec<OtherTraceback>,
 }
 
@@ -111,8 +116,26 @@ pub struct OtherTraceback {
     pub best: Option<String>,
 }
 
+/// Where the facts a log is judged with come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactsFrom {
+    /// A Snapshot the user says is the log's node (`--snapshot`).
+    TheLogsNode,
+    /// A probe of the node explain runs on, which may not be where the log ran.
+    ThisNode,
+}
+
+/// Error and warning lines before a traceback that weigh on its causes, at most.
+const CONTEXT_LINES: usize = 32;
+
 /// Reads the whole log and explains it.
-pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Facts) -> Result<Explanation, LogError> {
+pub fn explain<R: BufRead>(
+    reader: R,
+    source: &str,
+    matrix: &Matrix,
+    facts: &Facts,
+    from: FactsFrom,
+) -> Result<Explanation, LogError> {
     let messages: Vec<&str> = matrix
         .rules
         .iter()
@@ -145,13 +168,34 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
     let (tracebacks, dropped) = collector.finish();
 
-    let judge = rank::Judge::new(matrix, Some(facts));
+    let judge = match from {
+        FactsFrom::TheLogsNode => rank::Judge::new(matrix, Some(facts)),
+        FactsFrom::ThisNode => rank::Judge::new(matrix, Some(facts)).facts_probed_here(),
+    };
+    // Lines printed without a traceback (warnings, loader and NCCL lines, a
+    // known message): the context that weighs on what failed after them.
+    let bare: Vec<(usize, String)> = tracebacks
+        .iter()
+        .filter(|traceback| traceback.frames().next().is_none())
+        .filter_map(|traceback| Some((traceback.line, traceback.raised()?.message.to_lowercase())))
+        .collect();
     // A warning, or a line jobs that finish also print, is an error only when
     // a known cause explains it; the rest predict nothing and are not counted.
     let mut ranked: Vec<(Traceback, Vec<Candidate>)> = tracebacks
         .into_iter()
         .map(|traceback| {
-            let candidates = judge.rank(&traceback);
+            let own: Vec<String> = traceback
+                .messages()
+                .map(|raised| raised.message.to_lowercase())
+                .collect();
+            let mut context: Vec<String> = bare
+                .iter()
+                .filter(|(line, text)| *line < traceback.line && !own.contains(text))
+                .map(|(_, text)| text.clone())
+                .collect();
+            context.dedup();
+            let context = context.split_off(context.len().saturating_sub(CONTEXT_LINES));
+            let candidates = judge.rank_in(&traceback, &context);
             (traceback, candidates)
         })
         .filter(|(traceback, candidates)| {
@@ -184,6 +228,7 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
             traceback: None,
             candidates: Vec::new(),
             to_decide: Vec::new(),
+            node_facts: None,
             other_tracebacks: Vec::new(),
         });
     };
@@ -222,6 +267,12 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
                 .map(|best| best.id.clone()),
         })
         .collect();
+    let node_facts = (!judge.speaks_for(&traceback, judge.runs_here(&traceback))).then(|| {
+        format!(
+            "the log's libraries ran from a site-packages that is not this node's Python ({}): this node's facts neither confirm nor rule out any cause; run explain where the job ran, or pass that node's Snapshot with --snapshot",
+            facts.snapshot.python.executable.display()
+        )
+    });
     Ok(Explanation {
         schema: SCHEMA,
         source: source.to_string(),
@@ -232,6 +283,7 @@ pub fn explain<R: BufRead>(reader: R, source: &str, matrix: &Matrix, facts: &Fac
         traceback: Some(describe(traceback, facts)),
         candidates: kept,
         to_decide,
+        node_facts,
         other_tracebacks,
     })
 }

@@ -231,6 +231,9 @@ pub struct TheRun {
     pub facts_precede_it: bool,
     /// The GPU it ran on, where known (a smoke test step's).
     pub gpu: Option<u32>,
+    /// The facts were probed on the node explain runs on, not replayed from
+    /// the log's node: they speak for a log only if it ran here.
+    pub probed_here: bool,
 }
 
 /// Memory another process holds on the GPU the out of memory was on (named

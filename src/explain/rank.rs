@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use super::node::{NodeTests, TheRun};
+use super::readers::{self, Reading};
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, When};
@@ -31,6 +32,17 @@ const NODE_BASE: i32 = 2;
 const NODE_MOST: i32 = 3;
 /// A rule's version condition holds for a package the frames run through.
 const PINNED: i32 = 4;
+/// The failure's own words, read apart, state the cause (a bound, a soname).
+const STATED: i32 = 6;
+
+/// Symptom entries that name a class of failure with several causes, each a
+/// node fact their `confirmed_by` checks settle.
+const FAILURE_CLASSES: [&str; 2] = ["nccl-collective-failed", "no-cuda-gpu-visible"];
+
+/// What a site-packages path looks like in a frame.
+fn is_installed_code(file: &str) -> bool {
+    file.contains("site-packages/") || file.contains("dist-packages/")
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -83,6 +95,10 @@ pub struct Evidence {
 pub enum EvidenceKind {
     Frame,
     Message,
+    /// A line earlier in the log (a warning, another error) that names the cause.
+    Context,
+    /// What the failure says about itself, read apart (a stated requirement, a missing library).
+    Stated,
     Exception,
     Devices,
     Node,
@@ -98,6 +114,9 @@ pub struct Candidate {
     /// to a package in the frames first, a guess about an absent package last.
     #[serde(skip)]
     pub tier: u8,
+    /// A message (or an earlier line) that no other cause lists points here.
+    #[serde(skip)]
+    pub specific: bool,
     pub title: String,
     pub evidence: Vec<Evidence>,
     pub why: String,
@@ -230,7 +249,44 @@ impl<'m, 'f> Judge<'m, 'f> {
     }
 
     pub fn rank(&self, traceback: &Traceback) -> Vec<Candidate> {
-        let facts = self.facts;
+        self.rank_in(traceback, &[])
+    }
+
+    /// A judge for facts probed on this node while the log may come from
+    /// another: a log whose frames run from site-packages elsewhere is judged
+    /// without them.
+    pub fn facts_probed_here(mut self) -> Self {
+        self.run.probed_here = true;
+        self
+    }
+
+    /// Whether the node's facts speak for the log: not when they were probed
+    /// here and the log's libraries ran from a site-packages that is not this
+    /// node's (the reporter's machine, another container).
+    pub fn speaks_for(&self, traceback: &Traceback, same_environment: bool) -> bool {
+        !(self.run.probed_here && !same_environment && traceback.frames().any(|frame| is_installed_code(&frame.file)))
+    }
+
+    /// Whether a frame's file is under this node's site-packages.
+    pub fn runs_here(&self, traceback: &Traceback) -> bool {
+        self.facts.is_some_and(|facts| {
+            let python = &facts.snapshot.python;
+            traceback.frames().any(|frame| {
+                python
+                    .site_packages
+                    .iter()
+                    .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
+            })
+        })
+    }
+
+    /// Ranks a traceback with `context`: the log's other error and warning
+    /// lines printed before it, lowercase, which weigh on the causes they name.
+    pub fn rank_in(&self, traceback: &Traceback, context: &[String]) -> Vec<Candidate> {
+        // Site-packages only: a system Python's prefix (/usr) holds every
+        // container's /usr/local/lib/python3.x/dist-packages.
+        let same_environment = self.runs_here(traceback);
+        let facts = self.facts.filter(|_| self.speaks_for(traceback, same_environment));
         let packages: Vec<String> = traceback
             .frames()
             .filter_map(|frame| super::frame_package(&frame.file))
@@ -247,20 +303,11 @@ impl<'m, 'f> Judge<'m, 'f> {
             messages,
             packages,
             run: TheRun {
-                same_environment: facts.is_some_and(|facts| {
-                    let python = &facts.snapshot.python;
-                    // Site-packages only: a system Python's prefix (/usr) holds
-                    // every container's /usr/local/lib/python3.x/dist-packages.
-                    traceback.frames().any(|frame| {
-                        python
-                            .site_packages
-                            .iter()
-                            .any(|dir| std::path::Path::new(&frame.file).starts_with(dir))
-                    })
-                }),
+                same_environment,
                 ..self.run
             },
             message_owners: &self.message_owners,
+            context,
         };
         // Each cause's message that fits, found once for all.
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
@@ -301,6 +348,18 @@ impl<'m, 'f> Judge<'m, 'f> {
                 score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
             })
             .collect();
+        let readings = readers::read(
+            traceback,
+            readers::Context {
+                facts,
+                absence_is_a_fact: same_environment,
+            },
+        );
+        for reading in readings {
+            self.weigh_reading(&mut candidates, reading);
+        }
+        generic_yields_to_specific(&mut candidates);
+        wording_yields_to_grounds(&mut candidates);
         candidates.sort_by(|a, b| {
             (b.confidence, b.tier, b.score)
                 .cmp(&(a.confidence, a.tier, a.score))
@@ -321,6 +380,8 @@ struct Seen<'j> {
     /// The same, joined, for names a cause's package goes by.
     text: String,
     message_owners: &'j [(&'j str, String)],
+    /// The log's other error and warning lines before this traceback, lowercase.
+    context: &'j [String],
     /// Its `same_environment`: a frame runs from this node's Python
     /// environment, so its facts are the log's.
     run: TheRun,
@@ -333,7 +394,9 @@ impl Seen<'_> {
         let owners = self
             .message_owners
             .iter()
+            // A generic reader's entry (any extension, any library) takes no message from a specific one.
             .filter(|(id, _)| *id != cause.id && !cause.symptoms.generalizes.iter().any(|rule| rule == id))
+            .filter(|(id, _)| !readers::GENERIC.contains(id))
             .filter(|(_, other)| other.contains(core) || core.contains(other.as_str()))
             .count();
         owners == 0
@@ -350,6 +413,140 @@ struct MessageHit<'m> {
     offset: usize,
     /// No other cause lists it (see [`Seen::is_specific`]).
     specific: bool,
+}
+
+impl Judge<'_, '_> {
+    /// A reading of the failure's own words weighs on the cause it supports:
+    /// it adds its evidence and its fix, filled in with what it read, and
+    /// raises the cause to likely, or near-certain when the node confirms it.
+    fn weigh_reading(&self, candidates: &mut Vec<Candidate>, reading: Reading) {
+        let Some(cause) = self.causes.iter().find(|cause| cause.id == reading.cause) else {
+            return;
+        };
+        let at = match candidates.iter().position(|candidate| candidate.id == reading.cause) {
+            Some(at) => at,
+            None => {
+                candidates.push(Candidate {
+                    id: cause.id.to_string(),
+                    kind: cause.kind,
+                    confidence: Confidence::Possible,
+                    score: 0,
+                    tier: 1,
+                    specific: false,
+                    title: cause.title.to_string(),
+                    evidence: Vec::new(),
+                    why: cause.why.to_string(),
+                    fix: cause.fix.to_string(),
+                    references: cause.references.clone(),
+                });
+                candidates.len() - 1
+            }
+        };
+        for sibling in &reading.rules_out {
+            if let Some(other) = candidates.iter_mut().find(|candidate| candidate.id == *sibling) {
+                other.confidence = Confidence::RuledOut;
+                other.evidence.push(Evidence {
+                    kind: EvidenceKind::Stated,
+                    holds: Some(false),
+                    text: format!("the failure's own words point to {} instead", reading.cause),
+                });
+            }
+        }
+        let candidate = &mut candidates[at];
+        let confirmed = reading.node.iter().any(|(holds, _)| *holds == Some(true));
+        let contradicted = reading.node.iter().any(|(holds, _)| *holds == Some(false));
+        let confidence = if contradicted && !reading.stated {
+            Confidence::Possible
+        } else if reading.stated && confirmed {
+            Confidence::NearCertain
+        } else {
+            Confidence::Likely
+        };
+        candidate.evidence.push(Evidence {
+            kind: EvidenceKind::Stated,
+            holds: Some(true),
+            text: reading.said,
+        });
+        candidate
+            .evidence
+            .extend(reading.node.into_iter().map(|(holds, text)| Evidence {
+                kind: EvidenceKind::Node,
+                holds,
+                text,
+            }));
+        candidate.score += STATED + if confirmed { NODE_BASE + 1 } else { 0 };
+        candidate.fix = reading.fix;
+        if !reading.settles {
+            // What the reading leaves open, the entry's own wording cannot settle either.
+            candidate.confidence = candidate.confidence.min(Confidence::Possible);
+        } else if candidate.confidence != Confidence::RuledOut {
+            candidate.confidence = candidate.confidence.max(confidence);
+        }
+    }
+}
+
+/// A generic reading (an extension built for another torch) says less than a
+/// knowledge entry whose own message fits (flash-attn's library built for
+/// another torch): it stays listed, one step down, and the entry decides.
+fn generic_yields_to_specific(candidates: &mut [Candidate]) {
+    let generic = |candidate: &Candidate| readers::GENERIC.contains(&candidate.id.as_str());
+    let specific = candidates.iter().any(|candidate| {
+        let own_message = candidate
+            .evidence
+            .iter()
+            .any(|evidence| evidence.kind == EvidenceKind::Message && evidence.holds == Some(true));
+        (candidate.specific || own_message) && candidate.confidence > Confidence::RuledOut && !generic(candidate)
+    });
+    for candidate in candidates.iter_mut().filter(|candidate| generic(candidate)) {
+        candidate.tier = candidate.tier.min(1);
+        if specific && candidate.confidence.is_answer() {
+            candidate.confidence = Confidence::Possible;
+        }
+    }
+}
+
+/// "Likely" must mean likely: a cause that only the message's wording points
+/// to (`mat2`, the argument order) yields to one that the frames or an earlier
+/// line of the log point to. A reading of the message is wording too: it
+/// grounds nothing against a cause whose own message is more specific.
+fn wording_yields_to_grounds(candidates: &mut [Candidate]) {
+    let grounded = |candidate: &Candidate| {
+        candidate.evidence.iter().any(|evidence| {
+            evidence.holds == Some(true) && matches!(evidence.kind, EvidenceKind::Frame | EvidenceKind::Context)
+        })
+    };
+    let wording_only = |candidate: &Candidate| {
+        candidate.evidence.iter().all(|evidence| {
+            evidence.holds != Some(true) || matches!(evidence.kind, EvidenceKind::Message | EvidenceKind::Devices)
+        })
+    };
+    let Some(ground) = candidates
+        .iter()
+        .filter(|candidate| candidate.confidence.is_answer() && grounded(candidate))
+        .map(|candidate| candidate.id.clone())
+        .next()
+    else {
+        return;
+    };
+    for candidate in candidates.iter_mut() {
+        if candidate.confidence.is_answer() && candidate.id != ground && wording_only(candidate) {
+            candidate.confidence = Confidence::Possible;
+            candidate.evidence.push(Evidence {
+                kind: EvidenceKind::Message,
+                holds: None,
+                text: format!("only the message's wording points here, and more than wording points to {ground}"),
+            });
+        }
+    }
+}
+
+/// The first of a cause's messages an earlier line of the log gives, when the
+/// traceback's own messages do not.
+fn context_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<&'m str> {
+    cause.symptoms.messages.iter().map(String::as_str).find(|symptom| {
+        let core = symptom_core(symptom);
+        seen.context.iter().any(|line| line.contains(core.as_str()))
+    })
 }
 
 fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
@@ -410,8 +607,27 @@ fn score(
         }
     }
 
-    // A message that is there and is none of the cause's: another error at the same place.
-    let message_differs = message_hit.is_none() && !symptoms.messages.is_empty() && !seen.text.is_empty();
+    // An earlier line of the log in this cause's words: the job said so before it failed.
+    // A class of failure named earlier (an NCCL error) says nothing new of its cause.
+    let context_hit = context_hit(cause, seen)
+        .filter(|symptom| message_hit.is_none_or(|hit| hit.symptom != *symptom))
+        .filter(|_| !FAILURE_CLASSES.contains(&cause.id));
+    if let Some(symptom) = context_hit {
+        score += MESSAGE;
+        evidence.push(Evidence {
+            kind: EvidenceKind::Context,
+            holds: Some(true),
+            text: format!(
+                "an earlier line of the log says \"{}\"",
+                symptom_core_as_written(symptom)
+            ),
+        });
+    }
+    let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause));
+    // A message that is there and is none of the cause's: another error at the
+    // same place, unless an earlier line named this cause (the error is its consequence).
+    let message_differs =
+        message_hit.is_none() && !context_specific && !symptoms.messages.is_empty() && !seen.text.is_empty();
     let message_specific = message_hit.is_some_and(|hit| hit.specific);
     match message_hit {
         Some(hit) => {
@@ -429,7 +645,7 @@ fn score(
         }),
         None => {}
     }
-    if message_hit.is_none() && frame_hits == 0 {
+    if message_hit.is_none() && frame_hits == 0 && context_hit.is_none() {
         return None;
     }
     // Symptom entries tell their causes apart by the longer message (which
@@ -569,6 +785,7 @@ fn score(
         Confidence::NearCertain
     } else if frame_hits > 0
         || message_specific
+        || context_specific
         || (pinned && message_hit.is_some())
         || (message_hit.is_some() && strong_holds && score > MESSAGE + NODE_BASE + 1)
     {
@@ -589,7 +806,11 @@ fn score(
             text: "the traceback never passes through the code this rule is about".to_string(),
         });
     }
-    if (unseen || bypassed) && confidence > Confidence::Possible {
+    // An entry that names a class of failure (an NCCL error, no GPU visible)
+    // rather than its cause is named only when the node confirms one of the
+    // causes its checks look for; else the class says nothing of which.
+    let class_unconfirmed = FAILURE_CLASSES.contains(&cause.id) && !confirmed && frame_hits == 0;
+    if (unseen || bypassed || class_unconfirmed) && confidence > Confidence::Possible {
         confidence = Confidence::Possible;
     }
     let tier = match cause.kind {
@@ -608,6 +829,7 @@ fn score(
         confidence,
         score,
         tier,
+        specific: message_specific || context_specific,
         title: cause.title.to_string(),
         evidence,
         why: cause.why.to_string(),
@@ -702,7 +924,8 @@ fn symptom_core(symptom: &str) -> String {
 pub(super) fn symptom_core_as_written(symptom: &str) -> &str {
     match symptom.split_once(", but") {
         Some((core, _)) if core.len() >= 20 => core,
-        _ => symptom,
+        // A sentence's full stop is not part of what a log quotes of it.
+        _ => symptom.strip_suffix('.').unwrap_or(symptom),
     }
 }
 
@@ -1060,9 +1283,10 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
     fn a_generic_nccl_error_is_confirmed_by_a_small_dev_shm_and_not_ruled_out_by_a_large_one() {
         let mut snapshot = node(None);
         snapshot.system.limits.shm_total_mib = Some(65536);
+        // The class of failure alone names no cause: listed, not named, and not ruled out.
         let best = ranked(NCCL_ERROR, &snapshot).remove(0);
         assert_eq!(best.id, "nccl-collective-failed");
-        assert_eq!(best.confidence, Confidence::Likely, "{best:#?}");
+        assert_eq!(best.confidence, Confidence::Possible, "{best:#?}");
         snapshot.system.limits.shm_total_mib = Some(64);
         let best = ranked(NCCL_ERROR, &snapshot).remove(0);
         assert_eq!(best.id, "nccl-collective-failed");

@@ -186,6 +186,9 @@ pub struct Collector {
     advisories: usize,
     /// `IndexError: ` alone at the end of a line: its message is on the next line.
     pending: Option<(usize, String)>,
+    /// A known message that ends in `:` (`xFormers was built for:`): what it
+    /// announces is on the next line, and belongs to the same message.
+    announced: Option<(usize, Raised)>,
     /// Error messages known causes give, found even without an exception
     /// class in front (a pasted excerpt, a logger that prints only the message).
     known: Option<signals::KnownMessages>,
@@ -201,7 +204,7 @@ impl Collector {
     /// Whether no traceback is open and no line is awaited: a line with none
     /// of the marker's words can then be passed over unread.
     pub fn is_idle(&self) -> bool {
-        self.streams.is_empty() && self.pending.is_none()
+        self.streams.is_empty() && self.pending.is_none() && self.announced.is_none()
     }
 
     /// A collector that also takes a line holding one of `messages` for an error.
@@ -215,6 +218,14 @@ impl Collector {
     pub fn line(&mut self, number: usize, line: &str) {
         // Most lines of a training log are none of this; say so cheaply.
         let signal = signals::may_be_signal(line) || self.known.as_ref().is_some_and(|known| known.is_in(line));
+        if let Some((start, mut raised)) = self.announced.take() {
+            let next = line.trim();
+            if !next.is_empty() && !line.contains(HEADER) {
+                raised.message.push(' ');
+                raised.message.push_str(next);
+            }
+            self.keep(Traceback::bare(start, raised));
+        }
         if self.streams.is_empty() && self.pending.is_none() && !signal && !may_matter(line) {
             return;
         }
@@ -431,7 +442,12 @@ impl Collector {
             Some(signals::SignalLine::Line(raised)) => self.keep(Traceback::bare(number, raised)),
             Some(signals::SignalLine::OnNextLine(signal)) => self.pending = Some((number, signal.label().to_string())),
             None if self.known.as_ref().is_some_and(|known| known.is_in(line)) => {
-                self.keep(Traceback::bare(number, signals::known_message(line)));
+                let raised = signals::known_message(line);
+                if raised.message.ends_with(':') {
+                    self.announced = Some((number, raised));
+                } else {
+                    self.keep(Traceback::bare(number, raised));
+                }
             }
             None => {}
         }

@@ -133,7 +133,7 @@ proptest! {
         let configs = envdoctor::configs::TrainingConfigs::default();
         let facts = envdoctor::facts::Facts::new(&snapshot, &configs);
         let matrix = envdoctor::matrix::Matrix::load(&[]).unwrap();
-        let _ = envdoctor::explain::explain(bytes.as_slice(), "log", &matrix, &facts);
+        let _ = envdoctor::explain::explain(bytes.as_slice(), "log", &matrix, &facts, envdoctor::explain::FactsFrom::TheLogsNode);
     }
 }
 

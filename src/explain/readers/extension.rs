@@ -1,0 +1,238 @@
+//! A compiled extension built against another torch, recognized from its own
+//! file and words: a torch C++ symbol (`_ZN3c10...`) undefined in a `.so`
+//! under a package, `xFormers was built for: PyTorch 2.3.0+cu121 ... (you
+//! have 2.1.0+cu121)`, an operator its library registers missing
+//! (`operator torchvision::nms does not exist`), or a package calling a torch
+//! API the installed torch lacks (`module 'torch.compiler' has no attribute
+//! 'is_compiling'`). The owner is named, with the torch it was built for
+//! (where the log or its `Requires-Dist` says) and the torch installed.
+
+use std::str::FromStr;
+
+use pep508_rs::Requirement;
+
+use super::text;
+use super::{Context, Reading};
+use crate::explain::traceback::Traceback;
+use crate::facts::Facts;
+
+pub const CAUSE: &str = "extension-built-for-other-torch";
+pub const CPU_TORCH: &str = "torch-cpu-only-build";
+
+/// torch's C++ namespaces as they appear in mangled names (c10, at, torch,
+/// caffe2) and its C APIs (the THC of torch 1.x, the THP of its Python bindings).
+const TORCH_NAMES: [&str; 6] = ["3c10", "2at", "5torch", "6caffe2", "THC", "THP"];
+
+/// Packages whose libraries are built with torch, release for release: any
+/// symbol missing from them is torch's.
+const TORCH_COMPANIONS: [&str; 2] = ["torchvision", "torchaudio"];
+
+/// Operators a library registers with torch, by the library that owns them.
+const OPERATOR_OWNERS: [(&str, &str); 3] = [
+    ("operator torchvision::", "torchvision"),
+    ("operator torchaudio::", "torchaudio"),
+    ("no operator found for `memory_efficient_attention", "xformers"),
+];
+
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let (owner, said, built_for) = if let Some(found) = built_for(text) {
+        found
+    } else if let Some((symbol, owner)) = torch_symbol(text, traceback) {
+        (
+            owner.clone(),
+            format!("{owner}'s compiled library lacks torch's symbol {symbol}"),
+            None,
+        )
+    } else if let Some((_, owner)) = OPERATOR_OWNERS.iter().find(|(words, _)| lower.contains(words)) {
+        (
+            owner.to_string(),
+            format!(
+                "the operators {owner} registers with torch are missing: its compiled library did not load for this torch"
+            ),
+            None,
+        )
+    } else if let Some(attribute) = torch_attribute(text) {
+        let owner = innermost_package(traceback).filter(|owner| owner != "torch")?;
+        (
+            owner.clone(),
+            format!(
+                "{owner} calls {attribute}, which the torch that ran does not have: {owner} is made for another torch"
+            ),
+            None,
+        )
+    } else {
+        return None;
+    };
+    // Built for a CUDA torch, run with a CPU build: torch is the one to change.
+    if said.ends_with("+cpu") {
+        return Some(Reading {
+            cause: CPU_TORCH,
+            said,
+            node: Vec::new(),
+            fix: "install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, XYZ the CUDA the driver supports)".to_string(),
+            stated: true,
+            settles: true,
+            rules_out: Vec::new(),
+        });
+    }
+    let mut node = Vec::new();
+    let mut stated = built_for.is_some();
+    if let Some(facts) = context.facts {
+        if let Some(judged) = torch_required(facts, &owner) {
+            stated |= judged.0 == Some(true);
+            node.push(judged);
+        } else if let Some(torch) = torch_here(facts) {
+            node.push((None, format!("torch {torch} is installed here")));
+        }
+    }
+    let fix = match &built_for {
+        Some(version) => format!(
+            "install the {owner} build made for the torch installed (pip install -U {owner} picks one where it publishes wheels per torch), or install the torch it was built for: pip install \"torch=={}\"",
+            version.split('+').next().unwrap_or(version)
+        ),
+        None if matches!(owner.as_str(), "torchvision" | "torchaudio") => format!(
+            "install the {owner} release paired with the installed torch, from the same index (pip install --force-reinstall torch {owner} together, with the index URL torch came from)"
+        ),
+        None => format!(
+            "install the {owner} build made for the installed torch, or rebuild it here against it: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
+        ),
+    };
+    Some(Reading {
+        cause: CAUSE,
+        said,
+        node,
+        fix,
+        stated,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// `xFormers was built for: PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.1.0+cu121)`.
+fn built_for(text: &str) -> Option<(String, String, Option<String>)> {
+    let at = text.find(" was built for")?;
+    let owner = text::name_before(&text[..at])?.to_ascii_lowercase();
+    let rest = &text[at..];
+    let version = text::version_after(rest, "PyTorch")?;
+    let have = text::version_after(rest, "you have").unwrap_or("another version");
+    Some((
+        owner.clone(),
+        format!("the message says {owner} was built for torch {version} and the run has torch {have}"),
+        Some(version.to_string()),
+    ))
+}
+
+/// A torch symbol the loader could not resolve in a package's library, and that package.
+fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, String)> {
+    let rest = text::after_marker(text, "undefined symbol: ")?;
+    let symbol = rest
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
+        .next()?;
+    let owner = owner_of_so(text).or_else(|| innermost_package(traceback))?;
+    let torchs = (symbol.starts_with("_Z") && TORCH_NAMES.iter().any(|name| symbol.contains(name)))
+        || symbol.starts_with("torch_")
+        || TORCH_COMPANIONS.contains(&owner.as_str());
+    torchs.then_some((symbol, owner))
+}
+
+/// `module 'torch.compiler' has no attribute 'is_compiling'`, as `torch.compiler.is_compiling`.
+fn torch_attribute(text: &str) -> Option<String> {
+    let rest = text::after_marker(text, "module 'torch")?;
+    let module_end = rest.find('\'')?;
+    let module = format!("torch{}", &rest[..module_end]);
+    let attribute = text::after_marker(&rest[module_end..], "has no attribute '")?;
+    let attribute = &attribute[..attribute.find('\'')?];
+    Some(format!("{module}.{attribute}"))
+}
+
+/// The package a `.so` path in the message belongs to (`.../site-packages/apex/...so`).
+fn owner_of_so(text: &str) -> Option<String> {
+    text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '(')
+        .filter(|token| token.contains(".so"))
+        .find_map(|token| crate::explain::frame_package(token.trim_end_matches(':')))
+        .filter(|package| *package != crate::explain::STDLIB)
+        .map(|package| crate::explain::distribution_of(package.split('.').next().unwrap_or(package)))
+}
+
+/// The innermost frame's package, torch's own frames and the import machinery passed over.
+fn innermost_package(traceback: &Traceback) -> Option<String> {
+    traceback
+        .frames()
+        .filter_map(|frame| crate::explain::frame_package(&frame.file))
+        .filter(|package| !matches!(*package, "python" | "importlib" | "torch"))
+        .last()
+        .map(crate::explain::distribution_of)
+}
+
+fn torch_here(facts: &Facts) -> Option<String> {
+    facts
+        .torch
+        .and_then(|build| build.version.clone())
+        .or_else(|| facts.package_version("torch").map(|version| version.to_string()))
+}
+
+/// The owner's own `Requires-Dist` on torch, judged against the torch installed.
+fn torch_required(facts: &Facts, owner: &str) -> Option<(Option<bool>, String)> {
+    let package = facts.package(owner)?;
+    let torch = facts.package_version("torch")?;
+    let requirement = package
+        .requires_dist
+        .iter()
+        .filter_map(|line| Requirement::<pep508_rs::VerbatimUrl>::from_str(line).ok())
+        .find(|requirement| requirement.name.as_ref() == "torch")?;
+    let pep508_rs::VersionOrUrl::VersionSpecifier(specifiers) = requirement.version_or_url.as_ref()? else {
+        return None;
+    };
+    let version = package.version.as_deref().unwrap_or("?");
+    let holds = !specifiers.contains(&pep508_rs::pep440_rs::Version::from_str(&torch.to_string()).ok()?);
+    Some((
+        Some(holds),
+        format!("{owner} {version} requires torch{specifiers}; torch {torch} is installed here"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        let (traceback, text) = super::super::parsed(log);
+        read(&text, &traceback, Context::alone())
+    }
+
+    #[test]
+    fn a_torch_symbol_missing_from_a_packages_library_names_the_package() {
+        let found = reading("ImportError: /opt/conda/lib/python3.10/site-packages/apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE\n").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.said.starts_with("apex's compiled library"), "{}", found.said);
+        assert!(found.fix.contains("--no-build-isolation apex"), "{}", found.fix);
+    }
+
+    #[test]
+    fn the_torch_an_extension_was_built_for_is_read_from_its_warning() {
+        let found = reading("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.1.0+cu121)\n").unwrap();
+        assert!(
+            found.said.contains("xformers was built for torch 2.3.0+cu121") && found.said.contains("2.1.0+cu121"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.contains("torch==2.3.0"), "{}", found.fix);
+        assert!(found.stated);
+    }
+
+    #[test]
+    fn a_package_newer_than_torch_is_read_from_the_frame_that_calls_it() {
+        let found = reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/apex/normalization/fused_layer_norm.py\", line 10, in forward\n    if torch.compiler.is_compiling():\nAttributeError: module 'torch.compiler' has no attribute 'is_compiling'\n").unwrap();
+        assert!(
+            found.said.contains("apex calls torch.compiler.is_compiling"),
+            "{}",
+            found.said
+        );
+        assert!(
+            reading("AttributeError: module 'torch' has no attribute 'frobnicate'\n").is_none(),
+            "the job's own call names no package"
+        );
+        assert!(reading("ImportError: /x/site-packages/foo/_C.so: undefined symbol: cudaLaunchKernelExC\n").is_none());
+    }
+}

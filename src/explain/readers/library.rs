@@ -1,0 +1,339 @@
+//! A shared library the loader could not find, traced to who should provide
+//! it: one of NVIDIA's pip wheels (`libcublas.so.11` is `nvidia-cublas-cu11`),
+//! torch itself, the driver, or the system; what the node has of it; and the
+//! fix. A CUDA runtime library of another CUDA major than torch's, wanted by a
+//! compiled extension, is the extension built for another CUDA, not a missing library.
+
+use super::{Context, Reading};
+use crate::explain::traceback::Traceback;
+use crate::facts::{Facts, dotted};
+
+pub const MISSING: &str = "shared-library-missing";
+pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
+
+/// What the loader and the libraries that load others say when a file is missing.
+const LOADER_WORDS: [&str; 6] = [
+    "cannot open shared object file",
+    "could not load library",
+    "unable to load any of",
+    "could not load dynamic library",
+    "is not found",
+    "library not found",
+];
+
+/// Who provides a library, by the name between `lib` and `.so`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    /// One of NVIDIA's wheels, `nvidia-{0}-cuNN`; whether the soname's major is CUDA's.
+    Wheel(&'static str, bool),
+    /// torch's own libraries (`libc10.so`, `libtorch_cpu.so`).
+    Torch,
+    /// The NVIDIA driver's user-space libraries.
+    Driver,
+    /// A CUDA toolkit's part no wheel of torch's brings (libnvvm).
+    Toolkit,
+    /// A system package, by its Debian name.
+    System(&'static str),
+}
+
+/// The libraries envdoctor knows the provider of; the name is matched as a prefix.
+const PROVIDERS: [(&str, Provider, &str); 17] = [
+    ("cudart", Provider::Wheel("cuda-runtime", true), "cudart"),
+    ("cublasLt", Provider::Wheel("cublas", true), "cublaslt"),
+    ("cublas", Provider::Wheel("cublas", true), "cublas"),
+    ("nvrtc", Provider::Wheel("cuda-nvrtc", true), ""),
+    ("cudnn", Provider::Wheel("cudnn", false), "cudnn"),
+    ("cufft", Provider::Wheel("cufft", false), "cufft"),
+    ("curand", Provider::Wheel("curand", false), ""),
+    ("cusparse", Provider::Wheel("cusparse", true), "cusparse"),
+    ("cusolver", Provider::Wheel("cusolver", false), ""),
+    ("nccl", Provider::Wheel("nccl", false), "nccl"),
+    ("nvJitLink", Provider::Wheel("nvjitlink", true), "nvjitlink"),
+    ("nvToolsExt", Provider::Wheel("nvtx", false), ""),
+    ("cupti", Provider::Wheel("cuda-cupti", false), ""),
+    ("c10", Provider::Torch, ""),
+    ("torch", Provider::Torch, ""),
+    ("nvvm", Provider::Toolkit, ""),
+    ("GL", Provider::System("libgl1"), ""),
+];
+
+/// The driver's libraries: matched exactly, `libcuda` is a prefix of `libcudart`.
+const DRIVER: [&str; 2] = ["cuda", "nvidia-ml"];
+
+/// A library file name: `libcublas.so.11` gives (`cublas`, `11`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Soname<'t> {
+    file: &'t str,
+    stem: &'t str,
+    /// The version after `.so.`, if any (`11.0`).
+    version: Option<&'t str>,
+}
+
+fn soname(token: &str) -> Option<Soname<'_>> {
+    let file = token.rsplit('/').next()?;
+    let rest = file.strip_prefix("lib")?;
+    let at = rest.find(".so")?;
+    let stem = &rest[..at];
+    let after = &rest[at + 3..];
+    if stem.is_empty() || !(after.is_empty() || after.starts_with('.')) {
+        return None;
+    }
+    let version = after
+        .strip_prefix('.')
+        .filter(|version| version.starts_with(|c: char| c.is_ascii_digit()));
+    Some(Soname { file, stem, version })
+}
+
+/// The missing library a loader message names: the file before `: cannot
+/// open`, or the first in `Could not load library ...` and `Unable to load any of {...}`.
+fn missing_library(text: &str) -> Option<Soname<'_>> {
+    let lower = text.to_ascii_lowercase();
+    let at = LOADER_WORDS.iter().filter_map(|word| lower.find(word)).min()?;
+    let before = text[..at].trim_end_matches([':', ' ', '\'', '"']);
+    let near = before
+        .rsplit([' ', '\n', '\'', '"', '(', ','])
+        .next()
+        .unwrap_or_default();
+    if let Some(found) = soname(near.trim_end_matches(':')) {
+        return Some(found);
+    }
+    text[at..]
+        .split(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | ',' | '\'' | '"' | '`' | '(' | ')'))
+        .take(12)
+        .find_map(|token| soname(token.trim_end_matches(['.', ':'])))
+}
+
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let missing = missing_library(text)?;
+    let (provider, snapshot_name) = if DRIVER.contains(&missing.stem) {
+        (Provider::Driver, "cuda_driver")
+    } else {
+        PROVIDERS
+            .iter()
+            .find(|(prefix, _, _)| missing.stem.starts_with(prefix))
+            .map(|(_, provider, name)| (*provider, *name))?
+    };
+    let major = missing
+        .version
+        .map(|version| version.split('.').next().unwrap_or(version));
+    let requester = requester(text, traceback);
+    let facts = context.facts;
+    let torch_cuda = facts
+        .and_then(|facts| facts.torch_cuda.as_ref())
+        .map(|version| version.release()[0]);
+
+    // A CUDA runtime library of another CUDA major than torch's: whatever asks
+    // for it was built for that CUDA (torch brings its own CUDA's libraries).
+    // No pip wheel ships CUDA 10 or older.
+    let cuda_major = match provider {
+        Provider::Wheel(_, true) => major.and_then(|major| major.parse::<u64>().ok()),
+        _ => None,
+    };
+    let owner = requester
+        .clone()
+        .unwrap_or_else(|| "the package that asks for it".to_string());
+    let other_cuda = match (cuda_major, torch_cuda) {
+        (Some(wanted), Some(torch)) if wanted != torch => Some(format!("torch here is built with CUDA {torch}")),
+        (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
+        _ => None,
+    };
+    if let (Some(why), Some(wanted)) = (other_cuda, cuda_major) {
+        return Some(Reading {
+            cause: OTHER_BUILD,
+            said: format!("{owner} asks for {}, a CUDA {wanted} library, and {why}", missing.file),
+            node: Vec::new(),
+            fix: format!(
+                "install the {owner} build made for the CUDA torch is built with (its install page lists one per CUDA), or rebuild it here: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
+            ),
+            stated: true,
+            settles: true,
+            rules_out: vec![MISSING],
+        });
+    }
+    // A CUDA runtime library missing while torch's CUDA is unknown: a library
+    // nobody installed, or whatever asks for it built for another CUDA (torch
+    // brings its own CUDA's runtime, so the asker is rarely torch).
+    let settles = !(cuda_major.is_some() && torch_cuda.is_none());
+    if provider == Provider::Torch {
+        let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
+        return Some(Reading {
+            cause: OTHER_BUILD,
+            said: format!(
+                "{owner} links torch's own {} and the loader did not find it",
+                missing.file
+            ),
+            node: Vec::new(),
+            fix: format!(
+                "import torch before {owner}; if that does not help, {owner} was built for another torch: install its build for the torch installed here"
+            ),
+            stated: false,
+            settles: true,
+            rules_out: Vec::new(),
+        });
+    }
+
+    let mut node = Vec::new();
+    if let (Some(facts), false) = (facts, snapshot_name.is_empty()) {
+        node.push(present_here(facts, snapshot_name, &missing, major));
+    }
+    if !settles {
+        node.push((
+            None,
+            format!(
+                "torch's CUDA version where the log ran (python -c 'import torch; print(torch.version.cuda)'): if it is not CUDA {}, {owner} was built for another CUDA",
+                major.unwrap_or("?")
+            ),
+        ));
+    }
+    let wanted_by = requester
+        .map(|owner| format!(" ({owner} asks for it)"))
+        .unwrap_or_default();
+    let cuda_suffix = |soname_is_cuda: bool| match (soname_is_cuda, major, torch_cuda) {
+        (true, Some(major), _) => format!("cu{major}"),
+        (_, _, Some(cuda)) => format!("cu{cuda}"),
+        _ => "cuXX (XX: torch's CUDA major)".to_string(),
+    };
+    let fix = match provider {
+        Provider::Wheel(wheel, soname_is_cuda) => {
+            let distribution = format!("nvidia-{wheel}-{}", cuda_suffix(soname_is_cuda));
+            let bound = match (wheel, major) {
+                ("cudnn", Some(major)) => major
+                    .parse::<u32>()
+                    .map(|major| format!("\"{distribution}>={major},<{}\"", major + 1))
+                    .unwrap_or(distribution.clone()),
+                _ => distribution.clone(),
+            };
+            format!(
+                "pip install {bound}; it installs the library under site-packages/nvidia/, where torch finds it; for any other program add that lib directory to LD_LIBRARY_PATH"
+            )
+        }
+        Provider::Driver => "the NVIDIA driver's libraries are not visible: install the driver, or in a container run it with the GPUs passed in (docker run --gpus all, with the NVIDIA Container Toolkit)".to_string(),
+        Provider::Toolkit => format!(
+            "install a CUDA toolkit that ships {} (NVIDIA's installer, or conda install -c nvidia cuda-nvcc) and make it findable (CUDA_HOME, LD_LIBRARY_PATH)",
+            missing.file
+        ),
+        Provider::System(package) => format!("apt-get install {package} (or the distribution's package that ships {})", missing.file),
+        Provider::Torch => unreachable!("handled above"),
+    };
+    Some(Reading {
+        cause: MISSING,
+        said: format!("the loader could not find {}{wanted_by}", missing.file),
+        node,
+        fix,
+        stated: true,
+        settles,
+        rules_out: Vec::new(),
+    })
+}
+
+/// What the node has of the missing library, as the probe found it.
+fn present_here(facts: &Facts, name: &str, missing: &Soname, major: Option<&str>) -> (Option<bool>, String) {
+    let copies: Vec<String> = facts
+        .snapshot
+        .cuda
+        .libraries
+        .iter()
+        .filter(|library| library.name == name)
+        .map(|library| {
+            format!(
+                "{} {}",
+                library.path.display(),
+                library.version.as_deref().unwrap_or("(version unknown)")
+            )
+        })
+        .collect();
+    let same_major = facts.snapshot.cuda.libraries.iter().any(|library| {
+        library.name == name
+            && match (major, library.version.as_deref().and_then(dotted)) {
+                (Some(major), Some(version)) => version.release()[0].to_string() == major,
+                _ => true,
+            }
+    });
+    if copies.is_empty() {
+        (None, format!("no copy of {} is found here", missing.stem))
+    } else if !same_major {
+        (
+            Some(true),
+            format!("only another version is found here: {}", copies.join(", ")),
+        )
+    } else {
+        (
+            None,
+            format!(
+                "a copy is found here ({}): the run's loader did not search its directory",
+                copies.join(", ")
+            ),
+        )
+    }
+}
+
+/// The package whose file asked for the library: a path in the message
+/// (`.../site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so`), else the
+/// innermost frame in a package.
+fn requester(text: &str, traceback: &Traceback) -> Option<String> {
+    let from_path = text
+        .split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+        .filter(|token| token.contains(".so"))
+        .find_map(|token| crate::explain::frame_package(token).filter(|package| *package != crate::explain::STDLIB));
+    let from_frames = || {
+        traceback
+            .frames()
+            .filter_map(|frame| crate::explain::frame_package(&frame.file))
+            .filter(|package| *package != crate::explain::STDLIB && *package != "importlib")
+            .last()
+    };
+    from_path
+        .or_else(from_frames)
+        .filter(|package| !matches!(*package, "torch" | "nvidia" | "ctypes"))
+        .map(crate::explain::distribution_of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        let (traceback, text) = super::super::parsed(log);
+        read(&text, &traceback, Context::alone())
+    }
+
+    #[test]
+    fn sonames_are_taken_apart() {
+        assert_eq!(
+            soname("libcublas.so.11"),
+            Some(Soname {
+                file: "libcublas.so.11",
+                stem: "cublas",
+                version: Some("11")
+            })
+        );
+        assert_eq!(soname("/usr/lib/libGL.so.1").unwrap().stem, "GL");
+        assert_eq!(soname("libnvrtc.so").unwrap().version, None);
+        assert_eq!(soname("libfoo.sox"), None);
+    }
+
+    #[test]
+    fn a_missing_cuda_library_is_traced_to_its_wheel() {
+        let found =
+            reading("OSError: libcublas.so.11: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(found.fix.starts_with("pip install nvidia-cublas-cu11"), "{}", found.fix);
+        let cudnn = reading("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(
+            cudnn.fix.contains("nvidia-cudnn-cu") && cudnn.fix.contains(">=8,<9"),
+            "{}",
+            cudnn.fix
+        );
+    }
+
+    #[test]
+    fn the_system_and_the_driver_are_named_as_providers() {
+        let gl =
+            reading("ImportError: libGL.so.1: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(gl.fix.starts_with("apt-get install libgl1"), "{}", gl.fix);
+        let driver =
+            reading("OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(driver.fix.contains("driver"), "{}", driver.fix);
+        assert!(reading("OSError: libfoo.so.1: cannot open shared object file\n").is_none());
+    }
+}

@@ -1,0 +1,133 @@
+//! What a failure says about itself. Many errors name their own cause: a
+//! library states the requirement it checked (`requires accelerate>=0.20.1`),
+//! the loader names the library it could not find (`libcublas.so.11`), an
+//! extension names the torch it was built for or the torch symbol it lacks.
+//! Each reader here takes such a sentence apart into facts (a package, a bound,
+//! a soname, the owner of a `.so`), compares them with the node where the node
+//! speaks for the log, and writes the fix with those facts filled in. They are
+//! generic on purpose: one reader of requirement phrases, not one entry per
+//! package; the knowledge entry each reading supports says why and cites the source.
+
+mod extension;
+mod library;
+mod requirement;
+mod text;
+
+use super::traceback::Traceback;
+use crate::facts::Facts;
+
+/// One cause read from the failure's own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The knowledge entry it supports.
+    pub cause: &'static str,
+    /// What was read, in words: "the message requires accelerate>=0.20.1".
+    pub said: String,
+    /// Node facts compared with what was read: `Some(true)` confirms,
+    /// `Some(false)` contradicts, `None` could not be settled.
+    pub node: Vec<(Option<bool>, String)>,
+    /// The fix with the packages and versions filled in.
+    pub fix: String,
+    /// The reading names its cause outright (a stated bound that the message
+    /// or the node shows unmet); else it only points at it.
+    pub stated: bool,
+    /// The reading alone cannot tell its cause from a sibling (a CUDA library
+    /// missing, or an extension built for another CUDA, while torch's CUDA is
+    /// unknown): it is listed, never named.
+    pub settles: bool,
+    /// Sibling causes the reading shows are not the cause (a missing CUDA 10
+    /// runtime is an extension built for CUDA 10, not a library to install).
+    pub rules_out: Vec<&'static str>,
+}
+
+/// The causes the readers read, which are generic: any package's requirement,
+/// any library, any extension. An entry about one package's case of them
+/// (flash-attn built for another torch) says more.
+pub const GENERIC: [&str; 7] = [
+    requirement::PACKAGE,
+    requirement::TOOLKIT,
+    requirement::CUDA_HOME,
+    requirement::CUDNN,
+    requirement::ARCH,
+    library::MISSING,
+    extension::CAUSE,
+];
+
+/// What the readers know of the run: the node's facts, when they are the log's.
+#[derive(Clone, Copy)]
+pub struct Context<'f> {
+    /// `None` when the facts cannot speak for the log (it came from elsewhere).
+    pub facts: Option<&'f Facts<'f>>,
+    /// A package missing from the facts was missing from the run: the log ran
+    /// from this environment. Else an absence only says the report did not list it.
+    pub absence_is_a_fact: bool,
+}
+
+#[cfg(test)]
+impl Context<'_> {
+    /// No facts: what the words alone say.
+    pub fn alone() -> Self {
+        Context {
+            facts: None,
+            absence_is_a_fact: false,
+        }
+    }
+}
+
+/// A log's first traceback (or the log as one bare line) and its messages'
+/// text, as the readers see them.
+#[cfg(test)]
+pub(crate) fn parsed(log: &str) -> (Traceback, String) {
+    let traceback = super::traceback::parse(log).into_iter().next().unwrap_or_else(|| {
+        let raised = super::traceback::Raised {
+            exception: "warning".into(),
+            message: log.into(),
+        };
+        Traceback::bare(1, raised)
+    });
+    let text: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();
+    let text = text::squeeze_spaces(&text.join("\n"));
+    (traceback, text)
+}
+
+/// Every reading of one traceback, its messages and frames.
+pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
+    let messages: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();
+    // Messages are wrapped and padded as their printers please (`compiled  against`).
+    let text = text::squeeze_spaces(&messages.join("\n"));
+    let mut readings = Vec::new();
+    readings.extend(requirement::read(&text, context));
+    readings.extend(library::read(&text, traceback, context));
+    readings.extend(extension::read(&text, traceback, context));
+    // One reading per cause: the first (the most specific reader) wins.
+    let mut seen: Vec<&str> = Vec::new();
+    readings.retain(|reading| {
+        let fresh = !seen.contains(&reading.cause);
+        seen.push(reading.cause);
+        fresh
+    });
+    readings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::traceback::parse;
+
+    #[test]
+    fn a_plain_error_reads_as_nothing() {
+        let traceback = &parse(
+            "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\nValueError: learning rate schedule is empty\n",
+        )[0];
+        assert!(
+            read(
+                traceback,
+                Context {
+                    facts: None,
+                    absence_is_a_fact: false
+                }
+            )
+            .is_empty()
+        );
+    }
+}

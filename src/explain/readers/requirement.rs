@@ -1,0 +1,554 @@
+//! Requirements a message states about itself: a package and its bound
+//! (`requires accelerate>=0.20.1`, `mmcv>=1.3.7, <=1.4.0 ... MMCV==1.3.5 is
+//! used`), a package that must be installed (`requires the following packages
+//! that were not found in your environment: flash_attn`), the CUDA toolkit an
+//! extension build needs (`The detected CUDA version (12.2) mismatches the
+//! version that was used to compile PyTorch (11.7)`, `CUDA_HOME does not
+//! exist`), the cuDNN torch was built with, and the GPU architecture a library
+//! needs (`requires Ampere`).
+
+use std::str::FromStr;
+
+use pep440_rs::{Version, VersionSpecifiers};
+
+use super::text::{self, Clause};
+use super::{Context, Reading};
+use crate::facts::{Facts, dotted};
+use crate::packaging::normalize_name;
+
+pub const PACKAGE: &str = "package-requirement-unmet";
+pub const TOOLKIT: &str = "cuda-toolkit-mismatch";
+pub const CUDA_HOME: &str = "cuda-home-missing";
+pub const CUDNN: &str = "cudnn-version-mismatch";
+pub const ARCH: &str = "gpu-below-required-arch";
+
+/// Words around a clause that make it a requirement rather than a version
+/// mentioned in passing.
+const REQUIRING: [&str; 9] = [
+    "requir",
+    "install",
+    "need",
+    "upgrade",
+    "incompatible",
+    "must",
+    "please",
+    "expected",
+    "support",
+];
+
+/// Names that are not distributions one installs with pip: the platform's
+/// parts, and words messages compare (`CUDA Capability >= 7.0`, `batch>=2`).
+const NOT_PACKAGES: [&str; 14] = [
+    "python",
+    "cuda",
+    "cudnn",
+    "gcc",
+    "glibc",
+    "driver",
+    "capability",
+    "version",
+    "gpu",
+    "memory",
+    "batch",
+    "size",
+    "sm",
+    "arch",
+];
+
+pub fn read(text: &str, context: Context) -> Vec<Reading> {
+    let mut readings = Vec::new();
+    readings.extend(toolkit(text, context));
+    readings.extend(cuda_home(text, context));
+    readings.extend(cudnn(text, context));
+    readings.extend(architecture(text, context));
+    // A platform requirement's message also names packages in passing
+    // (`--tf32 requires Ampere ..., cuda>=11 and torch>=1.7`): it is the reading.
+    if readings.is_empty() {
+        readings.extend(package_bound(text, context).or_else(|| package_absent(text, context)));
+    }
+    readings
+}
+
+/// `name OP version` clauses of a requiring sentence, and the version the
+/// message says was found (`but found accelerate==0.18.0`, `MMCV==1.3.5 is used`).
+fn package_bound(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    if !REQUIRING.iter().any(|word| lower.contains(word)) {
+        return None;
+    }
+    let clauses = text::clauses(text);
+    let found_as = |clause: &Clause| {
+        let before = lower[..clause.start].trim_end();
+        let after = lower[clause.end..].trim_start();
+        clause.is_exact()
+            && (before.ends_with("found")
+                || before.ends_with("have")
+                || before.ends_with("installed")
+                || after.starts_with("is used")
+                || after.starts_with("is installed")
+                || after.starts_with("was found")
+                || after.starts_with("found"))
+    };
+    let wanted = clauses
+        .iter()
+        .find(|clause| !found_as(clause) && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str()))?;
+    let name = normalize_name(wanted.name);
+    let specifier = wanted.specifier();
+    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
+    let found = clauses
+        .iter()
+        .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
+        .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok());
+    let found_unmet = found.as_ref().is_some_and(|version| !specifiers.contains(version));
+    let mut said = format!("the message requires {name}{specifier}");
+    if let Some(version) = &found {
+        said.push_str(&format!(" and says {version} was found"));
+    }
+    let node = context
+        .facts
+        .map(|facts| installed_against(facts, &name, &specifiers, &specifier, context.absence_is_a_fact));
+    let confirmed = node.as_ref().is_some_and(|(holds, _)| *holds == Some(true));
+    Some(Reading {
+        cause: PACKAGE,
+        said,
+        node: node.into_iter().collect(),
+        fix: format!("pip install \"{name}{specifier}\""),
+        stated: found_unmet || confirmed,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The node's copy of a package, judged against the bound a message states.
+fn installed_against(
+    facts: &Facts,
+    name: &str,
+    specifiers: &VersionSpecifiers,
+    specifier: &str,
+    absence_is_a_fact: bool,
+) -> (Option<bool>, String) {
+    match facts.package_version(name) {
+        None => absent(name, absence_is_a_fact),
+        Some(version) if specifiers.contains(&version) => (
+            Some(false),
+            format!(
+                "{name} {version} is installed here, which meets {specifier}: the run loaded another copy (a notebook kernel not restarted after the upgrade, or another environment)"
+            ),
+        ),
+        Some(version) => (
+            Some(true),
+            format!("{name} {version} is installed here, outside {specifier}"),
+        ),
+    }
+}
+
+/// A package the node lacks: a fact of the run only when the log ran from this environment.
+fn absent(name: &str, absence_is_a_fact: bool) -> (Option<bool>, String) {
+    if absence_is_a_fact {
+        (
+            Some(true),
+            format!("{name} is not installed in the environment the log ran from"),
+        )
+    } else {
+        (
+            None,
+            format!("{name} is not installed here, and nothing shows the log ran here"),
+        )
+    }
+}
+
+/// Phrases that name a package that must be installed.
+const ABSENT: [&str; 6] = [
+    "requires the following packages that were not found in your environment:",
+    "requires the ",
+    "requires ",
+    "please install it with `pip install",
+    "please install ",
+    "pip install ",
+];
+
+/// A package a message says must be installed (`requires the \`accelerate\` library`).
+fn package_absent(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let stated = lower.contains("not found")
+        || lower.contains("not installed")
+        || lower.contains(" library")
+        || lower.contains("pip install");
+    if !stated {
+        return None;
+    }
+    let name = ABSENT.iter().find_map(|phrase| {
+        let rest = text::after_marker(text, phrase)?;
+        let name = text::name_after(rest)?;
+        // `requires a GPU`, `requires the model`: words, not packages.
+        let known_word = [
+            "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
+        ];
+        (!known_word.contains(&name.to_ascii_lowercase().as_str())
+            && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
+        .then_some(name)
+    })?;
+    let name = normalize_name(name);
+    let node = context.facts.map(|facts| match facts.package_version(&name) {
+        None => absent(&name, context.absence_is_a_fact),
+        Some(version) => (
+            Some(false),
+            format!("{name} {version} is installed here: the run used another environment, or an older copy without what is needed"),
+        ),
+    });
+    let confirmed = node.as_ref().is_some_and(|(holds, _)| *holds == Some(true));
+    Some(Reading {
+        cause: PACKAGE,
+        said: format!("the message says {name} is required and was not found"),
+        node: node.into_iter().collect(),
+        fix: format!("pip install {name}"),
+        stated: confirmed,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// torch.utils.cpp_extension: nvcc's CUDA against the CUDA torch was built with.
+fn toolkit(text: &str, context: Context) -> Option<Reading> {
+    let rest = text::after_marker(text, "The detected CUDA version")?;
+    let detected = text::version_at(rest.trim_start_matches([' ', '(']))?;
+    // The message wraps before `PyTorch (11.7)`; a log that kept one line lacks it.
+    let compiled = text::version_after(rest, "used to compile");
+    let built = compiled.map_or_else(|| "another CUDA".to_string(), |compiled| format!("CUDA {compiled}"));
+    let said = format!("the message says nvcc is CUDA {detected} and torch was built with {built}");
+    let mut node = Vec::new();
+    if let Some(facts) = context.facts {
+        let torch = facts.torch_cuda.as_ref().map(ToString::to_string);
+        match (
+            facts
+                .active_toolkit()
+                .and_then(|(toolkit, via)| Some((toolkit.version.as_deref()?, via))),
+            torch.as_deref().or(compiled),
+        ) {
+            (Some((version, via)), Some(compiled)) => node.push((
+                Some(major(version) != major(compiled)),
+                format!("the toolkit found here through {via} is CUDA {version}, torch's is CUDA {compiled}"),
+            )),
+            (Some((version, via)), None) => {
+                node.push((None, format!("the toolkit found here through {via} is CUDA {version}")))
+            }
+            (None, _) => node.push((None, "no CUDA toolkit is found here".to_string())),
+        }
+    }
+    let toolkit_for_torch = compiled.map_or_else(
+        || "the CUDA torch was built with (python -c 'import torch; print(torch.version.cuda)')".to_string(),
+        |compiled| format!("CUDA {compiled}"),
+    );
+    Some(Reading {
+        cause: TOOLKIT,
+        said,
+        node,
+        fix: format!(
+            "build with a toolkit of {toolkit_for_torch} (install it and export CUDA_HOME to its root), or install the torch build for CUDA {detected} (pip install torch --index-url https://download.pytorch.org/whl/cu{})",
+            detected.replace('.', "")
+        ),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+fn major(version: &str) -> &str {
+    version.split('.').next().unwrap_or(version)
+}
+
+/// DeepSpeed's op builder and torch's cpp_extension without a CUDA toolkit.
+fn cuda_home(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let said = ["cuda_home does not exist", "cuda_home environment variable is not set"]
+        .into_iter()
+        .find(|phrase| lower.contains(phrase))?;
+    let torch_cuda = context.facts.and_then(|facts| facts.torch_cuda.clone());
+    let mut node = Vec::new();
+    if let Some(facts) = context.facts {
+        node.push(match facts.active_toolkit() {
+            Some((toolkit, via)) => (
+                Some(false),
+                format!(
+                    "a CUDA toolkit is found here through {via} ({}): the run did not see it; export CUDA_HOME={}",
+                    toolkit.version.as_deref().unwrap_or("version unknown"),
+                    toolkit.root.display()
+                ),
+            ),
+            None => (Some(true), "no CUDA toolkit (nvcc) is found here".to_string()),
+        });
+    }
+    let toolkit = torch_cuda.map_or_else(
+        || "the CUDA major torch was built with".to_string(),
+        |cuda| format!("CUDA {cuda}"),
+    );
+    Some(Reading {
+        cause: CUDA_HOME,
+        said: format!("the message says \"{said}\": no CUDA toolkit was found to compile with"),
+        node,
+        fix: format!(
+            "install a CUDA toolkit for {toolkit} (NVIDIA's installer, or conda install -c nvidia cuda-nvcc) and export CUDA_HOME to its root"
+        ),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// torch's cuDNN check: the version it was compiled against and the one loaded.
+fn cudnn(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let (compiled, found) = if lower.contains("compiled against") && lower.contains("runtime version") {
+        (
+            cudnn_version(text::after_marker(text, "compiled against")?)?,
+            cudnn_version(text::after_marker(text, "runtime version")?)?,
+        )
+    } else if lower.contains("incompatible version of cudnn") {
+        (String::new(), String::new())
+    } else {
+        return None;
+    };
+    let said = if compiled.is_empty() {
+        "the message says the cuDNN on LD_LIBRARY_PATH is not the one torch was built with".to_string()
+    } else {
+        format!("the message says torch was built with cuDNN {compiled} and cuDNN {found} was loaded")
+    };
+    let mut node = Vec::new();
+    if let Some(path) = context.facts.and_then(|facts| facts.env("LD_LIBRARY_PATH")) {
+        node.push((None, format!("LD_LIBRARY_PATH here is {path}")));
+    }
+    Some(Reading {
+        cause: CUDNN,
+        said,
+        node,
+        fix: "let torch load the cuDNN its wheel depends on: remove the directory of the other cuDNN (a system or toolkit lib64) from LD_LIBRARY_PATH, or install the nvidia-cudnn wheel torch requires (pip install --force-reinstall torch to restore it)".to_string(),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// `(8, 9, 2)` or `8.9.2` or `8902`, as cuDNN versions are printed.
+fn cudnn_version(text: &str) -> Option<String> {
+    let text = text.trim_start_matches(|c: char| c == ' ' || c.is_ascii_alphabetic() || c == ':');
+    if let Some(tuple) = text.strip_prefix('(') {
+        let inner = &tuple[..tuple.find(')')?];
+        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+        return parts
+            .iter()
+            .all(|part| part.parse::<u32>().is_ok())
+            .then(|| parts.join("."));
+    }
+    let version = text::version_at(text)?;
+    // 8902 is how torch.backends.cudnn.version() prints 8.9.2.
+    if !version.contains('.') && version.len() >= 4 && version.chars().all(|c| c.is_ascii_digit()) {
+        let number: u32 = version.parse().ok()?;
+        let (major, minor, patch) = if number >= 10000 {
+            (number / 10000, number / 100 % 100, number % 100)
+        } else {
+            (number / 1000, number / 100 % 10, number % 100)
+        };
+        return Some(format!("{major}.{minor}.{patch}"));
+    }
+    Some(version.to_string())
+}
+
+/// Architectures by the name libraries refuse GPUs with, and their first compute capability.
+const ARCHITECTURES: [(&str, &str); 6] = [
+    ("volta", "7.0"),
+    ("turing", "7.5"),
+    ("ampere", "8.0"),
+    ("ada", "8.9"),
+    ("hopper", "9.0"),
+    ("blackwell", "10.0"),
+];
+
+/// Data types a GPU may lack, as libraries name them.
+const DATA_TYPES: [&str; 6] = ["bfloat16", "float16", "bf16", "fp16", "fp8", "tf32"];
+
+/// A library that says the device lacks a data type the run asked for
+/// (`the target device or backend do not support efficient float16
+/// computation`), without naming the architecture that has it.
+fn data_type(lower: &str) -> Option<Reading> {
+    let refuses = [
+        "do not support",
+        "does not support",
+        "doesn't support",
+        "not supported on",
+    ];
+    if !refuses.iter().any(|phrase| lower.contains(phrase)) || !(lower.contains("device") || lower.contains("gpu")) {
+        return None;
+    }
+    let dtype = DATA_TYPES.iter().find(|dtype| lower.contains(*dtype))?;
+    Some(Reading {
+        cause: ARCH,
+        said: format!("the message says the device does not support {dtype} as the run asked"),
+        node: Vec::new(),
+        fix: format!(
+            "ask for a data type this GPU supports (float32, or int8 where the library offers it, instead of {dtype}), or run on a newer GPU"
+        ),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// A library that names the GPU architecture it needs.
+fn architecture(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains("capability") && !ARCHITECTURES.iter().any(|(name, _)| lower.contains(name)) {
+        return data_type(&lower);
+    }
+    let needed = if let Some(rest) = text::after_marker(&lower, "capability") {
+        let rest = rest.trim_start_matches(|c: char| !c.is_ascii_digit() && c != '\n');
+        let version = text::version_at(rest)?;
+        let asks = ["at least", ">=", "requires", "or higher", "only supports"]
+            .iter()
+            .any(|word| lower.contains(word));
+        (asks && version.contains('.')).then(|| version.to_string())?
+    } else {
+        let asking = ["only supports", "requires", "or newer", "or later", "or higher", "need"];
+        if !asking.iter().any(|word| lower.contains(word)) {
+            return None;
+        }
+        ARCHITECTURES
+            .iter()
+            .find(|(name, _)| {
+                lower.contains(&format!("{name} gpu"))
+                    || lower.contains(&format!("requires {name}"))
+                    || lower.contains(&format!("{name} or"))
+                    || lower.contains(&format!("{name}+"))
+            })
+            .map(|(_, capability)| capability.to_string())?
+    };
+    let wanted = dotted(&needed)?;
+    let mut node = Vec::new();
+    if let Some(facts) = context.facts {
+        let known: Vec<(String, bool)> = facts
+            .gpus
+            .iter()
+            .filter_map(|gpu| Some((gpu.describe(), gpu.compute_capability.as_ref()? < &wanted)))
+            .collect();
+        if known.is_empty() {
+            node.push((None, "the GPU's compute capability is not known here".to_string()));
+        } else {
+            let below = known.iter().all(|(_, below)| *below);
+            let names: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
+            node.push((Some(below), format!("the GPUs here: {}", names.join(", "))));
+        }
+    }
+    let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
+    Some(Reading {
+        cause: ARCH,
+        said: format!("the message says the GPU must have compute capability {needed} or more"),
+        node,
+        fix: format!(
+            "turn the feature off for this GPU (fp16 instead of bf16, --tf32 False, attn_implementation=\"sdpa\" instead of flash-attn) or run on a GPU of compute capability {needed} or more"
+        ),
+        stated: confirmed,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_alone(text: &str) -> Vec<Reading> {
+        read(
+            &text::squeeze_spaces(text),
+            Context {
+                facts: None,
+                absence_is_a_fact: false,
+            },
+        )
+    }
+
+    #[test]
+    fn a_bound_and_the_version_found_are_read() {
+        let readings = read_alone(
+            "accelerate>=0.20.1 is required for a normal functioning of this module, but found accelerate==0.18.0.",
+        );
+        assert_eq!(readings.len(), 1);
+        assert_eq!(readings[0].cause, PACKAGE);
+        assert_eq!(readings[0].fix, "pip install \"accelerate>=0.20.1\"");
+        assert!(readings[0].stated, "0.18.0 is outside the bound: {readings:?}");
+    }
+
+    #[test]
+    fn a_range_with_the_version_used_is_read_whichever_comes_first() {
+        let readings =
+            read_alone("AssertionError: MMCV==1.3.5 is used but incompatible. Please install mmcv>=1.3.7, <=1.4.0.");
+        assert_eq!(readings[0].fix, "pip install \"mmcv>=1.3.7,<=1.4.0\"");
+        assert!(readings[0].stated);
+    }
+
+    #[test]
+    fn a_bound_without_a_found_version_points_but_does_not_state() {
+        let readings =
+            read_alone("Using `low_cpu_mem_usage=True` requires Accelerate: `pip install 'accelerate>=0.26.0'`");
+        assert_eq!(readings[0].fix, "pip install \"accelerate>=0.26.0\"");
+        assert!(!readings[0].stated);
+    }
+
+    #[test]
+    fn a_package_that_must_be_installed_is_named() {
+        let readings = read_alone(
+            "This modeling file requires the following packages that were not found in your environment: flash_attn. Run `pip install flash_attn`",
+        );
+        assert_eq!(readings[0].fix, "pip install flash-attn");
+    }
+
+    #[test]
+    fn versions_mentioned_in_passing_are_no_requirement() {
+        assert!(read_alone("loss went from 0.5 to nan at step 3, lr=1e-4 and batch>=2").is_empty());
+        assert!(read_alone("ValueError: too many values to unpack (expected 2)").is_empty());
+    }
+
+    #[test]
+    fn nvcc_against_torch_is_read_with_both_versions() {
+        let readings = read_alone(
+            "The detected CUDA version (12.2) mismatches the version that was used to compile\nPyTorch (11.7). Please make sure to use the same CUDA versions.",
+        );
+        assert_eq!(readings[0].cause, TOOLKIT);
+        assert!(readings[0].said.contains("CUDA 12.2") && readings[0].said.contains("CUDA 11.7"));
+        assert!(readings[0].fix.contains("cu122"), "{}", readings[0].fix);
+    }
+
+    #[test]
+    fn cudnn_versions_are_read_as_tuples_or_numbers() {
+        let readings = read_alone(
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime version (8, 5, 0).",
+        );
+        assert_eq!(readings[0].cause, CUDNN);
+        assert!(readings[0].said.contains("8.9.2") && readings[0].said.contains("8.5.0"));
+        assert_eq!(cudnn_version(" 8902"), Some("8.9.2".to_string()));
+    }
+
+    #[test]
+    fn an_architecture_by_name_or_by_number_is_read() {
+        let ampere = read_alone("ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7");
+        assert!(
+            ampere.iter().any(|r| r.cause == ARCH && r.said.contains("8.0")),
+            "{ampere:?}"
+        );
+        let dtype = read_alone(
+            "ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.",
+        );
+        assert!(
+            dtype.iter().any(|r| r.cause == ARCH && r.said.contains("float16")),
+            "{dtype:?}"
+        );
+        let number = read_alone("Bfloat16 is only supported on GPUs with compute capability of at least 8.0");
+        assert!(
+            number.iter().any(|r| r.cause == ARCH && r.said.contains("8.0")),
+            "{number:?}"
+        );
+        assert!(
+            read_alone("CUDA_HOME does not exist, unable to compile CUDA op(s)")
+                .iter()
+                .any(|r| r.cause == CUDA_HOME)
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! Small scanners the readers share: versions, names and `name>=version`
+//! clauses inside free text, with the quotes and backticks messages wrap them in.
+
+/// Characters a distribution name is made of (PEP 508, and the extras' brackets left out).
+pub fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+fn is_version_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '*' | '-' | '!')
+}
+
+/// The version that starts `text` (`2.1.0+cu121`, `0.20.1`), trailing dots
+/// and dashes left off; `None` unless it starts with a digit.
+pub fn version_at(text: &str) -> Option<&str> {
+    if !text.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let end = text.find(|c: char| !is_version_char(c)).unwrap_or(text.len());
+    Some(text[..end].trim_end_matches(['.', '-']))
+}
+
+/// The name that ends `text` (`accelerate` of `requires accelerate`).
+pub fn name_before(text: &str) -> Option<&str> {
+    let start = text
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !is_name_char(*c))
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let name = text[start..].trim_start_matches(['.', '-', '_']);
+    let plausible = name.len() >= 2 && name.starts_with(|c: char| c.is_ascii_alphabetic());
+    plausible.then_some(name)
+}
+
+/// The name that starts `text`, after quotes and backticks.
+pub fn name_after(text: &str) -> Option<&str> {
+    let text = text.trim_start_matches(|c: char| c == '`' || c == '\'' || c == '"' || c.is_whitespace());
+    let end = text.find(|c: char| !is_name_char(c)).unwrap_or(text.len());
+    let name = text[..end].trim_end_matches(['.', '-', '_']);
+    let plausible = name.len() >= 2 && name.starts_with(|c: char| c.is_ascii_alphabetic());
+    plausible.then_some(name)
+}
+
+/// A comparison in a requirement: `>=`, `<=`, `==`, `~=`, `!=`, `>`, `<`.
+pub const OPERATORS: [&str; 7] = [">=", "<=", "==", "~=", "!=", ">", "<"];
+
+/// One `name OP version` clause, with the specifiers that follow it
+/// (`mmcv>=1.3.7, <=1.4.0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clause<'t> {
+    pub name: &'t str,
+    /// Every specifier, `>=1.3.7` and `<=1.4.0`, in order.
+    pub specifiers: Vec<String>,
+    /// Byte range of the clause in the text.
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Clause<'_> {
+    pub fn specifier(&self) -> String {
+        self.specifiers.join(",")
+    }
+
+    /// An exact pin alone (`torch==2.1.0`): often what was found, not what is required.
+    pub fn is_exact(&self) -> bool {
+        self.specifiers.len() == 1 && self.specifiers[0].starts_with("==")
+    }
+}
+
+/// The operator at `text`'s start, if one is.
+fn operator_at(text: &str) -> Option<&'static str> {
+    OPERATORS.into_iter().find(|op| text.starts_with(op))
+}
+
+/// Every `name OP version` clause in `text`.
+pub fn clauses(text: &str) -> Vec<Clause<'_>> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text[at..].find(['>', '<', '=', '~', '!']) {
+        let position = at + offset;
+        let Some(op) = operator_at(&text[position..]) else {
+            at = position + 1;
+            continue;
+        };
+        let before = text[..position].trim_end_matches(' ');
+        let after = text[position + op.len()..].trim_start_matches(' ');
+        let (Some(name), Some(version)) = (name_before(before), version_at(after)) else {
+            at = position + op.len();
+            continue;
+        };
+        let mut specifiers = vec![format!("{op}{version}")];
+        let mut end = text.len() - after.len() + version.len();
+        // `, <=1.4.0` continues the same requirement.
+        loop {
+            let rest = text[end..].trim_start_matches([',', ' ']);
+            let Some(op) = operator_at(rest) else { break };
+            let Some(version) = version_at(rest[op.len()..].trim_start_matches(' ')) else {
+                break;
+            };
+            specifiers.push(format!("{op}{version}"));
+            let rest_after = rest[op.len()..].trim_start_matches(' ');
+            end = text.len() - rest_after.len() + version.len();
+        }
+        found.push(Clause {
+            name,
+            specifiers,
+            start: before.len() - name.len(),
+            end,
+        });
+        at = end.max(position + op.len());
+    }
+    found
+}
+
+/// Runs of spaces and tabs as one space, and versions printed as Python
+/// tuples or lists (`[1, 3, 7]`, `(8, 9, 2)`) as dotted versions.
+pub fn squeeze_spaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let blank = c == ' ' || c == '\t';
+        if !(blank && out.ends_with(' ')) {
+            out.push(if blank { ' ' } else { c });
+        }
+    }
+    dotted_tuples(&out)
+}
+
+/// `[1, 3, 7]` and `(8, 9, 2)` as `1.3.7` and `8.9.2`; other brackets stay.
+fn dotted_tuples(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find(['[', '(']) {
+        out.push_str(&rest[..open]);
+        let close = if rest[open..].starts_with('[') { ']' } else { ')' };
+        let inner_end = rest[open + 1..].find(close).map(|at| open + 1 + at);
+        let parts: Option<Vec<&str>> = inner_end.map(|end| rest[open + 1..end].split(',').map(str::trim).collect());
+        match (inner_end, parts) {
+            (Some(end), Some(parts))
+                if parts.len() >= 2
+                    && parts.len() <= 4
+                    && parts
+                        .iter()
+                        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit())) =>
+            {
+                out.push_str(&parts.join("."));
+                rest = &rest[end + 1..];
+            }
+            _ => {
+                out.push_str(&rest[open..open + 1]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text after the first occurrence of `marker`, ASCII case ignored.
+pub fn after_marker<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
+    let at = text.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
+    Some(&text[at + marker.len()..])
+}
+
+/// The first `major.minor` after `marker` (`(12.2)` of `CUDA version (12.2)`).
+pub fn version_after<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
+    let rest = after_marker(text, marker)?;
+    let start = rest.find(|c: char| c.is_ascii_digit())?;
+    // Only close by: a version in the next sentence is another fact.
+    if start > 24 {
+        return None;
+    }
+    version_at(&rest[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clauses_are_found_with_their_continued_specifiers() {
+        let found = clauses("Please install mmcv>=1.3.7, <=1.4.0. MMCV==1.3.5 is used but incompatible.");
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            (found[0].name, found[0].specifier().as_str()),
+            ("mmcv", ">=1.3.7,<=1.4.0")
+        );
+        assert_eq!((found[1].name, found[1].specifier().as_str()), ("MMCV", "==1.3.5"));
+        assert!(found[1].is_exact());
+    }
+
+    #[test]
+    fn quoted_and_spaced_clauses_are_read() {
+        let found = clauses("run `pip install 'accelerate >= 0.26.0'` first");
+        assert_eq!(
+            (found[0].name, found[0].specifier().as_str()),
+            ("accelerate", ">=0.26.0")
+        );
+        assert!(clauses("x => y, a < b, 3 >= 2").is_empty());
+    }
+
+    #[test]
+    fn tuples_and_lists_of_numbers_read_as_versions() {
+        assert_eq!(
+            squeeze_spaces("mmcv>=[1, 3, 7],  <=[1, 4, 0] (see f(x))"),
+            "mmcv>=1.3.7, <=1.4.0 (see f(x))"
+        );
+        assert_eq!(squeeze_spaces("against (8, 9, 2) but"), "against 8.9.2 but");
+    }
+
+    #[test]
+    fn versions_and_names_stop_where_they_end() {
+        assert_eq!(version_at("2.1.0+cu121)"), Some("2.1.0+cu121"));
+        assert_eq!(version_at("11.7."), Some("11.7"));
+        assert_eq!(version_at("v1"), None);
+        assert_eq!(name_after(" `flash_attn`."), Some("flash_attn"));
+        assert_eq!(
+            version_after("The detected CUDA version (12.2) mismatches", "CUDA version"),
+            Some("12.2")
+        );
+    }
+}
