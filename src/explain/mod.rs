@@ -267,10 +267,11 @@ pub fn explain<R: BufRead>(
                 .map(|best| best.id.clone()),
         })
         .collect();
-    let node_facts = (!judge.speaks_for(&traceback, judge.runs_here(&traceback))).then(|| {
+    let node_facts = (!judge.speaks_for(&traceback)).then(|| {
         format!(
-            "the log's libraries ran from a site-packages that is not this node's Python ({}): this node's facts neither confirm nor rule out any cause; run explain where the job ran, or pass that node's Snapshot with --snapshot",
-            facts.snapshot.python.executable.display()
+            "the log's libraries ran from a site-packages that is not this node's Python ({}): this node's facts neither confirm nor rule out any cause ({})",
+            facts.snapshot.python.executable.display(),
+            node::ELSEWHERE
         )
     });
     Ok(Explanation {
@@ -363,6 +364,14 @@ fn describe(traceback: Traceback, facts: &Facts) -> Explained {
     }
 }
 
+/// The directories installed distributions live in, as they appear in a path.
+const INSTALLED_DIRS: [&str; 2] = ["site-packages/", "dist-packages/"];
+
+/// Whether a frame's file belongs to an installed distribution.
+fn is_installed_code(file: &str) -> bool {
+    INSTALLED_DIRS.iter().any(|dir| file.contains(dir))
+}
+
 /// What [`frame_package`] calls the standard library.
 pub const STDLIB: &str = "python";
 
@@ -370,7 +379,7 @@ pub const STDLIB: &str = "python";
 /// `site-packages` or `dist-packages`; [`STDLIB`] for the interpreter's own
 /// library; `None` for the job's code.
 pub fn frame_package(file: &str) -> Option<&str> {
-    let file_marker = ["site-packages/", "dist-packages/"]
+    let file_marker = INSTALLED_DIRS
         .iter()
         .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
         .max();

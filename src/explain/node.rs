@@ -86,7 +86,9 @@ impl NodeTests {
     }
 }
 
-const ELSEWHERE: &str = "run explain where the job ran, or pass that node's Snapshot with --snapshot";
+/// What settles a node fact that this node cannot speak to for a log: every
+/// such fact ends with it, worded once.
+pub(super) const ELSEWHERE: &str = "run explain on the node the log came from, or pass its Snapshot with --snapshot";
 
 impl NodeTest {
     fn open(text: String) -> NodeTest {

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::node::{NodeTests, TheRun};
+use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
 use super::traceback::Traceback;
 use crate::facts::Facts;
@@ -38,11 +38,6 @@ const STATED: i32 = 6;
 /// Symptom entries that name a class of failure with several causes, each a
 /// node fact their `confirmed_by` checks settle.
 const FAILURE_CLASSES: [&str; 2] = ["nccl-collective-failed", "no-cuda-gpu-visible"];
-
-/// What a site-packages path looks like in a frame.
-fn is_installed_code(file: &str) -> bool {
-    file.contains("site-packages/") || file.contains("dist-packages/")
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -263,8 +258,9 @@ impl<'m, 'f> Judge<'m, 'f> {
     /// Whether the node's facts speak for the log: not when they were probed
     /// here and the log's libraries ran from a site-packages that is not this
     /// node's (the reporter's machine, another container).
-    pub fn speaks_for(&self, traceback: &Traceback, same_environment: bool) -> bool {
-        !(self.run.probed_here && !same_environment && traceback.frames().any(|frame| is_installed_code(&frame.file)))
+    pub fn speaks_for(&self, traceback: &Traceback) -> bool {
+        let elsewhere = traceback.frames().any(|frame| super::is_installed_code(&frame.file));
+        !(self.run.probed_here && elsewhere && !self.runs_here(traceback))
     }
 
     /// Whether a frame's file is under this node's site-packages.
@@ -286,7 +282,7 @@ impl<'m, 'f> Judge<'m, 'f> {
         // Site-packages only: a system Python's prefix (/usr) holds every
         // container's /usr/local/lib/python3.x/dist-packages.
         let same_environment = self.runs_here(traceback);
-        let facts = self.facts.filter(|_| self.speaks_for(traceback, same_environment));
+        let facts = self.facts.filter(|_| self.speaks_for(traceback));
         let packages: Vec<String> = traceback
             .frames()
             .filter_map(|frame| super::frame_package(&frame.file))
@@ -871,7 +867,6 @@ struct Elsewhere {
 /// package absent here that the traceback runs through was installed there;
 /// the memory a job had is not the memory its GPU has).
 fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) -> Option<Elsewhere> {
-    const ELSEWHERE: &str = "run explain on the node the log came from, or pass its Snapshot with --snapshot";
     if verdict.holds != Some(false) {
         return None;
     }

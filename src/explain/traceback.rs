@@ -298,6 +298,10 @@ impl Collector {
 
     /// Every traceback, in the order they were first seen.
     pub fn finish(mut self) -> (Vec<Traceback>, usize) {
+        // A log that ends on an announcing line keeps it, with nothing after it.
+        if let Some((start, raised)) = self.announced.take() {
+            self.keep(Traceback::bare(start, raised));
+        }
         while !self.streams.is_empty() {
             self.close(0);
         }
@@ -895,5 +899,34 @@ SystemExit: 1
         for name in ["ERROR", "Error code", "error", "INFO", "Epoch"] {
             assert!(!is_exception_name(name), "{name}");
         }
+    }
+
+    fn collected(lines: &[&str]) -> Vec<Traceback> {
+        let known = signals::KnownMessages::new(["was built for:"]).unwrap();
+        let mut collector = Collector::knowing(known);
+        for (number, line) in lines.iter().enumerate() {
+            collector.line(number + 1, line);
+        }
+        collector.finish().0
+    }
+
+    #[test]
+    fn a_known_line_ending_in_a_colon_takes_the_next_line_as_the_rest_of_its_message() {
+        let found = collected(&[
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
+            "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)",
+        ]);
+        let message = &found[0].raised().unwrap().message;
+        assert!(
+            message.ends_with("was built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_log_that_ends_on_an_announcing_line_keeps_it() {
+        let found = collected(&["xFormers was built for:"]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].raised().unwrap().message.ends_with("was built for:"));
     }
 }

@@ -53,7 +53,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             None,
         )
     } else if let Some(attribute) = torch_attribute(text) {
-        let owner = innermost_package(traceback).filter(|owner| owner != "torch")?;
+        let owner = super::innermost_package(traceback).map(crate::explain::distribution_of)?;
         (
             owner.clone(),
             format!(
@@ -65,7 +65,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         return None;
     };
     // Built for a CUDA torch, run with a CPU build: torch is the one to change.
-    if said.ends_with("+cpu") {
+    let ran_with_cpu_torch = built_for
+        .as_ref()
+        .is_some_and(|built| built.ran_with.as_deref().is_some_and(|torch| torch.ends_with("+cpu")));
+    if ran_with_cpu_torch {
         return Some(Reading {
             cause: CPU_TORCH,
             said,
@@ -87,7 +90,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
     }
     let fix = match &built_for {
-        Some(version) => format!(
+        Some(Built { torch: version, .. }) => format!(
             "install the {owner} build made for the torch installed (pip install -U {owner} picks one where it publishes wheels per torch), or install the torch it was built for: pip install \"torch=={}\"",
             version.split('+').next().unwrap_or(version)
         ),
@@ -110,17 +113,27 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 }
 
 /// `xFormers was built for: PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.1.0+cu121)`.
-fn built_for(text: &str) -> Option<(String, String, Option<String>)> {
+fn built_for(text: &str) -> Option<(String, String, Option<Built>)> {
     let at = text.find(" was built for")?;
     let owner = text::name_before(&text[..at])?.to_ascii_lowercase();
     let rest = &text[at..];
     let version = text::version_after(rest, "PyTorch")?;
-    let have = text::version_after(rest, "you have").unwrap_or("another version");
+    let ran_with = text::version_after(rest, "you have");
+    let have = ran_with.unwrap_or("another version");
     Some((
         owner.clone(),
         format!("the message says {owner} was built for torch {version} and the run has torch {have}"),
-        Some(version.to_string()),
+        Some(Built {
+            torch: version.to_string(),
+            ran_with: ran_with.map(str::to_string),
+        }),
     ))
+}
+
+/// The torch an extension says it was built for, and the one it says ran.
+struct Built {
+    torch: String,
+    ran_with: Option<String>,
 }
 
 /// A torch symbol the loader could not resolve in a package's library, and that package.
@@ -129,7 +142,7 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
     let symbol = rest
         .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
         .next()?;
-    let owner = owner_of_so(text).or_else(|| innermost_package(traceback))?;
+    let owner = super::owner_of_failure(text, traceback)?;
     let torchs = (symbol.starts_with("_Z") && TORCH_NAMES.iter().any(|name| symbol.contains(name)))
         || symbol.starts_with("torch_")
         || TORCH_COMPANIONS.contains(&owner.as_str());
@@ -144,25 +157,6 @@ fn torch_attribute(text: &str) -> Option<String> {
     let attribute = text::after_marker(&rest[module_end..], "has no attribute '")?;
     let attribute = &attribute[..attribute.find('\'')?];
     Some(format!("{module}.{attribute}"))
-}
-
-/// The package a `.so` path in the message belongs to (`.../site-packages/apex/...so`).
-fn owner_of_so(text: &str) -> Option<String> {
-    text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '(')
-        .filter(|token| token.contains(".so"))
-        .find_map(|token| crate::explain::frame_package(token.trim_end_matches(':')))
-        .filter(|package| *package != crate::explain::STDLIB)
-        .map(|package| crate::explain::distribution_of(package.split('.').next().unwrap_or(package)))
-}
-
-/// The innermost frame's package, torch's own frames and the import machinery passed over.
-fn innermost_package(traceback: &Traceback) -> Option<String> {
-    traceback
-        .frames()
-        .filter_map(|frame| crate::explain::frame_package(&frame.file))
-        .filter(|package| !matches!(*package, "python" | "importlib" | "torch"))
-        .last()
-        .map(crate::explain::distribution_of)
 }
 
 fn torch_here(facts: &Facts) -> Option<String> {

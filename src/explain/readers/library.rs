@@ -116,7 +116,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let major = missing
         .version
         .map(|version| version.split('.').next().unwrap_or(version));
-    let requester = requester(text, traceback);
+    // torch and NVIDIA's wheels load the CUDA libraries for everyone: they ask on no package's behalf.
+    let requester =
+        super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"));
     let facts = context.facts;
     let torch_cuda = facts
         .and_then(|facts| facts.torch_cuda.as_ref())
@@ -265,27 +267,6 @@ fn present_here(facts: &Facts, name: &str, missing: &Soname, major: Option<&str>
             ),
         )
     }
-}
-
-/// The package whose file asked for the library: a path in the message
-/// (`.../site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so`), else the
-/// innermost frame in a package.
-fn requester(text: &str, traceback: &Traceback) -> Option<String> {
-    let from_path = text
-        .split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-        .filter(|token| token.contains(".so"))
-        .find_map(|token| crate::explain::frame_package(token).filter(|package| *package != crate::explain::STDLIB));
-    let from_frames = || {
-        traceback
-            .frames()
-            .filter_map(|frame| crate::explain::frame_package(&frame.file))
-            .filter(|package| *package != crate::explain::STDLIB && *package != "importlib")
-            .last()
-    };
-    from_path
-        .or_else(from_frames)
-        .filter(|package| !matches!(*package, "torch" | "nvidia" | "ctypes"))
-        .map(crate::explain::distribution_of)
 }
 
 #[cfg(test)]

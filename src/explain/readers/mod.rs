@@ -90,6 +90,34 @@ pub(crate) fn parsed(log: &str) -> (Traceback, String) {
     (traceback, text)
 }
 
+/// The package a library path in the message belongs to
+/// (`.../site-packages/apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so:`).
+fn package_of_library_path(text: &str) -> Option<&str> {
+    text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '(')
+        .filter(|token| token.contains(".so"))
+        .find_map(|token| super::frame_package(token.trim_end_matches(':')))
+        .filter(|package| *package != super::STDLIB)
+        .map(|package| package.split('.').next().unwrap_or(package))
+}
+
+/// The innermost frame's package, the interpreter's own library, the import
+/// machinery, ctypes and torch's own frames passed over.
+fn innermost_package(traceback: &Traceback) -> Option<&str> {
+    traceback
+        .frames()
+        .filter_map(|frame| super::frame_package(&frame.file))
+        .filter(|package| !matches!(*package, super::STDLIB | "importlib" | "ctypes" | "torch"))
+        .last()
+}
+
+/// The distribution whose file failed: the library path the message names,
+/// else the innermost frame in a package.
+fn owner_of_failure(text: &str, traceback: &Traceback) -> Option<String> {
+    package_of_library_path(text)
+        .or_else(|| innermost_package(traceback))
+        .map(super::distribution_of)
+}
+
 /// Every reading of one traceback, its messages and frames.
 pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     let messages: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();
