@@ -237,6 +237,11 @@ pub struct ExplainArgs {
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
 
+    /// Text: everything, not only the answer, its evidence, fix and three other candidates: why the
+    /// cause breaks training, every reference, every candidate in full and the other tracebacks.
+    #[arg(long, short)]
+    pub verbose: bool,
+
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -38,7 +38,9 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
     let explanation = crate::explain::explain(reader, &source, &matrix, &facts, from)
         .with_context(|| format!("cannot read log `{source}`"))?;
     let rendered = match args.format {
-        TextOrJson::Text => crate::report::explain::text(&explanation, style_for(args.output.file.as_deref())),
+        TextOrJson::Text => {
+            crate::report::explain::text(&explanation, style_for(args.output.file.as_deref()), args.verbose)
+        }
         TextOrJson::Json => serde_json::to_string_pretty(&explanation)? + "\n",
     };
     emit(args.output.file.as_deref(), rendered.as_bytes())?;

@@ -647,7 +647,9 @@ fn score(
     // Symptom entries tell their causes apart by the longer message (which
     // side torch names as on the CPU): the other entry's fits, so this one is
     // contradicted. A rule's generic message outdone is only weaker.
-    let outdone = outdone_by.filter(|_| message_hit.is_some() && frame_hits == 0);
+    // Only wording is outdone by wording: an earlier line of the log that names
+    // this cause is evidence the other cause's longer message does not have.
+    let outdone = outdone_by.filter(|_| message_hit.is_some() && frame_hits == 0 && context_hit.is_none());
     if let Some(other) = outdone {
         evidence.push(Evidence {
             kind: EvidenceKind::Message,
@@ -783,6 +785,8 @@ fn score(
         || message_specific
         || context_specific
         || (pinned && message_hit.is_some())
+        // An earlier line of the log says the cause happened, and the node has what it needs.
+        || (context_hit.is_some() && message_hit.is_some() && node_holds > 0 && !node_fails)
         || (message_hit.is_some() && strong_holds && score > MESSAGE + NODE_BASE + 1)
     {
         Confidence::Likely

@@ -1,5 +1,7 @@
 //! `envdoctor explain` for people: what the traceback says, the answer with
-//! the evidence for it, the fix, then the other candidates in one line each.
+//! the evidence for it, the fix, then at most three other candidates in one
+//! line each. `--verbose` adds why, every reference, every candidate in full
+//! and the log's other tracebacks; the JSON always holds everything.
 
 use std::fmt::Write;
 
@@ -9,8 +11,12 @@ use crate::explain::{Explained, Explanation, Outcome, STDLIB};
 
 /// Characters of a message line shown before it is cut.
 const MESSAGE_WIDTH: usize = 400;
+/// Characters of a candidate's one-line reason in the default report.
+const REASON_WIDTH: usize = 160;
+/// Other candidates the default report lists.
+const OTHERS_SHOWN: usize = 3;
 
-pub fn text(explanation: &Explanation, style: Style) -> String {
+pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
     let mut out = String::new();
     let Some(traceback) = &explanation.traceback else {
         let _ = writeln!(
@@ -22,6 +28,10 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
         return out;
     };
     summary(&mut out, explanation, traceback, style);
+    if let Some(node_facts) = &explanation.node_facts {
+        let _ = writeln!(out, "  {} {node_facts}", style.dim("node facts:"));
+    }
+    let mut hidden: Vec<String> = Vec::new();
     let answer = explanation
         .candidates
         .first()
@@ -35,7 +45,7 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
                 answer.confidence.label(),
                 answer.id
             );
-            detailed(&mut out, answer, style);
+            detailed(&mut out, answer, style, verbose, &mut hidden);
             explanation.candidates.iter().skip(1).collect()
         }
         None if explanation.outcome == Outcome::Undecided => {
@@ -50,16 +60,21 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
             };
             let _ = writeln!(out, "\n{}: {why}.", style.heading("Not decided"));
             to_decide(&mut out, explanation, style);
-            for candidate in possible {
-                let _ = writeln!(
-                    out,
-                    "\n  {} ({})",
-                    style.heading(&candidate.id),
-                    candidate.confidence.label()
-                );
-                detailed(&mut out, candidate, style);
+            if verbose {
+                for candidate in &possible {
+                    let _ = writeln!(
+                        out,
+                        "\n  {} ({})",
+                        style.heading(&candidate.id),
+                        candidate.confidence.label()
+                    );
+                    detailed(&mut out, candidate, style, verbose, &mut hidden);
+                }
+                ruled_out
+            } else {
+                // The causes that fit are the other candidates, first.
+                possible.into_iter().chain(ruled_out).collect()
             }
-            ruled_out
         }
         None => {
             let _ = writeln!(
@@ -73,17 +88,44 @@ pub fn text(explanation: &Explanation, style: Style) -> String {
         }
     };
     if !others.is_empty() {
-        let _ = writeln!(out, "\n{}", style.heading("Other candidates"));
-        for candidate in others {
+        let heading = match answer {
+            None if explanation.outcome == Outcome::Undecided && !verbose => "Candidates",
+            _ => "Other candidates",
+        };
+        let _ = writeln!(out, "\n{}", style.heading(heading));
+        let shown = if verbose {
+            others.len()
+        } else {
+            OTHERS_SHOWN.min(others.len())
+        };
+        for candidate in &others[..shown] {
             let label = format!("{:<12}", candidate.confidence.label());
             let label = match candidate.confidence {
                 Confidence::RuledOut => style.dim(&label),
                 _ => label,
             };
-            let _ = writeln!(out, "  {label} {}: {}", candidate.id, brief_reason(candidate));
+            let reason = brief_reason(candidate);
+            let reason = if verbose { reason } else { cut(&reason, REASON_WIDTH) };
+            let _ = writeln!(out, "  {label} {}: {reason}", candidate.id);
+        }
+        if shown < others.len() {
+            hidden.push(plural(others.len() - shown, "other candidate"));
         }
     }
-    if !explanation.other_tracebacks.is_empty() {
+    if !explanation.other_tracebacks.is_empty() && !verbose {
+        hidden.push(plural(explanation.other_tracebacks.len(), "other traceback"));
+    }
+    if !hidden.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.dim(&format!(
+                "Also in --verbose (and --format json): {}.",
+                hidden.join(", ")
+            ))
+        );
+    }
+    if !explanation.other_tracebacks.is_empty() && verbose {
         let _ = writeln!(out, "\n{}", style.heading("Other tracebacks in the log"));
         for other in &explanation.other_tracebacks {
             let exception = other.exception.as_deref().unwrap_or("(cut off before the exception)");
@@ -180,10 +222,18 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
     }
 }
 
-fn detailed(out: &mut String, candidate: &Candidate, style: Style) {
+/// A cause in full: its title, each piece of evidence once, why (verbose),
+/// the fix and its references (the first only, unless verbose). What is left
+/// out is added to `hidden`.
+fn detailed(out: &mut String, candidate: &Candidate, style: Style, verbose: bool, hidden: &mut Vec<String>) {
     let _ = writeln!(out, "  {}", candidate.title);
     let _ = writeln!(out, "  {}", style.dim("evidence:"));
+    let mut said: Vec<&str> = Vec::new();
     for evidence in &candidate.evidence {
+        if said.contains(&evidence.text.as_str()) {
+            continue;
+        }
+        said.push(&evidence.text);
         let mark = match evidence.holds {
             Some(true) => "+",
             Some(false) => "-",
@@ -191,11 +241,35 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style) {
         };
         let _ = writeln!(out, "    {mark} {}", crate::escape::controls(&evidence.text));
     }
-    let _ = writeln!(out, "  {} {}", style.dim("why:"), candidate.why);
+    if verbose {
+        let _ = writeln!(out, "  {} {}", style.dim("why:"), candidate.why);
+    } else {
+        hidden.push("why".to_string());
+    }
     let _ = writeln!(out, "  {} {}", style.dim("fix:"), candidate.fix);
-    for (index, reference) in candidate.references.iter().enumerate() {
+    let shown = if verbose { candidate.references.len() } else { 1 };
+    for (index, reference) in candidate.references.iter().take(shown).enumerate() {
         let label = if index == 0 { "see:" } else { "    " };
         let _ = writeln!(out, "  {} {reference}", style.dim(label));
+    }
+    if candidate.references.len() > shown {
+        hidden.push(plural(candidate.references.len() - shown, "more reference"));
+    }
+}
+
+/// `3 other candidates`, `1 other candidate`.
+fn plural(count: usize, what: &str) -> String {
+    match count {
+        1 => format!("1 {what}"),
+        count => format!("{count} {what}s"),
+    }
+}
+
+/// `text` cut to `width` characters, with `...` where it was cut.
+fn cut(text: &str, width: usize) -> String {
+    match text.char_indices().nth(width) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
     }
 }
 
@@ -221,9 +295,5 @@ fn joined(exception: &str, message: &str) -> String {
 
 /// A line from the log, escaped (it may hold terminal escapes) and cut to width.
 fn clipped(text: &str) -> String {
-    let text = crate::escape::controls(text);
-    match text.char_indices().nth(MESSAGE_WIDTH) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.into_owned(),
-    }
+    cut(&crate::escape::controls(text), MESSAGE_WIDTH)
 }

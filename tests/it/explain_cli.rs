@@ -330,6 +330,118 @@ fn the_last_error_line_of_an_nccl_error_names_the_cause_even_where_the_node_fits
     );
 }
 
+/// Seed 000's shape, assembled from the lines issue 28 quotes of it (the seed's
+/// own trace is held back from the project; the frames' line numbers are
+/// illustrative): QLoRA on a 16 GB T4, accelerate's offload line printed at
+/// load time, then a device mismatch in bitsandbytes' 4-bit matmul under
+/// accelerate's hook, worded `mat2 ... wrapper_CUDA_mm`.
+const SEED_000_TRACEBACK: &str = r#"Traceback (most recent call last):
+  File "/content/train.py", line 61, in <module>
+    trainer.train()
+  File "/usr/local/lib/python3.10/dist-packages/accelerate/hooks.py", line 166, in new_forward
+    output = module._old_forward(*args, **kwargs)
+  File "/usr/local/lib/python3.10/dist-packages/bitsandbytes/nn/modules.py", line 256, in forward
+    out = bnb.matmul_4bit(x, self.weight.t(), bias=bias, quant_state=self.weight.quant_state)
+  File "/usr/local/lib/python3.10/dist-packages/bitsandbytes/autograd/_functions.py", line 577, in matmul_4bit
+    return MatMul4Bit.apply(A, B, out, bias, quant_state)
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument mat2 in method wrapper_CUDA_mm)
+"#;
+const OFFLOAD_LINE: &str = "Some parameters are on the meta device because they were offloaded to the cpu.\n";
+
+/// The recorded H100 Snapshot turned into the seed's node: one 16 GB T4, bitsandbytes 0.43.1, peft 0.11.1.
+fn t4_node(dir: &Path) -> PathBuf {
+    let recorded = std::fs::read_to_string("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json").unwrap();
+    let mut snapshot: Value = serde_json::from_str(&recorded).unwrap();
+    let gpu = &mut snapshot["nvidia"]["gpus"][0];
+    gpu["name"] = Value::from("Tesla T4");
+    gpu["memory_total_mib"] = Value::from(15360);
+    gpu["compute_capability"] = Value::from("7.5");
+    let packages = snapshot["packages"].as_array_mut().unwrap();
+    for (name, version) in [("bitsandbytes", "0.43.1"), ("peft", "0.11.1")] {
+        let at = match packages.iter().position(|package| package["normalized_name"] == name) {
+            Some(at) => at,
+            None => {
+                packages.push(packages[0].clone());
+                packages.len() - 1
+            }
+        };
+        let package = &mut packages[at];
+        package["name"] = Value::from(name);
+        package["normalized_name"] = Value::from(name);
+        package["version"] = Value::from(version);
+        package["version_as_written"] = Value::from(version);
+    }
+    let path = dir.join("t4.json");
+    std::fs::write(&path, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn an_offload_line_before_a_quantized_device_mismatch_names_the_offload_not_the_wording() {
+    let cache = tempfile::tempdir().unwrap();
+    let node = t4_node(cache.path());
+    let with_offload = cache.path().join("seed-000.log");
+    std::fs::write(&with_offload, format!("{OFFLOAD_LINE}{SEED_000_TRACEBACK}")).unwrap();
+    let (explanation, code) = parsed(&explain(cache.path(), &with_offload, &node, &["--format", "json"]).assert());
+    assert_eq!(
+        (first_id(&explanation), code),
+        (Some("quantized-lora-cpu-offload-small-gpu"), 0),
+        "{explanation:#}"
+    );
+    let best = &explanation["candidates"][0];
+    assert!(
+        best["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|evidence| evidence["kind"] == "context" && evidence["holds"] == true),
+        "the offload line is evidence: {best:#}"
+    );
+    let wording = candidate(&explanation, "module-created-after-to-device").expect("listed");
+    assert_ne!(
+        wording["confidence"], "likely",
+        "wording alone is not likely here: {wording:#}"
+    );
+
+    // The same traceback without the offload line: nothing says the model was offloaded.
+    let without = cache.path().join("no-offload.log");
+    std::fs::write(&without, SEED_000_TRACEBACK).unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &without, &node, &["--format", "json"]).assert());
+    let rule = candidate(&explanation, "quantized-lora-cpu-offload-small-gpu");
+    assert!(
+        rule.is_none_or(|rule| rule["confidence"] != "likely" && rule["confidence"] != "near-certain"),
+        "{explanation:#}"
+    );
+}
+
+/// A log pasted from another machine, judged with facts probed here: its
+/// frames run from a site-packages this node does not have, so this node's
+/// facts settle nothing, and the report says so once.
+#[test]
+fn a_log_from_another_machine_is_not_judged_by_this_nodes_facts_and_says_so_once() {
+    let cache = tempfile::tempdir().unwrap();
+    let log = case_dir(A40).join("log.txt");
+    let text = stdout(&common::envdoctor(cache.path()).arg("explain").arg(&log).assert());
+    assert_eq!(text.matches("node facts:").count(), 1, "{text}");
+    let json = common::envdoctor(cache.path())
+        .arg("explain")
+        .arg(&log)
+        .args(["--format", "json"])
+        .assert();
+    let (explanation, _) = parsed(&json);
+    assert!(
+        explanation["node_facts"]
+            .as_str()
+            .is_some_and(|line| line.contains("neither confirm nor rule out")),
+        "{explanation:#}"
+    );
+    // Nothing this node lacks rules the cause out: the frames still point at it.
+    assert_ne!(
+        candidate(&explanation, DEEPSPEED_RULE).unwrap()["confidence"],
+        "ruled-out"
+    );
+}
+
 #[test]
 fn the_deepspeed_regression_is_ruled_out_on_deepspeed_0_14_0() {
     let cache = tempfile::tempdir().unwrap();

@@ -522,6 +522,11 @@ fn explain() -> TestResult {
             DS_ZERO3_OFFLOAD,
         ],
     ));
+    // Everything the default text leaves out: why, every reference and candidate.
+    cases.push(case(
+        "explain-smoke-recorded-train-zero3-offload-deepspeed-0.14.2-verbose.text",
+        &["explain", SMOKE_LOG, "--snapshot", H100_DS, "--verbose"],
+    ));
     // The log on standard input: it is named "standard input" instead of a path.
     cases.push(Case {
         stdin: Some(SMOKE_LOG),
