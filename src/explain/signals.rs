@@ -18,7 +18,7 @@ use super::traceback::Raised;
 /// What printed an error line, and whether it is fatal on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
-    /// `CUDA error: ...`, `CUDA out of memory`, `no kernel image is available`.
+    /// `CUDA error: ...`, `CUDA out of memory`, `no kernel image is available`, a cuDNN failure status.
     Cuda,
     /// A kernel's `Assertion \`...\` failed.` line: the cause of a later device-side assert.
     DeviceAssertion,
@@ -84,8 +84,18 @@ const ALL: [Signal; 9] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 13] = [
+const TRIGGERS: [(&str, Signal); 21] = [
     ("CUDA error: ", Signal::Cuda),
+    // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
+    // CUDNN_STATUS_SUCCESS is none of these.
+    ("CUDNN_STATUS_NOT_INITIALIZED", Signal::Cuda),
+    ("CUDNN_STATUS_ALLOC_FAILED", Signal::Cuda),
+    ("CUDNN_STATUS_BAD_PARAM", Signal::Cuda),
+    ("CUDNN_STATUS_INTERNAL_ERROR", Signal::Cuda),
+    ("CUDNN_STATUS_ARCH_MISMATCH", Signal::Cuda),
+    ("CUDNN_STATUS_MAPPING_ERROR", Signal::Cuda),
+    ("CUDNN_STATUS_EXECUTION_FAILED", Signal::Cuda),
+    ("CUDNN_STATUS_NOT_SUPPORTED", Signal::Cuda),
     ("CUDA out of memory", Signal::Cuda),
     ("no kernel image is available for execution", Signal::Cuda),
     ("Assertion `", Signal::DeviceAssertion),
@@ -226,6 +236,18 @@ mod tests {
             SignalLine::Line(raised) => Some((raised.exception, raised.message)),
             SignalLine::OnNextLine(_) => Some(("next".into(), String::new())),
         }
+    }
+
+    #[test]
+    fn a_cudnn_failure_status_is_an_error_and_success_is_none() {
+        let (kind, text) = message(
+            "F0412 conv.cc:88] Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0) CUDNN_STATUS_INTERNAL_ERROR",
+        )
+        .unwrap();
+        assert_eq!(kind, "CUDA error");
+        assert!(text.ends_with("CUDNN_STATUS_INTERNAL_ERROR"), "{text}");
+        assert!(Signal::Cuda.is_fatal());
+        assert!(message("cudnn returned CUDNN_STATUS_SUCCESS").is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! generic on purpose: one reader of requirement phrases, not one entry per
 //! package; the knowledge entry each reading supports says why and cites the source.
 
+mod collective;
 mod extension;
 mod library;
 mod requirement;
@@ -127,6 +128,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(requirement::read(&text, context));
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));
+    readings.extend(collective::read(&text, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();
     readings.retain(|reading| {
