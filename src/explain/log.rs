@@ -55,11 +55,17 @@ pub struct Lines<'m, R> {
 /// The words that make a line worth reading, searched for in whole blocks.
 pub struct Marker(Searcher);
 
-/// aho-corasick's SIMD searcher where it takes the words, its automaton where not.
+/// aho-corasick's SIMD searchers where they take the words, its automaton where not.
 enum Searcher {
-    Packed(aho_corasick::packed::Searcher),
+    /// One SIMD searcher per [`PACKED_WORDS`] words: each pass is still
+    /// several times faster than the automaton, which reads a byte at a time.
+    Packed(Vec<aho_corasick::packed::Searcher>),
     Automaton(AhoCorasick),
 }
+
+/// The words one SIMD searcher takes: aho-corasick's packed searchers refuse
+/// 128 patterns or more, whatever their configuration.
+const PACKED_WORDS: usize = 127;
 
 impl Marker {
     /// ASCII case is ignored, as causes match messages: the words are
@@ -84,12 +90,17 @@ impl Marker {
             .collect();
         // The SIMD searcher (Teddy) by default stops at 64 words; past that it
         // is still several times faster than the automaton, which reads a
-        // byte at a time.
-        let packed = aho_corasick::packed::Config::new()
-            .heuristic_pattern_limits(false)
-            .builder()
-            .extend(&kept)
-            .build();
+        // byte at a time. Past 127 words, the words are split between searchers.
+        let packed: Option<Vec<aho_corasick::packed::Searcher>> = kept
+            .chunks(PACKED_WORDS)
+            .map(|words| {
+                aho_corasick::packed::Config::new()
+                    .heuristic_pattern_limits(false)
+                    .builder()
+                    .extend(words)
+                    .build()
+            })
+            .collect();
         let searcher = match packed {
             Some(packed) => Searcher::Packed(packed),
             None => Searcher::Automaton(
@@ -106,10 +117,20 @@ impl Marker {
         self.ends(&bytes.to_ascii_lowercase()).next().is_some()
     }
 
-    /// Where each word found in `lowered` (a lowercased block) ends.
+    /// Where each word found in `lowered` (a lowercased block) ends, in order.
     fn ends<'b>(&'b self, lowered: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
         match &self.0 {
-            Searcher::Packed(packed) => Box::new(packed.find_iter(lowered).map(|found| found.end())),
+            Searcher::Packed(packed) if packed.len() == 1 => {
+                Box::new(packed[0].find_iter(lowered).map(|found| found.end()))
+            }
+            Searcher::Packed(packed) => {
+                let mut ends: Vec<usize> = packed
+                    .iter()
+                    .flat_map(|searcher| searcher.find_iter(lowered).map(|found| found.end()))
+                    .collect();
+                ends.sort_unstable();
+                Box::new(ends.into_iter())
+            }
             Searcher::Automaton(automaton) => Box::new(automaton.find_iter(lowered).map(|found| found.end())),
         }
     }
@@ -310,6 +331,21 @@ fn strip_ansi(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Past 127 words aho-corasick's SIMD searcher refuses them; the automaton
+    /// it fell back to read 4x slower (the knowledge passed 127 words unnoticed).
+    /// Any number of words stays on SIMD searchers, and finds every word, in order.
+    #[test]
+    fn many_words_stay_on_simd_searchers_and_are_all_found_in_order() {
+        let words: Vec<String> = (0..300)
+            .map(|index| format!("error number {index:03} happened"))
+            .collect();
+        let marker = Marker::new(words.iter().map(String::as_str)).unwrap();
+        assert!(matches!(&marker.0, Searcher::Packed(searchers) if searchers.len() == 3));
+        let text = b"x error number 299 happened y error number 001 happened z";
+        let ends: Vec<usize> = marker.ends(text).collect();
+        assert_eq!(ends, [27, 55]);
+    }
 
     fn all(bytes: &[u8]) -> Result<Vec<String>, LogError> {
         let mut lines = Lines::new(io::BufReader::with_capacity(7, bytes));
