@@ -203,6 +203,37 @@ pub(super) fn gpus(expected: &[GpuGroup], found: &[GpuGroup], sides: &Sides, dri
                 )),
         );
     }
+    let memory = |groups: &[GpuGroup]| {
+        groups
+            .iter()
+            .map(|group| (group.name.clone(), group.memory_total_mib))
+            .collect::<BTreeSet<_>>()
+    };
+    if models(expected) == models(found) && memory(expected) != memory(found) {
+        let describe_memory = |groups: &[GpuGroup]| {
+            groups
+                .iter()
+                .map(|group| match group.memory_total_mib {
+                    Some(mib) => format!("{} with {mib} MiB", group.name),
+                    None => format!("{} with unknown memory", group.name),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // The same model reports other memory with ECC switched, or another driver's reservation.
+        drift.push(
+            Drift::new("gpu-memory", Area::Gpus, Severity::Warning, "GPU memory")
+                .values(Some(describe_memory(expected)), Some(describe_memory(found)))
+                .message(format!(
+                    "The GPUs are {} {}, {} {}: the same model with other usable memory (ECC mode, \
+                     driver), so memory-sized settings (batch size, offload) may not fit.",
+                    describe_memory(found),
+                    sides.found,
+                    describe_memory(expected),
+                    sides.expected
+                )),
+        );
+    }
     if count(expected) != count(found) {
         drift.push(
             Drift::new("gpu-count", Area::Gpus, Severity::Warning, "GPU count")

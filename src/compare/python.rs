@@ -109,6 +109,24 @@ pub(super) fn packages(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut
                     ))
                     .fix(reinstall_command(locked)),
             );
+        } else if !locked.wheel_tags.is_empty() && !here.wheel_tags.is_empty() && locked.wheel_tags != here.wheel_tags {
+            // Same version and, where known, the same files: still another
+            // wheel of it (manylinux_2_17 against manylinux_2_28, say).
+            let tags = |package: &Package| package.wheel_tags.join(".");
+            drift.push(
+                Drift::new("package-wheel", Area::Packages, Severity::Warning, &locked.name)
+                    .values(Some(tags(locked)), Some(tags(here)))
+                    .message(format!(
+                        "{} {} was installed from a wheel tagged {} {}, {} {}: another build of the same version.",
+                        locked.name,
+                        text(&locked.version),
+                        tags(here),
+                        sides.found,
+                        tags(locked),
+                        sides.expected
+                    ))
+                    .fix(reinstall_command(locked)),
+            );
         }
     }
     for (name, here) in &b {

@@ -467,7 +467,7 @@ fn summary_fact(key: &FactKey) -> bool {
 }
 
 /// `sha256:` over the facts, which are sorted: one configuration, one fingerprint.
-fn fingerprint<'a>(facts: impl Iterator<Item = (&'a FactKey, &'a FactValue)>) -> String {
+pub(super) fn fingerprint<'a>(facts: impl Iterator<Item = (&'a FactKey, &'a FactValue)>) -> String {
     let mut hasher = Sha256::new();
     for (key, value) in facts {
         hasher.update(format!("{key:?}").as_bytes());

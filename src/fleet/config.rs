@@ -133,8 +133,10 @@ pub fn facts_of(snapshot: &Snapshot) -> Vec<(FactKey, FactValue)> {
     facts
 }
 
-/// The lock's parts as facts.
+/// The lock's parts as facts: its identity, so a fleet splits nodes only on
+/// what runs (as the fingerprint and `compare` do).
 fn lock_facts(lock: Lock) -> Vec<(FactKey, FactValue)> {
+    let lock = lock.identity();
     let mut facts = vec![
         (FactKey::System, FactValue::System(lock.system)),
         (FactKey::Python, FactValue::Python(lock.python)),
@@ -224,6 +226,143 @@ mod tests {
         assert_eq!(rebuilt.packages, lock.packages);
         assert_eq!(rebuilt.env, lock.env);
         assert_eq!(node_facts, NodeFacts::default());
+    }
+
+    /// The kind of defect where two nodes `diff` calls the same get two
+    /// fingerprints or two fleet configurations (pip's REQUESTED marker did):
+    /// each change to a lock either moves all three, or none.
+    #[test]
+    fn fingerprint_fleet_and_compare_agree_on_every_change() {
+        use crate::compare::Sides;
+        use model::{Nvidia, Source};
+        let mut base = model::sample_lock();
+        base.nvidia = Some(Nvidia {
+            driver: Some("580.95.05".to_string()),
+            cuda_driver: Some("13.0".to_string()),
+        });
+        base.system.os_id = Some("ubuntu".to_string());
+        base.system.os_version_id = Some("24.04".to_string());
+        base.cuda.toolkits.push(Toolkit {
+            version: Some("12.8".to_string()),
+            root: "/usr/local/cuda-12.8".to_string(),
+            nvcc_version: Some("12.8.93".to_string()),
+        });
+        base.cuda.libraries.push(Library {
+            name: "cudnn".to_string(),
+            version: Some("9.10.2".to_string()),
+            provided_by: "wheel".to_string(),
+            distribution: Some("nvidia-cudnn-cu12".to_string()),
+        });
+        base.packages[0].record_digest = Some("sha256:aa".to_string());
+        type Change = fn(&mut Lock);
+        let changes: &[(&str, Change, bool)] = &[
+            (
+                "installer",
+                |lock| lock.packages[0].installer = Some("uv".to_string()),
+                false,
+            ),
+            ("REQUESTED", |lock| lock.packages[0].requested = Some(true), false),
+            (
+                "who wrote it",
+                |lock| lock.created_by = "envdoctor 9".to_string(),
+                false,
+            ),
+            (
+                "version",
+                |lock| lock.packages[0].version = Some("2.11.1".to_string()),
+                true,
+            ),
+            (
+                "package added",
+                |lock| {
+                    let mut other = lock.packages[0].clone();
+                    other.name = "numpy".to_string();
+                    lock.packages.push(other);
+                },
+                true,
+            ),
+            (
+                "source",
+                |lock| {
+                    lock.packages[0].source = Source::Archive {
+                        url: "https://example.org/torch.whl".to_string(),
+                        hash: None,
+                        subdirectory: None,
+                    }
+                },
+                true,
+            ),
+            (
+                "wheel tags",
+                |lock| lock.packages[0].wheel_tags = vec!["cp312-cp312-manylinux_2_17_x86_64".to_string()],
+                true,
+            ),
+            (
+                "RECORD digest",
+                |lock| lock.packages[0].record_digest = Some("sha256:bb".to_string()),
+                true,
+            ),
+            (
+                "driver",
+                |lock| lock.nvidia.as_mut().unwrap().driver = Some("575.57.08".to_string()),
+                true,
+            ),
+            ("GPU count", |lock| lock.gpus[0].count = 4, true),
+            ("GPU memory", |lock| lock.gpus[0].memory_total_mib = Some(81_559), true),
+            (
+                "toolkit",
+                |lock| lock.cuda.toolkits[0].version = Some("12.9".to_string()),
+                true,
+            ),
+            (
+                "library",
+                |lock| lock.cuda.libraries[0].version = Some("9.8.0".to_string()),
+                true,
+            ),
+            ("Python", |lock| lock.python.version = "3.12.7".to_string(), true),
+            ("glibc", |lock| lock.system.glibc = Some("2.39".to_string()), true),
+            ("OS", |lock| lock.system.os_version_id = Some("22.04".to_string()), true),
+            (
+                "framework fact",
+                |lock| {
+                    lock.frameworks
+                        .get_mut("torch")
+                        .unwrap()
+                        .insert("cuda".to_string(), Fact::Text("12.8".to_string()));
+                },
+                true,
+            ),
+            (
+                "variable",
+                |lock| {
+                    lock.env.insert("NCCL_DEBUG".to_string(), "INFO".to_string());
+                },
+                true,
+            ),
+        ];
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let fleet_fingerprint = |lock: &Lock| {
+            let facts = lock_facts(lock.clone());
+            super::super::aggregate::fingerprint(facts.iter().map(|(key, value)| (key, value)))
+        };
+        for (name, change, changes_identity) in changes {
+            let mut changed = base.clone();
+            change(&mut changed);
+            let moved = [
+                (
+                    "fingerprint",
+                    changed.content_fingerprint() != base.content_fingerprint(),
+                ),
+                ("fleet", fleet_fingerprint(&changed) != fleet_fingerprint(&base)),
+                (
+                    "compare",
+                    !crate::compare::environment::compare(&base, &changed, &Sides::verify(), &tables).is_empty(),
+                ),
+            ];
+            for (judge, moved) in moved {
+                assert_eq!(moved, *changes_identity, "{name}: {judge} says moved = {moved}");
+            }
+        }
     }
 
     #[test]

@@ -139,13 +139,19 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
     let lock: Lock = toml_edit::de::from_str(text)
         .map_err(|error| malformed(error.span(), &format!("not a valid lock: {}", error.message())))?;
     let content = lock.content_fingerprint();
-    if lock.fingerprint != content {
+    // A lock before format 1.1 counted each package's installer and REQUESTED
+    // marker in its fingerprint: checked as written, then compared by identity.
+    let legacy = lock
+        .packages
+        .iter()
+        .any(|package| package.installer.is_some() || package.requested.is_some());
+    if lock.fingerprint != content && !(legacy && lock.fingerprint == lock.legacy_fingerprint()) {
         return Err(refused(Refusal::Fingerprint {
             said: lock.fingerprint,
             content,
         }));
     }
-    Ok(lock)
+    Ok(lock.identity())
 }
 
 fn check_format_version(document: &DocumentMut) -> Result<(), Refusal> {
@@ -215,9 +221,39 @@ mod tests {
 
     #[test]
     fn a_newer_format_is_refused_by_name() {
-        let text = render(&sample()).replace("format-version = \"1.0\"", "format-version = \"2.0\"");
+        let text = render(&sample()).replace("format-version = \"1.1\"", "format-version = \"2.0\"");
         let message = problem(&text);
         assert!(message.starts_with("x.lock: written by a newer envdoctor"), "{message}");
+    }
+
+    #[test]
+    fn how_a_package_was_asked_for_is_not_part_of_the_identity() {
+        let lock = sample();
+        let mut asked_by_name = lock.clone();
+        asked_by_name.packages[0].requested = Some(true);
+        asked_by_name.packages[0].installer = Some("uv".to_string());
+        assert_eq!(asked_by_name.content_fingerprint(), lock.fingerprint);
+        assert_eq!(asked_by_name.identity(), lock);
+    }
+
+    /// A lock written before format 1.1 recorded installer and REQUESTED in
+    /// its fingerprint: it still reads, and is then compared by identity.
+    #[test]
+    fn a_lock_before_format_1_1_reads_by_its_own_fingerprint_and_compares_by_identity() {
+        let mut old = sample();
+        old.format_version = "1.0".to_string();
+        old.packages[0].installer = Some("pip".to_string());
+        old.packages[0].requested = Some(true);
+        old.fingerprint = old.legacy_fingerprint();
+        let read = parse(render(&old).as_bytes(), Path::new("old.lock")).unwrap();
+        assert_eq!(read.packages[0].installer, None);
+        assert_eq!(read.packages[0].requested, None);
+        let mut new = sample();
+        new.format_version = "1.0".to_string();
+        assert_eq!(read.fingerprint, new.identity().fingerprint);
+        // Its markers edited: its own fingerprint no longer holds.
+        let edited = render(&old).replace("requested = true", "requested = false");
+        assert!(problem(&edited).contains("does not match its fingerprint"), "{edited}");
     }
 
     #[test]

@@ -5,6 +5,13 @@
 //!
 //! Every list is sorted and every map is a `BTreeMap`, so one environment always
 //! gives one lock, byte for byte, and the fingerprint is a function of content.
+//!
+//! A lock's identity is what runs: names, versions, builds (wheel tags, RECORD
+//! digests), sources, the frameworks' build facts, the GPU side. How a package
+//! was asked for (pip's `REQUESTED`) or which installer wrote it does not
+//! change what runs; those stay in the Snapshot, so two nodes built from the
+//! same files by different commands get one lock, one fingerprint and one
+//! fleet configuration.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +24,10 @@ use crate::snapshot::packages::Source as ProbedSource;
 
 /// The format this envdoctor writes. A lock with a greater major version is
 /// refused (its meaning may have changed); a greater minor only added keys.
-pub const FORMAT_VERSION: &str = "1.0";
+///
+/// 1.1: packages no longer carry `installer` and `requested` (how a package
+/// was installed, not what runs), and the fingerprint covers the identity.
+pub const FORMAT_VERSION: &str = "1.1";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -128,9 +138,12 @@ pub struct Package {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// Written by locks before format 1.1, which counted it in the fingerprint;
+    /// read only so such a lock's fingerprint can be checked, then dropped
+    /// (`Lock::identity`). The Snapshot keeps the installer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub installer: Option<String>,
-    /// Asked for by name (PEP 376 `REQUESTED`), as opposed to pulled in as a dependency.
+    /// As `installer`: pip's `REQUESTED` marker, in locks before format 1.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested: Option<bool>,
     pub source: Source,
@@ -434,14 +447,42 @@ impl Lock {
         lock
     }
 
-    /// `sha256:` of the canonical JSON of everything but `created-by` and
-    /// `fingerprint`. Field order is the struct's and maps are sorted, so the
-    /// JSON is canonical without further work.
+    /// The lock as it is compared: without what does not change what runs
+    /// (who wrote the lock, each package's installer and `REQUESTED` marker,
+    /// which locks before format 1.1 recorded). The fingerprint, `diff`,
+    /// `verify` and `fleet` all see a lock through this.
+    pub fn identity(mut self) -> Lock {
+        for package in &mut self.packages {
+            package.installer = None;
+            package.requested = None;
+        }
+        self.fingerprint = self.content_fingerprint();
+        self
+    }
+
+    /// `sha256:` of the canonical JSON of the identity: everything but
+    /// `created-by`, `fingerprint` and the packages' installer and `REQUESTED`
+    /// marker. Field order is the struct's and maps are sorted, so the JSON is
+    /// canonical without further work.
     pub fn content_fingerprint(&self) -> String {
         let mut content = self.clone();
-        content.created_by.clear();
-        content.fingerprint.clear();
-        let canonical = serde_json::to_vec(&content).expect("a Lock always serializes");
+        for package in &mut content.packages {
+            package.installer = None;
+            package.requested = None;
+        }
+        content.digest_without_writer()
+    }
+
+    /// The fingerprint a lock before format 1.1 recorded: its whole content
+    /// but `created-by`, installer and `REQUESTED` markers included.
+    pub fn legacy_fingerprint(&self) -> String {
+        self.clone().digest_without_writer()
+    }
+
+    fn digest_without_writer(mut self) -> String {
+        self.created_by.clear();
+        self.fingerprint.clear();
+        let canonical = serde_json::to_vec(&self).expect("a Lock always serializes");
         format!("sha256:{}", crate::digest::hex(&Sha256::digest(&canonical)))
     }
 }
@@ -453,8 +494,8 @@ fn packages(snapshot: &Snapshot) -> Vec<Package> {
         .map(|package| Package {
             name: package.name.clone(),
             version: package.version.clone(),
-            installer: package.installer.clone(),
-            requested: package.requested,
+            installer: None,
+            requested: None,
             source: Source::from_probed(package.source.as_ref()),
             wheel_tags: {
                 let mut tags = package.wheel_tags.clone();
@@ -568,8 +609,8 @@ pub(crate) fn sample_lock() -> Lock {
         packages: vec![Package {
             name: "torch".to_string(),
             version: Some("2.11.0+cu130".to_string()),
-            installer: Some("pip".to_string()),
-            requested: Some(true),
+            installer: None,
+            requested: None,
             source: Source::Index,
             wheel_tags: vec!["cp312-cp312-manylinux_2_28_x86_64".to_string()],
             record_digest: None,

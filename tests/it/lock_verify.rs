@@ -341,6 +341,49 @@ fn one_environment_locks_to_the_same_bytes_every_time() {
     );
 }
 
+/// pip's REQUESTED marker says how a package was asked for, not what runs:
+/// `pip install gamma` and `pip install -r` of its freeze install the same
+/// files, so they are one lock, one fingerprint and one fleet configuration.
+#[test]
+fn the_same_distributions_asked_for_two_ways_are_one_environment() {
+    let by_name = Node::new();
+    by_name.install(&["gamma"]);
+    let freeze = by_name.path("requirements.txt");
+    let frozen = run(Command::new(system_python())
+        .args(["-m", "pip", "--python"])
+        .arg(&by_name.python)
+        .args(["freeze", "--all", "--exclude", "pip"]));
+    fs::write(&freeze, &frozen).unwrap();
+    let from_freeze = Node::new();
+    from_freeze.install(&["-r", freeze.to_str().unwrap()]);
+    let requested = |node: &Node, name: &str| {
+        let site = site_packages(&node.python);
+        site.join(format!("{name}-0.3.dist-info/REQUESTED")).exists()
+    };
+    assert!(
+        !requested(&by_name, "beta") && requested(&from_freeze, "beta"),
+        "the two venvs must differ in pip's REQUESTED marker for this test to mean anything"
+    );
+
+    let (a, b) = (
+        by_name.lock(&by_name.path("a.lock")),
+        from_freeze.lock(&from_freeze.path("b.lock")),
+    );
+    assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+
+    let reports = by_name.path("reports");
+    fs::create_dir(&reports).unwrap();
+    by_name.probe(&reports.join("a.json"));
+    from_freeze.probe(&reports.join("b.json"));
+    let mut fleet = envdoctor(&by_name.cache());
+    fleet.args(["fleet", "--format", "json"]).arg(&reports);
+    let (code, report) = json_run(fleet);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["configurations"].as_array().map(Vec::len), Some(1), "{report}");
+    let (code, report) = diff(&by_name.cache(), &reports.join("a.json"), &reports.join("b.json"));
+    assert_eq!((code, items(&report).len()), (0, 0), "{report}");
+}
+
 #[test]
 fn a_lock_holds_the_packages_as_installed_and_no_per_node_facts() {
     let node = Node::new();
@@ -357,7 +400,7 @@ fn a_lock_holds_the_packages_as_installed_and_no_per_node_facts() {
     let first_key = lock
         .lines()
         .find(|line| !line.starts_with('#') && !line.trim().is_empty());
-    assert_eq!(first_key, Some("format-version = \"1.0\""), "{lock}");
+    assert_eq!(first_key, Some("format-version = \"1.1\""), "{lock}");
     let document: toml_edit::DocumentMut = lock.parse().unwrap();
     let fingerprint = document["fingerprint"].as_str().unwrap();
     let digest = fingerprint.strip_prefix("sha256:").expect("a sha256: fingerprint");
@@ -375,17 +418,18 @@ fn a_lock_holds_the_packages_as_installed_and_no_per_node_facts() {
         ["alpha", "beta", "dirpkg", "edpkg", "gamma"],
         "sorted, and nothing else"
     );
-    for (name, version, requested) in [
-        ("alpha", "1.0", true),
-        ("beta", "0.3", false),
-        ("gamma", "1.1", true),
-        ("edpkg", "0.1", true),
-        ("dirpkg", "0.1", true),
+    for (name, version) in [
+        ("alpha", "1.0"),
+        ("beta", "0.3"),
+        ("gamma", "1.1"),
+        ("edpkg", "0.1"),
+        ("dirpkg", "0.1"),
     ] {
         let package = package(&document, name);
         assert_eq!(package["version"].as_str(), Some(version), "{name}");
-        assert_eq!(package["installer"].as_str(), Some("pip"), "{name}");
-        assert_eq!(package["requested"].as_bool(), Some(requested), "{name}: REQUESTED");
+        // How it was installed and asked for is the Snapshot's, not the identity's.
+        assert!(package.get("installer").is_none(), "{name}");
+        assert!(package.get("requested").is_none(), "{name}: REQUESTED");
         let tags: Vec<&str> = package["wheel-tags"]
             .as_array()
             .unwrap()
@@ -737,7 +781,7 @@ fn a_lock_that_is_not_one_this_envdoctor_can_use_is_refused() {
     let error = refusal("[packages\nname = \"torch\"\n");
     assert!(error.contains("bad.lock:1:") && error.contains("not TOML"), "{error}");
 
-    let error = refusal(&lock.replacen("format-version = \"1.0\"", "format-version = \"2.0\"", 1));
+    let error = refusal(&lock.replacen("format-version = \"1.1\"", "format-version = \"2.0\"", 1));
     assert!(error.contains("written by a newer envdoctor"), "{error}");
     assert!(error.contains("\"2.0\""), "{error}");
 
