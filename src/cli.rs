@@ -365,7 +365,7 @@ pub struct LockArgs {
     pub node: NodeArgs,
 
     /// Where to write the lock (atomically); `-` for standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "envdoctor.lock")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = crate::lock::DEFAULT_FILE)]
     pub output: PathBuf,
 }
 
@@ -380,7 +380,7 @@ Exit codes: 0 no drift at or above --fail-on, 1 drift at or above it, 2 envdocto
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The lock to verify against.
-    #[arg(long, value_name = "FILE", default_value = "envdoctor.lock")]
+    #[arg(long, value_name = "FILE", default_value = crate::lock::DEFAULT_FILE)]
     pub lock: PathBuf,
 
     #[command(flatten)]
@@ -438,7 +438,8 @@ Exit codes: 0 written, 2 envdoctor could not export (a hash the index does not h
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Export from this lock instead of probing this node.
+    /// Export from this lock. Default: ./envdoctor.lock where it exists and neither --python
+    /// nor --snapshot names a node; otherwise the node is probed.
     #[arg(long, value_name = "FILE", conflicts_with = "snapshot")]
     pub lock: Option<PathBuf>,
 

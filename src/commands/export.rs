@@ -13,6 +13,18 @@ use crate::lock::file;
 use crate::lock::model::Lock;
 use crate::probe;
 
+/// The lock to export: `--lock FILE`, or `envdoctor.lock` in this folder when
+/// neither `--python` nor `--snapshot` names a node, as the lock's own header
+/// and `verify` assume.
+fn which_lock(args: &ExportArgs) -> Option<PathBuf> {
+    if args.lock.is_some() {
+        return args.lock.clone();
+    }
+    let names_a_node = args.node.python.python.is_some() || args.node.snapshot.is_some();
+    let here = PathBuf::from(crate::lock::DEFAULT_FILE);
+    (!names_a_node && here.exists()).then_some(here)
+}
+
 pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     if args.format == ExportFormat::Constraints && args.hashes {
         anyhow::bail!("a constraints file carries no hashes: use --format requirements --hashes");
@@ -22,9 +34,18 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     }
     // Which pip's configuration applies: the node's interpreter, or for a
     // lock the one this shell would use, located without being probed.
-    let (lock, origin, python, roots) = match &args.lock {
+    let lock_file = which_lock(&args);
+    let (lock, origin, python, roots) = match &lock_file {
         Some(path) => {
             let lock = file::read(path)?;
+            if args.lock.is_none() {
+                eprintln!(
+                    "envdoctor: exporting the lock {} (fingerprint {}), found in this folder; \
+                     --python PY exports a live environment instead",
+                    path.display(),
+                    crate::report::short_fingerprint(&lock.fingerprint)
+                );
+            }
             let python = probe::python::locate(args.node.python.python.as_deref(), |name| std::env::var_os(name))
                 .ok()
                 .map(|located| located.path);
@@ -38,6 +59,13 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
                 Some(path) => format!("the Snapshot `{}`", path.display()),
                 None => format!("the environment of {}", snapshot.python.executable.display()),
             };
+            if args.node.python.python.is_none() && args.node.snapshot.is_none() {
+                eprintln!(
+                    "envdoctor: exporting {origin}, the default interpreter (no {} in this folder; \
+                     --lock FILE or --python PY names another)",
+                    crate::lock::DEFAULT_FILE
+                );
+            }
             let roots = ConfigRoots::for_interpreter(
                 Some(snapshot.python.prefix.clone()),
                 Some(snapshot.python.base_prefix.clone()),

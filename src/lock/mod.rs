@@ -4,3 +4,6 @@
 
 pub mod file;
 pub mod model;
+
+/// The lock `lock` writes and `verify` and `export` read when none is named.
+pub const DEFAULT_FILE: &str = "envdoctor.lock";

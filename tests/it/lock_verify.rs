@@ -384,6 +384,51 @@ fn the_same_distributions_asked_for_two_ways_are_one_environment() {
     assert_eq!((code, items(&report).len()), (0, 0), "{report}");
 }
 
+/// The lock's own header says `envdoctor export --format requirements
+/// --hashes` in its folder: that exports the lock, not the default
+/// interpreter's packages, and says so; `--python` still exports a live node.
+#[test]
+fn export_in_the_folder_of_a_lock_exports_the_lock() {
+    let node = Node::new();
+    node.install(&["alpha==1.0", "gamma"]);
+    node.locked();
+    node.install(&["delta"]);
+    let export = |arguments: &[&str]| {
+        let output = envdoctor(&node.cache())
+            .current_dir(node.root.path())
+            .env_remove("VIRTUAL_ENV")
+            .env_remove("CONDA_PREFIX")
+            .args(["export", "--format", "requirements"])
+            .args(arguments)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let pins: Vec<String> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.is_empty())
+            .map(str::to_string)
+            .collect();
+        (pins, String::from_utf8(output.stderr).unwrap())
+    };
+    let (from_folder, said) = export(&[]);
+    assert_eq!(from_folder, ["alpha==1.0", "beta==0.3", "gamma==1.1"], "{said}");
+    assert!(
+        said.contains("exporting the lock envdoctor.lock (fingerprint sha256:"),
+        "{said}"
+    );
+    assert_eq!(export(&["--lock", "envdoctor.lock"]).0, from_folder);
+    let python = node.python.to_str().unwrap();
+    let (live, said) = export(&["--python", python]);
+    assert!(live.contains(&"delta==0.1".to_string()), "{live:?}");
+    assert!(!said.contains("exporting the lock"), "{said}");
+}
+
 #[test]
 fn a_lock_holds_the_packages_as_installed_and_no_per_node_facts() {
     let node = Node::new();
