@@ -39,6 +39,14 @@ pub enum FileProblem {
     /// A directory, a FIFO, a device or a socket where RECORD has a file:
     /// never read, since reading one can block forever or never end.
     NotRegular(&'static str),
+    /// A script outside the sys.path entry (a console script) that differs
+    /// from RECORD and starts with `#!`: the line an installer writes, and
+    /// relocation tools (conda-pack, `virtualenv` copies) rewrite.
+    ScriptRewritten {
+        first_line: String,
+        expected: String,
+        found: String,
+    },
     /// The RECORD row names a file outside the directories an installer
     /// writes for this distribution (see `allowed_roots`), by its path or
     /// through a symbolic link: never opened.
@@ -67,6 +75,18 @@ impl fmt::Display for FileDrift {
             FileProblem::SizeChanged { expected, found } => write!(
                 formatter,
                 "{path}: modified (RECORD has {expected} bytes, the file has {found})"
+            ),
+            FileProblem::ScriptRewritten {
+                first_line,
+                expected,
+                found,
+            } => write!(
+                formatter,
+                "{path}: a script that differs from RECORD (RECORD has {expected}, the file has {found}) \
+                 and whose first line, {:?}, names this environment's interpreter: moving an environment \
+                 (conda-pack) rewrites that line, and RECORD cannot tell a move from an edit; \
+                 if this environment was not moved, reinstall",
+                crate::escape::controls(first_line)
             ),
             FileProblem::Missing => write!(formatter, "{path}: missing"),
             FileProblem::Unreadable(error) => write!(formatter, "{path}: cannot be read: {error}"),
@@ -227,21 +247,24 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
 
     // Rows outside by name are found without touching the file system.
     let mut outside = Vec::new();
-    let mut queue: Vec<(usize, &RecordEntry)> = Vec::new();
+    let mut queue: Vec<(usize, &RecordEntry, Written)> = Vec::new();
     for (job, record) in records.iter().enumerate() {
         let Ok(entries) = record else { continue };
+        let dist_info = jobs[job].0.file_name().and_then(OsStr::to_str).unwrap_or_default();
         for entry in entries {
             let resolved = resolve(jobs[job].1, &entry.path);
+            let written = written_by(&entry.path, dist_info);
             if !roots[job].named.iter().any(|root| resolved.starts_with(root)) {
                 let drift = roots[job].outside(&record_files[job], entry, resolved, false);
                 outside.push((job, entry.line, drift));
-            } else if entry.hash.is_some() {
-                queue.push((job, entry));
+            } else if entry.hash.is_some() && written != Written::InstallerNotes {
+                // The installer's notes say how the install went, not what runs.
+                queue.push((job, entry, written));
             }
         }
     }
     // Largest first, so the one big file does not start last and finish alone.
-    queue.sort_by_key(|(_, entry)| std::cmp::Reverse(entry.size.unwrap_or(0)));
+    queue.sort_by_key(|(_, entry, _)| std::cmp::Reverse(entry.size.unwrap_or(0)));
 
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
@@ -254,13 +277,16 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
                 scope.spawn(|| {
                     let mut buffer = vec![0; 1 << 18];
                     let mut found = Vec::new();
-                    while let Some(&(job, entry)) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    while let Some(&(job, entry, written)) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let path = resolve(jobs[job].1, &entry.path);
                         let drift = match check_file(&path, &roots[job], entry, &mut buffer) {
                             Checked::Fine => continue,
-                            Checked::Problem(problem) => FileDrift {
-                                path: PathBuf::from(&entry.path),
-                                problem,
+                            Checked::Problem(problem) => match judged(written, &path, &roots[job], problem) {
+                                Some(problem) => FileDrift {
+                                    path: PathBuf::from(&entry.path),
+                                    problem,
+                                },
+                                None => continue,
                             },
                             Checked::LinkedOutside(real) => roots[job].outside(&record_files[job], entry, real, true),
                         };
@@ -293,6 +319,93 @@ pub fn verify_many(jobs: &[(&Path, &Path)]) -> Vec<Result<Vec<FileDrift>, Record
             })
         })
         .collect()
+}
+
+/// A difference from RECORD, judged for what wrote the file: `None` where
+/// it does not change what runs.
+///
+/// A byte-code cache is rewritten by pip's compile step (numpy's wheel ships
+/// `.pyc` files pip compiles again) and by the interpreter; a missing one is
+/// written again on import. Python uses it only after checking it against its
+/// source (by the source's time and size, or its hash), and the source is
+/// judged by its own RECORD row: so it is judged only where it runs
+/// unchecked, or has no source beside it and is the code itself.
+fn judged(written: Written, path: &Path, roots: &Roots, problem: FileProblem) -> Option<FileProblem> {
+    let changed = matches!(problem, FileProblem::Modified { .. } | FileProblem::SizeChanged { .. });
+    match written {
+        Written::ByteCodeCache if matches!(problem, FileProblem::Missing) && source_of(path).is_some() => None,
+        Written::ByteCodeCache if changed && checked_against_source(path) => None,
+        Written::OutsideLocation if changed => match (relocated_script(path, roots), problem) {
+            (Some(first_line), FileProblem::Modified { expected, found }) => Some(FileProblem::ScriptRewritten {
+                first_line,
+                expected,
+                found,
+            }),
+            (Some(first_line), FileProblem::SizeChanged { expected, found }) => Some(FileProblem::ScriptRewritten {
+                first_line,
+                expected: format!("{expected} bytes"),
+                found: format!("{found} bytes"),
+            }),
+            (_, problem) => Some(problem),
+        },
+        _ => Some(problem),
+    }
+}
+
+/// The source file a `__pycache__/NAME.TAG[.opt-N].pyc` was compiled from,
+/// where it exists as a regular file.
+fn source_of(pyc: &Path) -> Option<PathBuf> {
+    let cache = pyc.parent()?;
+    if cache.file_name()? != "__pycache__" {
+        return None;
+    }
+    let name = pyc.file_name()?.to_str()?.strip_suffix(".pyc")?;
+    let module = name.split('.').next()?;
+    let source = cache.parent()?.join(format!("{module}.py"));
+    fs::symlink_metadata(&source)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|_| source)
+}
+
+/// Whether the interpreter checks this `.pyc` against its source before use
+/// (PEP 552: flags 0, by the source's time and size; flags 3, by its hash),
+/// and that source is there. Flags 1, an unchecked hash, runs as it is.
+fn checked_against_source(pyc: &Path) -> bool {
+    let mut header = [0u8; 8];
+    let read = fs::File::open(pyc).and_then(|mut file| file.read_exact(&mut header));
+    let flags = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
+    // A byte-code file's magic number ends in `\r\n`.
+    read.is_ok() && header[2..4] == *b"\r\n" && matches!(flags, 0 | 3) && source_of(pyc).is_some()
+}
+
+/// The first line of a script whose `#!` names this environment's own
+/// interpreter (`{base}/bin/python...`), directly or through pip's `/bin/sh`
+/// trampoline for long paths: what an installer writes, and what moving the
+/// environment (conda-pack's unpack) writes again. Any other first line is
+/// not the installer's, so the file was edited.
+fn relocated_script(path: &Path, roots: &Roots) -> Option<String> {
+    let mut start = [0u8; 1024];
+    let length = fs::File::open(path).and_then(|mut file| file.read(&mut start)).ok()?;
+    let text = String::from_utf8_lossy(&start[..length]);
+    let mut lines = text.lines();
+    let first_line = lines.next()?.trim_end().to_string();
+    let named = first_line.strip_prefix("#!")?.split_whitespace().next()?;
+    let interpreter = match named {
+        // pip's trampoline: `#!/bin/sh`, then `'''exec' "/long/path/python" "$0" "$@"`.
+        "/bin/sh" => lines.next()?.strip_prefix("'''exec' \"")?.split('"').next()?,
+        named => named,
+    };
+    let interpreter = Path::new(interpreter);
+    let python = interpreter
+        .file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|name| name.starts_with("python"));
+    let in_bin = roots
+        .named
+        .iter()
+        .any(|root| interpreter.parent() == Some(root.join("bin").as_path()));
+    (python && in_bin).then_some(first_line)
 }
 
 /// The outcome of checking one installed file.

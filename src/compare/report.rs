@@ -138,6 +138,9 @@ pub fn file_drift(snapshot: &Snapshot) -> (Vec<Drift>, FilesChecked) {
                     Some(format!("{expected} bytes")),
                     Some(format!("{found} bytes")),
                 ),
+                FileProblem::ScriptRewritten { expected, found, .. } => {
+                    ("file-script-rewritten", Some(expected.clone()), Some(found.clone()))
+                }
                 FileProblem::Missing => ("file-missing", Some("present".to_string()), None),
                 FileProblem::Unreadable(_) => ("file-unreadable", None, None),
                 FileProblem::NotRegular(kind) => (
@@ -172,7 +175,11 @@ pub fn file_drift(snapshot: &Snapshot) -> (Vec<Drift>, FilesChecked) {
             drift.push(Drift {
                 id,
                 area: Area::Files,
-                severity: Severity::Error,
+                // A script's first line is the installer's: moved environments differ there.
+                severity: match file.problem {
+                    FileProblem::ScriptRewritten { .. } => Severity::Warning,
+                    _ => Severity::Error,
+                },
                 subject: format!("{} {}", package.name, file.path.display()),
                 expected,
                 found,

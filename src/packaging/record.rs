@@ -378,28 +378,51 @@ pub fn record_digest(metadata_path: &Path) -> Result<Option<String>, RecordError
     Ok(Some(format!("sha256:{}", crate::digest::hex(&hasher.finalize()))))
 }
 
-/// Whether a RECORD path holds what the wheel shipped rather than what this
-/// install made of it.
-pub(crate) fn from_the_wheel(path: &str, dist_info: &str) -> bool {
-    // Outside the sys.path entry: console scripts, whose shebang names this
-    // environment's interpreter (and data files, which cannot be told apart).
+/// Who decided the bytes of a file a RECORD lists: one answer, which the
+/// RECORD digest and `verify --files` both judge a file by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The wheel, byte for byte.
+    ByTheWheel,
+    /// Byte code in `__pycache__`: compiled by the installer (pip rewrites a
+    /// `.pyc` the wheel ships) or by the interpreter, and checked by it
+    /// against its source before use.
+    ByteCodeCache,
+    /// The installer's notes on the install: which tool, whether it was asked
+    /// for by name, where from (PEP 610), the RECORD itself, uv's notes.
+    InstallerNotes,
+    /// Outside the sys.path entry: console scripts, whose first line the
+    /// installer writes to name this environment's interpreter, and data files.
+    OutsideLocation,
+    /// An editable install's `.pth` hook or `__editable__` finder, which names
+    /// the source tree by its absolute path.
+    EditableHook,
+}
+
+/// Who wrote the file at RECORD path `path` of the distribution whose
+/// dist-info directory is named `dist_info`.
+pub fn written_by(path: &str, dist_info: &str) -> Written {
     if outside_location(path) {
-        return false;
+        return Written::OutsideLocation;
     }
     let parts: Vec<&str> = path
         .split('/')
         .filter(|part| !part.is_empty() && *part != ".")
         .collect();
     if parts.contains(&"__pycache__") {
-        return false;
+        return Written::ByteCodeCache;
     }
     match parts.as_slice() {
-        [directory, file] if *directory == dist_info => !INSTALLER_WRITTEN.contains(file),
-        // Editable installs put the source tree's absolute path in a top-level
-        // `.pth` file and, for setuptools, an `__editable__` finder.
-        [file] => !file.ends_with(".pth") && !file.starts_with("__editable__"),
-        _ => true,
+        [directory, file] if *directory == dist_info && INSTALLER_WRITTEN.contains(file) => Written::InstallerNotes,
+        [file] if file.ends_with(".pth") || file.starts_with("__editable__") => Written::EditableHook,
+        _ => Written::ByTheWheel,
     }
+}
+
+/// Whether a RECORD path holds what the wheel shipped rather than what this
+/// install made of it.
+pub(crate) fn from_the_wheel(path: &str, dist_info: &str) -> bool {
+    written_by(path, dist_info) == Written::ByTheWheel
 }
 
 /// Whether a RECORD path leads out of the directory that holds the dist-info.

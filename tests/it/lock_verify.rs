@@ -607,6 +607,87 @@ fn an_added_a_removed_and_a_changed_package_are_drift() {
     assert_eq!(report["summary"]["failed"], true);
 }
 
+/// What the installer rewrites after unpacking is judged for what it is: pip
+/// compiles a package again and rewrites the `.pyc` its wheel ships (numpy
+/// 2.3.5's `conv_template.cpython-311.pyc` did, and failed `--files` for
+/// ever), and a script's `#!` line names the environment's interpreter.
+#[test]
+fn what_the_installer_rewrites_is_not_drift() {
+    let node = Node::new();
+    node.build_wheel("zeta-1.0", "wheels", &["--with-pyc", "--with-script", "zeta-run"]);
+    node.install(&["zeta"]);
+    let lock = node.locked();
+    let site = site_packages(&node.python);
+    let record = fs::read_to_string(site.join("zeta-1.0.dist-info/RECORD")).unwrap();
+    let pyc_row = record
+        .lines()
+        .find(|line| line.starts_with("zeta/__pycache__/__init__.") && line.contains(".pyc,sha256="))
+        .expect("the wheel's .pyc is in RECORD");
+    let pyc_path = site.join(pyc_row.split(',').next().unwrap());
+    let installed = fs::read(&pyc_path).unwrap();
+    assert_ne!(
+        pyc_row.rsplit(',').next().unwrap(),
+        installed.len().to_string(),
+        "pip must have rewritten the wheel's .pyc for this test to mean anything"
+    );
+
+    let (code, report) = node.verify(&lock, &["--files"]);
+    assert_eq!((code, drift(&report)), (0, vec![]), "{report:#}");
+
+    // The environment moved, and its scripts' first lines with it (as
+    // conda-pack's unpack does): a warning that says why and what would
+    // decide it. A first line that names another interpreter is an edit.
+    let moved = node.path("moved");
+    run(Command::new("cp").arg("-a").arg(node.path("venv")).arg(&moved));
+    let moved_python = moved.join("bin/python");
+    let script = moved.join("bin/zeta-run");
+    let written = fs::read_to_string(&script).unwrap();
+    let (first, rest) = written.split_once('\n').unwrap();
+    assert!(
+        first.starts_with("#!") && first.contains("/venv/bin/python"),
+        "{written}"
+    );
+    fs::write(&script, format!("#!{}\n{rest}", moved_python.display())).unwrap();
+    let verify_moved = || {
+        let mut command = envdoctor(&node.cache());
+        command
+            .args(["verify", "--files", "--format", "json", "--lock"])
+            .arg(&lock)
+            .arg("--python")
+            .arg(&moved_python);
+        json_run(command)
+    };
+    let (code, report) = verify_moved();
+    let item = sole(&report, "file-script-rewritten", "zeta ../../../bin/zeta-run");
+    assert_eq!(
+        (code, text(&item["severity"])),
+        (0, "warning".to_string()),
+        "{report:#}"
+    );
+    assert!(
+        text(&item["message"]).contains(&format!("#!{}", moved_python.display())),
+        "{item:#}"
+    );
+    fs::write(&script, format!("#!/usr/bin/python3\n{rest}")).unwrap();
+    let (code, report) = verify_moved();
+    assert_eq!(code, 1, "{report:#}");
+    sole(&report, "file-modified", "zeta ../../../bin/zeta-run");
+
+    // Byte code Python runs without checking it against its source (PEP 552's
+    // unchecked hash) is judged as code.
+    let mut unchecked = installed.clone();
+    unchecked[4] = 1;
+    fs::write(&pyc_path, &unchecked).unwrap();
+    let (code, report) = node.verify(&lock, &["--files"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(items(&report).len(), 1, "{report:#}");
+    assert_eq!(items(&report)[0]["id"], "file-modified");
+    // A missing cache is written again on import.
+    fs::remove_file(&pyc_path).unwrap();
+    let (code, report) = node.verify(&lock, &["--files"]);
+    assert_eq!((code, drift(&report)), (0, vec![]), "{report:#}");
+}
+
 #[test]
 fn files_changed_in_place_are_drift_with_files_only() {
     let node = Node::new();
