@@ -7,6 +7,7 @@ mod architecture;
 mod check_builtin;
 mod check_cli;
 mod check_requirements;
+mod cli_help;
 mod common;
 mod error_lines;
 mod explain_cli;
