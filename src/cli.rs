@@ -3,13 +3,18 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsStr;
+
+use clap::builder::{StyledStr, TypedValueParser};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 pub use crate::findings::FailOn;
 pub use crate::fleet::slurm::Collect;
 
 const EXAMPLES: &str = "\
 Examples:
+  envdoctor check                          will this node train: the matrix, the checks, the GPU smoke test
   envdoctor probe                          what this node's default Python will train with
   envdoctor probe --python .venv/bin/python --format json -o node.json
   VIRTUAL_ENV=/opt/envs/train envdoctor probe
@@ -33,12 +38,16 @@ pub struct FailOnArgs {
     pub level: FailOn,
 }
 
+/// The command's name, as the shell and its completion scripts know it.
+pub const NAME: &str = "envdoctor";
+
 #[derive(Debug, Parser)]
 #[command(
-    name = "envdoctor",
+    name = NAME,
     version,
     about = "Knows what a GPU training node has installed, whether it will work, and how to get it again.",
-    after_help = EXAMPLES
+    after_help = EXAMPLES,
+    arg = json_is_spelled_format_json()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -47,13 +56,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Collect and print the Snapshot of this node: system, Python, packages. Judges nothing.
-    #[command(after_help = "Examples:\n  envdoctor probe\n  envdoctor probe --python python3.11 --format json")]
-    Probe(ProbeArgs),
-
+    // Help lists the commands in this order: `check`, what most people run, first.
     /// Judge this node (or a recorded Snapshot): the compatibility matrix and the built-in checks.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
+
+    /// Collect and print the Snapshot of this node: system, Python, packages. Judges nothing.
+    #[command(after_help = "Examples:\n  envdoctor probe\n  envdoctor probe --python python3.11 --format json")]
+    Probe(ProbeArgs),
 
     /// Run the GPU smoke test alone: a short, bounded test of the real stack on every GPU.
     #[command(after_help = SMOKE_EXAMPLES)]
@@ -86,6 +96,14 @@ pub enum Command {
     /// Inspect and validate the compatibility matrix.
     #[command(subcommand)]
     Matrix(MatrixCommand),
+
+    /// Print the shell completion script for SHELL, generated from these definitions.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+
+    /// Print the manual page (roff) of envdoctor, or of one of its commands.
+    #[command(after_help = MAN_EXAMPLES)]
+    Man(ManArgs),
 
     /// Internal: the NVML query `probe` runs in a child process, so a hung GPU can be killed.
     #[command(name = "__nvml-query", hide = true)]
@@ -523,6 +541,32 @@ pub enum MatrixCommand {
     },
 }
 
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  envdoctor completions bash > ~/.local/share/bash-completion/completions/envdoctor
+  envdoctor completions zsh > ~/.zfunc/_envdoctor     with fpath+=(~/.zfunc) before compinit in ~/.zshrc
+  envdoctor completions fish > ~/.config/fish/completions/envdoctor.fish";
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell whose completion script to print.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  envdoctor man > envdoctor.1                 envdoctor's page, which lists its commands
+  envdoctor man check > envdoctor-check.1     the page of one command, named as that list names it
+  envdoctor man matrix lint | man -l -        read a page without installing it";
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (`check`, `matrix lint`); none for envdoctor's own page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
 /// `--format` for the documents that are text for people or JSON for tools
 /// (a Snapshot, the smoke test, `explain`, `diff`, `matrix list`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -541,4 +585,54 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
             "`{text}` is not a positive number of seconds that fits a timer"
         )),
     }
+}
+
+/// `--json` is the flag many tools have; here it is `--format json`. A hidden
+/// `--json` on every command turns that guess into a usage error (exit 2, as
+/// clap's own) that names the right spelling where the command has it.
+fn json_is_spelled_format_json() -> Arg {
+    Arg::new("json")
+        .long("json")
+        .global(true)
+        .hide(true)
+        .action(ArgAction::SetTrue)
+        .value_parser(SuggestFormatJson)
+}
+
+#[derive(Clone)]
+struct SuggestFormatJson;
+
+impl TypedValueParser for SuggestFormatJson {
+    type Value = bool;
+
+    fn parse_ref(&self, command: &clap::Command, _: Option<&Arg>, value: &OsStr) -> Result<bool, clap::Error> {
+        // clap parses the flag's default (`false`) too: only the flag given is the mistake.
+        if value == "false" {
+            return Ok(false);
+        }
+        let mut error = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(command);
+        error.insert(ContextKind::InvalidArg, ContextValue::String("--json".to_string()));
+        if formats_json(command) {
+            let valid = command.get_styles().get_valid();
+            let tip = StyledStr::from(format!("use '{valid}--format json{valid:#}'"));
+            error.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip]));
+        }
+        error.insert(
+            ContextKind::Usage,
+            ContextValue::StyledStr(command.clone().render_usage()),
+        );
+        Err(error)
+    }
+}
+
+/// Whether `command` has a `--format` that takes `json`.
+fn formats_json(command: &clap::Command) -> bool {
+    command
+        .get_arguments()
+        .filter(|arg| arg.get_long() == Some("format"))
+        .any(|arg| {
+            arg.get_possible_values()
+                .iter()
+                .any(|value| value.matches("json", false))
+        })
 }

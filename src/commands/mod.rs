@@ -8,11 +8,13 @@ use std::time::Duration;
 use anyhow::Context;
 
 mod check;
+mod completions;
 mod diff;
 mod explain;
 mod export;
 mod fleet;
 mod lock;
+mod man;
 mod matrix;
 mod probe;
 mod smoke;
@@ -54,6 +56,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Explain(args) => explain::explain(args),
         Command::Fleet(args) => fleet::fleet(args),
         Command::Matrix(command) => matrix::matrix_command(command),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => man::man(args),
         Command::NvmlQuery => {
             crate::probe::nvidia::answer_query();
             Ok(Outcome::Clean)
