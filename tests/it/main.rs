@@ -27,6 +27,7 @@ mod probe_matches_pip;
 mod probe_nvidia;
 mod probe_output;
 mod probe_replay;
+mod python_flag;
 mod smoke_deepspeed;
 mod smoke_harness;
 mod smoke_script;
