@@ -317,7 +317,8 @@ Examples:
   envdoctor smoke --deep --deepspeed-config ds_z3_offload.json
                                                also a ZeRO run of the job's DeepSpeed config
 
-Exit codes: 0 nothing at or above --fail-on, 1 a step failed or hung, 2 envdoctor could not do its job.";
+Exit codes: 0 nothing at or above --fail-on, 1 a step failed or hung, 2 envdoctor could not do its job
+(among others: no torch for the interpreter, or no GPU that CUDA sees, so the test cannot run).";
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {

@@ -30,4 +30,5 @@ mod probe_replay;
 mod python_flag;
 mod smoke_deepspeed;
 mod smoke_harness;
+mod smoke_not_run;
 mod smoke_script;

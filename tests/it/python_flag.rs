@@ -42,7 +42,7 @@ fn a_venv_folder_is_the_same_interpreter_as_its_bin_python() {
 /// from every command that asks the interpreter.
 fn refused_everywhere(path: &Path, problem: &str) {
     let directory = tempfile::tempdir().unwrap();
-    for command in ["probe", "check", "lock"] {
+    for command in ["probe", "check", "smoke", "lock"] {
         let output = envdoctor(&directory.path().join("cache"))
             .current_dir(directory.path())
             .arg(command)
