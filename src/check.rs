@@ -123,20 +123,6 @@ pub enum Smoke {
     NotRun(String),
 }
 
-/// Why the smoke test cannot run on this node, if it cannot: it needs torch
-/// and a GPU that CUDA would see.
-pub fn smoke_unsupported(snapshot: &Snapshot) -> Option<String> {
-    let configs = crate::configs::TrainingConfigs::default();
-    let facts = crate::facts::Facts::new(snapshot, &configs);
-    if facts.torch.is_none() {
-        Some("torch is not installed for this interpreter".to_string())
-    } else if facts.gpus.is_empty() {
-        Some("no GPU is visible to CUDA on this node".to_string())
-    } else {
-        None
-    }
-}
-
 /// Evaluates every rule and built-in check against `snapshot`.
 pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
     let mut facts = crate::facts::Facts::new(&snapshot, input.configs);

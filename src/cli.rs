@@ -117,8 +117,8 @@ pub const NVML_TIMEOUT_S: f64 = 15.0;
 
 #[derive(Debug, Args)]
 pub struct PythonArgs {
-    /// The interpreter to inspect: a path, or a name looked up on PATH. Default: $VIRTUAL_ENV,
-    /// then $CONDA_PREFIX, then python3 or python on PATH.
+    /// The interpreter to inspect: a path, a venv or conda folder (its bin/python), or a name
+    /// looked up on PATH. Default: $VIRTUAL_ENV, then $CONDA_PREFIX, then python3 or python on PATH.
     #[arg(long, value_name = "PY")]
     pub python: Option<String>,
 
@@ -330,17 +330,18 @@ pub struct FleetArgs {
 const SMOKE_EXAMPLES: &str = "\
 Examples:
   envdoctor smoke                              the default Python's torch on every visible GPU
-  envdoctor smoke --python .venv/bin/python --timeout 60 --format json -o smoke.json
+  envdoctor smoke --python .venv --timeout 60 --format json -o smoke.json
   CUDA_VISIBLE_DEVICES=2,3 envdoctor smoke     two GPUs, with an NCCL all-reduce between them
   envdoctor smoke --deep --deepspeed-config ds_z3_offload.json
                                                also a ZeRO run of the job's DeepSpeed config
 
-Exit codes: 0 nothing at or above --fail-on, 1 a step failed or hung, 2 envdoctor could not do its job.";
+Exit codes: 0 nothing at or above --fail-on, 1 a step failed or hung, 2 envdoctor could not do its job
+(among others: no torch for the interpreter, or no GPU that CUDA sees, so the test cannot run).";
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
-    /// The interpreter the job uses: a path, or a name looked up on PATH. Default: $VIRTUAL_ENV,
-    /// then $CONDA_PREFIX, then python3 or python on PATH.
+    /// The interpreter the job uses: a path, a venv or conda folder (its bin/python), or a name
+    /// looked up on PATH. Default: $VIRTUAL_ENV, then $CONDA_PREFIX, then python3 or python on PATH.
     #[arg(long, value_name = "PY")]
     pub python: Option<String>,
 

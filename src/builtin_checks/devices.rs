@@ -8,11 +8,12 @@
 use super::{BuiltinCheck, finding};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
+use crate::snapshot::Snapshot;
 use crate::snapshot::nvidia::{DeviceOrder, NvidiaErrorKind};
 
 const VISIBLE_DEVICES_INVALID: &str = "cuda-visible-devices-invalid";
 const ORDER_UNSET: &str = "cuda-device-order-unset-mixed-gpus";
-const NO_GPU: &str = "no-gpu-visible";
+pub(crate) const NO_GPU: &str = "no-gpu-visible";
 const SHM_SMALL: &str = "shm-too-small";
 
 const CUDA_ENV_VARS: &str =
@@ -219,13 +220,45 @@ fn gpu_visible(facts: &Facts) -> Vec<Finding> {
     if !facts.gpus.is_empty() {
         return Vec::new();
     }
-    let snapshot = facts.snapshot;
     let expects_gpu = facts.torch_cuda.is_some();
     let severity = if expects_gpu {
         Severity::Error
     } else {
         Severity::Warning
     };
+    let NoGpu {
+        reason,
+        fix,
+        references,
+    } = why_no_gpu(facts.snapshot);
+    let consequence = if expects_gpu {
+        "torch is a CUDA build, so the job expects a GPU: torch.cuda.is_available() returns False and \
+         training fails at the first .cuda() or runs on the CPU."
+    } else {
+        "torch here is not a CUDA build (or is not installed), so this may be intended; a GPU job would run \
+         on the CPU or fail."
+    };
+    vec![finding(
+        NO_GPU,
+        severity,
+        "CUDA sees no GPU".to_string(),
+        format!("A CUDA program started here would see no GPU: {reason}."),
+        consequence.to_string(),
+        Some(fix),
+        references,
+    )]
+}
+
+/// Why a node shows CUDA no GPU, and what to do: the `no-gpu-visible` finding
+/// says it, and the smoke test when it cannot run for that reason.
+pub(crate) struct NoGpu {
+    pub reason: String,
+    pub fix: String,
+    pub references: Vec<String>,
+}
+
+/// For a node whose GPUs CUDA would not see (`Facts::gpus` is empty).
+pub(crate) fn why_no_gpu(snapshot: &Snapshot) -> NoGpu {
     let (reason, fix, references): (String, String, Vec<String>) = match (&snapshot.nvidia, &snapshot.nvidia_error) {
         (None, Some(error)) => match error.kind {
             NvidiaErrorKind::NoDriver => (
@@ -331,22 +364,11 @@ fn gpu_visible(facts: &Facts) -> Vec<Finding> {
             )
         }
     };
-    let consequence = if expects_gpu {
-        "torch is a CUDA build, so the job expects a GPU: torch.cuda.is_available() returns False and \
-         training fails at the first .cuda() or runs on the CPU."
-    } else {
-        "torch here is not a CUDA build (or is not installed), so this may be intended; a GPU job would run \
-         on the CPU or fail."
-    };
-    vec![finding(
-        NO_GPU,
-        severity,
-        "CUDA sees no GPU".to_string(),
-        format!("A CUDA program started here would see no GPU: {reason}."),
-        consequence.to_string(),
-        Some(fix),
+    NoGpu {
+        reason,
+        fix,
         references,
-    )]
+    }
 }
 
 fn shared_memory(facts: &Facts) -> Vec<Finding> {

@@ -10,7 +10,7 @@ use crate::facts::Facts;
 use crate::findings::Finding;
 use crate::knowledge::tables::Tables;
 
-mod devices;
+pub(crate) mod devices;
 pub(crate) use devices::SHM_MIN_MIB;
 mod driver;
 mod frameworks;

@@ -29,8 +29,8 @@ pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
         (false, Some(_)) => {
             Smoke::NotRun("a recorded Snapshot was replayed; the smoke test needs the node".to_string())
         }
-        (false, None) => match crate::check::smoke_unsupported(&snapshot) {
-            Some(reason) => Smoke::NotRun(reason),
+        (false, None) => match crate::smoke::unsupported(&snapshot) {
+            Some(unsupported) => Smoke::NotRun(unsupported.detail),
             None => {
                 let options = crate::smoke::Options {
                     python: snapshot.python.invoked.clone(),

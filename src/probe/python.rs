@@ -3,6 +3,8 @@
 //!
 //! Discovery order (part of the public contract): `--python`, then
 //! `$VIRTUAL_ENV`, then `$CONDA_PREFIX`, then `python3` and `python` on `PATH`.
+//! `--python` takes an interpreter, a name on `PATH`, or an environment's
+//! folder (a venv or a conda prefix), as `uv pip --python` does.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -68,6 +70,8 @@ pub enum InterpreterError {
     NoneFound,
     #[error("`{path}` is a directory, not a Python interpreter")]
     IsDirectory { path: PathBuf },
+    #[error("`{path}` is a folder but not a Python environment: it has neither bin/python nor bin/python3")]
+    NotAnEnvironment { path: PathBuf },
     #[error("`{path}` could not be run")]
     Spawn {
         path: PathBuf,
@@ -108,8 +112,7 @@ pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Res
             continue;
         };
         let prefix = PathBuf::from(prefix);
-        let candidates = [prefix.join("bin/python"), prefix.join("bin/python3")];
-        return match candidates.into_iter().find(|candidate| candidate.exists()) {
+        return match environment_interpreter(&prefix) {
             Some(path) => Ok(Located { path, origin }),
             None => Err(InterpreterError::BrokenEnvironment { variable, prefix }),
         };
@@ -124,8 +127,16 @@ pub fn locate(flag: Option<&str>, env: impl Fn(&str) -> Option<OsString>) -> Res
         .ok_or(InterpreterError::NoneFound)
 }
 
-/// `--python` takes a path (anything with a `/`) or a name looked up on `PATH`.
+/// `--python` takes an environment's folder, a path (anything with a `/`) or
+/// a name looked up on `PATH`. A folder is checked first, so that `.venv`
+/// names the folder here, as it does for uv, and not a program on `PATH`.
 fn locate_requested(requested: &str, search_path: Option<&std::ffi::OsStr>) -> Result<PathBuf, InterpreterError> {
+    let folder = Path::new(requested);
+    if folder.is_dir() {
+        return environment_interpreter(folder).ok_or_else(|| InterpreterError::NotAnEnvironment {
+            path: folder.to_path_buf(),
+        });
+    }
     if requested.contains('/') {
         let path = PathBuf::from(requested);
         return if path.exists() {
@@ -135,6 +146,14 @@ fn locate_requested(requested: &str, search_path: Option<&std::ffi::OsStr>) -> R
         };
     }
     find_on_path(requested, search_path).ok_or_else(|| InterpreterError::NotOnPath(requested.to_string()))
+}
+
+/// The interpreter of a venv or conda prefix: both keep it as `bin/python`,
+/// and some venvs only as `bin/python3`.
+fn environment_interpreter(prefix: &Path) -> Option<PathBuf> {
+    [prefix.join("bin/python"), prefix.join("bin/python3")]
+        .into_iter()
+        .find(|candidate| candidate.exists())
 }
 
 fn find_on_path(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
@@ -193,6 +212,17 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
     let answer_line = stdout.lines().rev().find_map(|line| line.strip_prefix(ANSWER_MARKER));
     let last_line = stdout.lines().rfind(|line| !line.trim().is_empty());
     let parsed = answer_line.map(serde_json::from_str::<ScriptOutput>);
+    // Without an answer line the program may not be Python at all: `/bin/ls`
+    // or a shell given the script. What it said about the script would quote
+    // the script back, so its own account of itself is asked instead.
+    if parsed.is_none()
+        && let Some(reason) = not_python(path, deadline)
+    {
+        return Err(InterpreterError::NotPython {
+            path: path.to_path_buf(),
+            reason,
+        });
+    }
     match (finished.status.success(), parsed) {
         (_, Some(Ok(ScriptOutput::Success(answer)))) => Ok(*answer),
         (_, Some(Ok(ScriptOutput::Error { kind, version }))) if kind == "unsupported_version" => {
@@ -207,10 +237,7 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
         }),
         (true, _) => Err(InterpreterError::NotPython {
             path: path.to_path_buf(),
-            reason: match last_line {
-                None => "it printed nothing".to_string(),
-                Some(line) => format!("it printed `{}`", line.chars().take(120).collect::<String>()),
-            },
+            reason: printed(last_line),
         }),
         (false, _) => Err(InterpreterError::Failed {
             path: path.to_path_buf(),
@@ -219,6 +246,31 @@ fn query(path: &Path, deadline: Duration) -> Result<InterpreterAnswer, Interpret
                 .map(|line| format!(": {line}"))
                 .unwrap_or_default(),
         }),
+    }
+}
+
+/// Why `path` is not Python, by what it prints for `--version`; `None` where
+/// it is Python (every Python answers `Python 3.11.7`, PyPy and GraalPy by
+/// their names too), whose own failure then says what went wrong.
+fn not_python(path: &Path, deadline: Duration) -> Option<String> {
+    let mut command = Command::new(path);
+    command.arg("--version");
+    let Ok(finished) = process::run_with_deadline(command, deadline) else {
+        return Some("it does not answer `--version` either".to_string());
+    };
+    let said = String::from_utf8_lossy(&[finished.stdout, finished.stderr].concat()).into_owned();
+    if ["Python", "PyPy", "GraalPy"].iter().any(|name| said.contains(name)) {
+        return None;
+    }
+    let first_line = said.lines().map(str::trim).find(|line| !line.is_empty());
+    Some(format!("asked for its `--version`, {}", printed(first_line)))
+}
+
+/// A line a program printed, shortened: enough to recognise the program.
+fn printed(line: Option<&str>) -> String {
+    match line {
+        None => "it printed nothing".to_string(),
+        Some(line) => format!("it printed `{}`", line.chars().take(120).collect::<String>()),
     }
 }
 
@@ -288,6 +340,28 @@ mod tests {
     fn the_script_prints_the_marker_this_side_looks_for() {
         let definition = format!("ANSWER_MARKER = \"{ANSWER_MARKER}\"");
         assert!(INTERPRETER_INFO_SCRIPT.contains(&definition), "{definition}");
+    }
+
+    #[test]
+    fn a_flag_folder_is_taken_for_the_environment_it_holds() {
+        let prefix = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(prefix.path().join("bin")).unwrap();
+        let flag = prefix.path().to_str().unwrap();
+        let error = locate(Some(flag), env_of(&[])).unwrap_err();
+        assert!(matches!(error, InterpreterError::NotAnEnvironment { .. }), "{error}");
+
+        // Some environments have only bin/python3; bin/python wins where both are.
+        std::fs::write(prefix.path().join("bin/python3"), "").unwrap();
+        let located = locate(Some(flag), env_of(&[])).unwrap();
+        assert_eq!(
+            (located.path, located.origin),
+            (prefix.path().join("bin/python3"), Origin::Flag)
+        );
+        std::fs::write(prefix.path().join("bin/python"), "").unwrap();
+        assert_eq!(
+            locate(Some(flag), env_of(&[])).unwrap().path,
+            prefix.path().join("bin/python")
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub struct StepCauses {
 
 impl StepCauses {
     /// `facts_precede_the_run`: the facts were taken before the smoke test
-    /// started (`check`), not after it (`smoke` alone probes after a failure).
+    /// started (`check` and `smoke` probe first), not after it.
     pub fn rank(step: &Step, matrix: &Matrix, facts: Option<&Facts>, facts_precede_the_run: bool) -> StepCauses {
         let mut judge = Judge::new(matrix, facts).run_on_gpu(step.gpu);
         if facts_precede_the_run {

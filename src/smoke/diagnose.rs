@@ -17,11 +17,11 @@ use super::{Ending, SmokeRun, Status, Step};
 /// What else is known about the node, to explain a failure with.
 pub struct Diagnosis<'a> {
     pub matrix: &'a Matrix,
-    /// The node's facts, when a Snapshot was taken: by `check` before the
-    /// smoke test, by `smoke` alone after a step failed.
+    /// The node's facts, when a Snapshot was taken (`check` and `smoke`
+    /// take it before the test).
     pub facts: Option<&'a crate::facts::Facts<'a>>,
-    /// The facts were taken before the smoke test started (`check`): memory
-    /// in use then was another process's.
+    /// The facts were taken before the smoke test started: memory in use
+    /// then was another process's.
     pub facts_precede_the_run: bool,
     /// What the rules and checks found on this node (empty for `envdoctor smoke` alone).
     pub fired: &'a [Finding],

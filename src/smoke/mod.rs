@@ -4,13 +4,15 @@
 //! binary and run by the interpreter the job will use (`harness`). It reports
 //! one JSON event per step (`events`); envdoctor enforces every deadline, so a
 //! hung GPU or a rank stuck in a collective cannot hang the doctor. What the
-//! steps found becomes findings in `diagnose`.
+//! steps found becomes findings in `diagnose`. A node without torch or
+//! without a GPU is no place to run it (`unsupported`).
 
 mod causes;
 mod diagnose;
 mod events;
 mod harness;
 pub mod progress;
+mod unsupported;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,6 +23,7 @@ pub use diagnose::{Diagnosis, findings, live_run};
 
 use crate::builtin_checks::smoke_test::CHECK;
 pub use harness::{Options, SmokeError, default_timeout, run};
+pub use unsupported::{Reason, Unsupported, torch_saw_no_gpu, unsupported};
 
 /// The JSON document `envdoctor smoke --format json` writes.
 pub const SMOKE_SCHEMA: &str = "envdoctor.smoke/1";
@@ -165,6 +168,28 @@ impl SmokeReport {
             run,
             findings,
             fail_on,
+        }
+    }
+}
+
+/// `envdoctor smoke --format json` where the test cannot run (no torch, no
+/// GPU): the same schema, with `not_run` in place of the run; exit code 2.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SmokeNotRun {
+    pub schema: String,
+    pub envdoctor_version: String,
+    /// The interpreter it would have run.
+    pub python: PathBuf,
+    pub not_run: Unsupported,
+}
+
+impl SmokeNotRun {
+    pub fn new(python: PathBuf, not_run: Unsupported) -> SmokeNotRun {
+        SmokeNotRun {
+            schema: SMOKE_SCHEMA.to_string(),
+            envdoctor_version: env!("CARGO_PKG_VERSION").to_string(),
+            python,
+            not_run,
         }
     }
 }

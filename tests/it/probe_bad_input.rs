@@ -58,7 +58,7 @@ fn an_executable_that_is_not_python() {
     let greeter = executable_script(directory.path(), "greeter", "echo hello");
     let stderr = probe_fails(&["--python", greeter.to_str().unwrap()], |_| {});
     assert!(
-        stderr.contains("is not a Python interpreter: it printed `hello`"),
+        stderr.contains("is not a Python interpreter: asked for its `--version`, it printed `hello`"),
         "{stderr}"
     );
 
@@ -71,7 +71,10 @@ fn an_executable_that_is_not_python() {
     );
 
     let stderr = probe_fails(&["--python", directory.path().to_str().unwrap()], |_| {});
-    assert!(stderr.contains("is a directory, not a Python interpreter"), "{stderr}");
+    assert!(
+        stderr.contains("is a folder but not a Python environment: it has neither bin/python nor bin/python3"),
+        "{stderr}"
+    );
 }
 
 #[test]

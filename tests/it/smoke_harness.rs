@@ -277,7 +277,7 @@ fn an_exception_at_import_shows_its_message_and_skips_what_needs_torch() {
 
 #[test]
 fn a_driver_too_old_for_torch_fails_the_cuda_step_with_torchs_own_warning() {
-    let standin = Standin::new("driver_too_old");
+    let standin = Standin::new("no_cuda_device");
     let (code, report) = standin.smoke_json(&[], &[]);
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["ending"], "completed", "{report:#}");
