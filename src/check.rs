@@ -189,6 +189,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
         .collect();
     let (mut findings, ignored) = apply_ignores(raised, input.ignores, &known_ids);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
+    address_fixes(&mut findings, &snapshot);
     let configs = ConfigsRead {
         deepspeed: input.configs.deepspeed.as_ref().map(|loaded| loaded.path.clone()),
         accelerate: input.configs.accelerate.as_ref().map(|loaded| loaded.path.clone()),
@@ -226,6 +227,21 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             Smoke::NotRun(reason) => Some(reason.clone()),
         },
         summary,
+    }
+}
+
+/// Makes every pip the fixes run the judged interpreter's
+/// (`fix_command::address`): every finding passes here, whichever rule or
+/// check raised it.
+pub fn address_fixes(findings: &mut [Finding], snapshot: &Snapshot) {
+    let python = &snapshot.python.executable;
+    if python.as_os_str().is_empty() {
+        return;
+    }
+    for finding in findings {
+        if let Some(fix) = &finding.fix {
+            finding.fix = Some(crate::fix_command::address(fix, python));
+        }
     }
 }
 
@@ -283,6 +299,7 @@ fn apply_ignores(raised: Vec<Finding>, ignores: &[Ignore], known_ids: &[&str]) -
             why: "An ignore that matches nothing is stale or misspelled; left in place it will silence the next real finding of that id without anyone deciding to.".to_string(),
             fix: Some(format!("remove `{}` from the ignores ({})", ignore.id, ignore.source)),
             references: vec!["https://embarkstudios.github.io/cargo-deny/checks/advisories/cfg.html#the-ignore-field-optional".to_string()],
+            fix_note: None,
             unsettled: None,
         });
     }
@@ -355,6 +372,11 @@ mod tests {
 
     fn check(smoke: Smoke, ignores: &[Ignore]) -> Report {
         let snapshot = crate::snapshot::read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(H100)).unwrap();
+        judge(snapshot, smoke, ignores)
+    }
+
+    /// `run` with the compiled-in matrix and no training configs.
+    fn judge(snapshot: Snapshot, smoke: Smoke, ignores: &[Ignore]) -> Report {
         let matrix = crate::matrix::Matrix::load(&[]).unwrap();
         let configs = crate::configs::TrainingConfigs::default();
         let input = CheckInput {
@@ -365,6 +387,53 @@ mod tests {
             smoke,
         };
         run(snapshot, &input)
+    }
+
+    /// Every fix a report prints is one command (or an action in words), and
+    /// every pip it runs is the judged interpreter's, whichever rule or check
+    /// wrote it: all the recorded and hand-made Snapshots, each also with its
+    /// GPUs taken for older ones and an older driver, so that more fire.
+    #[test]
+    fn every_fix_is_one_command_and_runs_the_judged_interpreters_pip() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/snapshots");
+        let mut fixes = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|extension| extension != "json") {
+                continue;
+            }
+            let recorded = crate::snapshot::read(&path).unwrap();
+            let mut variants = vec![recorded.clone()];
+            for (capability, driver) in [("6.1", "470.256.02"), ("7.0", "535.54.03"), ("12.0", "550.54.15")] {
+                let mut older = recorded.clone();
+                if let Some(nvidia) = older.nvidia.as_mut() {
+                    nvidia.driver_version = Some(driver.to_string());
+                    for gpu in &mut nvidia.gpus {
+                        gpu.compute_capability = Some(capability.to_string());
+                    }
+                }
+                variants.push(older);
+            }
+            for snapshot in variants {
+                let python = snapshot.python.executable.clone();
+                for smoke in [Smoke::NotRun("--no-smoke".to_string()), Smoke::Ran(failed_smoke())] {
+                    for finding in judge(snapshot.clone(), smoke, &[]).findings {
+                        let Some(fix) = finding.fix else { continue };
+                        assert_eq!(crate::fix_command::one_command(&fix), Ok(()), "{}: {fix}", finding.id);
+                        assert_eq!(
+                            crate::fix_command::address(&fix, &python),
+                            fix,
+                            "{}: a pip that is not {}'s",
+                            finding.id,
+                            python.display()
+                        );
+                        fixes.insert((finding.id, fix));
+                    }
+                }
+            }
+        }
+        let with_pip = fixes.iter().filter(|(_, fix)| fix.contains(" -m pip ")).count();
+        assert!(fixes.len() >= 10 && with_pip >= 3, "too few fixes to judge: {fixes:#?}");
     }
 
     /// Issue 21: the architecture check reads the live answer. On the recorded
@@ -381,18 +450,7 @@ mod tests {
             "../tests/fixtures/smoke/recorded/smoke-run-h100-torch2.11-cu130.json"
         ))
         .unwrap();
-        let matrix = crate::matrix::Matrix::load(&[]).unwrap();
-        let configs = crate::configs::TrainingConfigs::default();
-        let judged = |smoke| {
-            let input = CheckInput {
-                matrix: &matrix,
-                configs: &configs,
-                ignores: &[],
-                fail_on: FailOn::Error,
-                smoke,
-            };
-            run_ids(&super::run(snapshot.clone(), &input))
-        };
+        let judged = |smoke| run_ids(&judge(snapshot.clone(), smoke, &[]));
         let table_only = judged(Smoke::NotRun("--no-smoke".to_string()));
         assert!(table_only.contains(&(
             "gpu-arch-not-in-torch-build".to_string(),

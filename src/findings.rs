@@ -90,8 +90,15 @@ pub struct Finding {
     /// contract, so optional when read.
     #[serde(default)]
     pub why: String,
-    /// The exact command (or, where no command exists, the exact action) that fixes it.
+    /// The exact command (or, where no command exists, the exact action) that
+    /// fixes it: one command line, nothing a paste would run by mistake
+    /// (`fix_command::one_command`), with every pip the judged interpreter's
+    /// (`fix_command::address`).
     pub fix: Option<String>,
+    /// What a person should know before running the fix (a variant for
+    /// another setup, what to check after it): words, never part of `fix`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_note: Option<String>,
     /// Upstream issues, pull requests, release notes; the first is the one to read.
     pub references: Vec<String>,
     /// Set when the finding was lowered because a fact was missing: what would
@@ -129,17 +136,19 @@ const COMMANDS: [&str; 24] = [
     "cd",
 ];
 
-/// Whether `fix` is a shell command (it starts with a known program or a
+/// Whether `fix` is a shell command (it starts with a known program, a
+/// program named by its path, such as the judged interpreter, or a
 /// `NAME=value` assignment), which renderers set as code, or prose.
 pub fn fix_is_command(fix: &str) -> bool {
     let first = fix.split_whitespace().next().unwrap_or("");
+    let by_path = first.trim_start_matches(['\'', '"']).starts_with(['/', '.', '~']);
     let assignment = first.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && name
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
     });
-    assignment || COMMANDS.contains(&first)
+    assignment || by_path || COMMANDS.contains(&first)
 }
 
 #[cfg(test)]
@@ -154,6 +163,8 @@ mod tests {
             "CUDA_VISIBLE_DEVICES=0 python train.py",
             "export DS_SKIP_CUDA_CHECK=1",
             "nvidia-smi topo -p2p r; then run NCCL's all_reduce_perf",
+            "'/opt/venvs/train/bin/python' -m pip install -U peft",
+            "/usr/bin/python3 -m pip check",
         ] {
             assert!(fix_is_command(command), "{command}");
         }

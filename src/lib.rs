@@ -19,6 +19,7 @@ pub mod explain;
 pub mod export;
 pub mod facts;
 pub mod findings;
+pub mod fix_command;
 pub mod fleet;
 pub mod hint;
 pub mod knowledge;

@@ -135,11 +135,10 @@ pub struct Install<'t> {
 }
 
 impl Install<'_> {
-    /// The command with what the build is and runs on: the text of a fix.
-    pub fn explained(&self) -> String {
+    /// What the build is and runs on: the note of the fix that is `command`.
+    pub fn note(&self) -> String {
         format!(
-            "{}: {}, with code for {}",
-            self.command,
+            "{}, with code for {}",
             how_it_runs(self.candidate),
             self.candidate.0.arch_list()
         )

@@ -3,7 +3,7 @@
 //! compute from `compat-matrix/tables/` (driver floors, the drivers toolkits
 //! shipped with, torch's Python ranges) rather than matching a rule.
 
-use super::{BuiltinCheck, finding};
+use super::{BuiltinCheck, finding, with_note};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
 use crate::knowledge::tables::{MajorMinor, Tables};
@@ -96,10 +96,7 @@ fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
             Some(floor) => format!("driver {} or newer", floor.linux_min_driver),
             None => format!("a driver that supports CUDA {}", torch_cuda.major),
         };
-        let mut fixes = Vec::new();
-        if let Some(install) = same_release_build(facts, tables) {
-            fixes.push(format!("{} ({})", install.command, how_it_runs(install.candidate)));
-        }
+        let install = same_release_build(facts, tables);
         let branch = tables
             .drivers
             .branch_for(torch_cuda.major, oldest_gpu(facts, tables))
@@ -114,27 +111,38 @@ fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
             Some(floor) => format!("{} or newer", floor.linux_min_driver),
             None => format!("a version that supports CUDA {}", torch_cuda.major),
         };
-        fixes.push(format!("upgrade the NVIDIA driver to {target}{branch}"));
+        let upgrade = format!("upgrade the NVIDIA driver to {target}{branch}");
+        // The reinstall is a command to paste; the driver upgrade, the other way, is said in the note.
+        let (fix, note) = match install {
+            Some(install) => (
+                install.command.clone(),
+                Some(format!("{}; or {upgrade}", how_it_runs(install.candidate))),
+            ),
+            None => (upgrade, None),
+        };
         let mut references = vec![MVC_PAGE.to_string()];
         references.extend(floor.map(|floor| floor.source.clone()));
         references.push("https://pytorch.org/get-started/previous-versions/".to_string());
-        return vec![finding(
-            DRIVER_TOO_OLD,
-            Severity::Error,
-            format!("The NVIDIA driver is too old for torch built with CUDA {torch_cuda}"),
-            format!(
-                "torch {torch_text} was built with CUDA {torch_cuda}, which needs {needed} on Linux; \
+        return vec![with_note(
+            finding(
+                DRIVER_TOO_OLD,
+                Severity::Error,
+                format!("The NVIDIA driver is too old for torch built with CUDA {torch_cuda}"),
+                format!(
+                    "torch {torch_text} was built with CUDA {torch_cuda}, which needs {needed} on Linux; \
                  this node has driver {driver_text}{driver_cuda_text}."
-            ),
-            format!(
-                "Software built with CUDA {major}.x runs only on a driver at least as new as the one CUDA {major}.0 \
+                ),
+                format!(
+                    "Software built with CUDA {major}.x runs only on a driver at least as new as the one CUDA {major}.0 \
                  shipped with (NVIDIA's minor-version compatibility floor). With an older driver \
                  torch.cuda.is_available() returns False and the first CUDA call fails with \
                  cudaErrorInsufficientDriver (\"CUDA driver version is insufficient for CUDA runtime version\").",
-                major = torch_cuda.major
+                    major = torch_cuda.major
+                ),
+                Some(fix),
+                references,
             ),
-            Some(fixes.join("; or ")),
-            references,
+            note,
         )];
     }
 
@@ -144,43 +152,50 @@ fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     if driver_cuda.major != torch_cuda.major || driver_cuda >= torch_cuda {
         return Vec::new();
     }
-    let mut fixes = Vec::new();
-    if let Some(release) = tables.drivers.release(torch_cuda) {
-        fixes.push(format!(
+    let upgrade = tables.drivers.release(torch_cuda).map(|release| {
+        format!(
             "upgrade the NVIDIA driver to {} or newer, the driver CUDA {} shipped with",
             release.linux_driver, torch_cuda
-        ));
-    }
-    if let Some(install) = same_release_build(facts, tables)
-        && install.candidate.1
-    {
-        fixes.push(format!(
-            "{} (a build for CUDA {}, which this driver runs without minor-version compatibility)",
-            install.command, install.candidate.0.cuda
-        ));
-    }
+        )
+    });
+    let install = same_release_build(facts, tables).filter(|install| install.candidate.1);
+    // The reinstall is a command to paste; the driver upgrade, the other way, is said in the note.
+    let (fix, note) = match install {
+        Some(install) => (
+            Some(install.command.clone()),
+            Some(format!(
+                "a build for CUDA {}, which this driver runs without minor-version compatibility{}",
+                install.candidate.0.cuda,
+                upgrade.map(|upgrade| format!("; or {upgrade}")).unwrap_or_default()
+            )),
+        ),
+        None => (upgrade, None),
+    };
     let mut references = vec![
         MVC_PAGE.to_string(),
         "https://github.com/NVIDIA/nvbandwidth/issues/61".to_string(),
     ];
     references.extend(tables.drivers.release(torch_cuda).map(|release| release.source.clone()));
-    vec![finding(
-        PTX_CAVEAT,
-        Severity::Warning,
-        format!("The driver supports CUDA {driver_cuda}, older than torch's CUDA {torch_cuda}"),
-        format!(
-            "torch {torch_text} was built with CUDA {torch_cuda}; this node has driver {driver_text}{driver_cuda_text}, \
+    vec![with_note(
+        finding(
+            PTX_CAVEAT,
+            Severity::Warning,
+            format!("The driver supports CUDA {driver_cuda}, older than torch's CUDA {torch_cuda}"),
+            format!(
+                "torch {torch_text} was built with CUDA {torch_cuda}; this node has driver {driver_text}{driver_cuda_text}, \
              so torch runs under minor-version compatibility."
-        ),
-        format!(
-            "Minor-version compatibility runs CUDA {major}.x code on any CUDA {major} driver, but the driver cannot \
+            ),
+            format!(
+                "Minor-version compatibility runs CUDA {major}.x code on any CUDA {major} driver, but the driver cannot \
              JIT-compile PTX produced by a newer toolkit than its own. Precompiled kernels work; Triton kernels \
              (torch.compile) and extensions that ship PTX may fail with cudaErrorUnsupportedPtxVersion \
              (\"the provided PTX was compiled with an unsupported toolchain\").",
-            major = torch_cuda.major
+                major = torch_cuda.major
+            ),
+            fix,
+            references,
         ),
-        (!fixes.is_empty()).then(|| fixes.join("; or ")),
-        references,
+        note,
     )]
 }
 
@@ -232,7 +247,8 @@ fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     } else {
         supporting.first()
     };
-    let mut fix = format!("use {range} (a new virtual environment with that interpreter)");
+    let new_venv = format!("use {range} (a new virtual environment with that interpreter)");
+    let (mut fix, mut note) = (new_venv.clone(), None);
     if let Some(&alternative) = alternative {
         // Torch with the torchvision and torchaudio made for it, from an index
         // this driver and these GPUs can use.
@@ -244,36 +260,51 @@ fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
             Prefer::Lowest,
         );
         match install {
-            Some(install) => fix.push_str(&format!(
-                ", or install a torch release made for Python {python}: {}",
-                install.explained()
-            )),
+            Some(install) => {
+                fix = install.command.clone();
+                note = Some(format!(
+                    "a torch release made for Python {python}: {}; or {new_venv}",
+                    install.note()
+                ));
+            }
             None => fix.push_str(&format!(
                 ", or install torch {alternative}, made for Python {python}, with the torchvision and torchaudio \
                  made for it"
             )),
         }
     }
-    vec![finding(
-        PYTHON_OUTSIDE,
-        Severity::Warning,
-        format!("Python {python} is outside torch {}'s supported range", torch.release),
-        format!(
-            "The interpreter is Python {python}; PyTorch's release matrix supports torch {} ({}) on {range}.",
-            torch.release, torch.public
-        ),
-        "PyTorch publishes wheels of a release only for the Python versions in its matrix, so this torch is a \
+    vec![with_note(
+        finding(
+            PYTHON_OUTSIDE,
+            Severity::Warning,
+            format!("Python {python} is outside torch {}'s supported range", torch.release),
+            format!(
+                "The interpreter is Python {python}; PyTorch's release matrix supports torch {} ({}) on {range}.",
+                torch.release, torch.public
+            ),
+            "PyTorch publishes wheels of a release only for the Python versions in its matrix, so this torch is a \
          source build or a wheel made for another interpreter; the latter fails at import, and either is \
          outside what the release was tested on."
-            .to_string(),
-        Some(fix),
-        references,
+                .to_string(),
+            Some(fix),
+            references,
+        ),
+        note,
     )]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fix, then its note: the command and what the text says beside it.
+    fn fix_and_note(finding: &Finding) -> String {
+        format!(
+            "{} | {}",
+            finding.fix.as_deref().unwrap_or_default(),
+            finding.fix_note.as_deref().unwrap_or_default()
+        )
+    }
     use crate::builtin_checks::test_support::{healthy, ids, run};
     use crate::snapshot::Snapshot;
     use crate::snapshot::frameworks::Build;
@@ -301,7 +332,7 @@ mod tests {
             gpu.name = Some("Tesla V100-SXM2-32GB".to_string());
             gpu.compute_capability = Some("7.0".to_string());
         }
-        let fix = run(&snapshot, driver_runs_torch_cuda)[0].fix.clone().unwrap();
+        let fix = fix_and_note(&run(&snapshot, driver_runs_torch_cuda)[0]);
         assert!(
             fix.contains("(branch R580, a long-term support branch supported until 2028-06)"),
             "{fix}"
@@ -321,13 +352,14 @@ mod tests {
             finding.detail
         );
         assert!(finding.detail.contains("driver 535.183.01, which supports CUDA 12.2"));
-        let fix = finding.fix.as_deref().unwrap();
+        let fix = fix_and_note(finding);
+        let fix = fix.as_str();
         // No torch 2.9 build is for CUDA <= 12.2; cu126 runs on this driver
         // under minor-version compatibility, and the fix says so.
         assert!(
             fix.starts_with(
                 "pip install \"torch==2.9.1\" --index-url https://download.pytorch.org/whl/cu126 \
-                 (a build for CUDA 12.6, which this driver runs under minor-version compatibility)"
+                 | a build for CUDA 12.6, which this driver runs under minor-version compatibility"
             ),
             "{fix}"
         );
@@ -345,7 +377,8 @@ mod tests {
         set_driver(&mut snapshot, "570.124.06", Some("12.8"));
         let findings = run(&snapshot, driver_runs_torch_cuda);
         assert_eq!(ids(&findings), [(DRIVER_TOO_OLD, Severity::Error)]);
-        let fix = findings[0].fix.as_deref().unwrap();
+        let fix = fix_and_note(&findings[0]);
+        let fix = fix.as_str();
         assert!(
             fix.starts_with("pip install \"torch==2.9.1\" --index-url https://download.pytorch.org/whl/cu128"),
             "{fix}"
@@ -373,7 +406,8 @@ mod tests {
         set_torch(&mut snapshot, "2.5.1+cu124", "12.4");
         let findings = run(&snapshot, driver_runs_torch_cuda);
         assert_eq!(ids(&findings), [(PTX_CAVEAT, Severity::Warning)]);
-        let fix = findings[0].fix.as_deref().unwrap();
+        let fix = fix_and_note(&findings[0]);
+        let fix = fix.as_str();
         assert!(
             fix.contains("550.54.14 or newer, the driver CUDA 12.4 shipped with"),
             "{fix}"
@@ -411,7 +445,8 @@ mod tests {
         set_torch(&mut snapshot, "2.9.1+cu128", "12.8");
         let findings = run(&snapshot, python_supported_by_torch);
         assert_eq!(ids(&findings), [(PYTHON_OUTSIDE, Severity::Warning)]);
-        let fix = findings[0].fix.as_deref().unwrap();
+        let fix = fix_and_note(&findings[0]);
+        let fix = fix.as_str();
         assert!(fix.contains("Python 3.10 to 3.14"), "{fix}");
         // torch 2.4, the newest release for 3.8, with its torchvision and torchaudio
         // where installed, from an index driver 535 runs.
@@ -429,7 +464,8 @@ mod tests {
 
         snapshot.python.version = "3.13.0".to_string();
         let findings = run(&snapshot, python_supported_by_torch);
-        let fix = findings[0].fix.as_deref().unwrap();
+        let fix = fix_and_note(&findings[0]);
+        let fix = fix.as_str();
         assert!(fix.contains("pip install \"torch==2.6.0\""), "{fix}");
     }
 

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
-use super::{BuiltinCheck, finding};
+use super::{BuiltinCheck, finding, with_note};
 use pep440_rs::Version;
 
 use crate::facts::{Facts, LiveRun, VisibleGpu};
@@ -110,15 +110,19 @@ fn describe(tables: &Tables, gpu: &VisibleGpu, capability: Capability) -> String
     )
 }
 
-/// The fix that installs a build running on `needed`, or says none is known.
-fn install_for_gpus(facts: &Facts, tables: &Tables, needed: &BTreeSet<Capability>) -> String {
+/// The fix that installs a build running on `needed`, and what that build
+/// is; or, in words, that none is known.
+fn install_for_gpus(facts: &Facts, tables: &Tables, needed: &BTreeSet<Capability>) -> (String, Option<String>) {
     match torch_install::choose(facts, tables, needed, &|_| true, Prefer::Newest) {
-        Some(install) => install.explained(),
-        None => format!(
-            "no official PyTorch build in envdoctor's table runs on compute capability {} with this driver and \
+        Some(install) => (install.command.clone(), Some(install.note())),
+        None => (
+            format!(
+                "no official PyTorch build in envdoctor's table runs on compute capability {} with this driver and \
              the installed torchvision/torchaudio: use another GPU, or build PyTorch from source with \
              TORCH_CUDA_ARCH_LIST set to it and a CUDA toolkit that still targets it",
-            needed.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                needed.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            None,
         ),
     }
 }
@@ -154,23 +158,27 @@ fn torch_runs_on_gpus(facts: &Facts, tables: &Tables) -> Vec<Finding> {
         };
         let needed: BTreeSet<Capability> = known.iter().map(|(_, cc)| *cc).collect();
         let gpus: Vec<String> = facts.gpus.iter().map(VisibleGpu::describe).collect();
-        return vec![finding(
-            NOT_CUDA,
-            Severity::Error,
-            "torch is not built for CUDA, but NVIDIA GPUs are visible".to_string(),
-            format!(
-                "torch {torch_text} is {kind} (no torch.version.cuda); CUDA sees {}.",
-                gpus.join(", ")
-            ),
-            "A torch without CUDA cannot use NVIDIA GPUs: torch.cuda.is_available() returns False and \
+        let (fix, note) = install_for_gpus(facts, tables, &needed);
+        return vec![with_note(
+            finding(
+                NOT_CUDA,
+                Severity::Error,
+                "torch is not built for CUDA, but NVIDIA GPUs are visible".to_string(),
+                format!(
+                    "torch {torch_text} is {kind} (no torch.version.cuda); CUDA sees {}.",
+                    gpus.join(", ")
+                ),
+                "A torch without CUDA cannot use NVIDIA GPUs: torch.cuda.is_available() returns False and \
              training runs on the CPU or fails at the first .cuda() (\"Torch not compiled with CUDA enabled\"). \
              pip installs a CPU-only wheel from PyPI on some platforms and from the CPU index."
-                .to_string(),
-            Some(install_for_gpus(facts, tables, &needed)),
-            vec![
-                "https://pytorch.org/get-started/locally/".to_string(),
-                "https://pytorch.org/get-started/previous-versions/".to_string(),
-            ],
+                    .to_string(),
+                Some(fix),
+                vec![
+                    "https://pytorch.org/get-started/locally/".to_string(),
+                    "https://pytorch.org/get-started/previous-versions/".to_string(),
+                ],
+            ),
+            note,
         )];
     };
 
@@ -254,23 +262,27 @@ fn torch_runs_on_gpus(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     if failing.iter().any(|(_, cc)| cc.major >= 10) {
         references.push("https://docs.nvidia.com/cuda/blackwell-compatibility-guide/index.html".to_string());
     }
-    let from_table = finding(
-        ARCH_MISSING,
-        severity,
-        format!("torch {torch_text} has no code for {}", gpus.join(", ")),
-        format!(
-            "torch {torch_text} ({variant}, {platform}) carries GPU code for {} (TORCH_CUDA_ARCH_LIST); \
+    let (fix, note) = install_for_gpus(facts, tables, &needed);
+    let from_table = with_note(
+        finding(
+            ARCH_MISSING,
+            severity,
+            format!("torch {torch_text} has no code for {}", gpus.join(", ")),
+            format!(
+                "torch {torch_text} ({variant}, {platform}) carries GPU code for {} (TORCH_CUDA_ARCH_LIST); \
              {} can run none of it.{caveats}",
-            row.arch_list(),
-            gpus.join(", ")
-        ),
-        "A GPU runs a cubin compiled for its own major and an equal or lower minor (the Jetson GPUs \
+                row.arch_list(),
+                gpus.join(", ")
+            ),
+            "A GPU runs a cubin compiled for its own major and an equal or lower minor (the Jetson GPUs \
          only their own), or PTX for an older capability, which the driver compiles for it. With neither \
          in the build, every CUDA kernel fails with \"no kernel image is available for execution on the \
          device\", after torch warns that the GPU \"is not compatible with the current PyTorch installation\"."
-            .to_string(),
-        Some(install_for_gpus(facts, tables, &needed)),
-        references,
+                .to_string(),
+            Some(fix),
+            references,
+        ),
+        note,
     );
     match &facts.live {
         Some(live) if live.kernels_ran_everywhere => vec![corrected_by_the_live_run(from_table, live)],
@@ -589,18 +601,26 @@ fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
         .iter()
         .filter(|other| cuda_of_toolkit(other).is_some_and(|cuda| cuda.major == torch_cuda.major))
         .max_by_key(|other| cuda_of_toolkit(other));
-    let fix = match matching {
-        Some(other) => format!(
-            "export CUDA_HOME={root} PATH={root}/bin:$PATH (the CUDA {} toolkit already on this node)",
-            cuda_of_toolkit(other).map(|cuda| cuda.to_string()).unwrap_or_default(),
-            root = other.root.display()
+    let (fix, fix_note) = match matching {
+        Some(other) => (
+            format!(
+                "export CUDA_HOME={root} PATH={root}/bin:$PATH",
+                root = shell::quote(&other.root.display().to_string())
+            ),
+            Some(format!(
+                "the CUDA {} toolkit already on this node",
+                cuda_of_toolkit(other).map(|cuda| cuda.to_string()).unwrap_or_default()
+            )),
         ),
-        None => format!(
-            "install a CUDA {torch_cuda} toolkit (https://developer.nvidia.com/cuda-toolkit-archive) and \
-             export CUDA_HOME=/usr/local/cuda-{torch_cuda} PATH=/usr/local/cuda-{torch_cuda}/bin:$PATH"
+        None => (
+            format!(
+                "install a CUDA {torch_cuda} toolkit (https://developer.nvidia.com/cuda-toolkit-archive) and \
+                 export CUDA_HOME=/usr/local/cuda-{torch_cuda} PATH=/usr/local/cuda-{torch_cuda}/bin:$PATH"
+            ),
+            None,
         ),
     };
-    vec![finding(
+    let finding = finding(
         NVCC_MAJOR,
         severity,
         format!("The CUDA toolkit is CUDA {toolkit_cuda}, torch is built with CUDA {torch_cuda}"),
@@ -619,7 +639,8 @@ fn nvcc_matches_torch_cuda(facts: &Facts) -> Vec<Finding> {
             "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py".to_string(),
             DEEPSPEED_BUILDER.to_string(),
         ],
-    )]
+    );
+    vec![Finding { fix_note, ..finding }]
 }
 
 #[cfg(test)]
@@ -912,9 +933,11 @@ mod tests {
         ));
         assert_eq!(
             findings[0].fix.as_deref(),
-            Some(
-                "export CUDA_HOME=/usr/local/cuda-12.4 PATH=/usr/local/cuda-12.4/bin:$PATH (the CUDA 12.4 toolkit already on this node)"
-            )
+            Some("export CUDA_HOME='/usr/local/cuda-12.4' PATH='/usr/local/cuda-12.4'/bin:$PATH")
+        );
+        assert_eq!(
+            findings[0].fix_note.as_deref(),
+            Some("the CUDA 12.4 toolkit already on this node")
         );
         let _site = install_frameworks(
             &mut snapshot,

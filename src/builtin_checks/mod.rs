@@ -51,8 +51,15 @@ pub(crate) fn finding(
         why,
         fix,
         references,
+        fix_note: None,
         unsettled: None,
     }
+}
+
+/// `finding` with a note to its fix: what a comment or parentheses inside
+/// the command would have said (`Finding::fix_note`).
+pub(crate) fn with_note(finding: Finding, fix_note: Option<String>) -> Finding {
+    Finding { fix_note, ..finding }
 }
 
 /// Every check that runs on the Snapshot, in report order.

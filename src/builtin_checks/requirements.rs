@@ -162,6 +162,7 @@ fn check_package(
                 ),
                 fix: Some(format!("pip install {}", shell::quote(&install_argument(requirement)))),
                 references: vec![PIP_CHECK.to_string(), CORE_METADATA_REQUIRES_DIST.to_string()],
+                fix_note: None,
                 unsettled: None,
             }),
             Some(installed) => {
@@ -178,6 +179,12 @@ fn check_package(
                     continue;
                 }
                 let requirement_text = line.split(';').next().unwrap_or(line).trim();
+                let torch_fix = torch_fix(facts, tables, &dependency, specifiers).unwrap_or_else(|| {
+                    (
+                        format!("pip install {}", shell::quote(&install_argument(requirement))),
+                        None,
+                    )
+                });
                 findings.push(Finding {
                     id: VERSION_MISMATCH.to_string(),
                     origin: String::new(),
@@ -199,9 +206,9 @@ fn check_package(
                          afterwards without resolving both (a later install with --no-deps, another installer, a \
                          manual copy). `pip check` reports the same."
                     ),
-                    fix: Some(torch_fix(facts, tables, &dependency, specifiers)
-                        .unwrap_or_else(|| format!("pip install {}", shell::quote(&install_argument(requirement))))),
+                    fix: Some(torch_fix.0),
                     references: vec![PIP_CHECK.to_string(), VERSION_SPECIFIERS.to_string()],
+                    fix_note: torch_fix.1,
                     unsettled: None,
                 });
             }
@@ -220,7 +227,7 @@ fn torch_fix(
     tables: &Tables,
     dependency: &str,
     specifiers: &pep508_rs::pep440_rs::VersionSpecifiers,
-) -> Option<String> {
+) -> Option<(String, Option<String>)> {
     if dependency != "torch" {
         return None;
     }
@@ -232,7 +239,7 @@ fn torch_fix(
         &|version| specifiers.contains(version),
         Prefer::Lowest,
     )
-    .map(|install| install.explained())
+    .map(|install| (install.command.clone(), Some(install.note())))
 }
 
 fn install_argument(requirement: &Requirement) -> String {
@@ -286,6 +293,7 @@ fn unparsable(package: &Package, line: &str, error: &str) -> Finding {
             DEPENDENCY_SPECIFIERS.to_string(),
             CORE_METADATA_REQUIRES_DIST.to_string(),
         ],
+        fix_note: None,
         unsettled: None,
     }
 }
@@ -317,6 +325,7 @@ fn reconstruction_finding(rebuilt: &str, markers: &MarkerContext, tally: &Marker
             .to_string(),
         fix: Some("envdoctor probe --format json -o snapshot.json".to_string()),
         references: vec![DEPENDENCY_SPECIFIERS.to_string()],
+        fix_note: None,
         unsettled: None,
     }
 }

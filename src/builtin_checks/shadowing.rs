@@ -126,6 +126,7 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
                 shell::quote(&format!("{name}=={imported_version}"))
             )),
             references: vec![RECORDING_INSTALLED.to_string()],
+            fix_note: None,
             unsettled: None,
         });
     }
@@ -186,6 +187,7 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
             why,
             fix,
             references: vec![SYS_PATH_INIT.to_string(), SITE.to_string()],
+            fix_note: None,
             unsettled: None,
         });
     }
@@ -203,6 +205,7 @@ fn finding_for(facts: &Facts, package: &Package, copy: &ShadowedCopy) -> Option<
         ),
         fix,
         references: vec![SYS_PATH_INIT.to_string(), SITE.to_string()],
+        fix_note: None,
         unsettled: None,
     })
 }

@@ -56,7 +56,8 @@ pub(super) fn smoke(args: SmokeArgs) -> anyhow::Result<Outcome> {
     {
         return cannot_run(&args, &python, no_gpu);
     }
-    let report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on.level);
+    let mut report = crate::smoke::SmokeReport::new(run, &diagnosis, args.fail_on.level);
+    crate::check::address_fixes(&mut report.findings, &snapshot);
     let rendered = match args.format {
         TextOrJson::Text => crate::report::smoke::text(&report, style_for(args.output.file.as_deref())),
         TextOrJson::Json => serde_json::to_string_pretty(&report)? + "\n",

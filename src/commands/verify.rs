@@ -21,6 +21,7 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
         drift.sort_by_key(|item| item.area);
         files_checked = Some(checked);
     }
+    here.address(&mut drift);
     let mut report = DriftReport::new(
         VERIFY_SCHEMA,
         Side::new("lock", Some(&args.lock), &locked.lock),

@@ -143,18 +143,38 @@ impl Sides {
 pub struct NodeState {
     pub lock: Lock,
     pub node_facts: Option<NodeFacts>,
+    /// The interpreter a Snapshot was taken through: the one whose pip a fix
+    /// must run. A lock names none.
+    pub interpreter: Option<std::path::PathBuf>,
 }
 
 impl NodeState {
     pub fn of_snapshot(snapshot: &Snapshot) -> NodeState {
+        let executable = &snapshot.python.executable;
         NodeState {
             lock: Lock::from_snapshot(snapshot),
             node_facts: Some(NodeFacts::of(snapshot)),
+            interpreter: (!executable.as_os_str().is_empty()).then(|| executable.clone()),
         }
     }
 
     pub fn of_lock(lock: Lock) -> NodeState {
-        NodeState { lock, node_facts: None }
+        NodeState {
+            lock,
+            node_facts: None,
+            interpreter: None,
+        }
+    }
+
+    /// Makes every pip the fixes run this node's interpreter's
+    /// (`fix_command::address`); where the node is a lock, they stay `python -m pip`.
+    pub fn address(&self, drift: &mut [Drift]) {
+        let Some(python) = &self.interpreter else { return };
+        for item in drift {
+            if let Some(fix) = &item.fix {
+                item.fix = Some(crate::fix_command::address(fix, python));
+            }
+        }
     }
 }
 

@@ -116,6 +116,9 @@ pub struct Candidate {
     pub evidence: Vec<Evidence>,
     pub why: String,
     pub fix: String,
+    /// What to know before running the fix, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix_note: Option<String>,
     pub references: Vec<String>,
 }
 
@@ -139,6 +142,7 @@ struct Cause<'m> {
     when: &'m When,
     why: &'m str,
     fix: &'m str,
+    fix_note: Option<&'m str>,
     references: Vec<String>,
 }
 
@@ -155,6 +159,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
             when: &rule.when,
             why: &rule.why,
             fix: &rule.fix,
+            fix_note: rule.fix_note.as_deref(),
             references: merged(&rule.references, &rule.symptoms.reported),
         });
     let entries = matrix.symptoms.iter().map(|entry| Cause {
@@ -165,6 +170,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
         when: &entry.when,
         why: &entry.why,
         fix: &entry.fix,
+        fix_note: entry.fix_note.as_deref(),
         references: merged(&entry.references, &entry.symptoms.reported),
     });
     rules
@@ -433,6 +439,7 @@ impl Judge<'_, '_> {
                     evidence: Vec::new(),
                     why: cause.why.to_string(),
                     fix: cause.fix.to_string(),
+                    fix_note: cause.fix_note.map(str::to_string),
                     references: cause.references.clone(),
                 });
                 candidates.len() - 1
@@ -471,7 +478,9 @@ impl Judge<'_, '_> {
                 text,
             }));
         candidate.score += STATED + if confirmed { NODE_BASE + 1 } else { 0 };
+        // The reading's fix is made for what it read: the entry's note was for its own.
         candidate.fix = reading.fix;
+        candidate.fix_note = None;
         if !reading.settles {
             // What the reading leaves open, the entry's own wording cannot settle either.
             candidate.confidence = candidate.confidence.min(Confidence::Possible);
@@ -763,10 +772,17 @@ fn score(
         text: verdict.fact,
     }));
     let mut fix = cause.fix.to_string();
+    let mut fix_note = cause.fix_note.map(str::to_string);
     if let Some(test) = tested {
         match (test.holds, test.decisive, test.fix) {
-            (Some(true), true, Some(node_fix)) => fix = node_fix,
-            (Some(true), false, Some(node_fix)) => fix = format!("{node_fix}; else {fix}"),
+            (Some(true), true, Some(node_fix)) => {
+                fix = node_fix;
+                fix_note = None;
+            }
+            (Some(true), false, Some(node_fix)) => {
+                fix_note = Some(format!("if that does not settle it: {fix}"));
+                fix = node_fix;
+            }
             _ => {}
         }
         evidence.push(Evidence {
@@ -834,6 +850,7 @@ fn score(
         evidence,
         why: cause.why.to_string(),
         fix,
+        fix_note,
         references: cause.references.clone(),
     })
 }
@@ -1345,10 +1362,10 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             "{best:#?}"
         );
         assert!(best.fix.starts_with("if another process holds the GPU"), "{}", best.fix);
+        let note = best.fix_note.as_deref().unwrap_or_default();
         assert!(
-            best.fix.contains("gradient checkpointing"),
-            "the cause's own fix stays: {}",
-            best.fix
+            note.contains("gradient checkpointing"),
+            "the cause's own fix stays, in the note: {note}"
         );
         // Memory held on another GPU than the one the message names says nothing.
         let other = two_gpus(node(None));

@@ -87,6 +87,7 @@ pub fn evaluate(rule: &Rule, facts: &Facts, tables: &Tables) -> Option<Finding> 
         severity = severity.lowered();
         detail.push_str(&format!(" Not settled: {unsettled}."));
     }
+    let (fix, fix_note) = fix(rule, facts, tables);
     Some(Finding {
         id: rule.id.clone(),
         origin: rule.id.clone(),
@@ -94,16 +95,19 @@ pub fn evaluate(rule: &Rule, facts: &Facts, tables: &Tables) -> Option<Finding> 
         title: rule.title.clone(),
         detail,
         why: rule.why.clone(),
-        fix: Some(fix(rule, facts, tables)),
+        fix: Some(fix),
+        fix_note,
         references: rule.references.clone(),
         unsettled,
     })
 }
 
-/// The rule's fix; for one that changes torch, the command made for this node.
-fn fix(rule: &Rule, facts: &Facts, tables: &Tables) -> String {
+/// The rule's fix and its note; for one that changes torch, the command made
+/// for this node, and what that build is.
+fn fix(rule: &Rule, facts: &Facts, tables: &Tables) -> (String, Option<String>) {
+    let written = (rule.fix.clone(), rule.fix_note.clone());
     let Some(torch_fix) = &rule.fix_torch else {
-        return rule.fix.clone();
+        return written;
     };
     let needed = torch_install::visible_capabilities(facts, tables);
     match torch_install::choose(
@@ -113,8 +117,8 @@ fn fix(rule: &Rule, facts: &Facts, tables: &Tables) -> String {
         &|version| torch_fix.allows(version),
         Prefer::Lowest,
     ) {
-        Some(install) => install.explained(),
-        None => rule.fix.clone(),
+        Some(install) => (install.command.clone(), Some(install.note())),
+        None => written,
     }
 }
 

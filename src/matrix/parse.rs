@@ -24,6 +24,7 @@ const RULE_KEYS: &[&str] = &[
     "message",
     "why",
     "fix",
+    "fix_note",
     "fix_torch",
     "references",
     "checked",
@@ -49,7 +50,17 @@ const WHEN_KEYS: &[&str] = &[
     "accelerate_config",
 ];
 
-const SYMPTOM_ENTRY_KEYS: &[&str] = &["id", "title", "why", "fix", "references", "checked", "symptoms", "when"];
+const SYMPTOM_ENTRY_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "why",
+    "fix",
+    "fix_note",
+    "references",
+    "checked",
+    "symptoms",
+    "when",
+];
 const SYMPTOMS_KEYS: &[&str] = &[
     "messages",
     "exceptions",
@@ -82,7 +93,7 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Loca
     });
     let message = reader.required_string(root, "message");
     let why = reader.required_string(root, "why");
-    let fix = reader.required_string(root, "fix");
+    let (fix, fix_note) = fix_and_note(&mut reader, root);
     let fix_torch = torch_fix(&mut reader, root, fix.as_deref());
     let references = references(&mut reader, root, "every rule cites its upstream source");
     let checked = checked_date(&mut reader, root);
@@ -114,6 +125,7 @@ pub fn rule(path: &Path, text: &str, expected_id: &str) -> Result<Rule, Vec<Loca
         message: message.expect(missing),
         why: why.expect(missing),
         fix: fix.expect(missing),
+        fix_note,
         fix_torch,
         references,
         checked: checked.expect(missing),
@@ -137,7 +149,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
     let id = checked_id(&mut reader, root, expected_id);
     let title = one_line(&mut reader, root, "title");
     let why = reader.required_string(root, "why");
-    let fix = reader.required_string(root, "fix");
+    let (fix, fix_note) = fix_and_note(&mut reader, root);
     let references = references(
         &mut reader,
         root,
@@ -175,6 +187,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         title: title.expect(missing),
         why: why.expect(missing),
         fix: fix.expect(missing),
+        fix_note,
         references,
         checked: checked.expect(missing),
         symptoms: symptoms.expect(missing),
@@ -212,6 +225,21 @@ fn checked_id(reader: &mut Reader, root: &dyn TableLike, expected_id: &str) -> O
         }
     }
     id
+}
+
+/// `fix`, which must be one command a person can paste, or an action in
+/// words (`fix_command::one_command`), and the optional `fix_note` that
+/// carries what a comment or parentheses inside it would have said.
+fn fix_and_note(reader: &mut Reader, root: &dyn TableLike) -> (Option<String>, Option<String>) {
+    let fix = reader.required_string(root, "fix");
+    if let Some(fix) = &fix
+        && let Err(problem) = crate::fix_command::one_command(fix)
+    {
+        let span = root.get("fix").and_then(Item::span);
+        reader.problem(span, format!("`fix` is not one command: {problem}"));
+    }
+    let note = root.get("fix_note").and_then(|item| reader.string(item, "fix_note"));
+    (fix, note)
 }
 
 /// `fix_torch`: the torch versions a fix may install. A fix written out that

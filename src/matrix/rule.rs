@@ -16,6 +16,8 @@ pub struct Rule {
     pub message: String,
     pub why: String,
     pub fix: String,
+    /// What to know before running `fix`, in words (`Finding::fix_note`).
+    pub fix_note: Option<String>,
     /// Set when the fix changes torch: the torch versions it may install. The
     /// command is then computed for the node (see `torch_install`), and `fix`
     /// is what is printed where no official build would do.
@@ -46,6 +48,8 @@ pub struct SymptomEntry {
     pub title: String,
     pub why: String,
     pub fix: String,
+    /// What to know before running `fix`, in words.
+    pub fix_note: Option<String>,
     pub references: Vec<String>,
     /// When its references were last read against what it says.
     pub checked: Date,

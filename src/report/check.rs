@@ -179,6 +179,7 @@ mod tests {
             why: "w".to_string(),
             fix: Some("pip install 'a\x1b[2J'".to_string()),
             references: Vec::new(),
+            fix_note: None,
             unsettled: None,
         };
         let mut out = String::new();

@@ -247,6 +247,9 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style, verbose: bool
         hidden.push("why".to_string());
     }
     let _ = writeln!(out, "  {} {}", style.dim("fix:"), candidate.fix);
+    if let Some(note) = &candidate.fix_note {
+        let _ = writeln!(out, "  {} {note}", style.dim("note:"));
+    }
     let shown = if verbose { candidate.references.len() } else { 1 };
     for (index, reference) in candidate.references.iter().take(shown).enumerate() {
         let label = if index == 0 { "see:" } else { "    " };

@@ -23,8 +23,22 @@ pub(super) fn finding_text(out: &mut String, style: Style, finding: &Finding) {
     );
     labelled(out, style, "observed", &finding.detail);
     labelled(out, style, "why", &finding.why);
-    if let Some(fix) = &finding.fix {
-        labelled(out, style, "fix", fix);
+    match &finding.fix {
+        // A command stays on one line, so a paste takes all of it; the
+        // terminal may fold it, the text never breaks it.
+        Some(fix) if crate::findings::fix_is_command(fix) => {
+            let _ = writeln!(
+                out,
+                "    {}{}",
+                style.dim(&format!("{:<LABEL_WIDTH$}", "fix")),
+                crate::escape::controls(fix)
+            );
+        }
+        Some(action) => labelled(out, style, "fix", action),
+        None => {}
+    }
+    if let Some(note) = &finding.fix_note {
+        labelled(out, style, "note", note);
     }
     if let Some(reference) = finding.references.first() {
         labelled(out, style, "see", reference);

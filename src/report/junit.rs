@@ -112,6 +112,9 @@ fn body(finding: &Finding) -> String {
     if let Some(fix) = &finding.fix {
         let _ = write!(text, "\nFix: {fix}");
     }
+    if let Some(note) = &finding.fix_note {
+        let _ = write!(text, "\nNote: {note}");
+    }
     if let Some(reference) = finding.references.first() {
         let _ = write!(text, "\nSee: {reference}");
     }

@@ -85,6 +85,9 @@ fn finding_section(out: &mut String, finding: &Finding) {
         }
         None => {}
     }
+    if let Some(note) = &finding.fix_note {
+        let _ = writeln!(out, "**Note:** {}\n", inline(note));
+    }
     if !finding.references.is_empty() {
         let links: Vec<String> = finding.references.iter().map(|reference| link(reference)).collect();
         let _ = writeln!(out, "**See:** {}\n", links.join(", "));
@@ -182,6 +185,7 @@ mod tests {
             why: "w".to_string(),
             fix: Some("load the model with attn_implementation=\"sdpa\"".to_string()),
             references: Vec::new(),
+            fix_note: None,
             unsettled: None,
         };
         let mut out = String::new();

@@ -217,18 +217,31 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
             .to_string(),
         _ => "The job runs the same code on the same stack; what fails here fails there.".to_string(),
     };
-    let fix = explanation
+    // The fix and its note travel together, from whichever source gives the fix.
+    let (fix, fix_note) = explanation
         .first()
-        .and_then(|finding| finding.fix.clone())
-        .or_else(|| leader.map(|cause| cause.fix.clone()))
-        .or_else(|| own_code.then(|| OWN_CODE_FIX.to_string()))
-        .or_else(|| candidates.first().map(|candidate| candidate.fix.clone()))
+        .and_then(|finding| Some((finding.fix.clone()?, finding.fix_note.clone())))
+        .or_else(|| leader.map(|cause| (cause.fix.clone(), cause.fix_note.clone())))
+        .or_else(|| own_code.then(|| (OWN_CODE_FIX.to_string(), None)))
+        .or_else(|| {
+            candidates
+                .first()
+                .map(|candidate| (candidate.fix.clone(), candidate.fix_note.clone()))
+        })
         .or_else(|| {
             (step.status == Status::Timeout).then(|| {
-                "nvidia-smi  # a hung GPU shows 100% utilisation with no process, or no answer; then: sudo dmesg | grep -i xid"
-                    .to_string()
+                (
+                    "nvidia-smi".to_string(),
+                    Some(
+                        "a hung GPU shows 100% utilisation with no process, or no answer; then look for Xid \
+                         errors with sudo dmesg | grep -i xid"
+                            .to_string(),
+                    ),
+                )
             })
-        });
+        })
+        .unzip();
+    let fix_note = fix_note.flatten();
     let mut references: Vec<String> = explanation
         .iter()
         .flat_map(|finding| finding.references.iter().cloned())
@@ -241,15 +254,18 @@ fn step_finding(step: &Step, crashed: bool, diagnosis: &Diagnosis) -> Finding {
     );
     let mut seen = std::collections::BTreeSet::new();
     references.retain(|reference| seen.insert(reference.clone()));
-    crate::builtin_checks::finding(
-        id,
-        Severity::Error,
-        format!("Smoke test step `{}` {what}: {}", step.name, step.title),
-        detail,
-        why,
-        fix,
-        references,
-    )
+    Finding {
+        fix_note,
+        ..crate::builtin_checks::finding(
+            id,
+            Severity::Error,
+            format!("Smoke test step `{}` {what}: {}", step.name, step.title),
+            detail,
+            why,
+            fix,
+            references,
+        )
+    }
 }
 
 fn incomplete(run: &SmokeRun) -> Finding {

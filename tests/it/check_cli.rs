@@ -59,9 +59,11 @@ impl Setup {
     }
 }
 
-/// What the site rule's fix becomes on the hand-made H100 node.
-const SITE_FIX: &str = "pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121: a build for \
-                        CUDA 12.1 that this driver runs, with code for 5.0;6.0;7.0;7.5;8.0;8.6;9.0";
+/// What the site rule's fix becomes on the hand-made H100 node: one command,
+/// run with the node's own interpreter, and what the build is beside it.
+const SITE_FIX: &str = "'/opt/venvs/train/bin/python' -m pip install \"torch==2.4.1\" \
+                        --index-url https://download.pytorch.org/whl/cu121";
+const SITE_NOTE: &str = "a build for CUDA 12.1 that this driver runs, with code for 5.0;6.0;7.0;7.5;8.0;8.6;9.0";
 
 fn stdout(assert: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(assert.get_output().stdout.clone()).unwrap()
@@ -99,6 +101,7 @@ fn json_report_has_the_schema_the_findings_and_a_summary() {
     // The site rule's fix changes torch, so it is made for the node: torch 2.4's
     // newest patch from the index of a CUDA that driver 535 runs.
     assert_eq!(finding.fix.as_deref(), Some(SITE_FIX));
+    assert_eq!(finding.fix_note.as_deref(), Some(SITE_NOTE));
     assert!(
         report
             .evaluated
@@ -184,7 +187,12 @@ fn junit_is_xml_a_junit_consumer_reads() {
         .children()
         .find(|n| n.has_tag_name("failure"))
         .expect("a warning fails at --fail-on warning");
-    assert!(failure.text().unwrap().contains(&format!("Fix: {SITE_FIX}")));
+    assert!(
+        failure
+            .text()
+            .unwrap()
+            .contains(&format!("Fix: {SITE_FIX}\nNote: {SITE_NOTE}"))
+    );
 
     // Below the threshold the same finding is output, not a failure.
     let xml = stdout(&setup.check(&["--format", "junit", "--fail-on", "error"]));
@@ -243,10 +251,8 @@ fn text_groups_by_severity_and_ends_with_the_verdict() {
     let text = stdout(&setup.check(&[]));
     assert!(text.contains("Warnings ("), "{text}");
     assert!(text.contains("[site-old-torch-on-hopper]"));
-    assert!(
-        text.contains("fix       pip install \"torch==2.4.1\" --index-url https://download.pytorch.org/whl/cu121"),
-        "{text}"
-    );
+    assert!(text.contains(&format!("fix       {SITE_FIX}\n")), "{text}");
+    assert!(text.contains(&format!("note      {}", &SITE_NOTE[..40])), "{text}");
     assert!(text.contains("see       https://example.org/site-policy"));
     let last = text.lines().last().unwrap();
     assert!(last.starts_with("PASS: ") || last.starts_with("FAIL: "), "{last}");

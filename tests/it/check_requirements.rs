@@ -320,17 +320,26 @@ fn every_problem_pip_check_reports_envdoctor_reports_and_no_other() {
         .iter()
         .filter_map(|finding| finding["fix"].as_str())
         .collect();
+    // Each names the venv's own interpreter, which pip check judged.
+    let pip = format!("'{}' -m pip", python.display());
     for fix in [
-        "pip install 'dep-old>=2'",
-        "pip install 'pre-dep<2'",
-        "pip install 'local-dep>2.3.1'",
+        "install 'dep-old>=2'",
+        "install 'pre-dep<2'",
+        "install 'local-dep>2.3.1'",
     ] {
-        assert!(mismatch_fixes.contains(fix), "{fix} not among {mismatch_fixes:?}");
+        let fix = format!("{pip} {fix}");
+        assert!(
+            mismatch_fixes.contains(fix.as_str()),
+            "{fix} not among {mismatch_fixes:?}"
+        );
     }
     for finding in findings(&report, &[NOT_INSTALLED, VERSION_MISMATCH]) {
         assert_eq!(finding["severity"], "error");
         assert!(
-            finding["fix"].as_str().unwrap().starts_with("pip install '"),
+            finding["fix"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{pip} install '")),
             "{finding}"
         );
     }

@@ -102,13 +102,15 @@ impl Node {
         self.pip(&all);
     }
 
-    /// Runs a drift item's `python -m pip ...` fix as it is written, into the
-    /// venv, with the node's wheels as the index.
+    /// Runs a drift item's `'VENV/bin/python' -m pip ...` fix as it is
+    /// written, with the node's wheels as the index: a fix that names
+    /// another interpreter's pip is refused.
     fn apply(&self, fix: &str) {
         let words: Vec<&str> = fix.split(' ').map(|word| word.trim_matches('\'')).collect();
+        let python = self.python.to_str().unwrap();
         let pip = words
-            .strip_prefix(&["python", "-m", "pip"][..])
-            .unwrap_or_else(|| panic!("not a pip command: {fix}"));
+            .strip_prefix(&[python, "-m", "pip"][..])
+            .unwrap_or_else(|| panic!("not a pip command of {python}: {fix}"));
         match pip.split_first() {
             Some((&"install", arguments)) => self.install(arguments),
             _ => self.pip(&pip.iter().map(OsStr::new).collect::<Vec<_>>()),
@@ -578,7 +580,11 @@ fn an_added_a_removed_and_a_changed_package_are_drift() {
     let extra = sole(&report, "package-extra", "delta");
     assert_eq!(extra["severity"], "warning");
     assert_values(extra, None, Some("0.1"));
-    assert_eq!(extra["fix"], "python -m pip uninstall -y 'delta'");
+    assert_eq!(
+        extra["fix"],
+        format!("'{}' -m pip uninstall -y 'delta'", node.python.display()),
+        "the fix runs the pip of the interpreter verify judged"
+    );
     assert_eq!(code, 0, "a warning is below the default --fail-on error");
     assert_eq!(node.verify(&lock, &["--fail-on", "warning"]).0, 1);
     assert_eq!(node.verify(&lock, &["--fail-on", "never"]).0, 0);

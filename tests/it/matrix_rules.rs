@@ -681,7 +681,8 @@ fn every_fix_that_changes_torch_installs_a_consistent_set_the_node_runs() {
         }
         if same_version {
             assert!(
-                fix.starts_with("pip uninstall -y torch"),
+                fix.split_once(" -m pip ")
+                    .is_some_and(|(_, rest)| rest.starts_with("uninstall -y torch")),
                 "{id}: pip keeps a same-version install: {fix}"
             );
         }
