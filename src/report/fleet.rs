@@ -8,6 +8,7 @@ use std::fmt::Write;
 use super::finding::paint;
 use super::junit::{escape, single_suite};
 use super::markdown::{cell, code, inline, marker};
+use super::wrap::write_hanging;
 use super::{Style, plural, short_fingerprint};
 use crate::escape::controls as shown;
 use crate::findings::Severity;
@@ -18,28 +19,30 @@ const LISTED_NODES: usize = 8;
 
 pub fn text(report: &FleetReport, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", style.heading(&headline(report)));
-    let _ = writeln!(out, "{}", reference_line(report));
+    let width = style.width();
+    let heading = |line: &str| style.heading(line);
+    write_hanging(&mut out, width, "", 2, &headline(report), heading);
+    write_hanging(&mut out, width, "", 2, &reference_line(report), str::to_string);
 
     if !report.deviations.is_empty() {
         let _ = writeln!(out, "\n{}", style.heading("Nodes that differ"));
         for deviation in &report.deviations {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint(
-                    style,
-                    deviation.severity,
-                    &format!("{:<8}", deviation.severity.as_str())
-                ),
-                nodes_text(deviation.nodes.len(), &deviation.hostlist)
+            let severity = paint(
+                style,
+                deviation.severity,
+                &format!("{:<8}", deviation.severity.as_str()),
             );
+            let nodes = nodes_text(deviation.nodes.len(), &deviation.hostlist);
+            write_hanging(&mut out, width, &format!("  {severity} "), 11, &nodes, str::to_string);
             for item in &deviation.differences {
-                let _ = writeln!(
-                    out,
-                    "    {} {}",
-                    paint(style, item.severity, &format!("{:<8}", item.severity.as_str())),
-                    shown(&item.message)
+                let severity = paint(style, item.severity, &format!("{:<8}", item.severity.as_str()));
+                write_hanging(
+                    &mut out,
+                    width,
+                    &format!("    {severity} "),
+                    13,
+                    &item.message,
+                    str::to_string,
                 );
                 if let Some(fix) = &item.fix {
                     let _ = writeln!(out, "             {} {}", style.dim("fix:"), shown(fix));
@@ -57,22 +60,19 @@ pub fn text(report: &FleetReport, style: Style) -> String {
             let values: Vec<String> = contested
                 .values
                 .iter()
-                .map(|value| format!("{} on {}", shown(&value.value), value.nodes))
+                .map(|value| format!("{} on {}", value.value, value.nodes))
                 .collect();
-            let _ = writeln!(out, "  {}: {}", shown(&contested.subject), values.join(", "));
+            let line = format!("{}: {}", contested.subject, values.join(", "));
+            write_hanging(&mut out, width, "  ", 4, &line, str::to_string);
         }
     }
     if !report.findings.is_empty() {
         let _ = writeln!(out, "\n{}", style.heading("Check findings"));
         for finding in &report.findings {
-            let _ = writeln!(
-                out,
-                "  {} {} {}",
-                paint(style, finding.severity, &format!("{:<8}", finding.severity.as_str())),
-                shown(&finding.id),
-                style.dim(&format!("on {}", nodes_text(finding.count, &finding.hostlist)))
-            );
-            let _ = writeln!(out, "           {}", shown(&finding.example));
+            let severity = paint(style, finding.severity, &format!("{:<8}", finding.severity.as_str()));
+            let on = format!("{} on {}", finding.id, nodes_text(finding.count, &finding.hostlist));
+            write_hanging(&mut out, width, &format!("  {severity} "), 11, &on, str::to_string);
+            write_hanging(&mut out, width, &" ".repeat(11), 11, &finding.example, str::to_string);
             if let Some(fix) = &finding.fix {
                 let _ = writeln!(out, "           {} {}", style.dim("fix:"), shown(fix));
             }
@@ -87,24 +87,34 @@ pub fn text(report: &FleetReport, style: Style) -> String {
         }
         let _ = writeln!(out, "\n{}", style.heading(title));
         for problem in problems {
-            let _ = writeln!(
-                out,
-                "  {} {}: {}",
-                style.error("error   "),
-                shown(&problem.node),
-                shown(&problem.problem)
+            let line = format!("{}: {}", problem.node, problem.problem);
+            write_hanging(
+                &mut out,
+                width,
+                &format!("  {} ", style.error("error   ")),
+                11,
+                &line,
+                str::to_string,
             );
         }
     }
     if !report.duplicates.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{} more than one report claims {}; the later ones are named NAME#2, ...",
-            style.warning("note:"),
-            shown(&report.duplicates.join(", "))
+        let note = format!(
+            "more than one report claims {}; the later ones are named NAME#2, ...",
+            report.duplicates.join(", ")
+        );
+        out.push('\n');
+        write_hanging(
+            &mut out,
+            width,
+            &format!("{} ", style.warning("note:")),
+            2,
+            &note,
+            str::to_string,
         );
     }
-    let _ = writeln!(out, "\n{}", verdict(report));
+    out.push('\n');
+    write_hanging(&mut out, width, "", 2, &verdict(report), str::to_string);
     out
 }
 
