@@ -22,7 +22,9 @@ pub fn text(report: &FleetReport, style: Style) -> String {
     let width = style.width();
     let heading = |line: &str| style.heading(line);
     write_hanging(&mut out, width, "", 2, &headline(report), heading);
-    write_hanging(&mut out, width, "", 2, &reference_line(report), str::to_string);
+    if let Some(reference) = reference_line(report) {
+        write_hanging(&mut out, width, "", 2, &reference, str::to_string);
+    }
 
     if !report.deviations.is_empty() {
         let _ = writeln!(out, "\n{}", style.heading("Nodes that differ"));
@@ -123,7 +125,9 @@ pub fn markdown(report: &FleetReport) -> String {
     let word = if report.summary.failed { "FAIL" } else { "PASS" };
     let _ = writeln!(out, "## envdoctor fleet: {word}\n");
     let _ = writeln!(out, "{}\n", inline(&headline(report)));
-    let _ = writeln!(out, "{}\n", inline(&reference_line(report)));
+    if let Some(reference) = reference_line(report) {
+        let _ = writeln!(out, "{}\n", inline(&reference));
+    }
     if !report.deviations.is_empty() {
         out.push_str("| severity | nodes | what differs | fix |\n|---|---|---|---|\n");
         for deviation in &report.deviations {
@@ -250,21 +254,36 @@ pub fn junit(report: &FleetReport) -> String {
 }
 
 /// `Fleet of 10000 nodes: 9993 match the majority, 7 differ, 1 did not answer`.
+/// Where some fact has no majority, the nodes compared with are named instead.
 fn headline(report: &FleetReport) -> String {
     let nodes = &report.nodes;
-    let against = if report.reference.kind == "lock" {
-        "the lock"
-    } else {
-        "the majority"
-    };
-    let mut parts = vec![format!("{} match {against}", nodes.matching)];
-    parts.push(format!("{} differ", nodes.deviating));
+    let mut missing = Vec::new();
     if nodes.not_answered > 0 {
-        parts.push(format!("{} did not answer", nodes.not_answered));
+        missing.push(format!("{} did not answer", nodes.not_answered));
     }
     if nodes.unreadable > 0 {
-        parts.push(format!("{} unreadable", plural(nodes.unreadable, "report")));
+        missing.push(format!("{} unreadable", plural(nodes.unreadable, "report")));
     }
+    if nodes.reported == 0 {
+        return format!("Fleet: no node's report was read; {}", missing.join(", "));
+    }
+    let compared = match (report.reference.kind, standing_in(report)) {
+        ("lock", _) => format!("{} match the lock, {} differ", nodes.matching, nodes.deviating),
+        (_, None) => format!("{} match the majority, {} differ", nodes.matching, nodes.deviating),
+        (_, Some(reference)) => match report.deviations.as_slice() {
+            [other] if nodes.reported == 2 => format!(
+                "{reference} and {} differ, and with two nodes neither is the majority",
+                shown(&other.hostlist)
+            ),
+            _ => format!(
+                "no majority on {}, so the nodes are compared with {reference}: {} match, {} differ",
+                plural(report.contested.len(), "fact"),
+                nodes.matching,
+                nodes.deviating
+            ),
+        },
+    };
+    let parts: Vec<String> = std::iter::once(compared).chain(missing).collect();
     format!(
         "Fleet of {}: {}",
         plural(nodes.reported + nodes.not_answered, "node"),
@@ -272,37 +291,76 @@ fn headline(report: &FleetReport) -> String {
     )
 }
 
-/// What the nodes were compared with, by its headline facts.
-fn reference_line(report: &FleetReport) -> String {
+/// Where no value of some fact is on more than half the nodes, what stands in
+/// for the majority: the nodes whose configuration the others are compared
+/// with, or the most common values where no node holds them all.
+fn standing_in(report: &FleetReport) -> Option<String> {
+    if report.reference.kind == "lock" || report.contested.is_empty() {
+        return None;
+    }
+    Some(match &report.reference.nodes {
+        Some(hostlist) => shown(hostlist).into_owned(),
+        None => "the most common value of each fact".to_string(),
+    })
+}
+
+/// What the nodes were compared with, by its headline facts; nothing when no
+/// report was read, as there is nothing to compare with.
+fn reference_line(report: &FleetReport) -> Option<String> {
+    let fingerprint = short_fingerprint(report.reference.fingerprint.as_deref()?);
+    if let Some(lock) = &report.reference.lock {
+        return Some(format!("Reference: the lock {} ({fingerprint})", shown(lock)));
+    }
     let facts: Vec<String> = report
         .majority
         .iter()
         .map(|fact| format!("{} {}", shown(&fact.subject), shown(&fact.value)))
         .collect();
-    let fingerprint = short_fingerprint(&report.reference.fingerprint);
-    match &report.reference.lock {
-        Some(lock) => format!("Reference: the lock {} ({fingerprint})", shown(lock)),
-        None => format!("Majority: {} ({fingerprint})", facts.join(" · ")),
-    }
+    let label = match standing_in(report) {
+        Some(reference) => format!("Compared with {reference}"),
+        None => "Majority".to_string(),
+    };
+    Some(format!("{label}: {} ({fingerprint})", facts.join(" · ")))
 }
 
 fn verdict(report: &FleetReport) -> String {
     let summary = &report.summary;
     let word = if summary.failed { "FAIL" } else { "PASS" };
-    format!(
-        "{word}: {} with errors, {} with warnings, {} with notes; {} distinct {}; {} checked here or by themselves; failing on {}",
+    if report.nodes.reported == 0 {
+        return format!(
+            "{word}: no node's report was read; failing on {}",
+            summary.fail_on.as_str()
+        );
+    }
+    let mut parts = vec![format!(
+        "{} with errors, {} with warnings, {} with notes",
         plural(summary.nodes_with_errors, "node"),
         summary.nodes_with_warnings,
-        summary.nodes_with_info,
-        report.configurations.len(),
-        if report.configurations.len() == 1 {
+        summary.nodes_with_info
+    )];
+    let configurations = report.configurations.len();
+    parts.push(format!(
+        "{configurations} distinct {}",
+        if configurations == 1 {
             "configuration"
         } else {
             "configurations"
-        },
-        plural(report.nodes.judged, "node"),
-        summary.fail_on.as_str()
-    )
+        }
+    ));
+    parts.push(checked(report.nodes.judged, report.nodes.reported));
+    parts.push(format!("failing on {}", summary.fail_on.as_str()));
+    format!("{word}: {}", parts.join("; "))
+}
+
+/// `checks run on all 12 nodes`: how many nodes' findings are known, whether
+/// they came in the node's own check report or from its Snapshot checked here.
+fn checked(judged: usize, reported: usize) -> String {
+    match (judged, reported) {
+        (1, 1) => "checks run on the node".to_string(),
+        (2, 2) => "checks run on both nodes".to_string(),
+        (judged, reported) if judged == reported => format!("checks run on all {reported} nodes"),
+        (judged, reported) => format!("checks run on {judged} of {reported} nodes"),
+    }
 }
 
 fn nodes_text(count: usize, hostlist: &str) -> String {
