@@ -77,7 +77,13 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
                 args.reports.clone()
             };
             pipeline::run(|sink| input::read(&inputs, sink), prepare, fold)?;
-            let names: Vec<String> = inputs.iter().map(|path| format!("`{}`", path.display())).collect();
+            let names: Vec<String> = inputs
+                .iter()
+                .map(|path| match path.as_os_str() == input::STDIN {
+                    true => "standard input".to_string(),
+                    false => format!("`{}`", path.display()),
+                })
+                .collect();
             names.join(", ")
         }
     };

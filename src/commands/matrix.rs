@@ -1,6 +1,6 @@
 //! `envdoctor matrix list|lint|explain`.
 
-use super::{Outcome, emit};
+use super::{Outcome, emit, style_for};
 use crate::cli::{MatrixCommand, TextOrJson};
 use crate::hint::Hinted;
 use crate::matrix::Matrix;
@@ -10,7 +10,7 @@ pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> 
         MatrixCommand::List { matrix, format } => {
             let matrix = Matrix::load(&matrix)?;
             let rendered = match format {
-                TextOrJson::Text => crate::report::matrix::list_text(&matrix),
+                TextOrJson::Text => crate::report::matrix::list_text(&matrix, style_for(None)),
                 TextOrJson::Json => {
                     serde_json::to_string_pretty(&crate::report::matrix::list_document(&matrix))? + "\n"
                 }
@@ -37,7 +37,7 @@ pub(super) fn matrix_command(command: MatrixCommand) -> anyhow::Result<Outcome> 
         }
         MatrixCommand::Explain { id, matrix } => {
             let matrix = Matrix::load(&matrix)?;
-            let Some(rendered) = crate::report::matrix::explain(&matrix, &id) else {
+            let Some(rendered) = crate::report::matrix::explain(&matrix, &id, style_for(None)) else {
                 let unknown = anyhow::anyhow!("no rule, check or finding has the id `{id}`");
                 return Err(Hinted::new(unknown, "`envdoctor matrix list` lists every id").into());
             };

@@ -205,6 +205,18 @@ impl Aggregator {
         let consensus = self.consensus(&counts);
         let contested = self.contested(&counts);
         let compare_lock = matches!(reference, Reference::Lock { .. });
+        // Where some fact has no value on more than half the nodes (two nodes that
+        // differ, an even split), the consensus is only the largest part, the
+        // first read among equals: the nodes that hold it are named, not called most.
+        let standing_in = (!contested.is_empty())
+            .then(|| self.groups.iter().find(|group| group.facts == consensus))
+            .flatten()
+            .map(|group| hostlist::compress(names_of(&self.names, &group.nodes)));
+        let majority_side = match (&standing_in, contested.is_empty()) {
+            (_, true) => "on most nodes".to_string(),
+            (Some(nodes), false) => format!("on {nodes}"),
+            (None, false) => "in the fleet's most common configuration".to_string(),
+        };
         // Machine facts are always compared with the majority: a lock does not hold them.
         let (majority_lock, majority_facts) = config::node_from(self.resolve(&consensus));
         let (reference_lock, reference_info) = match reference {
@@ -212,7 +224,9 @@ impl Aggregator {
                 let info = ReferenceInfo {
                     kind: "majority",
                     lock: None,
-                    fingerprint: fingerprint(self.resolve(&consensus)),
+                    // No report read, no configuration: the hash of nothing is no fingerprint.
+                    fingerprint: (total > 0).then(|| fingerprint(self.resolve(&consensus))),
+                    nodes: standing_in,
                 };
                 (majority_lock, info)
             }
@@ -220,7 +234,8 @@ impl Aggregator {
                 let info = ReferenceInfo {
                     kind: "lock",
                     lock: Some(path),
-                    fingerprint: lock.fingerprint.clone(),
+                    fingerprint: Some(lock.fingerprint.clone()),
+                    nodes: None,
                 };
                 (*lock, info)
             }
@@ -234,13 +249,11 @@ impl Aggregator {
             let differences = if !compare_lock && group.facts == consensus {
                 Vec::new()
             } else {
-                self.differences(group, &majority_facts, &reference_lock, compare_lock, tables)
+                let reference_side = if compare_lock { "in the lock" } else { &majority_side };
+                let sides = (reference_side, majority_side.as_str());
+                self.differences(group, &majority_facts, &reference_lock, sides, tables)
             };
-            let names: Vec<&str> = group
-                .nodes
-                .iter()
-                .map(|&node| self.names[node as usize].as_str())
-                .collect();
+            let names = names_of(&self.names, &group.nodes);
             let hostlist = hostlist::compress(names.iter().copied());
             configurations.push(Configuration {
                 fingerprint: fingerprint(self.resolve(&group.facts)),
@@ -285,11 +298,7 @@ impl Aggregator {
                 for &node in &group.nodes {
                     raise(&mut worst[node as usize], group.severity);
                 }
-                let names: Vec<&str> = group
-                    .nodes
-                    .iter()
-                    .map(|&node| self.names[node as usize].as_str())
-                    .collect();
+                let names = names_of(&self.names, &group.nodes);
                 FleetFinding {
                     id,
                     severity: group.severity,
@@ -419,30 +428,35 @@ impl Aggregator {
 
     /// How a configuration differs from the reference, as `compare` weighs
     /// it: the lock's parts against the reference, the machine facts against
-    /// the majority's.
+    /// the majority's. `(reference_side, majority_side)` say where each is
+    /// found (`in the lock`, `on most nodes`).
     fn differences(
         &self,
         group: &Group,
         majority_facts: &NodeFacts,
         reference: &Lock,
-        against_lock: bool,
+        (reference_side, majority_side): (&str, &str),
         tables: &Tables,
     ) -> Vec<Drift> {
         let many = group.nodes.len() > 1;
         let sides = Sides {
-            expected: if against_lock { "in the lock" } else { "on most nodes" }.to_string(),
+            expected: reference_side.to_string(),
             found: if many { "on these nodes" } else { "on this node" }.to_string(),
         };
         let (lock, node_facts) = config::node_from(self.resolve(&group.facts));
         let mut differences = compare::environment::compare(reference, &lock, &sides, tables);
         let node_sides = Sides {
-            expected: "on most nodes".to_string(),
+            expected: majority_side.to_string(),
             found: sides.found.clone(),
         };
         differences.extend(compare::node_facts::compare(majority_facts, &node_facts, &node_sides));
         differences.sort_by_key(|item| item.area);
         differences
     }
+}
+
+fn names_of<'a>(names: &'a [String], nodes: &[u32]) -> Vec<&'a str> {
+    nodes.iter().map(|&node| names[node as usize].as_str()).collect()
 }
 
 fn raise(worst: &mut Option<Severity>, severity: Severity) {

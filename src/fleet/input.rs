@@ -57,6 +57,8 @@ pub const STDIN: &str = "-";
 pub fn read(arguments: &[PathBuf], sink: &mut dyn FnMut(Raw)) -> Result<(), InputError> {
     for argument in arguments {
         if argument.as_os_str() == STDIN {
+            // Nothing at all on standard input is no report, as an empty directory is:
+            // if nothing else was read either, the command says so and stops.
             read_stream(std::io::stdin().lock(), "standard input", "stdin", sink).map_err(InputError::Stdin)?;
             continue;
         }
@@ -70,7 +72,10 @@ pub fn read(arguments: &[PathBuf], sink: &mut dyn FnMut(Raw)) -> Result<(), Inpu
             }
         } else {
             let file = crate::bounded_read::open_regular(argument).map_err(unreadable)?;
-            read_stream(file, &argument.display().to_string(), &stem(argument), sink).map_err(unreadable)?;
+            let source = argument.display().to_string();
+            if read_stream(file, &source, &stem(argument), sink).map_err(unreadable)? == Stream::Empty {
+                empty_file(source, sink);
+            }
         }
     }
     Ok(())
@@ -92,12 +97,31 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 fn read_file(path: &Path, sink: &mut dyn FnMut(Raw)) {
     let source = path.display().to_string();
     let result = crate::bounded_read::open_regular(path).and_then(|file| read_stream(file, &source, &stem(path), sink));
-    if let Err(error) = result {
-        sink(Raw::Done(Item::Unreadable {
+    match result {
+        Ok(Stream::Read) => {}
+        Ok(Stream::Empty) => empty_file(source, sink),
+        Err(error) => sink(Raw::Done(Item::Unreadable {
             source,
             problem: format!("cannot read it: {error}"),
-        }));
+        })),
     }
+}
+
+/// A report file with nothing in it: a node that began to write its report and stopped.
+fn empty_file(source: String, sink: &mut dyn FnMut(Raw)) {
+    sink(Raw::Done(Item::Unreadable {
+        source,
+        problem: "empty: no report in it".to_string(),
+    }));
+}
+
+/// Whether a stream held anything at all.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Reports, or text that is not one (each is an item of its own).
+    Read,
+    /// Not a byte but white space: the caller says whether that is a report lost.
+    Empty,
 }
 
 fn stem(path: &Path) -> String {
@@ -115,7 +139,7 @@ pub fn read_stream(
     source: &str,
     fallback: &str,
     sink: &mut dyn FnMut(Raw),
-) -> std::io::Result<()> {
+) -> std::io::Result<Stream> {
     let mut splitter = Splitter::new();
     let mut buffer = vec![0; 256 * 1024];
     let mut documents = 0;
@@ -144,17 +168,17 @@ pub fn read_stream(
         splitter.feed(&buffer[..read], &mut handle);
     }
     splitter.finish(&mut handle);
-    if documents == 0 {
-        let problem = match first_stray {
-            Some((text, line)) => format!("line {line}: not a report: `{text}`"),
-            None => "empty: no report in it".to_string(),
-        };
-        sink(Raw::Done(Item::Unreadable {
-            source: source.to_string(),
-            problem,
-        }));
+    if documents > 0 {
+        return Ok(Stream::Read);
     }
-    Ok(())
+    let Some((text, line)) = first_stray else {
+        return Ok(Stream::Empty);
+    };
+    sink(Raw::Done(Item::Unreadable {
+        source: source.to_string(),
+        problem: format!("line {line}: not a report: `{text}`"),
+    }));
+    Ok(Stream::Read)
 }
 
 /// What one piece of a stream amounts to.

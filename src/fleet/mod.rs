@@ -72,7 +72,14 @@ pub struct ReferenceInfo {
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lock: Option<String>,
-    pub fingerprint: String,
+    /// `null` when no node's report could be read: there is no configuration.
+    pub fingerprint: Option<String>,
+    /// Set where some fact has no value on more than half the nodes (see
+    /// `contested`; two nodes that differ, an even split): the majority is then
+    /// only the largest part, and these nodes (the first read of it, in
+    /// Slurm's hostlist form) hold the configuration the others are compared with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<String>,
 }
 
 #[derive(Debug, Serialize)]

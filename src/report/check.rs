@@ -5,17 +5,20 @@ use std::fmt::Write;
 
 use super::Style;
 use super::finding::{finding_text, paint};
+use super::wrap::write_hanging;
 use crate::check::Report;
 use crate::findings::{Finding, Severity};
 use crate::snapshot::Snapshot;
 
 pub fn text(report: &Report, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}\n",
-        style.heading(&format!("envdoctor check: {}", node_summary(&report.snapshot)))
-    );
+    let title = "envdoctor check:";
+    let prefix = format!("{} ", style.heading(title));
+    let summary = node_summary(&report.snapshot);
+    write_hanging(&mut out, style.width(), &prefix, title.len() + 1, &summary, |line| {
+        style.heading(line)
+    });
+    out.push('\n');
     for severity in [Severity::Error, Severity::Warning, Severity::Info] {
         let group: Vec<&Finding> = report
             .findings
@@ -37,14 +40,8 @@ pub fn text(report: &Report, style: Style) -> String {
             .as_deref()
             .map(|reason| format!(": {reason}"))
             .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{}",
-            style.dim(&format!(
-                "ignored {} ({}){reason}",
-                ignored.finding.id, ignored.finding.severity
-            ))
-        );
+        let line = format!("ignored {} ({}){reason}", ignored.finding.id, ignored.finding.severity);
+        write_hanging(&mut out, style.width(), "", 2, &line, |line| style.dim(line));
     }
     if !report.ignored.is_empty() {
         out.push('\n');
@@ -56,10 +53,12 @@ pub fn text(report: &Report, style: Style) -> String {
                 .as_deref()
                 .map(|reason| format!(" ({reason})"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "{}\n", style.dim(&format!("smoke test: not run{reason}")));
+            let line = format!("smoke test: not run{reason}");
+            write_hanging(&mut out, style.width(), "", 2, &line, |line| style.dim(line));
+            out.push('\n');
         }
     }
-    let _ = writeln!(out, "{}", verdict(report, style));
+    verdict(&mut out, report, style);
     out
 }
 
@@ -124,14 +123,22 @@ fn checks_evaluated(report: &Report) -> String {
     )
 }
 
-fn verdict(report: &Report, style: Style) -> String {
+fn verdict(out: &mut String, report: &Report, style: Style) {
     let (word, counts) = verdict_words(report);
+    let indent = word.len() + 2;
     let word = if report.summary.failed {
         style.error(&word)
     } else {
         style.heading(&word)
     };
-    format!("{word}: {counts}")
+    write_hanging(
+        out,
+        style.width(),
+        &format!("{word}: "),
+        indent,
+        &counts,
+        str::to_string,
+    );
 }
 
 /// `host gpu-07 · Python 3.11.7 · torch 2.3.1+cu121 · driver 535.183.01 · 6 GPUs`.

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::Style;
 use super::junit::{escape, single_suite};
+use super::wrap::write_hanging;
 use super::{plural, short_fingerprint};
 use crate::compare::report::DriftReport;
 use crate::compare::{Area, Drift};
@@ -14,29 +15,30 @@ use crate::lock::model::serde_plain;
 
 pub fn text(report: &DriftReport, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} against {} ({} {})",
-        style.heading(&capitalized(&shown(&report.found.describe()))),
-        shown(&report.expected.describe()),
-        shown(&report.expected.label),
+    let found = capitalized(&report.found.describe());
+    let against = format!(
+        "against {} ({} {})",
+        report.expected.describe(),
+        report.expected.label,
         short_fingerprint(&report.expected.fingerprint)
     );
+    let prefix = format!("{} ", style.heading(&shown(&found)));
+    write_hanging(&mut out, style.width(), &prefix, 2, &against, str::to_string);
     if let Some(files) = &report.files_checked {
-        let _ = write!(
-            out,
+        let mut rehashed = format!(
             "Re-hashed the files of {} distributions against their RECORD",
             files.distributions
         );
         if !files.without_record.is_empty() {
             let _ = write!(
-                out,
+                rehashed,
                 "; {} have none: {}",
                 files.without_record.len(),
-                shown(&files.without_record.join(", "))
+                files.without_record.join(", ")
             );
         }
-        let _ = writeln!(out, ".");
+        rehashed.push('.');
+        write_hanging(&mut out, style.width(), "", 2, &rehashed, str::to_string);
     }
     for area in Area::ALL {
         let items: Vec<&Drift> = report.drift.iter().filter(|item| item.area == area).collect();
@@ -51,13 +53,21 @@ pub fn text(report: &DriftReport, style: Style) -> String {
                 Severity::Warning => style.warning(&label),
                 Severity::Info => style.dim(&label),
             };
-            let _ = writeln!(out, "  {label} {}", shown(&item.message));
+            write_hanging(
+                &mut out,
+                style.width(),
+                &format!("  {label} "),
+                11,
+                &item.message,
+                str::to_string,
+            );
             if let Some(fix) = &item.fix {
                 let _ = writeln!(out, "           {} {}", style.dim("fix:"), shown(fix));
             }
         }
     }
-    let _ = writeln!(out, "\n{}", verdict(report));
+    out.push('\n');
+    write_hanging(&mut out, style.width(), "", 2, &verdict(report), str::to_string);
     out
 }
 

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use super::Style;
+use super::wrap::write_hanging;
 use crate::explain::rank::{Candidate, Confidence};
 use crate::explain::{Explained, Explanation, Outcome, STDLIB};
 
@@ -19,17 +20,18 @@ const OTHERS_SHOWN: usize = 3;
 pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
     let mut out = String::new();
     let Some(traceback) = &explanation.traceback else {
-        let _ = writeln!(
-            out,
+        let nothing = format!(
             "No traceback and no exception line in {} ({} lines read): nothing to explain.",
             source(explanation),
             explanation.lines_read
         );
+        write_hanging(&mut out, style.width(), "", 0, &nothing, str::to_string);
         return out;
     };
     summary(&mut out, explanation, traceback, style);
     if let Some(node_facts) = &explanation.node_facts {
-        let _ = writeln!(out, "  {} {node_facts}", style.dim("node facts:"));
+        let prefix = format!("  {} ", style.dim("node facts:"));
+        write_hanging(&mut out, style.width(), &prefix, 4, node_facts, str::to_string);
     }
     let mut hidden: Vec<String> = Vec::new();
     let answer = explanation
@@ -38,13 +40,10 @@ pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
         .filter(|candidate| candidate.confidence.is_answer());
     let others: Vec<&Candidate> = match answer {
         Some(answer) => {
-            let _ = writeln!(
-                out,
-                "\n{} ({}): {}",
-                style.heading("Most likely cause"),
-                answer.confidence.label(),
-                answer.id
-            );
+            out.push('\n');
+            let prefix = format!("{} ", style.heading("Most likely cause"));
+            let cause = format!("({}): {}", answer.confidence.label(), answer.id);
+            write_hanging(&mut out, style.width(), &prefix, 2, &cause, str::to_string);
             detailed(&mut out, answer, style, verbose, &mut hidden);
             explanation.candidates.iter().skip(1).collect()
         }
@@ -58,16 +57,16 @@ pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
             } else {
                 "the traceback fits these causes, and neither it nor this node tells them apart"
             };
-            let _ = writeln!(out, "\n{}: {why}.", style.heading("Not decided"));
+            out.push('\n');
+            let prefix = format!("{}: ", style.heading("Not decided"));
+            write_hanging(&mut out, style.width(), &prefix, 2, &format!("{why}."), str::to_string);
             to_decide(&mut out, explanation, style);
             if verbose {
                 for candidate in &possible {
-                    let _ = writeln!(
-                        out,
-                        "\n  {} ({})",
-                        style.heading(&candidate.id),
-                        candidate.confidence.label()
-                    );
+                    out.push('\n');
+                    let prefix = format!("  {} ", style.heading(&candidate.id));
+                    let label = format!("({})", candidate.confidence.label());
+                    write_hanging(&mut out, style.width(), &prefix, 4, &label, str::to_string);
                     detailed(&mut out, candidate, style, verbose, &mut hidden);
                 }
                 ruled_out
@@ -77,12 +76,11 @@ pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
             }
         }
         None => {
-            let _ = writeln!(
-                out,
-                "\n{}: no known cause fits this traceback on this node. What it says is above; \
-                 `envdoctor matrix list` shows what is known.",
-                style.heading("Not explained")
-            );
+            out.push('\n');
+            let prefix = format!("{}: ", style.heading("Not explained"));
+            let text = "no known cause fits this traceback on this node. What it says is above; \
+                        `envdoctor matrix list` shows what is known.";
+            write_hanging(&mut out, style.width(), &prefix, 2, text, str::to_string);
             to_decide(&mut out, explanation, style);
             explanation.candidates.iter().collect()
         }
@@ -106,7 +104,15 @@ pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
             };
             let reason = brief_reason(candidate);
             let reason = if verbose { reason } else { cut(&reason, REASON_WIDTH) };
-            let _ = writeln!(out, "  {label} {}: {reason}", candidate.id);
+            let line = format!("{}: {reason}", candidate.id);
+            write_hanging(
+                &mut out,
+                style.width(),
+                &format!("  {label} "),
+                15,
+                &line,
+                str::to_string,
+            );
         }
         if shown < others.len() {
             hidden.push(plural(others.len() - shown, "other candidate"));
@@ -116,14 +122,9 @@ pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
         hidden.push(plural(explanation.other_tracebacks.len(), "other traceback"));
     }
     if !hidden.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{}",
-            style.dim(&format!(
-                "Also in --verbose (and --format json): {}.",
-                hidden.join(", ")
-            ))
-        );
+        let also = format!("Also in --verbose (and --format json): {}.", hidden.join(", "));
+        out.push('\n');
+        write_hanging(&mut out, style.width(), "", 2, &also, |line| style.dim(line));
     }
     if !explanation.other_tracebacks.is_empty() && verbose {
         let _ = writeln!(out, "\n{}", style.heading("Other tracebacks in the log"));
@@ -135,12 +136,12 @@ pub fn text(explanation: &Explanation, style: Style, verbose: bool) -> String {
                 count => format!(" (x{count})"),
             };
             let best = other.best.as_deref().map(|id| format!("  [{id}]")).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  line {}{times}: {}{best}",
+            let line = format!(
+                "line {}{times}: {}{best}",
                 other.line,
                 clipped(&joined(exception, message))
             );
+            write_hanging(&mut out, style.width(), "  ", 4, &line, str::to_string);
         }
     }
     out
@@ -152,7 +153,7 @@ fn to_decide(out: &mut String, explanation: &Explanation, style: Style) {
     }
     let _ = writeln!(out, "{}", style.heading("What would decide it"));
     for wanted in &explanation.to_decide {
-        let _ = writeln!(out, "  - {wanted}");
+        write_hanging(out, style.width(), "  - ", 4, wanted, str::to_string);
     }
 }
 
@@ -173,19 +174,15 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
         1 => "; 1 other traceback in the log".to_string(),
         count => format!("; {count} other tracebacks in the log"),
     };
-    let _ = writeln!(
-        out,
-        "{} line {} of {}{times}{others}",
-        style.heading("Traceback at"),
-        traceback.line,
-        source(explanation)
-    );
+    let prefix = format!("{} ", style.heading("Traceback at"));
+    let at = format!("line {} of {}{times}{others}", traceback.line, source(explanation));
+    write_hanging(out, style.width(), &prefix, 2, &at, str::to_string);
+    let indented = |out: &mut String, text: &str| write_hanging(out, style.width(), "  ", 4, text, str::to_string);
     match (&traceback.exception, &traceback.message) {
         (Some(exception), Some(message)) => {
-            let _ = writeln!(
+            indented(
                 out,
-                "  {}",
-                clipped(&joined(exception, message.lines().next().unwrap_or_default()))
+                &clipped(&joined(exception, message.lines().next().unwrap_or_default())),
             );
         }
         _ => {
@@ -194,19 +191,10 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
     }
     if let Some(frame) = traceback.frames.last() {
         let line = frame.line.map(|line| format!(":{line}")).unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  raised in {}{line}, in {}",
-            crate::escape::controls(&frame.file),
-            crate::escape::controls(&frame.function)
-        );
+        indented(out, &format!("raised in {}{line}, in {}", frame.file, frame.function));
     }
     if !traceback.devices.is_empty() {
-        let _ = writeln!(
-            out,
-            "  devices named: {}",
-            crate::escape::controls(&traceback.devices.join(", "))
-        );
+        indented(out, &format!("devices named: {}", traceback.devices.join(", ")));
     }
     let packages: Vec<String> = traceback
         .packages
@@ -218,7 +206,7 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
         })
         .collect();
     if !packages.is_empty() {
-        let _ = writeln!(out, "  through: {}", packages.join(", "));
+        indented(out, &format!("through: {}", packages.join(", ")));
     }
 }
 
@@ -226,7 +214,7 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
 /// the fix and its references (the first only, unless verbose). What is left
 /// out is added to `hidden`.
 fn detailed(out: &mut String, candidate: &Candidate, style: Style, verbose: bool, hidden: &mut Vec<String>) {
-    let _ = writeln!(out, "  {}", candidate.title);
+    write_hanging(out, style.width(), "  ", 4, &candidate.title, str::to_string);
     let _ = writeln!(out, "  {}", style.dim("evidence:"));
     let mut said: Vec<&str> = Vec::new();
     for evidence in &candidate.evidence {
@@ -239,10 +227,18 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style, verbose: bool
             Some(false) => "-",
             None => "?",
         };
-        let _ = writeln!(out, "    {mark} {}", crate::escape::controls(&evidence.text));
+        write_hanging(
+            out,
+            style.width(),
+            &format!("    {mark} "),
+            6,
+            &evidence.text,
+            str::to_string,
+        );
     }
     if verbose {
-        let _ = writeln!(out, "  {} {}", style.dim("why:"), candidate.why);
+        let prefix = format!("  {} ", style.dim("why:"));
+        write_hanging(out, style.width(), &prefix, 7, &candidate.why, str::to_string);
     } else {
         hidden.push("why".to_string());
     }

@@ -5,22 +5,21 @@
 use std::fmt::Write;
 
 use super::Style;
+use super::wrap::{wrap, write_hanging};
 use crate::findings::{Finding, Severity};
 
 /// The width of a finding's labels (`observed`, `why`, `fix`, `see`).
 const LABEL_WIDTH: usize = 10;
 
 pub(super) fn finding_text(out: &mut String, style: Style, finding: &Finding) {
-    let _ = writeln!(
-        out,
-        "  {} {}",
-        paint(
-            style,
-            finding.severity,
-            &format!("[{}]", crate::escape::controls(&finding.id))
-        ),
-        style.heading(&crate::escape::controls(&finding.title))
+    let id = paint(
+        style,
+        finding.severity,
+        &format!("[{}]", crate::escape::controls(&finding.id)),
     );
+    write_hanging(out, style.width(), &format!("  {id} "), 4, &finding.title, |line| {
+        style.heading(line)
+    });
     labelled(out, style, "observed", &finding.detail);
     labelled(out, style, "why", &finding.why);
     match &finding.fix {
@@ -46,36 +45,16 @@ pub(super) fn finding_text(out: &mut String, style: Style, finding: &Finding) {
     out.push('\n');
 }
 
-/// A label and its text, wrapped to a readable width under the label.
+/// A label and its text, wrapped to the output width under the label.
 fn labelled(out: &mut String, style: Style, label: &str, text: &str) {
     let indent = 4 + LABEL_WIDTH;
-    for (index, line) in wrap(text, 100 - indent).into_iter().enumerate() {
+    for (index, line) in wrap(text, style.width() - indent).into_iter().enumerate() {
         if index == 0 {
             let _ = writeln!(out, "    {}{line}", style.dim(&format!("{label:<LABEL_WIDTH$}")));
         } else {
             let _ = writeln!(out, "{:indent$}{line}", "");
         }
     }
-}
-
-pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        // Words from input may hold terminal escapes; no word may paint or move the cursor.
-        let word = crate::escape::controls(word);
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&word);
-    }
-    if !line.is_empty() || lines.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
 
 pub(super) fn paint(style: Style, severity: Severity, text: &str) -> String {

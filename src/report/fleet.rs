@@ -8,6 +8,7 @@ use std::fmt::Write;
 use super::finding::paint;
 use super::junit::{escape, single_suite};
 use super::markdown::{cell, code, inline, marker};
+use super::wrap::write_hanging;
 use super::{Style, plural, short_fingerprint};
 use crate::escape::controls as shown;
 use crate::findings::Severity;
@@ -18,28 +19,32 @@ const LISTED_NODES: usize = 8;
 
 pub fn text(report: &FleetReport, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", style.heading(&headline(report)));
-    let _ = writeln!(out, "{}", reference_line(report));
+    let width = style.width();
+    let heading = |line: &str| style.heading(line);
+    write_hanging(&mut out, width, "", 2, &headline(report), heading);
+    if let Some(reference) = reference_line(report) {
+        write_hanging(&mut out, width, "", 2, &reference, str::to_string);
+    }
 
     if !report.deviations.is_empty() {
         let _ = writeln!(out, "\n{}", style.heading("Nodes that differ"));
         for deviation in &report.deviations {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint(
-                    style,
-                    deviation.severity,
-                    &format!("{:<8}", deviation.severity.as_str())
-                ),
-                nodes_text(deviation.nodes.len(), &deviation.hostlist)
+            let severity = paint(
+                style,
+                deviation.severity,
+                &format!("{:<8}", deviation.severity.as_str()),
             );
+            let nodes = nodes_text(deviation.nodes.len(), &deviation.hostlist);
+            write_hanging(&mut out, width, &format!("  {severity} "), 11, &nodes, str::to_string);
             for item in &deviation.differences {
-                let _ = writeln!(
-                    out,
-                    "    {} {}",
-                    paint(style, item.severity, &format!("{:<8}", item.severity.as_str())),
-                    shown(&item.message)
+                let severity = paint(style, item.severity, &format!("{:<8}", item.severity.as_str()));
+                write_hanging(
+                    &mut out,
+                    width,
+                    &format!("    {severity} "),
+                    13,
+                    &item.message,
+                    str::to_string,
                 );
                 if let Some(fix) = &item.fix {
                     let _ = writeln!(out, "             {} {}", style.dim("fix:"), shown(fix));
@@ -57,22 +62,19 @@ pub fn text(report: &FleetReport, style: Style) -> String {
             let values: Vec<String> = contested
                 .values
                 .iter()
-                .map(|value| format!("{} on {}", shown(&value.value), value.nodes))
+                .map(|value| format!("{} on {}", value.value, value.nodes))
                 .collect();
-            let _ = writeln!(out, "  {}: {}", shown(&contested.subject), values.join(", "));
+            let line = format!("{}: {}", contested.subject, values.join(", "));
+            write_hanging(&mut out, width, "  ", 4, &line, str::to_string);
         }
     }
     if !report.findings.is_empty() {
         let _ = writeln!(out, "\n{}", style.heading("Check findings"));
         for finding in &report.findings {
-            let _ = writeln!(
-                out,
-                "  {} {} {}",
-                paint(style, finding.severity, &format!("{:<8}", finding.severity.as_str())),
-                shown(&finding.id),
-                style.dim(&format!("on {}", nodes_text(finding.count, &finding.hostlist)))
-            );
-            let _ = writeln!(out, "           {}", shown(&finding.example));
+            let severity = paint(style, finding.severity, &format!("{:<8}", finding.severity.as_str()));
+            let on = format!("{} on {}", finding.id, nodes_text(finding.count, &finding.hostlist));
+            write_hanging(&mut out, width, &format!("  {severity} "), 11, &on, str::to_string);
+            write_hanging(&mut out, width, &" ".repeat(11), 11, &finding.example, str::to_string);
             if let Some(fix) = &finding.fix {
                 let _ = writeln!(out, "           {} {}", style.dim("fix:"), shown(fix));
             }
@@ -87,24 +89,34 @@ pub fn text(report: &FleetReport, style: Style) -> String {
         }
         let _ = writeln!(out, "\n{}", style.heading(title));
         for problem in problems {
-            let _ = writeln!(
-                out,
-                "  {} {}: {}",
-                style.error("error   "),
-                shown(&problem.node),
-                shown(&problem.problem)
+            let line = format!("{}: {}", problem.node, problem.problem);
+            write_hanging(
+                &mut out,
+                width,
+                &format!("  {} ", style.error("error   ")),
+                11,
+                &line,
+                str::to_string,
             );
         }
     }
     if !report.duplicates.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{} more than one report claims {}; the later ones are named NAME#2, ...",
-            style.warning("note:"),
-            shown(&report.duplicates.join(", "))
+        let note = format!(
+            "more than one report claims {}; the later ones are named NAME#2, ...",
+            report.duplicates.join(", ")
+        );
+        out.push('\n');
+        write_hanging(
+            &mut out,
+            width,
+            &format!("{} ", style.warning("note:")),
+            2,
+            &note,
+            str::to_string,
         );
     }
-    let _ = writeln!(out, "\n{}", verdict(report));
+    out.push('\n');
+    write_hanging(&mut out, width, "", 2, &verdict(report), str::to_string);
     out
 }
 
@@ -113,7 +125,9 @@ pub fn markdown(report: &FleetReport) -> String {
     let word = if report.summary.failed { "FAIL" } else { "PASS" };
     let _ = writeln!(out, "## envdoctor fleet: {word}\n");
     let _ = writeln!(out, "{}\n", inline(&headline(report)));
-    let _ = writeln!(out, "{}\n", inline(&reference_line(report)));
+    if let Some(reference) = reference_line(report) {
+        let _ = writeln!(out, "{}\n", inline(&reference));
+    }
     if !report.deviations.is_empty() {
         out.push_str("| severity | nodes | what differs | fix |\n|---|---|---|---|\n");
         for deviation in &report.deviations {
@@ -240,21 +254,36 @@ pub fn junit(report: &FleetReport) -> String {
 }
 
 /// `Fleet of 10000 nodes: 9993 match the majority, 7 differ, 1 did not answer`.
+/// Where some fact has no majority, the nodes compared with are named instead.
 fn headline(report: &FleetReport) -> String {
     let nodes = &report.nodes;
-    let against = if report.reference.kind == "lock" {
-        "the lock"
-    } else {
-        "the majority"
-    };
-    let mut parts = vec![format!("{} match {against}", nodes.matching)];
-    parts.push(format!("{} differ", nodes.deviating));
+    let mut missing = Vec::new();
     if nodes.not_answered > 0 {
-        parts.push(format!("{} did not answer", nodes.not_answered));
+        missing.push(format!("{} did not answer", nodes.not_answered));
     }
     if nodes.unreadable > 0 {
-        parts.push(format!("{} unreadable", plural(nodes.unreadable, "report")));
+        missing.push(format!("{} unreadable", plural(nodes.unreadable, "report")));
     }
+    if nodes.reported == 0 {
+        return format!("Fleet: no node's report was read; {}", missing.join(", "));
+    }
+    let compared = match (report.reference.kind, standing_in(report)) {
+        ("lock", _) => format!("{} match the lock, {} differ", nodes.matching, nodes.deviating),
+        (_, None) => format!("{} match the majority, {} differ", nodes.matching, nodes.deviating),
+        (_, Some(reference)) => match report.deviations.as_slice() {
+            [other] if nodes.reported == 2 => format!(
+                "{reference} and {} differ, and with two nodes neither is the majority",
+                shown(&other.hostlist)
+            ),
+            _ => format!(
+                "no majority on {}, so the nodes are compared with {reference}: {} match, {} differ",
+                plural(report.contested.len(), "fact"),
+                nodes.matching,
+                nodes.deviating
+            ),
+        },
+    };
+    let parts: Vec<String> = std::iter::once(compared).chain(missing).collect();
     format!(
         "Fleet of {}: {}",
         plural(nodes.reported + nodes.not_answered, "node"),
@@ -262,37 +291,76 @@ fn headline(report: &FleetReport) -> String {
     )
 }
 
-/// What the nodes were compared with, by its headline facts.
-fn reference_line(report: &FleetReport) -> String {
+/// Where no value of some fact is on more than half the nodes, what stands in
+/// for the majority: the nodes whose configuration the others are compared
+/// with, or the most common values where no node holds them all.
+fn standing_in(report: &FleetReport) -> Option<String> {
+    if report.reference.kind == "lock" || report.contested.is_empty() {
+        return None;
+    }
+    Some(match &report.reference.nodes {
+        Some(hostlist) => shown(hostlist).into_owned(),
+        None => "the most common value of each fact".to_string(),
+    })
+}
+
+/// What the nodes were compared with, by its headline facts; nothing when no
+/// report was read, as there is nothing to compare with.
+fn reference_line(report: &FleetReport) -> Option<String> {
+    let fingerprint = short_fingerprint(report.reference.fingerprint.as_deref()?);
+    if let Some(lock) = &report.reference.lock {
+        return Some(format!("Reference: the lock {} ({fingerprint})", shown(lock)));
+    }
     let facts: Vec<String> = report
         .majority
         .iter()
         .map(|fact| format!("{} {}", shown(&fact.subject), shown(&fact.value)))
         .collect();
-    let fingerprint = short_fingerprint(&report.reference.fingerprint);
-    match &report.reference.lock {
-        Some(lock) => format!("Reference: the lock {} ({fingerprint})", shown(lock)),
-        None => format!("Majority: {} ({fingerprint})", facts.join(" · ")),
-    }
+    let label = match standing_in(report) {
+        Some(reference) => format!("Compared with {reference}"),
+        None => "Majority".to_string(),
+    };
+    Some(format!("{label}: {} ({fingerprint})", facts.join(" · ")))
 }
 
 fn verdict(report: &FleetReport) -> String {
     let summary = &report.summary;
     let word = if summary.failed { "FAIL" } else { "PASS" };
-    format!(
-        "{word}: {} with errors, {} with warnings, {} with notes; {} distinct {}; {} checked here or by themselves; failing on {}",
+    if report.nodes.reported == 0 {
+        return format!(
+            "{word}: no node's report was read; failing on {}",
+            summary.fail_on.as_str()
+        );
+    }
+    let mut parts = vec![format!(
+        "{} with errors, {} with warnings, {} with notes",
         plural(summary.nodes_with_errors, "node"),
         summary.nodes_with_warnings,
-        summary.nodes_with_info,
-        report.configurations.len(),
-        if report.configurations.len() == 1 {
+        summary.nodes_with_info
+    )];
+    let configurations = report.configurations.len();
+    parts.push(format!(
+        "{configurations} distinct {}",
+        if configurations == 1 {
             "configuration"
         } else {
             "configurations"
-        },
-        plural(report.nodes.judged, "node"),
-        summary.fail_on.as_str()
-    )
+        }
+    ));
+    parts.push(checked(report.nodes.judged, report.nodes.reported));
+    parts.push(format!("failing on {}", summary.fail_on.as_str()));
+    format!("{word}: {}", parts.join("; "))
+}
+
+/// `checks run on all 12 nodes`: how many nodes' findings are known, whether
+/// they came in the node's own check report or from its Snapshot checked here.
+fn checked(judged: usize, reported: usize) -> String {
+    match (judged, reported) {
+        (1, 1) => "checks run on the node".to_string(),
+        (2, 2) => "checks run on both nodes".to_string(),
+        (judged, reported) if judged == reported => format!("checks run on all {reported} nodes"),
+        (judged, reported) => format!("checks run on {judged} of {reported} nodes"),
+    }
 }
 
 fn nodes_text(count: usize, hostlist: &str) -> String {

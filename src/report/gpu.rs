@@ -51,17 +51,18 @@ fn write_nvidia(out: &mut String, snapshot: &Snapshot, nvidia: &Nvidia, style: S
         ),
     );
     for gpu in &nvidia.gpus {
-        continuation(out, &gpu_line(gpu));
+        continuation(out, style, &gpu_line(gpu));
         for warning in gpu_warnings(gpu) {
-            continuation(out, &style.warning(&format!("  {warning}")));
+            continuation(out, style, &format!("  {}", style.warning(&warning)));
         }
     }
     for (field, error) in &nvidia.query_errors {
-        continuation(out, &style.warning(&format!("{field}: {error}")));
+        continuation(out, style, &style.warning(&format!("{field}: {error}")));
     }
     for gpu in &nvidia.unreadable_gpus {
         continuation(
             out,
+            style,
             &style.warning(&format!("GPU {}: unreadable: {}", gpu.index, gpu.error)),
         );
     }
@@ -168,9 +169,9 @@ fn write_cuda_devices(out: &mut String, devices: &CudaDevices, style: Style) {
     };
     section(out, style, "cuda:N", &mapping);
     let certainty = if devices.certain { "" } else { ", uncertain" };
-    continuation(out, &style.dim(&format!("order {order}{certainty}, {visible}")));
+    continuation(out, style, &style.dim(&format!("order {order}{certainty}, {visible}")));
     for note in &devices.notes {
-        continuation(out, &style.warning(note));
+        continuation(out, style, &style.warning(note));
     }
 }
 

@@ -13,6 +13,8 @@ pub mod markdown;
 pub mod matrix;
 pub mod smoke;
 pub mod snapshot;
+mod width;
+mod wrap;
 
 /// `3 nodes`, `1 node`: a count and its word.
 pub(crate) fn plural(count: usize, word: &str) -> String {
@@ -27,11 +29,14 @@ pub(crate) fn short_fingerprint(fingerprint: &str) -> String {
     crate::escape::controls(&kept).into_owned()
 }
 
-/// Terminal colour, on only for a terminal and never when `NO_COLOR` is set
-/// to anything non-empty (no-color.org). Output must read the same without it.
+/// How text output looks where it goes: terminal colour, on only for a
+/// terminal and never when `NO_COLOR` is set to anything non-empty
+/// (no-color.org; output must read the same without it), and the width every
+/// renderer wraps to (`width`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     color: bool,
+    width: usize,
 }
 
 impl Style {
@@ -39,7 +44,18 @@ impl Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         Style {
             color: is_terminal && !no_color,
+            width: width::for_output(is_terminal),
         }
+    }
+
+    /// The same width, without colour.
+    pub fn plain(self) -> Style {
+        Style { color: false, ..self }
+    }
+
+    /// The columns a line may take (`COLUMNS`, else the terminal's, else 100).
+    pub fn width(self) -> usize {
+        self.width
     }
 
     fn paint(self, code: &str, text: &str) -> String {

@@ -1,9 +1,8 @@
 //! The smoke test for people: one line per step with its verdict, time and
 //! detail, then the findings, then the verdict.
 
-use std::fmt::Write;
-
 use super::Style;
+use super::wrap::{visible_width, write_hanging};
 use crate::escape::controls as shown;
 use crate::smoke::{Ending, SmokeReport, SmokeRun, Status};
 
@@ -22,15 +21,13 @@ pub fn text(report: &SmokeReport, style: Style) -> String {
         report.run.count(Status::Skip),
         report.fail_on.as_str()
     );
-    let _ = writeln!(
-        out,
-        "{}",
+    write_hanging(&mut out, style.width(), "", word.len() + 2, &verdict, |line| {
         if report.failed {
-            style.error(&verdict)
+            style.error(line)
         } else {
-            style.heading(&verdict)
+            style.heading(line)
         }
-    );
+    });
     out
 }
 
@@ -40,16 +37,13 @@ pub fn steps_text(out: &mut String, run: &SmokeRun, style: Style) {
         Ending::Completed => "completed".to_string(),
         _ => shown(&run.ending_detail).into_owned(),
     };
-    let _ = writeln!(
-        out,
-        "{}",
-        style.heading(&format!(
-            "smoke test: {} steps in {:.1} s with {} ({ending})",
-            run.steps.len(),
-            run.duration_ms as f64 / 1000.0,
-            shown(&run.python.display().to_string())
-        ))
+    let heading = format!(
+        "smoke test: {} steps in {:.1} s with {} ({ending})",
+        run.steps.len(),
+        run.duration_ms as f64 / 1000.0,
+        run.python.display()
     );
+    write_hanging(out, style.width(), "", 2, &heading, |line| style.heading(line));
     let name_width = run.steps.iter().map(|step| step.name.len()).max().unwrap_or(0);
     for step in &run.steps {
         let status = format!("{:<7}", step.status.as_str());
@@ -58,12 +52,20 @@ pub fn steps_text(out: &mut String, run: &SmokeRun, style: Style) {
             Status::Skip => style.dim(&status),
             Status::Fail | Status::Timeout => style.error(&status),
         };
-        let _ = writeln!(
-            out,
-            "  {status} {:<name_width$} {:>6.2} s  {}",
+        let columns = format!(
+            "{:<name_width$} {:>6.2} s  ",
             shown(&step.name),
-            step.duration_ms as f64 / 1000.0,
-            shown(step.detail.lines().next().unwrap_or_default())
+            step.duration_ms as f64 / 1000.0
+        );
+        let prefix = format!("  {status} {columns}");
+        let detail = step.detail.lines().next().unwrap_or_default();
+        write_hanging(
+            out,
+            style.width(),
+            &prefix,
+            visible_width(&prefix),
+            detail,
+            str::to_string,
         );
     }
     out.push('\n');

@@ -6,6 +6,7 @@ use crate::snapshot::Snapshot;
 
 use super::Style;
 use super::layout::{LABEL_WIDTH, continuation, gib, section};
+use super::wrap::write_laid_out;
 use crate::snapshot::packages::Package;
 use crate::snapshot::python::Origin;
 
@@ -14,7 +15,7 @@ pub fn text(snapshot: &Snapshot, style: Style) -> String {
     // here, so no line below can show a raw newline or terminal escape.
     match crate::escape::every_string(snapshot) {
         Some(escaped) => summary(&escaped, style),
-        None => crate::escape::controls_but_newlines(&summary(snapshot, Style::for_output(false))).into_owned(),
+        None => crate::escape::controls_but_newlines(&summary(snapshot, style.plain())).into_owned(),
     }
 }
 
@@ -53,7 +54,7 @@ fn summary(snapshot: &Snapshot, style: Style) -> String {
         _ => "memory unknown".to_string(),
     };
     let cpu_model = system.cpu_model.clone().unwrap_or_else(unknown);
-    continuation(&mut out, &format!("{cpu_model}, {cpus}, {memory}"));
+    continuation(&mut out, style, &format!("{cpu_model}, {cpus}, {memory}"));
 
     let python = &snapshot.python;
     section(
@@ -81,6 +82,7 @@ fn summary(snapshot: &Snapshot, style: Style) -> String {
     };
     continuation(
         &mut out,
+        style,
         &style.dim(&format!(
             "chosen by {origin} ({}), {environment}, prefix {}",
             python.invoked.display(),
@@ -109,7 +111,7 @@ fn summary(snapshot: &Snapshot, style: Style) -> String {
         }
     }
     section(&mut out, style, "packages", &counts);
-    write_columns(&mut out, packages);
+    write_columns(&mut out, packages, style.width());
 
     let notes: Vec<String> = packages.iter().flat_map(package_notes).collect();
     let scan_problems = snapshot
@@ -120,7 +122,7 @@ fn summary(snapshot: &Snapshot, style: Style) -> String {
     if !notes.is_empty() {
         section(&mut out, style, "notes", "");
         for note in notes {
-            let _ = writeln!(out, "  {}", style.warning(&note));
+            write_laid_out(&mut out, style.width(), "  ", 4, &style.warning(&note));
         }
     }
     out
@@ -151,19 +153,19 @@ fn package_notes(package: &Package) -> Vec<String> {
     notes
 }
 
-/// Packages as `name version` cells in as many columns as fit 100 characters.
-fn write_columns(out: &mut String, packages: &[Package]) {
+/// Packages as `name version` cells in as many columns as fit the output width.
+fn write_columns(out: &mut String, packages: &[Package], width: usize) {
     let cells: Vec<String> = packages
         .iter()
         .map(|package| format!("{} {}", package.name, package.version.as_deref().unwrap_or("?")))
         .collect();
-    let width = cells.iter().map(|cell| cell.chars().count()).max().unwrap_or(0) + 2;
-    let columns = ((100 - LABEL_WIDTH) / width.max(1)).max(1);
+    let cell_width = cells.iter().map(|cell| cell.chars().count()).max().unwrap_or(0) + 2;
+    let columns = (width.saturating_sub(LABEL_WIDTH) / cell_width).max(1);
     let rows = cells.len().div_ceil(columns);
     for row in 0..rows {
         let line: String = (0..columns)
             .filter_map(|column| cells.get(column * rows + row))
-            .map(|cell| format!("{cell:<width$}"))
+            .map(|cell| format!("{cell:<cell_width$}"))
             .collect();
         let _ = writeln!(out, "{:LABEL_WIDTH$}{}", "", line.trim_end());
     }

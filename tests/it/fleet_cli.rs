@@ -389,24 +389,159 @@ fn unreadable_reports_are_named_and_the_rest_aggregated() {
 }
 
 #[test]
-fn a_missing_path_or_an_empty_directory_is_exit_2() {
+fn a_missing_path_or_no_report_at_all_is_exit_2() {
     let root = tempfile::tempdir().unwrap();
     let missing = root.path().join("no-such-reports");
     let empty = root.path().join("empty");
     fs::create_dir(&empty).unwrap();
     fs::write(empty.join("README.txt"), "no reports here").unwrap();
-    for (path, says) in [(&missing, "no-such-reports"), (&empty, "no reports found")] {
-        let output = common::envdoctor(&root.path().join("cache"))
-            .arg("fleet")
-            .arg(path)
-            .output()
-            .unwrap();
+    let cases: [(&[&str], Option<&str>, &str); 5] = [
+        (&[dir_arg(&missing)], None, "no-such-reports"),
+        (&[dir_arg(&empty)], None, "no reports found in `"),
+        // Nothing on standard input is no report, as an empty directory is.
+        (&["-"], Some(""), "no reports found in standard input"),
+        (&[], Some(""), "no reports found in standard input"),
+        (&["-"], Some("\n  \n"), "no reports found in standard input"),
+    ];
+    for (arguments, stdin, says) in cases {
+        let mut command = common::envdoctor(&root.path().join("cache"));
+        command.arg("fleet").args(arguments);
+        if let Some(stdin) = stdin {
+            command.write_stdin(stdin);
+        }
+        let output = command.output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{}: {stderr}", path.display());
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
         assert!(output.stdout.is_empty());
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(stderr.contains(says) && !stderr.contains("panicked"), "{stderr}");
     }
+}
+
+/// Issue 29: two nodes that differ are one against one. Neither is the
+/// majority: the report names both, says what differs, and fails on the error.
+#[test]
+fn two_nodes_that_differ_are_named_not_called_a_majority() {
+    let fleet = Fleet::new(8);
+    let pair = fleet.path("pair");
+    fs::create_dir(&pair).unwrap();
+    let torch = fleet.nodes_with("package-version torch").pop_first().unwrap();
+    let clean = fleet
+        .all_nodes()
+        .into_iter()
+        .find(|node| !fleet.expected.contains_key(node))
+        .unwrap();
+    for node in [&clean, &torch] {
+        fs::copy(fleet.node_file(node), pair.join(format!("{node}.json"))).unwrap();
+    }
+    // Reports are compared with the first one read: the files in name order.
+    let (first, second) = if clean < torch {
+        (&clean, &torch)
+    } else {
+        (&torch, &clean)
+    };
+
+    let (text, code) = fleet.output(&[dir_arg(&pair)]);
+    assert_eq!(code, 1, "torch differs: an error\n{text}");
+    let headline = text.lines().next().unwrap();
+    assert_eq!(
+        headline,
+        format!("Fleet of 2 nodes: {first} and {second} differ, and with two nodes neither is the majority")
+    );
+    assert!(text.contains(&format!("\nCompared with {first}: ")), "{text}");
+    for pretending in ["match the majority", "Majority:", "on most nodes"] {
+        assert!(!text.contains(pretending), "`{pretending}` in\n{text}");
+    }
+    let verdict = text.trim_end().rsplit("\n\n").next().unwrap();
+    assert!(
+        common::width::words(verdict).contains("; checks run on both nodes;"),
+        "{text}"
+    );
+
+    let (report, _) = fleet.json(&[dir_arg(&pair)], None);
+    assert_eq!(report["reference"]["nodes"], first.as_str());
+    let deviations = report["deviations"].as_array().unwrap();
+    assert_eq!(deviations.len(), 1, "{report}");
+    assert_eq!(deviations[0]["nodes"], serde_json::json!([second]));
+    let torch_differs = deviations[0]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["subject"] == "torch")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        string(&torch_differs["message"]).contains(&format!("on {first}")),
+        "{torch_differs}"
+    );
+    // Every fact on which they differ is split one to one.
+    let contested: Vec<String> = report["contested"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|fact| string(&fact["subject"]))
+        .collect();
+    assert!(contested.contains(&"torch".to_string()), "{contested:?}");
+}
+
+/// Issue 29: no report read means no configuration, so no majority and no
+/// fingerprint (`sha256:e3b0...` is the hash of nothing); reports that were
+/// read are compared as ever, and the ones that were not are named.
+#[test]
+fn unreadable_files_never_make_a_majority_of_nothing() {
+    let fleet = Fleet::new(12);
+    let nodes = fleet.all_nodes();
+    let broken = fleet.path("broken");
+    fs::create_dir(&broken).unwrap();
+    let whole = fs::read(fleet.node_file(&nodes[0])).unwrap();
+    fs::write(broken.join("truncated.json"), &whole[..whole.len() / 2]).unwrap();
+    // A report that cannot even be opened: a link to a file that is gone.
+    std::os::unix::fs::symlink(fleet.path("gone.json"), broken.join("gone.json")).unwrap();
+    fs::write(broken.join("empty.json"), "").unwrap();
+
+    let (text, code) = fleet.output(&[dir_arg(&broken)]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "Fleet: no node's report was read; 3 reports unreadable"
+    );
+    assert!(!text.contains("Majority") && !text.contains("sha256:"), "{text}");
+    for file in ["empty.json", "gone.json", "truncated.json"] {
+        assert!(text.contains(file), "{file} in\n{text}");
+    }
+    assert!(
+        text.trim_end()
+            .ends_with("FAIL: no node's report was read; failing on error"),
+        "{text}"
+    );
+    let (report, _) = fleet.json(&[dir_arg(&broken)], None);
+    assert_eq!(report["reference"]["fingerprint"], Value::Null, "{report}");
+    assert_eq!(report["majority"], serde_json::json!([]));
+    let problems: Vec<String> = report["unreadable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| format!("{}: {}", string(&entry["node"]), string(&entry["problem"])))
+        .collect();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    for (problem, says) in problems
+        .iter()
+        .zip(["empty.json: empty", "gone.json: cannot read it", "truncated"])
+    {
+        assert!(problem.contains(says), "{problem}");
+    }
+
+    // Beside readable reports, the unreadable ones are named and the rest compared.
+    let clean = nodes.iter().filter(|node| !fleet.expected.contains_key(*node));
+    for node in clean.take(2) {
+        fs::copy(fleet.node_file(node), broken.join(format!("{node}.json"))).unwrap();
+    }
+    let (text, code) = fleet.output(&[dir_arg(&broken)]);
+    assert_eq!(code, 1, "{text}");
+    let majority = "Fleet of 2 nodes: 2 match the majority, 0 differ, 3 reports unreadable\nMajority: ";
+    assert!(text.starts_with(majority), "{text}");
+    let (report, _) = fleet.json(&[dir_arg(&broken)], None);
+    let fingerprint = string(&report["reference"]["fingerprint"]);
+    assert_eq!(report["configurations"][0]["fingerprint"], fingerprint.as_str());
 }
 
 #[test]

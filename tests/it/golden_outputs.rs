@@ -41,6 +41,7 @@
 //! --files` (needs the installed files, which a Snapshot does not carry).
 
 use crate::common;
+use crate::common::fixtures::{DS_ZERO3_OFFLOAD, H100, H100_DS, H200, LOCK, SMOKE_LOG};
 
 use std::collections::BTreeSet;
 use std::error::Error;
@@ -52,15 +53,6 @@ type TestResult = Result<(), Box<dyn Error>>;
 /// The golden files, relative to the repository root.
 const GOLDEN_DIR: &str = "tests/fixtures/golden";
 
-const H100: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json";
-const H100_DS: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-deepspeed-0.14.2-recorded.json";
-const H200: &str = "tests/fixtures/snapshots/h200-torch2.11-cu130-recorded.json";
-const LOCK: &str = "tests/fixtures/locks/h100-torch2.11-cu130-recorded.lock";
-/// ZeRO-3 with the optimizer offloaded to the CPU: settles the DeepSpeed
-/// 0.14.2 device-mismatch rule on `H100_DS` (without it the rule is unsettled).
-const DS_ZERO3_OFFLOAD: &str = "tests/fixtures/configs/ds-zero3-offload-cpu.json";
-/// The ZeRO-3 offload failure recorded on the real H100 (DeepSpeed 0.14.2).
-const SMOKE_LOG: &str = "tests/fixtures/smoke/recorded/train-zero3-offload-deepspeed-0.14.2.log";
 const EXPLAIN_RECORDED: &str = "tests/fixtures/explain-recorded";
 
 /// The recorded Snapshots, by the short label their golden files carry.

@@ -21,6 +21,7 @@ mod index_client;
 mod interpreter_cache;
 mod lock_verify;
 mod matrix_rules;
+mod output_width;
 mod probe_bad_input;
 mod probe_cuda;
 mod probe_frameworks;

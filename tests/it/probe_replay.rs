@@ -51,9 +51,12 @@ fn refusal(directory: &Path, contents: &str) -> String {
     stderr
 }
 
+/// Each part is in `text`, words in order: text is wrapped to the output
+/// width, so a part may go on under itself on the next line.
 fn assert_mentions(text: &str, parts: &[&str]) {
+    use crate::common::width::words;
     for part in parts {
-        assert!(text.contains(part), "`{part}` missing from: {text}");
+        assert!(words(text).contains(&words(part)), "`{part}` missing from: {text}");
     }
 }
 

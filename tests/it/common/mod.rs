@@ -3,9 +3,11 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod fixtures;
 pub mod index_server;
 pub mod skip;
 pub mod smoke;
+pub mod width;
 
 #[allow(unused_imports)] // not every test binary skips
 pub use skip::skip;
@@ -30,10 +32,12 @@ pub fn envdoctor(cache: &Path) -> assert_cmd::Command {
     }
     // A regression to a hang fails the test instead of stalling the whole run.
     command.timeout(std::time::Duration::from_secs(60));
+    // No `COLUMNS` from the shell that runs the tests: text is as wide as in a pipe.
     command
         .env("XDG_CACHE_HOME", cache)
         .env_remove("VIRTUAL_ENV")
-        .env_remove("CONDA_PREFIX");
+        .env_remove("CONDA_PREFIX")
+        .env_remove("COLUMNS");
     command
 }
 
