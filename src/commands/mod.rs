@@ -1,5 +1,5 @@
 //! One function per command: read the arguments, call the library, write the
-//! result. Each returns the outcome that decides the exit code (README: "Exit codes").
+//! result. Each returns the outcome that decides the exit code (docs/reference.md: "Exit codes").
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;

@@ -197,3 +197,38 @@ fn man_page_of_an_unknown_command_names_the_known_ones() {
         "{stderr}"
     );
 }
+
+/// Every `envdoctor ...` command the README's recipes show (in its code
+/// blocks, shell and YAML alike) is one this envdoctor accepts: its command
+/// and flags parse (`--help` after them stops before anything runs).
+#[test]
+fn the_readme_recipes_are_commands_this_envdoctor_accepts() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let blocks = readme.split("```").skip(1).step_by(2);
+    let mut checked = 0;
+    for line in blocks.flat_map(str::lines) {
+        // `~/.local/bin/envdoctor check ...`, `$ envdoctor lock ...`, `run: envdoctor ...`.
+        let Some((_, after)) = line.split_once("envdoctor ") else {
+            continue;
+        };
+        let command: Vec<&str> = after
+            .split_whitespace()
+            .take_while(|word| !matches!(*word, ">" | ">>" | "|" | "&&" | "#"))
+            .map(|word| word.trim_matches('"'))
+            .collect();
+        let Some(first) = command.first() else { continue };
+        if !COMMANDS.contains(first) {
+            continue;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let output = envdoctor(cache.path()).args(&command).arg("--help").output().unwrap();
+        assert!(
+            output.status.success(),
+            "README: `envdoctor {}` is refused: {}",
+            command.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} README commands found");
+}
