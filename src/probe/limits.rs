@@ -42,7 +42,17 @@ fn filesystem_size(path: &str) -> Option<(u64, u64)> {
     Some((stats.f_blocks as u64 * block / MIB, stats.f_bavail as u64 * block / MIB))
 }
 
-fn resource_limit(resource: libc::__rlimit_resource_t, unit: u64) -> Option<Limit> {
+/// The type of getrlimit's resource parameter, which the C libraries declare
+/// differently: glibc and uClibc as `__rlimit_resource_t` (an unsigned int),
+/// musl (and the libc crate's other targets) as a plain `int`. The `RLIMIT_*`
+/// constants have the same type as the parameter, so naming it per target keeps
+/// a musl build (for containers that want one) compiling.
+#[cfg(any(target_env = "gnu", target_env = "uclibc"))]
+type Resource = libc::__rlimit_resource_t;
+#[cfg(not(any(target_env = "gnu", target_env = "uclibc")))]
+type Resource = libc::c_int;
+
+fn resource_limit(resource: Resource, unit: u64) -> Option<Limit> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
