@@ -50,6 +50,11 @@ pub const NAME: &str = "envdoctor";
     arg = json_is_spelled_format_json()
 )]
 pub struct Cli {
+    /// Set by `fleet --slurm` on the copy it broadcasts to each node: print the
+    /// node's name first and remove the copy at the end (see fleet::slurm).
+    #[arg(long = "fleet-task", hide = true)]
+    pub fleet_task: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -315,8 +320,8 @@ pub struct FleetArgs {
     #[arg(long, value_name = "PY")]
     pub python: Option<String>,
 
-    /// The envdoctor each node runs (--slurm). Default: this one's own path, which a shared
-    /// filesystem makes valid on every node.
+    /// The envdoctor each node runs (--slurm): a path valid on every node. Default: this very
+    /// envdoctor, which srun copies to every node's /tmp (`srun --bcast`), so the nodes need nothing.
     #[arg(long, value_name = "PATH")]
     pub envdoctor: Option<PathBuf>,
 

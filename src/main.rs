@@ -4,7 +4,15 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = envdoctor::cli::Cli::parse();
-    match envdoctor::commands::run(cli) {
+    let fleet_task = cli.fleet_task;
+    if fleet_task {
+        envdoctor::fleet::slurm::announce_node();
+    }
+    let result = envdoctor::commands::run(cli);
+    if fleet_task {
+        envdoctor::fleet::slurm::remove_broadcast_copy();
+    }
+    match result {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(error) => {
             if let Some(envdoctor::smoke::SmokeError::Interrupted { signal }) = error.downcast_ref() {

@@ -53,10 +53,11 @@ pub fn fleet(args: FleetArgs) -> anyhow::Result<Outcome> {
             let options = slurm::Options {
                 srun_args: srun_args.clone(),
                 envdoctor: match &args.envdoctor {
-                    Some(path) => path.clone(),
-                    None => std::env::current_exe().map_err(|error| {
+                    Some(path) => slurm::Envdoctor::OnNodes(path.clone()),
+                    // This very executable is what srun broadcasts to the nodes.
+                    None => slurm::Envdoctor::Broadcast(std::env::current_exe().map_err(|error| {
                         anyhow::anyhow!("cannot tell where this envdoctor is (pass --envdoctor PATH): {error}")
-                    })?,
+                    })?),
                 },
                 collect: args.collect,
                 smoke: args.smoke,

@@ -9,6 +9,11 @@
 //! flight are held. At the deadline the step is stopped the way Slurm expects,
 //! by signalling `srun` (which cancels the step on every node), and every node
 //! that has not answered is reported by name.
+//!
+//! Nothing needs to be installed on the nodes: unless `--envdoctor` names one
+//! they have, srun's broadcast (`--bcast`) copies this very executable to each
+//! node's local disk before the step starts, and the copy removes itself once
+//! its report is out.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -33,13 +38,37 @@ pub enum Collect {
 pub struct Options {
     /// Arguments for `srun` that select the nodes (`-N 3`, `-w n[1-3]`, `-p gpu`).
     pub srun_args: Vec<String>,
-    /// The envdoctor each node runs (a path valid on every node).
-    pub envdoctor: PathBuf,
+    /// The envdoctor each node runs.
+    pub envdoctor: Envdoctor,
     pub collect: Collect,
     pub smoke: bool,
     pub python: Option<String>,
     pub deadline: Duration,
 }
+
+/// Where the nodes' envdoctor comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Envdoctor {
+    /// This executable (`current_exe`), sent to every node by srun's broadcast.
+    Broadcast(PathBuf),
+    /// An envdoctor the nodes already have, at this path (`--envdoctor`).
+    OnNodes(PathBuf),
+}
+
+/// Where the broadcast copy goes on each node. A folder (the trailing `/`) and
+/// not a file name: srun then names the copy `slurm_bcast_<job>.<step>_<node>`,
+/// so two runs at once, or two nodes that share a disk, never write over each
+/// other's copy. /tmp is on every node's local disk; the default without a path
+/// would be the working directory, often a shared filesystem. SRUN_ARGS come
+/// after it, so a `--bcast=DIR/` there (for nodes whose /tmp is noexec) wins.
+pub const BROADCAST_DIR: &str = "/tmp/";
+
+/// How srun names the file it broadcasts into a folder.
+const BROADCAST_PREFIX: &str = "slurm_bcast_";
+
+/// The hidden flag the broadcast copy is started with: print the node header,
+/// then remove the copy once done (Slurm 22.05 leaves it on the node).
+pub const TASK_FLAG: &str = "--fleet-task";
 
 /// The first line each task prints, before envdoctor starts.
 const NODE_HEADER: &str = "envdoctor-node ";
@@ -58,6 +87,10 @@ pub enum SlurmError {
     Spawn(#[source] std::io::Error),
     #[error("srun failed before any node answered: {0}")]
     Failed(String),
+    #[error(
+        "srun could not copy envdoctor to the nodes (--bcast): {0}; pass --envdoctor PATH to run an envdoctor the nodes have"
+    )]
+    Broadcast(String),
     #[error(
         "`{0}` cannot be passed to srun here: unbuffered output arrives in pieces whose task lines cannot be rebuilt"
     )]
@@ -84,21 +117,69 @@ pub fn command(options: &Options) -> Command {
     for name in INHERITED_SETTINGS {
         command.env_remove(name);
     }
+    // --overlap: inside a job whose training step holds every CPU, the check
+    // must still run now, not wait for the CPUs (Slurm 20.11 and later).
+    command.args(["--overlap", "--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"]);
+    match &options.envdoctor {
+        Envdoctor::Broadcast(executable) => {
+            // srun broadcasts the step's executable, so envdoctor itself is the
+            // step (a shell in front would be what gets copied) and prints the
+            // node header itself.
+            command
+                .arg(format!("--bcast={BROADCAST_DIR}"))
+                .args(&options.srun_args)
+                .arg(executable)
+                .arg(TASK_FLAG);
+        }
+        Envdoctor::OnNodes(path) => {
+            // Any program (an older envdoctor, a wrapper script): a shell prints the header.
+            command.args(&options.srun_args).args([
+                // An absolute path: with `--export=NONE` the task has no PATH.
+                "/bin/sh",
+                "-c",
+                // `$0` and `$@` are envdoctor and its arguments, passed as words, never parsed by the shell.
+                "printf 'envdoctor-node %s\\n' \"${SLURMD_NODENAME:-$(hostname)}\"; exec \"$0\" \"$@\"",
+            ]);
+            command.arg(path);
+        }
+    }
+    command.args(remote_arguments(options));
     command
-        // --overlap: inside a job whose training step holds every CPU, the check
-        // must still run now, not wait for the CPUs (Slurm 20.11 and later).
-        .args(["--overlap", "--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"])
-        .args(&options.srun_args)
-        .args([
-            // An absolute path: with `--export=NONE` the task has no PATH.
-            "/bin/sh",
-            "-c",
-            // `$0` and `$@` are envdoctor and its arguments, passed as words, never parsed by the shell.
-            "printf 'envdoctor-node %s\\n' \"${SLURMD_NODENAME:-$(hostname)}\"; exec \"$0\" \"$@\"",
-        ])
-        .arg(&options.envdoctor)
-        .args(remote_arguments(options));
-    command
+}
+
+/// On a node, first thing in the broadcast copy (`--fleet-task`): the header the
+/// shell prints for any other envdoctor, naming the node as Slurm does.
+pub fn announce_node() {
+    use std::io::Write;
+    let node = std::env::var("SLURMD_NODENAME")
+        .ok()
+        .filter(|name| !name.trim().is_empty())
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .unwrap_or_default();
+    let mut stdout = std::io::stdout().lock();
+    // Nothing to do about a closed standard output: the report would not get out either.
+    let _ = writeln!(stdout, "{NODE_HEADER}{}", node.trim());
+    let _ = stdout.flush();
+}
+
+/// On a node, last thing in the broadcast copy: Slurm leaves the copy behind,
+/// a file the size of envdoctor per node and run. It is removed at the end, not
+/// the start, because the NVML probe starts this executable again by its path.
+/// Only a file named as srun names broadcasts is removed, so the hidden flag
+/// given by hand to an installed envdoctor removes nothing.
+pub fn remove_broadcast_copy() {
+    let Ok(executable) = std::env::current_exe() else {
+        return;
+    };
+    let is_broadcast = executable
+        .file_name()
+        .is_some_and(|name| name.to_string_lossy().starts_with(BROADCAST_PREFIX));
+    if is_broadcast && let Err(error) = std::fs::remove_file(&executable) {
+        eprintln!(
+            "envdoctor: cannot remove the broadcast copy {}: {error}",
+            executable.display()
+        );
+    }
 }
 
 fn remote_arguments(options: &Options) -> Vec<String> {
@@ -226,6 +307,9 @@ pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), Slurm
         sink(Raw::Done(Item::NotAnswered { node, problem }));
     }
     if answered == 0 && !timed_out {
+        if let Some(why) = broadcast_failure(&srun_said) {
+            return Err(SlurmError::Broadcast(why));
+        }
         // Nothing came back at all: most likely the command itself (a wrong
         // --envdoctor, srun arguments it refused), which is not a node's fault.
         let said = first_failure
@@ -234,6 +318,25 @@ pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), Slurm
         return Err(SlurmError::Failed(said));
     }
     Ok(())
+}
+
+/// srun's words when its broadcast failed, in one line: the first node's
+/// reason (`REQUEST_FILE_BCAST(n1): No such file or directory`) and the verdict
+/// (`Failed to broadcast '...'. Step launch aborted.`).
+fn broadcast_failure(srun_said: &[String]) -> Option<String> {
+    let words = |line: &String| {
+        let line = line.trim();
+        ["srun: error: ", "srun: fatal: "]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+            .unwrap_or(line)
+            .to_string()
+    };
+    let fatal = srun_said.iter().find(|line| line.contains("Failed to broadcast"))?;
+    let node = srun_said.iter().find(|line| line.contains("REQUEST_FILE_BCAST"));
+    let said: Vec<String> = node.into_iter().chain([fatal]).map(words).collect();
+    // Without its last full stop: the error line goes on after it.
+    Some(said.join("; ").trim_end_matches('.').to_string())
 }
 
 fn forward_stdout(mut stdout: impl Read + Send + 'static, events: mpsc::Sender<Event>) {
@@ -392,7 +495,7 @@ mod tests {
     fn unbuffered_output_is_refused_before_srun_starts() {
         let options = Options {
             srun_args: vec!["-N".into(), "2".into(), "-u".into()],
-            envdoctor: PathBuf::from("envdoctor"),
+            envdoctor: Envdoctor::OnNodes(PathBuf::from("envdoctor")),
             collect: Collect::Probe,
             smoke: false,
             python: None,
@@ -402,21 +505,33 @@ mod tests {
         assert!(matches!(error, SlurmError::Unbuffered(arg) if arg == "-u"));
     }
 
-    #[test]
-    fn the_nodes_run_envdoctor_with_its_arguments_as_words() {
-        let options = Options {
+    /// `-N 3`, `--collect probe`, the default envdoctor (broadcast).
+    fn on_three_nodes() -> Options {
+        Options {
             srun_args: vec!["-N".into(), "3".into()],
-            envdoctor: PathBuf::from("/shared/bin/envdoctor"),
-            collect: Collect::Check,
+            envdoctor: Envdoctor::Broadcast(PathBuf::from("/home/me/envdoctor")),
+            collect: Collect::Probe,
             smoke: false,
-            python: Some("/opt/venv/bin/python".into()),
+            python: None,
             deadline: Duration::from_secs(60),
-        };
-        let command = command(&options);
-        let arguments: Vec<String> = command
+        }
+    }
+
+    fn srun_arguments(options: Options) -> Vec<String> {
+        command(&options)
             .get_args()
             .map(|arg| arg.to_string_lossy().into_owned())
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_nodes_run_envdoctor_with_its_arguments_as_words() {
+        let arguments = srun_arguments(Options {
+            envdoctor: Envdoctor::OnNodes(PathBuf::from("/shared/bin/envdoctor")),
+            collect: Collect::Check,
+            python: Some("/opt/venv/bin/python".into()),
+            ..on_three_nodes()
+        });
         assert_eq!(
             arguments[..6],
             [
@@ -441,5 +556,46 @@ mod tests {
                 "/opt/venv/bin/python"
             ]
         );
+    }
+
+    #[test]
+    fn by_default_srun_broadcasts_envdoctor_itself_into_a_node_local_folder() {
+        let arguments = srun_arguments(on_three_nodes());
+        assert_eq!(
+            arguments,
+            [
+                "--overlap",
+                "--ntasks-per-node=1",
+                "--label",
+                "--kill-on-bad-exit=0",
+                "--bcast=/tmp/",
+                "-N",
+                "3",
+                "/home/me/envdoctor",
+                "--fleet-task",
+                "probe",
+                "--format",
+                "json"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_broadcast_is_told_in_srun_words() {
+        // What srun 22.05 prints when the destination folder is missing on the nodes.
+        let said: Vec<String> = [
+            "srun: error: REQUEST_FILE_BCAST(n1): No such file or directory",
+            "srun: error: REQUEST_FILE_BCAST(n3): No such file or directory",
+            "srun: fatal: Failed to broadcast '/tmp/bx/ed-copy'. Step launch aborted.",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(
+            broadcast_failure(&said).as_deref(),
+            Some(
+                "REQUEST_FILE_BCAST(n1): No such file or directory; Failed to broadcast '/tmp/bx/ed-copy'. Step launch aborted"
+            )
+        );
+        assert_eq!(broadcast_failure(&said[..2]), None);
     }
 }

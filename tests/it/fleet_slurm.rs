@@ -2,7 +2,9 @@
 //! and three slurmd (nodes n1, n2, n3) on loopback, brought up by
 //! `tests/slurm/cluster.sh` and torn down after. Each node runs envdoctor
 //! through `tests/slurm/node-wrapper.sh`, which sets `NCCL_IB_DISABLE=1` on
-//! one node only and, when asked, makes another node never answer.
+//! one node only and, when asked, makes another node never answer; and once
+//! with no `--envdoctor`, from a copy of envdoctor the nodes cannot see, which
+//! srun's broadcast must carry to them.
 //!
 //! The cluster needs root and Debian's Slurm packages. Where they are missing
 //! the test records its skip, unless `ENVDOCTOR_TEST_REQUIRE` names `slurm`
@@ -233,6 +235,8 @@ fn every_node_of_a_real_cluster_answers_and_the_one_that_differs_is_named() {
         "{stderr}"
     );
 
+    broadcast_reaches_nodes_that_have_no_envdoctor(&cluster);
+
     // As the first step of a batch job. The job's own task counts (here as a job
     // with two tasks per node would have them) must not leak into fleet's step.
     let work = tempfile::tempdir().unwrap();
@@ -283,4 +287,100 @@ fn every_node_of_a_real_cluster_answers_and_the_one_that_differs_is_named() {
         String::from_utf8_lossy(&leftovers.stdout)
     );
     assert!(hung_sleeps().is_empty());
+}
+
+/// The broadcast copies srun left in /tmp for this cluster's nodes.
+fn broadcast_copies() -> Vec<String> {
+    let mut copies: Vec<String> = std::fs::read_dir("/tmp")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| {
+            name.starts_with("slurm_bcast_") && ["_n1", "_n2", "_n3"].iter().any(|node| name.ends_with(node))
+        })
+        .collect();
+    copies.sort();
+    copies
+}
+
+/// Runs `fleet ARGUMENTS` from a copy of envdoctor in a folder that only this
+/// command sees: a tmpfs mounted in a mount namespace of its own, so the
+/// slurmd of the nodes (in the machine's namespace) cannot open the copy's
+/// path. PATH holds no envdoctor either. `None` where no mount namespace can be
+/// made here.
+fn fleet_from_a_private_copy(cluster: &Cluster, arguments: &[&str]) -> Option<Output> {
+    let folder = tempfile::tempdir().unwrap();
+    // What the nodes see of the folder: nothing; the copy is only inside the namespace.
+    let script = r#"set -e
+folder=$1; envdoctor=$2; shift 2
+mount -t tmpfs envdoctor-private "$folder"
+cp "$envdoctor" "$folder/envdoctor"
+if command -v envdoctor; then echo "an envdoctor is on PATH" >&2; exit 3; fi
+# {copy} in the arguments is the copy's path
+for argument; do shift; [ "$argument" = "{copy}" ] && argument=$folder/envdoctor; set -- "$@" "$argument"; done
+exec "$folder/envdoctor" fleet "$@""#;
+    let output = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", script, "sh"])
+        .arg(folder.path())
+        .arg(ENVDOCTOR)
+        .args(arguments)
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("SLURM_CONF", cluster.conf())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("unshare failed") || stderr.contains("mount: ") {
+        common::skip(
+            "fleet_slurm (broadcast)",
+            "slurm",
+            &format!("no private mount namespace here: {}", stderr.trim()),
+        );
+        return None;
+    }
+    assert_ne!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        std::fs::read_dir(folder.path()).unwrap().next().is_none(),
+        "the private copy showed outside its namespace"
+    );
+    Some(output)
+}
+
+fn broadcast_reaches_nodes_that_have_no_envdoctor(cluster: &Cluster) {
+    let before = broadcast_copies();
+    // The nodes cannot reach the copy's path: asked to run it there, every node fails.
+    let Some(output) = fleet_from_a_private_copy(cluster, &["--envdoctor", "{copy}", "--slurm", "-N", "3"]) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    eprintln!("--envdoctor at the copy's path: {stderr}");
+    assert!(stderr.contains("ended without a report"), "{stderr}");
+
+    // Without --envdoctor, srun broadcasts the copy itself, and every node answers.
+    let output = fleet_from_a_private_copy(cluster, &["--format", "json", "--slurm", "-N", "3"]).unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("fleet from a copy the nodes cannot see, broadcast (stderr: {stderr:?}):");
+    let report = json(&output);
+    eprintln!("{}", serde_json::to_string(&report["nodes"]).unwrap());
+    assert_eq!(report["nodes"]["reported"], 3, "{report:#}\n{stderr}");
+    assert_eq!(report["nodes"]["not_answered"], 0, "{report:#}");
+    assert_eq!(report["nodes"]["judged"], 3, "{report:#}");
+    assert_eq!(report["nodes"]["deviating"], 0, "{report:#}");
+    // 1 is findings, which the machine's own Python (the only one on this PATH) may have;
+    // 2 would be fleet failing.
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+    // Each node's copy removed itself once its report was out.
+    assert_eq!(broadcast_copies(), before, "broadcast copies left in /tmp");
+
+    // A broadcast that cannot land: one line, in srun's words.
+    let output = fleet_from_a_private_copy(cluster, &["--slurm", "-N", "3", "--bcast=/nonexistent/"]).unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("broadcast to a missing folder: {stderr}");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("srun could not copy envdoctor to the nodes (--bcast): REQUEST_FILE_BCAST(n")
+            && stderr.contains("No such file or directory; Failed to broadcast"),
+        "{stderr}"
+    );
 }
