@@ -70,7 +70,7 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, NotAReport> 
     } else {
         snapshot::check_schema_name(&schema).map_err(|problem| match problem {
             // The one line fleet prints for the node carries the hint an error line would.
-            snapshot::SchemaRefusal::Newer { .. } => format!("{problem}; hint: {}", crate::hint::UPGRADE),
+            snapshot::SchemaRefusal::Newer { .. } => format!("{problem}; hint: {}", crate::hint::upgrade()),
             snapshot::SchemaRefusal::NotASnapshot(_) => {
                 format!("{problem} (nor a check report, \"{REPORT_SCHEMA}\")")
             }

@@ -90,7 +90,7 @@ impl HasHint for ReadError {
             }
             ReadError::Malformed(_) => WRITE_AGAIN,
             ReadError::Refused { problem, .. } => match problem {
-                Refusal::Newer { .. } => crate::hint::UPGRADE,
+                Refusal::Newer { .. } => crate::hint::upgrade(),
                 Refusal::Fingerprint { .. } => WRITE_AGAIN,
                 Refusal::NotALock(_) => return None,
             },

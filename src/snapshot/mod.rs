@@ -103,7 +103,7 @@ impl HasHint for ReadError {
             ReadError::NotASnapshot {
                 problem: SchemaRefusal::Newer { .. },
                 ..
-            } => Some(crate::hint::UPGRADE.to_string()),
+            } => Some(crate::hint::upgrade().to_string()),
             ReadError::Malformed(_) | ReadError::NotASnapshot { .. } => Some(RECORD.to_string()),
         }
     }
