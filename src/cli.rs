@@ -66,6 +66,10 @@ pub enum Command {
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
 
+    /// One plan from every finding's package fix: the requirements merged, as one pip command.
+    #[command(after_help = FIX_EXAMPLES)]
+    Fix(FixArgs),
+
     /// Collect and print the Snapshot of this node: system, Python, packages. Judges nothing.
     #[command(after_help = "Examples:\n  envdoctor probe\n  envdoctor probe --python python3.11 --format json")]
     Probe(ProbeArgs),
@@ -191,6 +195,19 @@ Examples:
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 envdoctor could not do its job.";
 
+/// The findings a user silenced: `check`'s, and what `fix` leaves out of its plan.
+#[derive(Debug, Args)]
+pub struct IgnoreArgs {
+    /// Silence a finding, by its id or its check's id, optionally with a reason: ID or ID=REASON
+    /// (repeatable). An ignore that matches nothing is itself reported.
+    #[arg(long, value_name = "ID[=REASON]")]
+    pub ignore: Vec<String>,
+
+    /// A file of ignores (`[[ignore]]` tables with `id` and `reason`). Default: ./envdoctor.toml, if present.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -213,14 +230,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub job: JobArgs,
 
-    /// Silence a finding, by its id or its check's id, optionally with a reason: ID or ID=REASON
-    /// (repeatable). An ignore that matches nothing is itself reported.
-    #[arg(long, value_name = "ID[=REASON]")]
-    pub ignore: Vec<String>,
-
-    /// A file of ignores (`[[ignore]]` tables with `id` and `reason`). Default: ./envdoctor.toml, if present.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub ignores: IgnoreArgs,
 
     /// `text` for people, `json` (schema `envdoctor.report/1`), `junit` for CI test reports,
     /// `markdown` for a CI job summary or a pull-request comment.
@@ -229,6 +240,39 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub fail_on: FailOnArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+const FIX_EXAMPLES: &str = "\
+Examples:
+  envdoctor fix                                        this node's default Python: the plan as text
+  envdoctor fix --python .venv/bin/python --format json -o plan.json
+  envdoctor fix --snapshot node.json --deepspeed-config ds_z3.json
+
+It runs the checks of `check --no-smoke`, merges every package fix into one requirement per package
+(every specifier that spoke, which pip reads as their intersection) and prints one command for the
+judged interpreter, what each requirement fixes, what no package install fixes, and the conflicts.
+It changes nothing: `--apply` is not built yet.
+
+Exit codes: 0 nothing to fix, 1 a plan, a conflict or a finding it cannot fix, 2 envdoctor could not
+do its job.";
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    #[command(flatten)]
+    pub job: JobArgs,
+
+    #[command(flatten)]
+    pub ignores: IgnoreArgs,
+
+    /// `text` for people; `json` for tools (schema `envdoctor.fix/1`).
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 
     #[command(flatten)]
     pub output: OutputArgs,

@@ -223,6 +223,90 @@ pub fn address(fix: &str, python: &Path) -> String {
     addressed
 }
 
+/// One `pip install` a fix runs, read from its words.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PipInstall {
+    /// The words that are not options: requirements, as pip reads them.
+    pub requirements: Vec<String>,
+    /// `--index-url URL` (`-i URL`): the one index pip looks in.
+    pub index_url: Option<String>,
+    /// Every `--extra-index-url URL`.
+    pub extra_index_urls: Vec<String>,
+    /// `-U` / `--upgrade` was given.
+    pub upgrade: bool,
+    /// What a `pip uninstall -y` right before it removes (the torch fix
+    /// does so when only the build changes: pip keeps an installed version
+    /// that satisfies a pin, whatever its CUDA).
+    pub uninstall_first: Vec<String>,
+}
+
+/// The pip installs `fix` is made of, when it is nothing else: every simple
+/// command is a pip (bare, `python -m pip`, or the judged interpreter's after
+/// `address`) that installs requirements with no option but an index and
+/// `-U`, or uninstalls with `-y` right before an install. `None` for
+/// anything else: prose, another program, an environment variable set for
+/// pip, an option that changes what pip does (`--no-deps`), a word the
+/// shell expands.
+pub fn pip_installs(fix: &str) -> Option<Vec<PipInstall>> {
+    if !crate::findings::fix_is_command(fix) {
+        return None;
+    }
+    let segments = segments(fix).ok()?;
+    let mut installs = Vec::new();
+    let mut uninstalled: Vec<String> = Vec::new();
+    for segment in &segments {
+        let words: Vec<&str> = segment
+            .iter()
+            .map(|word| word.literal.as_deref())
+            .collect::<Option<_>>()?;
+        let arguments = match words.as_slice() {
+            ["pip" | "pip3", rest @ ..] => rest,
+            [_, "-m", "pip", rest @ ..] => rest,
+            _ => return None,
+        };
+        match arguments {
+            ["install", rest @ ..] => {
+                let mut install = PipInstall {
+                    uninstall_first: std::mem::take(&mut uninstalled),
+                    ..PipInstall::default()
+                };
+                let mut rest = rest.iter();
+                while let Some(&word) = rest.next() {
+                    match word {
+                        "-U" | "--upgrade" => install.upgrade = true,
+                        "-i" | "--index-url" => install.index_url = Some(rest.next()?.to_string()),
+                        "--extra-index-url" => install.extra_index_urls.push(rest.next()?.to_string()),
+                        _ if word.starts_with("--index-url=") => {
+                            install.index_url = Some(word["--index-url=".len()..].to_string());
+                        }
+                        _ if word.starts_with("--extra-index-url=") => {
+                            install
+                                .extra_index_urls
+                                .push(word["--extra-index-url=".len()..].to_string());
+                        }
+                        _ if word.starts_with('-') => return None,
+                        _ => install.requirements.push(word.to_string()),
+                    }
+                }
+                if install.requirements.is_empty() {
+                    return None;
+                }
+                installs.push(install);
+            }
+            ["uninstall", rest @ ..] => {
+                let (yes, names): (Vec<&str>, Vec<&str>) =
+                    rest.iter().partition(|word| matches!(**word, "-y" | "--yes"));
+                if yes.is_empty() || names.is_empty() || names.iter().any(|name| name.starts_with('-')) {
+                    return None;
+                }
+                uninstalled.extend(names.iter().map(|name| name.to_string()));
+            }
+            _ => return None,
+        }
+    }
+    (uninstalled.is_empty() && !installs.is_empty()).then_some(installs)
+}
+
 fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
@@ -343,6 +427,38 @@ mod tests {
         ];
         for (fix, problem) in refused {
             assert_eq!(one_command(fix), Err(problem), "{fix}");
+        }
+    }
+
+    #[test]
+    fn the_pip_installs_a_fix_is_made_of() {
+        let torch = "'/opt/v/bin/python' -m pip uninstall -y torch torchvision && '/opt/v/bin/python' -m pip install \"torch==2.9.1\" \"torchvision==0.24.1\" --index-url https://download.pytorch.org/whl/cu126";
+        assert_eq!(
+            pip_installs(torch),
+            Some(vec![PipInstall {
+                requirements: vec!["torch==2.9.1".to_string(), "torchvision==0.24.1".to_string()],
+                index_url: Some("https://download.pytorch.org/whl/cu126".to_string()),
+                extra_index_urls: Vec::new(),
+                upgrade: false,
+                uninstall_first: vec!["torch".to_string(), "torchvision".to_string()],
+            }])
+        );
+        let plain = pip_installs("pip install -U 'numpy<2' \"h5py>=3.11\"").unwrap();
+        assert_eq!(plain[0].requirements, ["numpy<2", "h5py>=3.11"]);
+        assert!(plain[0].upgrade);
+        for not_only_pip in [
+            "DS_BUILD_CPU_ADAM=1 pip install deepspeed",
+            "pip install --no-deps 'y'",
+            "rm -r /x && pip install 'y'",
+            "pip install \"$PKG\"",
+            "pip uninstall -y torch",
+            "pip uninstall torch && pip install torch",
+            "pip check",
+            "pip install",
+            "Install torch 2.3 or newer, then pip install it",
+            "sudo apt-get install -y g++-12",
+        ] {
+            assert_eq!(pip_installs(not_only_pip), None, "{not_only_pip}");
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod export;
 pub mod facts;
 pub mod findings;
 pub mod fix_command;
+pub mod fix_plan;
 pub mod fleet;
 pub mod hint;
 pub mod knowledge;

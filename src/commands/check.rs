@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use super::{Outcome, emit, judged_against, replay_or_probe, style_for};
 use crate::check::{CheckInput, Ignore, Smoke};
-use crate::cli::{CheckArgs, ReportFormat};
+use crate::cli::{CheckArgs, IgnoreArgs, ReportFormat};
 
 /// The ignore file read when `--config` is not given, if it exists.
 const DEFAULT_IGNORE_FILE: &str = "envdoctor.toml";
 
-pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
-    // Every input is read before the probe, so a typo fails in milliseconds.
-    let (matrix, configs) = judged_against(&args.job, args.node.snapshot.is_some())?;
+/// The ignores of `--ignore` flags and of the ignore file (`--config`, or
+/// ./envdoctor.toml when it exists).
+pub(super) fn ignores(args: &IgnoreArgs) -> anyhow::Result<Vec<Ignore>> {
     let mut ignores: Vec<Ignore> = args.ignore.iter().map(|flag| Ignore::from_flag(flag)).collect();
     let ignore_file = args.config.clone().or_else(|| {
         let default = Path::new(DEFAULT_IGNORE_FILE);
@@ -22,6 +22,13 @@ pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = ignore_file {
         ignores.extend(crate::check::read_ignore_file(&path)?);
     }
+    Ok(ignores)
+}
+
+pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
+    // Every input is read before the probe, so a typo fails in milliseconds.
+    let (matrix, configs) = judged_against(&args.job, args.node.snapshot.is_some())?;
+    let ignores = ignores(&args.ignores)?;
 
     let snapshot = replay_or_probe(&args.node, false)?;
     let smoke = match (args.no_smoke, &args.node.snapshot) {

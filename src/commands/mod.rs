@@ -12,6 +12,7 @@ mod completions;
 mod diff;
 mod explain;
 mod export;
+mod fix;
 mod fleet;
 mod lock;
 mod man;
@@ -48,6 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Probe(args) => probe::probe(args),
         Command::Check(args) => check::check(args),
+        Command::Fix(args) => fix::fix(args),
         Command::Smoke(args) => smoke::smoke(args),
         Command::Lock(args) => lock::lock(args),
         Command::Verify(args) => verify::verify(args),

@@ -6,8 +6,9 @@ use crate::common::{self, envdoctor};
 use std::process::Command;
 
 /// Every command `--help` lists, in its order (clap's own `help` last).
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 13] = [
     "check",
+    "fix",
     "probe",
     "smoke",
     "lock",
@@ -22,8 +23,9 @@ const COMMANDS: [&str; 12] = [
 ];
 
 /// The commands whose `--format` takes `json`.
-const FORMATS_JSON: [&[&str]; 8] = [
+const FORMATS_JSON: [&[&str]; 9] = [
     &["check"],
+    &["fix"],
     &["probe"],
     &["smoke"],
     &["verify"],
@@ -193,7 +195,7 @@ fn man_page_of_an_unknown_command_names_the_known_ones() {
     let output = envdoctor(cache.path()).args(["man", "chek"]).assert().code(2);
     let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
     assert!(
-        stderr.contains("no command `chek`; its commands: check, probe,"),
+        stderr.contains("no command `chek`; its commands: check, fix, probe,"),
         "{stderr}"
     );
 }

@@ -1,0 +1,567 @@
+//! `envdoctor fix`: the findings' package fixes merged into one plan (issue
+//! 31). Every finding whose fix is nothing but pip installs
+//! (`fix_command::pip_installs`) gives requirements; they are merged into one
+//! requirement per package, whose specifier is every specifier that spoke,
+//! joined with commas (a PEP 440 specifier set is their intersection). Where
+//! the intersection is decidably empty (two different `==` pins, a pin
+//! outside another range, a lower bound above an upper one) the package is
+//! a conflict, not part of the plan. A torch install with `--index-url`
+//! stays one unit: its requirements are installed from its index, in a
+//! command of their own, before the rest are installed from the default one.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::str::FromStr;
+
+use pep508_rs::pep440_rs::{Operator, Version, VersionSpecifier};
+use pep508_rs::{Requirement, VerbatimUrl, VersionOrUrl};
+use serde::{Deserialize, Serialize};
+
+use crate::findings::Finding;
+use crate::fix_command::PipInstall;
+
+pub const FIX_SCHEMA: &str = "envdoctor.fix/1";
+
+/// The plan, as `--format json` writes it (`envdoctor.fix/1`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub schema: String,
+    /// The interpreter whose pip the command runs.
+    pub python: String,
+    /// One per package, in the order the findings first named them.
+    pub requirements: Vec<PlannedRequirement>,
+    /// The index the torch unit's requirements come from, if any.
+    pub index_url: Option<String>,
+    /// The one command line that installs every requirement; `None` when
+    /// there is nothing to install.
+    pub command: Option<String>,
+    /// Findings no pip install fixes: prose, other programs, the driver, a GPU.
+    pub cannot_fix: Vec<CannotFix>,
+    /// Packages whose specifiers no version satisfies together.
+    pub conflicts: Vec<Conflict>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedRequirement {
+    /// As the first finding wrote it.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<String>,
+    /// Every specifier that spoke, comma-joined; empty for "any version".
+    pub specifier: String,
+    /// The ids of the findings it fixes.
+    pub fixes: Vec<String>,
+    /// Installed from `index_url` (the torch unit).
+    #[serde(default)]
+    pub from_index: bool,
+}
+
+impl PlannedRequirement {
+    /// The requirement as pip reads it: `name[extras]specifier`.
+    pub fn requirement(&self) -> String {
+        let extras = if self.extras.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", self.extras.join(","))
+        };
+        format!("{}{extras}{}", self.name, self.specifier)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CannotFix {
+    pub id: String,
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conflict {
+    /// The package, or `--index-url` when the torch units name different indexes.
+    pub name: String,
+    pub specifiers: Vec<String>,
+    pub ids: Vec<String>,
+}
+
+impl Plan {
+    /// Whether there is anything to do or to know: exit code 1.
+    pub fn has_work(&self) -> bool {
+        !self.requirements.is_empty() || !self.cannot_fix.is_empty() || !self.conflicts.is_empty()
+    }
+}
+
+/// What one package collects from the findings.
+#[derive(Default)]
+struct Gathered {
+    name: String,
+    extras: Vec<String>,
+    /// Each specifier with the finding that said it.
+    specifiers: Vec<(String, String)>,
+    fixes: Vec<String>,
+    from_index: bool,
+}
+
+/// The plan for `findings` on the interpreter `python`.
+pub fn plan(findings: &[Finding], python: &Path) -> Plan {
+    let mut order: Vec<String> = Vec::new();
+    let mut packages: BTreeMap<String, Gathered> = BTreeMap::new();
+    let mut cannot_fix = Vec::new();
+    let mut indexes: Vec<(String, String)> = Vec::new();
+    let mut extra_indexes: Vec<String> = Vec::new();
+    let mut uninstall: Vec<String> = Vec::new();
+    let mut upgrade = false;
+    for finding in findings {
+        let parsed = finding
+            .fix
+            .as_deref()
+            .and_then(crate::fix_command::pip_installs)
+            .and_then(read_installs);
+        let Some(units) = parsed else {
+            cannot_fix.push(CannotFix {
+                id: finding.id.clone(),
+                fix: finding.fix.clone(),
+            });
+            continue;
+        };
+        for (install, requirements) in units {
+            upgrade |= install.upgrade;
+            if let Some(url) = &install.index_url {
+                indexes.push((url.clone(), finding.id.clone()));
+            }
+            for url in &install.extra_index_urls {
+                push_new(&mut extra_indexes, url);
+            }
+            for name in &install.uninstall_first {
+                push_new(&mut uninstall, name);
+            }
+            for requirement in requirements {
+                let key = crate::packaging::normalize_name(requirement.name.as_ref());
+                if !packages.contains_key(&key) {
+                    order.push(key.clone());
+                }
+                let gathered = packages.entry(key).or_insert_with(|| Gathered {
+                    name: requirement.name.to_string(),
+                    ..Gathered::default()
+                });
+                gathered.from_index |= install.index_url.is_some();
+                for extra in &requirement.extras {
+                    push_new(&mut gathered.extras, extra.as_ref());
+                }
+                if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url {
+                    for specifier in specifiers.iter() {
+                        let pair = (specifier.to_string(), finding.id.clone());
+                        if !gathered.specifiers.contains(&pair) {
+                            gathered.specifiers.push(pair);
+                        }
+                    }
+                }
+                push_new(&mut gathered.fixes, &finding.id);
+            }
+        }
+    }
+
+    let mut conflicts = Vec::new();
+    let mut index_url = None;
+    let mut distinct: Vec<String> = Vec::new();
+    for (url, _) in &indexes {
+        push_new(&mut distinct, url);
+    }
+    match distinct.as_slice() {
+        [] => {}
+        [one] => index_url = Some(one.clone()),
+        _ => {
+            // Two builds from two indexes: which is meant is not ours to pick.
+            let mut ids = Vec::new();
+            for (_, id) in &indexes {
+                push_new(&mut ids, id);
+            }
+            conflicts.push(Conflict {
+                name: "--index-url".to_string(),
+                specifiers: distinct,
+                ids,
+            });
+        }
+    }
+
+    let mut requirements = Vec::new();
+    for key in order {
+        let gathered = packages.remove(&key).expect("every key in order is gathered");
+        if gathered.from_index && index_url.is_none() {
+            continue;
+        }
+        let mut texts: Vec<String> = Vec::new();
+        for (text, _) in &gathered.specifiers {
+            push_new(&mut texts, text);
+        }
+        if !satisfiable(&texts) {
+            let mut ids = Vec::new();
+            for (_, id) in &gathered.specifiers {
+                push_new(&mut ids, id);
+            }
+            conflicts.push(Conflict {
+                name: gathered.name,
+                specifiers: texts,
+                ids,
+            });
+            continue;
+        }
+        requirements.push(PlannedRequirement {
+            name: gathered.name,
+            extras: gathered.extras,
+            specifier: texts.join(","),
+            fixes: gathered.fixes,
+            from_index: gathered.from_index,
+        });
+    }
+    // Only what is installed again is uninstalled first.
+    uninstall.retain(|name| {
+        let key = crate::packaging::normalize_name(name);
+        requirements
+            .iter()
+            .any(|requirement| crate::packaging::normalize_name(&requirement.name) == key)
+    });
+    let python = python.display().to_string();
+    let command = command(
+        &python,
+        &requirements,
+        index_url.as_deref(),
+        &extra_indexes,
+        &uninstall,
+        upgrade,
+    );
+    Plan {
+        schema: FIX_SCHEMA.to_string(),
+        python,
+        requirements,
+        index_url,
+        command,
+        cannot_fix,
+        conflicts,
+    }
+}
+
+/// Each install's requirements, parsed; `None` when one is not a plain
+/// named requirement (a URL, a marker, a file): such a fix stays as it is.
+fn read_installs(installs: Vec<PipInstall>) -> Option<Vec<(PipInstall, Vec<Requirement<VerbatimUrl>>)>> {
+    installs
+        .into_iter()
+        .map(|install| {
+            let requirements = install
+                .requirements
+                .iter()
+                .map(|word| {
+                    let requirement = Requirement::<VerbatimUrl>::from_str(word).ok()?;
+                    let plain = requirement.marker.is_true()
+                        && !matches!(requirement.version_or_url, Some(VersionOrUrl::Url(_)));
+                    plain.then_some(requirement)
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some((install, requirements))
+        })
+        .collect()
+}
+
+fn push_new(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|present| present == item) {
+        list.push(item.to_string());
+    }
+}
+
+/// Whether some version may satisfy every specifier, as far as can be
+/// decided without the index: `false` for an `==` pin that another
+/// specifier rejects (when every pin is rejected), and for a lower bound at
+/// or above an upper bound. Unparsable specifiers are left to pip.
+fn satisfiable(texts: &[String]) -> bool {
+    let Some(specifiers) = texts
+        .iter()
+        .map(|text| VersionSpecifier::from_str(text).ok())
+        .collect::<Option<Vec<_>>>()
+    else {
+        return true;
+    };
+    let contains_all = |version: &Version| specifiers.iter().all(|specifier| specifier.contains(version));
+    let pins: Vec<&Version> = specifiers
+        .iter()
+        .filter(|specifier| matches!(specifier.operator(), Operator::Equal | Operator::ExactEqual))
+        .map(VersionSpecifier::version)
+        .collect();
+    if !pins.is_empty() && !pins.iter().any(|pin| contains_all(pin)) {
+        return false;
+    }
+    for lower in &specifiers {
+        let strict_lower = match lower.operator() {
+            Operator::GreaterThanEqual | Operator::TildeEqual => false,
+            Operator::GreaterThan => true,
+            _ => continue,
+        };
+        for upper in &specifiers {
+            let strict_upper = match upper.operator() {
+                Operator::LessThanEqual => false,
+                Operator::LessThan => true,
+                _ => continue,
+            };
+            let (low, high) = (lower.version(), upper.version());
+            if high < low || (high == low && (strict_lower || strict_upper)) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The one command line: the torch unit from its index first (after
+/// uninstalling what only changes build), then the rest from the default index.
+fn command(
+    python: &str,
+    requirements: &[PlannedRequirement],
+    index_url: Option<&str>,
+    extra_indexes: &[String],
+    uninstall: &[String],
+    upgrade: bool,
+) -> Option<String> {
+    let pip = format!("{} -m pip", crate::shell::quote(python));
+    let install = |from_index: bool| {
+        let words: Vec<String> = requirements
+            .iter()
+            .filter(|requirement| requirement.from_index == from_index)
+            .map(|requirement| crate::shell::quote(&requirement.requirement()))
+            .collect();
+        if words.is_empty() {
+            return None;
+        }
+        let mut line = format!("{pip} install");
+        if upgrade {
+            line.push_str(" --upgrade");
+        }
+        for word in words {
+            line.push(' ');
+            line.push_str(&word);
+        }
+        if from_index && let Some(url) = index_url {
+            line.push_str(&format!(" --index-url {}", crate::shell::quote(url)));
+        }
+        for url in extra_indexes {
+            line.push_str(&format!(" --extra-index-url {}", crate::shell::quote(url)));
+        }
+        Some(line)
+    };
+    let mut parts = Vec::new();
+    if !uninstall.is_empty() {
+        let names: Vec<String> = uninstall.iter().map(|name| crate::shell::quote(name)).collect();
+        parts.push(format!("{pip} uninstall -y {}", names.join(" ")));
+    }
+    parts.extend(install(true));
+    parts.extend(install(false));
+    (!parts.is_empty() && parts.iter().any(|part| part.contains(" install "))).then(|| parts.join(" && "))
+}
+
+/// The plan for people: the command, what each requirement fixes, what
+/// cannot be fixed this way, and the conflicts.
+pub fn text(plan: &Plan) -> String {
+    use std::fmt::Write;
+    let safe = |text: &str| crate::escape::controls(text).into_owned();
+    let mut out = String::new();
+    if !plan.has_work() {
+        let _ = writeln!(out, "Nothing to fix for {}.", safe(&plan.python));
+        return out;
+    }
+    match &plan.command {
+        Some(command) => {
+            let fixed: usize = {
+                let mut ids: Vec<String> = Vec::new();
+                for requirement in &plan.requirements {
+                    for id in &requirement.fixes {
+                        push_new(&mut ids, id);
+                    }
+                }
+                ids.len()
+            };
+            let _ = writeln!(
+                out,
+                "One command fixes {fixed} finding{} with {} requirement{}:\n\n  {}\n",
+                plural(fixed),
+                plan.requirements.len(),
+                plural(plan.requirements.len()),
+                safe(command)
+            );
+            let _ = writeln!(out, "What each requirement fixes:");
+            let width = plan
+                .requirements
+                .iter()
+                .map(|requirement| requirement.requirement().chars().count())
+                .max()
+                .unwrap_or(0);
+            for requirement in &plan.requirements {
+                let _ = writeln!(
+                    out,
+                    "  {:width$}  {}",
+                    safe(&requirement.requirement()),
+                    safe(&requirement.fixes.join(", "))
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "No package install fixes what was found on {}.",
+                safe(&plan.python)
+            );
+        }
+    }
+    if !plan.conflicts.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nConflicts: no one version satisfies these together, so they are not in the command:"
+        );
+        for conflict in &plan.conflicts {
+            let _ = writeln!(
+                out,
+                "  {}: {} (from {})",
+                safe(&conflict.name),
+                safe(&conflict.specifiers.join(" and ")),
+                safe(&conflict.ids.join(", "))
+            );
+        }
+    }
+    if !plan.cannot_fix.is_empty() {
+        let _ = writeln!(out, "\nNot fixed by installing packages:");
+        for item in &plan.cannot_fix {
+            let fix = item.fix.as_deref().unwrap_or("(no fix known)");
+            let _ = writeln!(out, "  {}: {}", safe(&item.id), safe(fix));
+        }
+    }
+    out
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::Severity;
+
+    const PYTHON: &str = "/opt/venv/bin/python";
+
+    fn finding(id: &str, fix: Option<&str>) -> Finding {
+        Finding {
+            id: id.to_string(),
+            origin: id.to_string(),
+            severity: Severity::Error,
+            title: String::new(),
+            detail: String::new(),
+            why: String::new(),
+            fix: fix.map(str::to_string),
+            fix_note: None,
+            references: Vec::new(),
+            unsettled: None,
+        }
+    }
+
+    fn planned(findings: &[Finding]) -> Plan {
+        plan(findings, Path::new(PYTHON))
+    }
+
+    #[test]
+    fn every_specifier_that_spoke_is_one_requirement() {
+        let plan = planned(&[
+            finding(
+                "ds-a",
+                Some("'/opt/venv/bin/python' -m pip install \"deepspeed>=0.14.4\""),
+            ),
+            finding("ds-b", Some("pip install 'DeepSpeed>=0.16.0' 'numpy<2'")),
+            finding("ds-c", Some("pip install deepspeed>=0.14.4")),
+        ]);
+        assert!(plan.conflicts.is_empty(), "{plan:?}");
+        assert_eq!(plan.requirements.len(), 2);
+        assert_eq!(plan.requirements[0].requirement(), "deepspeed>=0.14.4,>=0.16.0");
+        assert_eq!(plan.requirements[0].fixes, ["ds-a", "ds-b", "ds-c"]);
+        assert_eq!(plan.requirements[1].requirement(), "numpy<2");
+        assert_eq!(
+            plan.command.as_deref(),
+            Some("'/opt/venv/bin/python' -m pip install 'deepspeed>=0.14.4,>=0.16.0' 'numpy<2'")
+        );
+        assert_eq!(plan.index_url, None);
+    }
+
+    #[test]
+    fn an_empty_intersection_is_a_conflict_not_a_plan() {
+        for (a, b) in [
+            ("x==1.0", "x==2.0"),
+            ("x==1.0", "x>=1.5"),
+            ("x>=0.16.0", "x>=0.14.4,<0.15"),
+            ("x>2", "x<=2"),
+            ("x>=2", "x<2"),
+        ] {
+            let plan = planned(&[
+                finding("one", Some(&format!("pip install '{a}'"))),
+                finding("two", Some(&format!("pip install '{b}' 'y>=1'"))),
+            ]);
+            assert_eq!(plan.conflicts.len(), 1, "{a} {b}: {plan:?}");
+            assert_eq!(plan.conflicts[0].name, "x");
+            assert_eq!(plan.conflicts[0].ids, ["one", "two"]);
+            // The rest of the plan stands.
+            assert_eq!(plan.requirements.len(), 1, "{a} {b}");
+            assert_eq!(plan.requirements[0].name, "y");
+        }
+        for (a, b) in [("x==1.5", "x>=1.0,<2"), ("x>=2", "x<=2"), ("x~=1.4", "x!=1.4.2")] {
+            let plan = planned(&[
+                finding("one", Some(&format!("pip install '{a}'"))),
+                finding("two", Some(&format!("pip install '{b}'"))),
+            ]);
+            assert!(plan.conflicts.is_empty(), "{a} {b}: {plan:?}");
+        }
+    }
+
+    #[test]
+    fn a_torch_install_is_one_unit_from_its_index() {
+        let torch = "'/opt/venv/bin/python' -m pip uninstall -y torch torchvision && '/opt/venv/bin/python' -m pip install \"torch==2.9.1\" \"torchvision==0.24.1\" --index-url https://download.pytorch.org/whl/cu126";
+        let plan = planned(&[
+            finding("torch-cuda-mismatch", Some(torch)),
+            finding("torch-too-old", Some("pip install 'torch>=2.3'")),
+            finding("numpy-2", Some("pip install 'numpy<2'")),
+            finding("driver-too-old", Some("Install NVIDIA driver 560 or newer")),
+            finding("no-fix", None),
+        ]);
+        assert!(plan.conflicts.is_empty(), "{plan:?}");
+        assert_eq!(
+            plan.index_url.as_deref(),
+            Some("https://download.pytorch.org/whl/cu126")
+        );
+        let requirements: Vec<String> = plan.requirements.iter().map(PlannedRequirement::requirement).collect();
+        assert_eq!(requirements, ["torch==2.9.1,>=2.3", "torchvision==0.24.1", "numpy<2"]);
+        assert_eq!(plan.requirements[0].fixes, ["torch-cuda-mismatch", "torch-too-old"]);
+        assert_eq!(
+            plan.command.as_deref(),
+            Some(
+                "'/opt/venv/bin/python' -m pip uninstall -y 'torch' 'torchvision' \
+                 && '/opt/venv/bin/python' -m pip install 'torch==2.9.1,>=2.3' 'torchvision==0.24.1' \
+                 --index-url 'https://download.pytorch.org/whl/cu126' \
+                 && '/opt/venv/bin/python' -m pip install 'numpy<2'"
+            )
+        );
+        let cannot: Vec<&str> = plan.cannot_fix.iter().map(|item| item.id.as_str()).collect();
+        assert_eq!(cannot, ["driver-too-old", "no-fix"]);
+        assert!(plan.has_work());
+        // A torch pin the other rule rejects is a conflict.
+        let plan = planned(&[
+            finding("torch-cuda-mismatch", Some(torch)),
+            finding("torch-too-new", Some("pip install 'torch<2.9'")),
+        ]);
+        assert_eq!(plan.conflicts[0].name, "torch");
+        assert_eq!(
+            plan.command.as_deref(),
+            Some(
+                "'/opt/venv/bin/python' -m pip uninstall -y 'torchvision' && '/opt/venv/bin/python' -m pip install \
+                 'torchvision==0.24.1' --index-url 'https://download.pytorch.org/whl/cu126'"
+            )
+        );
+    }
+
+    #[test]
+    fn nothing_to_fix_is_an_empty_plan() {
+        let plan = planned(&[]);
+        assert!(!plan.has_work());
+        assert_eq!(plan.command, None);
+    }
+}

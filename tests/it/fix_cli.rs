@@ -1,0 +1,126 @@
+//! `envdoctor fix`: the findings' package fixes as one plan (issue 31), on a
+//! recorded node and on a real virtual environment.
+
+use crate::common;
+
+use common::*;
+use serde_json::Value;
+
+const DEEPSPEED_NODE: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-deepspeed-0.14.2-recorded.json";
+const ZERO3_OFFLOAD: &str = "tests/fixtures/configs/ds-zero3-offload-cpu.json";
+
+fn plan_of(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// The recorded DeepSpeed 0.14.2 node: three rules each pin DeepSpeed; the
+/// plan pins it once, with every specifier that spoke.
+#[test]
+fn the_recorded_deepspeed_node_gets_deepspeed_pinned_once() {
+    let cache = tempfile::tempdir().unwrap();
+    let output = envdoctor(cache.path())
+        .args(["fix", "--snapshot", DEEPSPEED_NODE, "--deepspeed-config", ZERO3_OFFLOAD])
+        .args(["--format", "json"])
+        .assert()
+        .code(1);
+    let plan = plan_of(output.get_output());
+    assert_eq!(plan["schema"], "envdoctor.fix/1");
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(DEEPSPEED_NODE).unwrap()).unwrap();
+    let python = snapshot["python"]["executable"].as_str().unwrap();
+    assert_eq!(plan["python"], python);
+
+    let requirements = plan["requirements"].as_array().unwrap();
+    let deepspeed: Vec<&Value> = requirements
+        .iter()
+        .filter(|requirement| requirement["name"].as_str().unwrap().eq_ignore_ascii_case("deepspeed"))
+        .collect();
+    assert_eq!(deepspeed.len(), 1, "{plan:#}");
+    let specifier = deepspeed[0]["specifier"].as_str().unwrap();
+    let specifiers: pep508_rs::pep440_rs::VersionSpecifiers = specifier.parse().unwrap();
+    // Every rule that spoke is satisfied by the specifier: each finding that
+    // fixes DeepSpeed says a lower bound it contains.
+    for bound in ["0.14.4", "0.16.0"] {
+        assert!(specifier.contains(&format!(">={bound}")), "{specifier}");
+    }
+    assert!(!specifiers.contains(&"0.14.2".parse().unwrap()), "{specifier}");
+    assert!(specifiers.contains(&"0.16.0".parse().unwrap()), "{specifier}");
+    let fixes = deepspeed[0]["fixes"].as_array().unwrap();
+    assert!(fixes.len() >= 3, "{plan:#}");
+    assert!(plan["conflicts"].as_array().unwrap().is_empty(), "{plan:#}");
+
+    let command = plan["command"].as_str().unwrap();
+    assert!(command.starts_with(&format!("'{python}' -m pip install ")), "{command}");
+    assert_eq!(command.matches("deepspeed").count(), 1, "{command}");
+    assert!(command.contains(&format!("'deepspeed{specifier}'")), "{command}");
+
+    // The text says the same command.
+    let text = envdoctor(cache.path())
+        .args(["fix", "--snapshot", DEEPSPEED_NODE, "--deepspeed-config", ZERO3_OFFLOAD])
+        .assert()
+        .code(1);
+    let text = String::from_utf8(text.get_output().stdout.clone()).unwrap();
+    assert!(text.contains(&format!("\n  {command}\n")), "{text}");
+}
+
+/// A real venv where `alpha` requires `beta>=2` and beta 1.0 is installed:
+/// the plan is `beta>=2`, for the venv's own interpreter; fixed, nothing is left.
+#[test]
+fn a_venv_with_an_unmet_requirement_gets_it_as_the_plan() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let python = create_venv(&root.path().join("venv"), false);
+    let site = site_packages(&python);
+    write_file(
+        &site.join("alpha-1.0.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0\nRequires-Dist: beta>=2\n",
+    );
+    write_dist_info(&site, "beta", "1.0");
+    let output = envdoctor(cache.path())
+        .args(["fix", "--python"])
+        .arg(&python)
+        .args(["--format", "json"])
+        .assert()
+        .code(1);
+    let plan = plan_of(output.get_output());
+    let requirements: Vec<(String, String)> = plan["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|requirement| {
+            (
+                requirement["name"].as_str().unwrap().to_string(),
+                requirement["specifier"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(requirements, [("beta".to_string(), ">=2".to_string())], "{plan:#}");
+    let command = plan["command"].as_str().unwrap();
+    assert!(command.ends_with(" -m pip install 'beta>=2'"), "{command}");
+    assert!(command.contains("/venv/bin/python"), "{command}");
+
+    // With beta 2.0 in its place no package is left to install (what no
+    // install fixes, such as a node without a GPU, is still listed: exit 1).
+    std::fs::remove_dir_all(site.join("beta-1.0.dist-info")).unwrap();
+    write_dist_info(&site, "beta", "2.0");
+    let output = envdoctor(cache.path())
+        .args(["fix", "--python"])
+        .arg(&python)
+        .args(["--format", "json"])
+        .assert();
+    let plan = plan_of(output.get_output());
+    assert_eq!(plan["command"], Value::Null, "{plan:#}");
+    assert_eq!(plan["requirements"], serde_json::json!([]), "{plan:#}");
+    let exit = output.get_output().status.code();
+    let expected = if plan["cannot_fix"].as_array().unwrap().is_empty() {
+        0
+    } else {
+        1
+    };
+    assert_eq!(exit, Some(expected), "{plan:#}");
+}
