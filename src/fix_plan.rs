@@ -8,8 +8,12 @@
 //! a conflict, not part of the plan. A torch install with `--index-url`
 //! stays one unit: its requirements are installed from its index, in a
 //! command of their own, before the rest are installed from the default one.
+//! A requirement that contradicts an installed package's own unconditional
+//! requirement (the plan's `numpy<1.20` where pandas 2.2 requires
+//! `numpy>=1.26.0`) is a conflict too: a plan that would break a third
+//! package is not a plan.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::str::FromStr;
 
@@ -19,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::findings::Finding;
 use crate::fix_command::PipInstall;
+use crate::snapshot::packages::Package;
 
 pub const FIX_SCHEMA: &str = "envdoctor.fix/1";
 
@@ -80,6 +85,10 @@ pub struct Conflict {
     pub name: String,
     pub specifiers: Vec<String>,
     pub ids: Vec<String>,
+    /// The installed packages whose own requirement takes part in it:
+    /// `pandas 2.2.3 requires numpy>=1.26.0`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_by: Vec<String>,
 }
 
 impl Plan {
@@ -100,8 +109,9 @@ struct Gathered {
     from_index: bool,
 }
 
-/// The plan for `findings` on the interpreter `python`.
-pub fn plan(findings: &[Finding], python: &Path) -> Plan {
+/// The plan for `findings` on the interpreter `python`, whose installed
+/// packages are `installed`.
+pub fn plan(findings: &[Finding], python: &Path, installed: &[Package]) -> Plan {
     let mut order: Vec<String> = Vec::new();
     let mut packages: BTreeMap<String, Gathered> = BTreeMap::new();
     let mut cannot_fix = Vec::new();
@@ -178,10 +188,12 @@ pub fn plan(findings: &[Finding], python: &Path) -> Plan {
                 name: "--index-url".to_string(),
                 specifiers: distinct,
                 ids,
+                required_by: Vec::new(),
             });
         }
     }
 
+    let planned: BTreeSet<String> = order.iter().cloned().collect();
     let mut requirements = Vec::new();
     for key in order {
         let gathered = packages.remove(&key).expect("every key in order is gathered");
@@ -192,15 +204,30 @@ pub fn plan(findings: &[Finding], python: &Path) -> Plan {
         for (text, _) in &gathered.specifiers {
             push_new(&mut texts, text);
         }
-        if !satisfiable(&texts) {
+        let own = satisfiable(&texts);
+        let mut required_by = Vec::new();
+        let mut specifiers = texts.clone();
+        if own {
+            for (who, theirs) in requirers(installed, &key, &planned) {
+                let together: Vec<String> = texts.iter().chain(&theirs).cloned().collect();
+                if !satisfiable(&together) {
+                    required_by.push(who);
+                    for text in &theirs {
+                        push_new(&mut specifiers, text);
+                    }
+                }
+            }
+        }
+        if !own || !required_by.is_empty() {
             let mut ids = Vec::new();
             for (_, id) in &gathered.specifiers {
                 push_new(&mut ids, id);
             }
             conflicts.push(Conflict {
                 name: gathered.name,
-                specifiers: texts,
+                specifiers,
                 ids,
+                required_by,
             });
             continue;
         }
@@ -258,6 +285,36 @@ fn read_installs(installs: Vec<PipInstall>) -> Option<Vec<(PipInstall, Vec<Requi
             Some((install, requirements))
         })
         .collect()
+}
+
+/// The installed packages the plan does not install whose unconditional
+/// requirements name the package `key` with a version: who said it (`pandas
+/// 2.2.3 requires numpy>=1.26.0`), and the specifiers. A requirement under a
+/// marker is left out: whether it applies here is pip's to say.
+fn requirers(installed: &[Package], key: &str, planned: &BTreeSet<String>) -> Vec<(String, Vec<String>)> {
+    let mut found = Vec::new();
+    for package in installed {
+        let own = crate::packaging::normalize_name(&package.name);
+        if own == key || planned.contains(&own) {
+            continue;
+        }
+        for line in &package.requires_dist {
+            let Ok(requirement) = Requirement::<VerbatimUrl>::from_str(line) else {
+                continue;
+            };
+            if !requirement.marker.is_true() || crate::packaging::normalize_name(requirement.name.as_ref()) != key {
+                continue;
+            }
+            if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url {
+                let version = package.version.as_deref().unwrap_or("(no version)");
+                found.push((
+                    format!("{} {version} requires {line}", package.name),
+                    specifiers.iter().map(ToString::to_string).collect(),
+                ));
+            }
+        }
+    }
+    found
 }
 
 fn push_new(list: &mut Vec<String>, item: &str) {
@@ -420,6 +477,9 @@ pub fn text(plan: &Plan) -> String {
                 safe(&conflict.specifiers.join(" and ")),
                 safe(&conflict.ids.join(", "))
             );
+            for who in &conflict.required_by {
+                let _ = writeln!(out, "    {}", safe(who));
+            }
         }
     }
     if !plan.cannot_fix.is_empty() {
@@ -459,7 +519,7 @@ mod tests {
     }
 
     fn planned(findings: &[Finding]) -> Plan {
-        plan(findings, Path::new(PYTHON))
+        plan(findings, Path::new(PYTHON), &[])
     }
 
     #[test]
@@ -556,6 +616,43 @@ mod tests {
                  'torchvision==0.24.1' --index-url 'https://download.pytorch.org/whl/cu126'"
             )
         );
+    }
+
+    #[test]
+    fn a_plan_that_breaks_an_installed_package_is_a_conflict() {
+        let pandas = Package {
+            name: "pandas".to_string(),
+            version: Some("2.2.3".to_string()),
+            requires_dist: vec![
+                "numpy>=1.26.0".to_string(),
+                "numpy<1.20; python_version < \"3.0\"".to_string(),
+                "pytz>=2020.1".to_string(),
+            ],
+            ..Package::default()
+        };
+        let findings = [
+            finding("numpy-old", Some("pip install 'numpy<1.20'")),
+            finding("pytz-old", Some("pip install 'pytz>=2024.1'")),
+        ];
+        let broken = plan(&findings, Path::new(PYTHON), std::slice::from_ref(&pandas));
+        assert_eq!(
+            broken.conflicts,
+            [Conflict {
+                name: "numpy".to_string(),
+                specifiers: vec!["<1.20".to_string(), ">=1.26.0".to_string()],
+                ids: vec!["numpy-old".to_string()],
+                required_by: vec!["pandas 2.2.3 requires numpy>=1.26.0".to_string()],
+            }]
+        );
+        assert_eq!(broken.requirements.len(), 1);
+        assert_eq!(broken.requirements[0].requirement(), "pytz>=2024.1");
+        // A package the plan installs again is not held to what it requires now.
+        let findings = [
+            finding("numpy-old", Some("pip install 'numpy<1.20'")),
+            finding("pandas-old", Some("pip install 'pandas<2'")),
+        ];
+        let again = plan(&findings, Path::new(PYTHON), &[pandas]);
+        assert!(again.conflicts.is_empty(), "{again:?}");
     }
 
     #[test]

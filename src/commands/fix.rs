@@ -23,6 +23,7 @@ pub(super) fn fix(args: FixArgs) -> anyhow::Result<Outcome> {
         fail_on: FailOn::Error,
         smoke: Smoke::NotRun("--no-smoke".to_string()),
     };
+    let installed = snapshot.packages.clone();
     let report = crate::check::run(snapshot, &input);
     // What fails a check or warns: an info finding is not a problem to fix.
     let findings: Vec<Finding> = report
@@ -30,7 +31,7 @@ pub(super) fn fix(args: FixArgs) -> anyhow::Result<Outcome> {
         .into_iter()
         .filter(|finding| finding.severity >= Severity::Warning)
         .collect();
-    let plan = crate::fix_plan::plan(&findings, &python);
+    let plan = crate::fix_plan::plan(&findings, &python, &installed);
     let rendered = match args.format {
         TextOrJson::Text => crate::fix_plan::text(&plan),
         TextOrJson::Json => serde_json::to_string_pretty(&plan)? + "\n",

@@ -5,6 +5,7 @@ use crate::common;
 
 use common::*;
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 
 const DEEPSPEED_NODE: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-deepspeed-0.14.2-recorded.json";
 const ZERO3_OFFLOAD: &str = "tests/fixtures/configs/ds-zero3-offload-cpu.json";
@@ -17,6 +18,33 @@ fn plan_of(output: &std::process::Output) -> Value {
             String::from_utf8_lossy(&output.stderr)
         )
     })
+}
+
+/// A venv (no pip) in `root` where `alpha` 1.0 requires `beta>=2` and beta 1.0
+/// is installed, with each of `others` (a name, at 1.0, and its one
+/// requirement): its interpreter and its site-packages.
+fn venv_where_alpha_needs_beta_2(root: &Path, others: &[(&str, &str)]) -> (PathBuf, PathBuf) {
+    let python = create_venv(&root.join("venv"), false);
+    let site = site_packages(&python);
+    for (name, requires) in [("alpha", "beta>=2")].iter().chain(others) {
+        write_file(
+            &site.join(format!("{name}-1.0.dist-info/METADATA")),
+            format!("Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nRequires-Dist: {requires}\n"),
+        );
+    }
+    write_dist_info(&site, "beta", "1.0");
+    (python, site)
+}
+
+/// `envdoctor fix --python PYTHON --format json`: the plan and the exit code.
+fn fix_json(cache: &Path, python: &Path) -> (Value, Option<i32>) {
+    let output = envdoctor(cache)
+        .args(["fix", "--python"])
+        .arg(python)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    (plan_of(&output), output.status.code())
 }
 
 /// The recorded DeepSpeed 0.14.2 node: three rules each pin DeepSpeed; the
@@ -74,20 +102,9 @@ fn the_recorded_deepspeed_node_gets_deepspeed_pinned_once() {
 fn a_venv_with_an_unmet_requirement_gets_it_as_the_plan() {
     let root = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let python = create_venv(&root.path().join("venv"), false);
-    let site = site_packages(&python);
-    write_file(
-        &site.join("alpha-1.0.dist-info/METADATA"),
-        "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0\nRequires-Dist: beta>=2\n",
-    );
-    write_dist_info(&site, "beta", "1.0");
-    let output = envdoctor(cache.path())
-        .args(["fix", "--python"])
-        .arg(&python)
-        .args(["--format", "json"])
-        .assert()
-        .code(1);
-    let plan = plan_of(output.get_output());
+    let (python, site) = venv_where_alpha_needs_beta_2(root.path(), &[]);
+    let (plan, code) = fix_json(cache.path(), &python);
+    assert_eq!(code, Some(1), "{plan:#}");
     let requirements: Vec<(String, String)> = plan["requirements"]
         .as_array()
         .unwrap()
@@ -108,19 +125,34 @@ fn a_venv_with_an_unmet_requirement_gets_it_as_the_plan() {
     // install fixes, such as a node without a GPU, is still listed: exit 1).
     std::fs::remove_dir_all(site.join("beta-1.0.dist-info")).unwrap();
     write_dist_info(&site, "beta", "2.0");
-    let output = envdoctor(cache.path())
-        .args(["fix", "--python"])
-        .arg(&python)
-        .args(["--format", "json"])
-        .assert();
-    let plan = plan_of(output.get_output());
+    let (plan, exit) = fix_json(cache.path(), &python);
     assert_eq!(plan["command"], Value::Null, "{plan:#}");
     assert_eq!(plan["requirements"], serde_json::json!([]), "{plan:#}");
-    let exit = output.get_output().status.code();
     let expected = if plan["cannot_fix"].as_array().unwrap().is_empty() {
         0
     } else {
         1
     };
     assert_eq!(exit, Some(expected), "{plan:#}");
+}
+
+/// The same venv with `gamma`, which requires `beta<1.5`: `beta>=2` would
+/// break it, so it is a conflict that names gamma, not a plan.
+#[test]
+fn a_plan_that_would_break_an_installed_package_is_a_conflict() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let (python, _) = venv_where_alpha_needs_beta_2(root.path(), &[("gamma", "beta<1.5")]);
+    let (plan, code) = fix_json(cache.path(), &python);
+    assert_eq!(code, Some(1), "{plan:#}");
+    assert_eq!(plan["requirements"], serde_json::json!([]), "{plan:#}");
+    assert_eq!(plan["command"], Value::Null, "{plan:#}");
+    let conflicts = plan["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1, "{plan:#}");
+    assert_eq!(conflicts[0]["name"], "beta");
+    assert_eq!(conflicts[0]["specifiers"], serde_json::json!([">=2", "<1.5"]));
+    assert_eq!(
+        conflicts[0]["required_by"],
+        serde_json::json!(["gamma 1.0 requires beta<1.5"])
+    );
 }
