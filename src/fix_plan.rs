@@ -459,7 +459,7 @@ pub fn text(plan: &Plan) -> String {
         None => {
             let _ = writeln!(
                 out,
-                "No package install fixes what was found on {}.",
+                "No command to run for {}: installing packages fixes none of the findings.",
                 safe(&plan.python)
             );
         }
