@@ -1,6 +1,7 @@
 //! `envdoctor check` for people: findings grouped by severity, each with what
 //! was observed, why it matters, the fix and one reference; a verdict last.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::Style;
@@ -58,8 +59,38 @@ pub fn text(report: &Report, style: Style) -> String {
             out.push('\n');
         }
     }
+    prescription(&mut out, report, style);
     verdict(&mut out, report, style);
     out
+}
+
+/// The package fixes of every finding as the one command `envdoctor fix`
+/// plans (specifiers merged, one per package), where there is one: what to
+/// run, rather than each finding's own command in turn.
+fn prescription(out: &mut String, report: &Report, style: Style) {
+    let snapshot = &report.snapshot;
+    let plan = crate::fix_plan::plan(&report.findings, &snapshot.python.executable, &snapshot.packages);
+    let Some(command) = &plan.command else { return };
+    let fixed: BTreeSet<&str> = plan
+        .requirements
+        .iter()
+        .flat_map(|requirement| requirement.fixes.iter().map(String::as_str))
+        .collect();
+    let line = format!(
+        "One command installs the package fixes of {} (`envdoctor fix` shows the plan{}):",
+        match fixed.len() {
+            1 => "1 finding".to_string(),
+            count => format!("{count} findings"),
+        },
+        if plan.conflicts.is_empty() {
+            ""
+        } else {
+            " and its conflicts"
+        }
+    );
+    write_hanging(out, style.width(), "", 0, &line, |line| style.heading(line));
+    // A command stays on one line, so a paste takes all of it.
+    let _ = writeln!(out, "  {}\n", crate::escape::controls(command));
 }
 
 fn plural(severity: Severity) -> &'static str {

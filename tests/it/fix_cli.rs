@@ -94,6 +94,23 @@ fn the_recorded_deepspeed_node_gets_deepspeed_pinned_once() {
         .code(1);
     let text = String::from_utf8(text.get_output().stdout.clone()).unwrap();
     assert!(text.contains(&format!("\n  {command}\n")), "{text}");
+
+    // And `check` ends with it, one command in place of five.
+    let check = envdoctor(cache.path())
+        .args([
+            "check",
+            "--snapshot",
+            DEEPSPEED_NODE,
+            "--deepspeed-config",
+            ZERO3_OFFLOAD,
+        ])
+        .assert()
+        .code(1);
+    let check = String::from_utf8(check.get_output().stdout.clone()).unwrap();
+    let (_, end) = check
+        .split_once("One command installs the package fixes of 5 findings (`envdoctor fix` shows the plan):\n")
+        .unwrap_or_else(|| panic!("{check}"));
+    assert!(end.starts_with(&format!("  {command}\n")), "{check}");
 }
 
 /// A real venv where `alpha` requires `beta>=2` and beta 1.0 is installed:

@@ -4,8 +4,9 @@
 //!
 //! - one word longer than the room its column leaves (a URL, a path, an id),
 //!   alone on its line or after its label (`see`, `Why:`, a severity);
-//! - a fix (`fix` or `fix:` first): one command, printed on one line so that
-//!   it can be pasted.
+//! - a fix (`fix` or `fix:` first), or a command line of its own that starts
+//!   with the interpreter it runs (`check`'s one command for every package
+//!   fix): one command, printed on one line so that it can be pasted.
 
 /// `text`'s words joined by single spaces: wrapped text compares with the
 /// text it came from, wherever the width broke its lines.
@@ -37,7 +38,9 @@ fn one_word_in_its_column(line: &str) -> bool {
 }
 
 fn a_fix(line: &str) -> bool {
-    matches!(line.split_whitespace().next(), Some("fix" | "fix:"))
+    let first = line.split_whitespace().next();
+    matches!(first, Some("fix" | "fix:"))
+        || first.is_some_and(|word| word.trim_start_matches(['\'', '"']).starts_with('/'))
 }
 
 /// Fails, naming `what` and every offending line, when `text` does not fit.
