@@ -239,9 +239,7 @@ pub fn address_fixes(findings: &mut [Finding], snapshot: &Snapshot) {
         return;
     }
     for finding in findings {
-        if let Some(fix) = &finding.fix {
-            finding.fix = Some(crate::fix_command::address(fix, python));
-        }
+        crate::fix_command::address_in_place(&mut finding.fix, python);
     }
 }
 

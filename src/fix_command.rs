@@ -307,6 +307,14 @@ pub fn pip_installs(fix: &str) -> Option<Vec<PipInstall>> {
     (uninstalled.is_empty() && !installs.is_empty()).then_some(installs)
 }
 
+/// `address` on a fix in place, where there is one: what every report that
+/// prints fixes for a node runs them through.
+pub fn address_in_place(fix: &mut Option<String>, python: &Path) {
+    if let Some(command) = fix.as_deref() {
+        *fix = Some(address(command, python));
+    }
+}
+
 fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()

@@ -62,6 +62,20 @@ pub enum FileProblem {
     },
 }
 
+impl FileProblem {
+    /// What RECORD says and what the file is, for a file whose content
+    /// changed: both hashes, or both sizes in bytes.
+    pub fn changed_values(&self) -> Option<(String, String)> {
+        match self {
+            FileProblem::Modified { expected, found } => Some((expected.clone(), found.clone())),
+            FileProblem::SizeChanged { expected, found } => {
+                Some((format!("{expected} bytes"), format!("{found} bytes")))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for FileDrift {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path.display();
@@ -335,18 +349,13 @@ fn judged(written: Written, path: &Path, roots: &Roots, problem: FileProblem) ->
     match written {
         Written::ByteCodeCache if matches!(problem, FileProblem::Missing) && source_of(path).is_some() => None,
         Written::ByteCodeCache if changed && checked_against_source(path) => None,
-        Written::OutsideLocation if changed => match (relocated_script(path, roots), problem) {
-            (Some(first_line), FileProblem::Modified { expected, found }) => Some(FileProblem::ScriptRewritten {
+        Written::OutsideLocation if changed => match (relocated_script(path, roots), problem.changed_values()) {
+            (Some(first_line), Some((expected, found))) => Some(FileProblem::ScriptRewritten {
                 first_line,
                 expected,
                 found,
             }),
-            (Some(first_line), FileProblem::SizeChanged { expected, found }) => Some(FileProblem::ScriptRewritten {
-                first_line,
-                expected: format!("{expected} bytes"),
-                found: format!("{found} bytes"),
-            }),
-            (_, problem) => Some(problem),
+            _ => Some(problem),
         },
         _ => Some(problem),
     }

@@ -171,9 +171,7 @@ impl NodeState {
     pub fn address(&self, drift: &mut [Drift]) {
         let Some(python) = &self.interpreter else { return };
         for item in drift {
-            if let Some(fix) = &item.fix {
-                item.fix = Some(crate::fix_command::address(fix, python));
-            }
+            crate::fix_command::address_in_place(&mut item.fix, python);
         }
     }
 }

@@ -130,14 +130,10 @@ pub fn file_drift(snapshot: &Snapshot) -> (Vec<Drift>, FilesChecked) {
         };
         for file in files {
             let (id, expected, found) = match &file.problem {
-                FileProblem::Modified { expected, found } => {
-                    ("file-modified", Some(expected.clone()), Some(found.clone()))
+                FileProblem::Modified { .. } | FileProblem::SizeChanged { .. } => {
+                    let (expected, found) = file.problem.changed_values().unzip();
+                    ("file-modified", expected, found)
                 }
-                FileProblem::SizeChanged { expected, found } => (
-                    "file-modified",
-                    Some(format!("{expected} bytes")),
-                    Some(format!("{found} bytes")),
-                ),
                 FileProblem::ScriptRewritten { expected, found, .. } => {
                     ("file-script-rewritten", Some(expected.clone()), Some(found.clone()))
                 }

@@ -451,12 +451,18 @@ impl Lock {
     /// (who wrote the lock, each package's installer and `REQUESTED` marker,
     /// which locks before format 1.1 recorded). The fingerprint, `diff`,
     /// `verify` and `fleet` all see a lock through this.
-    pub fn identity(mut self) -> Lock {
+    pub fn identity(self) -> Lock {
+        let mut identity = self.without_install_notes();
+        identity.fingerprint = identity.clone().digest_without_writer();
+        identity
+    }
+
+    /// The lock less each package's installer and `REQUESTED` marker.
+    fn without_install_notes(mut self) -> Lock {
         for package in &mut self.packages {
             package.installer = None;
             package.requested = None;
         }
-        self.fingerprint = self.content_fingerprint();
         self
     }
 
@@ -465,12 +471,7 @@ impl Lock {
     /// marker. Field order is the struct's and maps are sorted, so the JSON is
     /// canonical without further work.
     pub fn content_fingerprint(&self) -> String {
-        let mut content = self.clone();
-        for package in &mut content.packages {
-            package.installer = None;
-            package.requested = None;
-        }
-        content.digest_without_writer()
+        self.clone().without_install_notes().digest_without_writer()
     }
 
     /// The fingerprint a lock before format 1.1 recorded: its whole content

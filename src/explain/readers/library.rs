@@ -274,8 +274,7 @@ mod tests {
     use super::*;
 
     fn reading(log: &str) -> Option<Reading> {
-        let (traceback, text) = super::super::parsed(log);
-        read(&text, &traceback, Context::alone())
+        super::super::read_alone(read, log)
     }
 
     #[test]

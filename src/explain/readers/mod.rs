@@ -75,6 +75,13 @@ impl Context<'_> {
     }
 }
 
+/// What `read` makes of `log` alone, with no earlier lines: the readers' tests.
+#[cfg(test)]
+pub(super) fn read_alone(read: fn(&str, &Traceback, Context) -> Option<Reading>, log: &str) -> Option<Reading> {
+    let (traceback, text) = parsed(log);
+    read(&text, &traceback, Context::alone())
+}
+
 /// A log's first traceback (or the log as one bare line) and its messages'
 /// text, as the readers see them.
 #[cfg(test)]
