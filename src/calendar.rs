@@ -73,6 +73,21 @@ impl Date {
     }
 }
 
+/// Now in UTC as a file name may hold it: `2026-11-27T164252Z`.
+pub fn utc_stamp() -> String {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let of_day = seconds % 86_400;
+    format!(
+        "{}T{:02}{:02}{:02}Z",
+        Date::from_days((seconds / 86_400) as i64),
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60
+    )
+}
+
 fn days_in_month(year: i64, month: u32) -> u32 {
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     match month {

@@ -35,6 +35,10 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smoke_not_run: Option<String>,
     pub summary: CheckSummary,
+    /// The plan `envdoctor fix` offers for these findings (`envdoctor.fix/1`),
+    /// when there is something to fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_plan: Option<crate::fix_plan::Plan>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -227,6 +231,7 @@ pub fn run(snapshot: Snapshot, input: &CheckInput) -> Report {
             Smoke::NotRun(reason) => Some(reason.clone()),
         },
         summary,
+        fix_plan: None,
     }
 }
 

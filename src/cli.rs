@@ -248,16 +248,25 @@ pub struct CheckArgs {
 const FIX_EXAMPLES: &str = "\
 Examples:
   envdoctor fix                                        this node's default Python: the plan as text
-  envdoctor fix --python .venv/bin/python --format json -o plan.json
+  envdoctor fix --python .venv/bin/python --apply      asks, installs, checks again; puts back on failure
+  envdoctor fix --python .venv/bin/python --apply --yes --format json -o applied.json
+  envdoctor fix --lock envdoctor.lock                  the plan also brings the packages back to the lock
   envdoctor fix --snapshot node.json --deepspeed-config ds_z3.json
 
 It runs the checks of `check --no-smoke`, merges every package fix into one requirement per package
-(every specifier that spoke, which pip reads as their intersection) and prints one command for the
+(every specifier that spoke, which pip reads as their intersection), tries the merged versions
+against the matrix and the installed packages' own requirements, and prints one command for the
 judged interpreter, what each requirement fixes, what no package install fixes, and the conflicts.
-It changes nothing: `--apply` is not built yet.
 
-Exit codes: 0 nothing to fix, 1 a plan, a conflict or a finding it cannot fix, 2 envdoctor could not
-do its job.";
+--apply runs the plan with the interpreter's pip (uv pip where uv made the environment). First it
+writes a lock of the environment and a hard-linked backup of its files into PREFIX/.envdoctor-fix;
+when a step fails, envdoctor is interrupted, or the check after raises a finding the check before
+did not, it puts every file back and verifies the environment against that lock. It changes only a
+virtual environment or a conda prefix unless --system is given, and never runs sudo.
+
+Exit codes: 0 nothing to fix (with --apply: the plan was applied and the check after is clean), 1 a
+plan, a conflict or a finding it cannot fix (with --apply: findings remain), 2 envdoctor could not
+do its job (with --apply: nothing changed, or the environment was put back).";
 
 #[derive(Debug, Args)]
 pub struct FixArgs {
@@ -269,6 +278,28 @@ pub struct FixArgs {
 
     #[command(flatten)]
     pub ignores: IgnoreArgs,
+
+    /// Also bring the packages back to this lock: each package's drift (another version, missing)
+    /// becomes a requirement of the plan.
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+
+    /// Run the plan: record the environment, install, check again, and put everything back when a
+    /// step fails or the check after is worse.
+    #[arg(long, conflicts_with = "snapshot")]
+    pub apply: bool,
+
+    /// Apply without asking (for scripts); without it, --apply asks on a terminal and refuses elsewhere.
+    #[arg(long, requires = "apply")]
+    pub yes: bool,
+
+    /// Allow --apply to change a Python that is neither a virtual environment nor a conda prefix.
+    #[arg(long, requires = "apply")]
+    pub system: bool,
+
+    /// Put back the environment an interrupted --apply left half-changed, from the backup it left.
+    #[arg(long, conflicts_with_all = ["apply", "snapshot", "lock"])]
+    pub restore: bool,
 
     /// `text` for people; `json` for tools (schema `envdoctor.fix/1`).
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]

@@ -66,7 +66,10 @@ pub(super) fn check(args: CheckArgs) -> anyhow::Result<Outcome> {
         fail_on: args.fail_on.level,
         smoke,
     };
-    let report = crate::check::run(snapshot, &input);
+    let mut report = crate::check::run(snapshot, &input);
+    let installer = super::fix::installer_for(&report.snapshot, args.node.snapshot.is_none());
+    let plan = super::fix_trial::prescribe(&report.snapshot, &report.findings, &input, &installer);
+    report.fix_plan = plan.has_work().then_some(plan);
     let rendered = match args.format {
         ReportFormat::Text => crate::report::check::text(&report, style_for(args.output.file.as_deref())),
         ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

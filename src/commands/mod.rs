@@ -13,6 +13,7 @@ mod diff;
 mod explain;
 mod export;
 mod fix;
+mod fix_trial;
 mod fleet;
 mod lock;
 mod man;

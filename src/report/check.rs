@@ -68,8 +68,7 @@ pub fn text(report: &Report, style: Style) -> String {
 /// plans (specifiers merged, one per package), where there is one: what to
 /// run, rather than each finding's own command in turn.
 fn prescription(out: &mut String, report: &Report, style: Style) {
-    let snapshot = &report.snapshot;
-    let plan = crate::fix_plan::plan(&report.findings, &snapshot.python.executable, &snapshot.packages);
+    let Some(plan) = &report.fix_plan else { return };
     let Some(command) = &plan.command else { return };
     let fixed: BTreeSet<&str> = plan
         .requirements

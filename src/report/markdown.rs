@@ -53,6 +53,29 @@ pub fn render(report: &Report) -> String {
         }
         (None, None) => {}
     }
+    if let Some(plan) = &report.fix_plan
+        && let Some(command) = &plan.command
+    {
+        let _ = writeln!(out, "### One command for the package fixes (`envdoctor fix`)\n");
+        let _ = writeln!(out, "{}\n", code_block(command));
+        for requirement in &plan.requirements {
+            let _ = writeln!(
+                out,
+                "- {} fixes {}",
+                code(&requirement.requirement()),
+                inline(&requirement.fixes.join(", "))
+            );
+        }
+        for conflict in &plan.conflicts {
+            let _ = writeln!(
+                out,
+                "- left out, a conflict: {} {}",
+                code(&conflict.name),
+                inline(&conflict.specifiers.join(" and "))
+            );
+        }
+        out.push('\n');
+    }
     if !report.ignored.is_empty() {
         out.push_str("<details><summary>Ignored findings</summary>\n\n");
         for ignored in &report.ignored {

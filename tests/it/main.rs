@@ -12,6 +12,7 @@ mod common;
 mod error_lines;
 mod explain_cli;
 mod export_roundtrip;
+mod fix_apply;
 mod fix_cli;
 mod fleet_cli;
 mod fleet_slurm;

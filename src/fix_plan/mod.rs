@@ -14,12 +14,17 @@
 //! package is not a plan.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::str::FromStr;
 
 use pep508_rs::pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{Requirement, VerbatimUrl, VersionOrUrl};
 use serde::{Deserialize, Serialize};
+
+pub mod apply;
+pub mod backup;
+mod installer;
+
+pub use installer::{Action, Installer};
 
 use crate::findings::Finding;
 use crate::fix_command::PipInstall;
@@ -31,8 +36,11 @@ pub const FIX_SCHEMA: &str = "envdoctor.fix/1";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub schema: String,
-    /// The interpreter whose pip the command runs.
+    /// The interpreter whose environment the command changes.
     pub python: String,
+    /// `pip` (the interpreter's own) or `uv` (`uv pip`, for an environment uv made).
+    #[serde(default = "pip_name")]
+    pub installer: String,
     /// One per package, in the order the findings first named them.
     pub requirements: Vec<PlannedRequirement>,
     /// The index the torch unit's requirements come from, if any.
@@ -40,10 +48,20 @@ pub struct Plan {
     /// The one command line that installs every requirement; `None` when
     /// there is nothing to install.
     pub command: Option<String>,
+    /// The same command as the argument vectors `--apply` runs, one per step.
+    #[serde(default)]
+    pub steps: Vec<Vec<String>>,
     /// Findings no pip install fixes: prose, other programs, the driver, a GPU.
     pub cannot_fix: Vec<CannotFix>,
-    /// Packages whose specifiers no version satisfies together.
+    /// Packages whose specifiers no version satisfies together, or whose
+    /// pinned version would raise another finding.
     pub conflicts: Vec<Conflict>,
+    /// Requirements kept whose oldest allowed release would raise findings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsettled: Vec<Unsettled>,
+    /// What `--apply` did; absent when the plan was only shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply: Option<apply::Applied>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,6 +107,36 @@ pub struct Conflict {
     /// `pandas 2.2.3 requires numpy>=1.26.0`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub required_by: Vec<String>,
+    /// The findings the pinned version would raise on this node, when the
+    /// pin itself is the conflict: a fix that trips another rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub would_raise: Vec<String>,
+}
+
+/// A requirement whose oldest allowed release would raise findings here.
+/// It stays in the plan, since pip installs the newest release that fits,
+/// which only the index knows; `--apply` judges what was installed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unsettled {
+    pub name: String,
+    /// The oldest release the specifiers allow.
+    pub version: String,
+    pub would_raise: Vec<String>,
+}
+
+/// The matrix, asked before the plan is offered: which findings, not raised
+/// now, would be raised with the package `name` at `version`.
+pub trait Trial {
+    fn raises(&self, name: &str, version: &str) -> Vec<String>;
+}
+
+/// No trial: a plan judged by the findings alone.
+pub struct Untried;
+
+impl Trial for Untried {
+    fn raises(&self, _name: &str, _version: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl Plan {
@@ -96,6 +144,10 @@ impl Plan {
     pub fn has_work(&self) -> bool {
         !self.requirements.is_empty() || !self.cannot_fix.is_empty() || !self.conflicts.is_empty()
     }
+}
+
+fn pip_name() -> String {
+    "pip".to_string()
 }
 
 /// What one package collects from the findings.
@@ -109,9 +161,9 @@ struct Gathered {
     from_index: bool,
 }
 
-/// The plan for `findings` on the interpreter `python`, whose installed
-/// packages are `installed`.
-pub fn plan(findings: &[Finding], python: &Path, installed: &[Package]) -> Plan {
+/// The plan for `findings`, run by `installer` for its interpreter, whose
+/// installed packages are `installed`.
+pub fn plan(findings: &[Finding], installer: &Installer, installed: &[Package], trial: &dyn Trial) -> Plan {
     let mut order: Vec<String> = Vec::new();
     let mut packages: BTreeMap<String, Gathered> = BTreeMap::new();
     let mut cannot_fix = Vec::new();
@@ -189,12 +241,14 @@ pub fn plan(findings: &[Finding], python: &Path, installed: &[Package]) -> Plan 
                 specifiers: distinct,
                 ids,
                 required_by: Vec::new(),
+                would_raise: Vec::new(),
             });
         }
     }
 
     let planned: BTreeSet<String> = order.iter().cloned().collect();
     let mut requirements = Vec::new();
+    let mut unsettled = Vec::new();
     for key in order {
         let gathered = packages.remove(&key).expect("every key in order is gathered");
         if gathered.from_index && index_url.is_none() {
@@ -228,16 +282,46 @@ pub fn plan(findings: &[Finding], python: &Path, installed: &[Package]) -> Plan 
                 specifiers,
                 ids,
                 required_by,
+                would_raise: Vec::new(),
             });
             continue;
         }
-        requirements.push(PlannedRequirement {
+        let requirement = PlannedRequirement {
             name: gathered.name,
             extras: gathered.extras,
-            specifier: texts.join(","),
+            specifier: tightest(&texts).join(","),
             fixes: gathered.fixes,
             from_index: gathered.from_index,
-        });
+        };
+        // The torch unit's version carries its index's build tag, which only
+        // the index knows: it is judged after it is installed, not before.
+        let tried = (!requirement.from_index)
+            .then(|| candidate(&texts))
+            .flatten()
+            .map(|(version, pinned)| (trial.raises(&requirement.name, &version), version, pinned));
+        match tried {
+            Some((raised, _, true)) if !raised.is_empty() => {
+                let mut ids = Vec::new();
+                for (_, id) in &gathered.specifiers {
+                    push_new(&mut ids, id);
+                }
+                conflicts.push(Conflict {
+                    name: requirement.name,
+                    specifiers: texts,
+                    ids,
+                    required_by: Vec::new(),
+                    would_raise: raised,
+                });
+                continue;
+            }
+            Some((raised, version, false)) if !raised.is_empty() => unsettled.push(Unsettled {
+                name: requirement.name.clone(),
+                version,
+                would_raise: raised,
+            }),
+            _ => {}
+        }
+        requirements.push(requirement);
     }
     // Only what is installed again is uninstalled first.
     uninstall.retain(|name| {
@@ -246,9 +330,8 @@ pub fn plan(findings: &[Finding], python: &Path, installed: &[Package]) -> Plan 
             .iter()
             .any(|requirement| crate::packaging::normalize_name(&requirement.name) == key)
     });
-    let python = python.display().to_string();
-    let command = command(
-        &python,
+    let steps = steps(
+        installer,
         &requirements,
         index_url.as_deref(),
         &extra_indexes,
@@ -257,13 +340,68 @@ pub fn plan(findings: &[Finding], python: &Path, installed: &[Package]) -> Plan 
     );
     Plan {
         schema: FIX_SCHEMA.to_string(),
-        python,
+        python: installer.python().display().to_string(),
+        installer: installer.name().to_string(),
         requirements,
         index_url,
-        command,
+        command: command_line(&steps),
+        steps: steps
+            .into_iter()
+            .map(|words| words.into_iter().map(|word| word.text).collect())
+            .collect(),
         cannot_fix,
         conflicts,
+        unsettled,
+        apply: None,
     }
+}
+
+/// The specifiers without the bounds another one makes redundant: of
+/// `>=0.14.4` and `>=0.16.0` only the second says anything, and of `<2` and
+/// `<1.26` only the second. What cannot be read is kept as it is.
+fn tightest(texts: &[String]) -> Vec<String> {
+    let parsed: Vec<Option<VersionSpecifier>> =
+        texts.iter().map(|text| VersionSpecifier::from_str(text).ok()).collect();
+    let redundant = |mine: &VersionSpecifier| {
+        parsed
+            .iter()
+            .flatten()
+            .any(|other| match (mine.operator(), other.operator()) {
+                (Operator::GreaterThanEqual, Operator::GreaterThanEqual | Operator::GreaterThan) => {
+                    other.version() > mine.version()
+                }
+                (Operator::LessThan, Operator::LessThan | Operator::LessThanEqual) => other.version() < mine.version(),
+                _ => false,
+            })
+    };
+    texts
+        .iter()
+        .zip(&parsed)
+        .filter(|(_, specifier)| !specifier.as_ref().is_some_and(redundant))
+        .map(|(text, _)| text.clone())
+        .collect()
+}
+
+/// The version a requirement's specifiers name: the `==` pin (`true`), or
+/// else the highest lower bound (`>=`, `~=`), the oldest release they allow
+/// (`false`). `None` when they name none (`<2`, `>1.0`, a wildcard pin).
+fn candidate(texts: &[String]) -> Option<(String, bool)> {
+    let specifiers: Vec<VersionSpecifier> = texts
+        .iter()
+        .filter_map(|text| VersionSpecifier::from_str(text).ok())
+        .collect();
+    if let Some(pin) = specifiers
+        .iter()
+        .find(|specifier| matches!(specifier.operator(), Operator::Equal | Operator::ExactEqual))
+    {
+        return Some((pin.version().to_string(), true));
+    }
+    specifiers
+        .iter()
+        .filter(|specifier| matches!(specifier.operator(), Operator::GreaterThanEqual | Operator::TildeEqual))
+        .map(VersionSpecifier::version)
+        .max()
+        .map(|version| (version.to_string(), false))
 }
 
 /// Each install's requirements, parsed; `None` when one is not a plain
@@ -365,50 +503,95 @@ fn satisfiable(texts: &[String]) -> bool {
     true
 }
 
-/// The one command line: the torch unit from its index first (after
-/// uninstalling what only changes build), then the rest from the default index.
-fn command(
-    python: &str,
+/// One word of a step: the installer's own words are written as they are,
+/// every value (a path, a requirement, an index) is quoted for the shell.
+#[derive(Debug, Clone, PartialEq)]
+struct Word {
+    text: String,
+    quoted: bool,
+}
+
+fn literal(text: &str) -> Word {
+    Word {
+        text: text.to_string(),
+        quoted: false,
+    }
+}
+
+fn value(text: &str) -> Word {
+    Word {
+        text: text.to_string(),
+        quoted: true,
+    }
+}
+
+/// The steps of the plan, each one installer run: the uninstalls a torch
+/// unit needs first, the torch unit from its index, then the rest from the
+/// default index. `--apply` runs them as they are; the command line is the
+/// same steps written for a shell, so the two cannot differ.
+fn steps(
+    installer: &Installer,
     requirements: &[PlannedRequirement],
     index_url: Option<&str>,
     extra_indexes: &[String],
     uninstall: &[String],
     upgrade: bool,
-) -> Option<String> {
-    let pip = format!("{} -m pip", crate::shell::quote(python));
+) -> Vec<Vec<Word>> {
     let install = |from_index: bool| {
-        let words: Vec<String> = requirements
+        let chosen: Vec<&PlannedRequirement> = requirements
             .iter()
             .filter(|requirement| requirement.from_index == from_index)
-            .map(|requirement| crate::shell::quote(&requirement.requirement()))
             .collect();
-        if words.is_empty() {
+        if chosen.is_empty() {
             return None;
         }
-        let mut line = format!("{pip} install");
+        let mut words = installer.words(Action::Install);
         if upgrade {
-            line.push_str(" --upgrade");
+            words.push(literal("--upgrade"));
         }
-        for word in words {
-            line.push(' ');
-            line.push_str(&word);
-        }
+        words.extend(chosen.iter().map(|requirement| value(&requirement.requirement())));
         if from_index && let Some(url) = index_url {
-            line.push_str(&format!(" --index-url {}", crate::shell::quote(url)));
+            words.extend([literal("--index-url"), value(url)]);
         }
         for url in extra_indexes {
-            line.push_str(&format!(" --extra-index-url {}", crate::shell::quote(url)));
+            words.extend([literal("--extra-index-url"), value(url)]);
         }
-        Some(line)
+        Some(words)
     };
-    let mut parts = Vec::new();
+    let mut steps = Vec::new();
     if !uninstall.is_empty() {
-        let names: Vec<String> = uninstall.iter().map(|name| crate::shell::quote(name)).collect();
-        parts.push(format!("{pip} uninstall -y {}", names.join(" ")));
+        let mut words = installer.words(Action::Uninstall);
+        words.extend(uninstall.iter().map(|name| value(name)));
+        steps.push(words);
     }
-    parts.extend(install(true));
-    parts.extend(install(false));
-    (!parts.is_empty() && parts.iter().any(|part| part.contains(" install "))).then(|| parts.join(" && "))
+    steps.extend(install(true));
+    steps.extend(install(false));
+    // Uninstalling alone fixes nothing: a plan is what it installs.
+    if steps.len() == usize::from(!uninstall.is_empty()) {
+        return Vec::new();
+    }
+    steps
+}
+
+/// The steps as one shell command line, joined with `&&`.
+fn command_line(steps: &[Vec<Word>]) -> Option<String> {
+    let lines: Vec<String> = steps
+        .iter()
+        .map(|words| {
+            words
+                .iter()
+                .map(|word| {
+                    if word.quoted {
+                        crate::shell::quote(&word.text)
+                    } else {
+                        word.text.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join(" && "))
 }
 
 /// The plan for people: the command, what each requirement fixes, what
@@ -467,7 +650,7 @@ pub fn text(plan: &Plan) -> String {
     if !plan.conflicts.is_empty() {
         let _ = writeln!(
             out,
-            "\nConflicts: no one version satisfies these together, so they are not in the command:"
+            "\nConflicts, left out of the command: no one version satisfies them together, or the one version\nthey allow would raise another finding here:"
         );
         for conflict in &plan.conflicts {
             let _ = writeln!(
@@ -480,6 +663,25 @@ pub fn text(plan: &Plan) -> String {
             for who in &conflict.required_by {
                 let _ = writeln!(out, "    {}", safe(who));
             }
+            if !conflict.would_raise.is_empty() {
+                let _ = writeln!(out, "    would raise here: {}", safe(&conflict.would_raise.join(", ")));
+            }
+        }
+    }
+    if !plan.unsettled.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot decided before installing: pip installs the newest release that fits, which only the index knows,"
+        );
+        let _ = writeln!(out, "but the oldest one the plan allows would raise findings here:");
+        for item in &plan.unsettled {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                safe(&item.name),
+                safe(&item.version),
+                safe(&item.would_raise.join(", "))
+            );
         }
     }
     if !plan.cannot_fix.is_empty() {
@@ -487,6 +689,12 @@ pub fn text(plan: &Plan) -> String {
         for item in &plan.cannot_fix {
             let fix = item.fix.as_deref().unwrap_or("(no fix known)");
             let _ = writeln!(out, "  {}: {}", safe(&item.id), safe(fix));
+        }
+    }
+    if let Some(applied) = &plan.apply {
+        out.push('\n');
+        for line in applied.summary().lines() {
+            let _ = writeln!(out, "{}", safe(line));
         }
     }
     out
@@ -500,6 +708,7 @@ fn plural(count: usize) -> &'static str {
 mod tests {
     use super::*;
     use crate::findings::Severity;
+    use std::path::PathBuf;
 
     const PYTHON: &str = "/opt/venv/bin/python";
 
@@ -518,8 +727,12 @@ mod tests {
         }
     }
 
+    fn pip() -> Installer {
+        Installer::Pip(PathBuf::from(PYTHON))
+    }
+
     fn planned(findings: &[Finding]) -> Plan {
-        plan(findings, Path::new(PYTHON), &[])
+        plan(findings, &pip(), &[], &Untried)
     }
 
     #[test]
@@ -534,12 +747,12 @@ mod tests {
         ]);
         assert!(plan.conflicts.is_empty(), "{plan:?}");
         assert_eq!(plan.requirements.len(), 2);
-        assert_eq!(plan.requirements[0].requirement(), "deepspeed>=0.14.4,>=0.16.0");
+        assert_eq!(plan.requirements[0].requirement(), "deepspeed>=0.16.0");
         assert_eq!(plan.requirements[0].fixes, ["ds-a", "ds-b", "ds-c"]);
         assert_eq!(plan.requirements[1].requirement(), "numpy<2");
         assert_eq!(
             plan.command.as_deref(),
-            Some("'/opt/venv/bin/python' -m pip install 'deepspeed>=0.14.4,>=0.16.0' 'numpy<2'")
+            Some("'/opt/venv/bin/python' -m pip install 'deepspeed>=0.16.0' 'numpy<2'")
         );
         assert_eq!(plan.index_url, None);
     }
@@ -634,7 +847,7 @@ mod tests {
             finding("numpy-old", Some("pip install 'numpy<1.20'")),
             finding("pytz-old", Some("pip install 'pytz>=2024.1'")),
         ];
-        let broken = plan(&findings, Path::new(PYTHON), std::slice::from_ref(&pandas));
+        let broken = plan(&findings, &pip(), std::slice::from_ref(&pandas), &Untried);
         assert_eq!(
             broken.conflicts,
             [Conflict {
@@ -642,6 +855,7 @@ mod tests {
                 specifiers: vec!["<1.20".to_string(), ">=1.26.0".to_string()],
                 ids: vec!["numpy-old".to_string()],
                 required_by: vec!["pandas 2.2.3 requires numpy>=1.26.0".to_string()],
+                would_raise: Vec::new(),
             }]
         );
         assert_eq!(broken.requirements.len(), 1);
@@ -651,7 +865,7 @@ mod tests {
             finding("numpy-old", Some("pip install 'numpy<1.20'")),
             finding("pandas-old", Some("pip install 'pandas<2'")),
         ];
-        let again = plan(&findings, Path::new(PYTHON), &[pandas]);
+        let again = plan(&findings, &pip(), &[pandas], &Untried);
         assert!(again.conflicts.is_empty(), "{again:?}");
     }
 
