@@ -5,10 +5,10 @@
 //! checks' question: a compat libcuda no newer than the driver is never used.
 
 use std::ffi::OsString;
-use std::fs;
 use std::path::Path;
 
 use super::library_table::match_file_name;
+use super::system_libraries::file_names;
 use crate::snapshot::cuda::{CompatLibcuda, ForwardCompat};
 
 /// Where NGC images and the cuda-compat package put the libraries, under `usr_local`.
@@ -32,15 +32,7 @@ pub fn find(env: &dyn Fn(&str) -> Option<OsString>, usr_local: &Path) -> Forward
 
 /// The `libcuda.so.X.Y[.Z]` files of `directory` with their versions, sorted by name.
 fn libcuda_in(directory: &Path) -> Vec<CompatLibcuda> {
-    let Ok(entries) = fs::read_dir(directory) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    names
+    file_names(directory)
         .into_iter()
         .filter_map(|name| {
             let (spec, numbers) = match_file_name(&name)?;
@@ -56,6 +48,7 @@ fn libcuda_in(directory: &Path) -> Vec<CompatLibcuda> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::path::PathBuf;
 
     fn touch(path: PathBuf) {
