@@ -37,6 +37,9 @@ pub struct Facts<'a> {
     pub driver: Option<Version>,
     /// The newest CUDA the driver supports (what `nvidia-smi` prints as "CUDA Version").
     pub driver_cuda: Option<Version>,
+    /// The newest forward-compatibility `libcuda` in a compat directory;
+    /// `None` where there is none, or the Snapshot did not look.
+    pub compat_libcuda: Option<Version>,
     /// The GPUs a CUDA program started here would see, in `cuda:N` order.
     pub gpus: Vec<VisibleGpu<'a>>,
     pub configs: &'a TrainingConfigs,
@@ -112,6 +115,13 @@ impl<'a> Facts<'a> {
             torch_cuda: torch.and_then(|build| build.cuda.as_deref()).and_then(dotted),
             driver: nvidia.and_then(|n| n.driver_version.as_deref()).and_then(dotted),
             driver_cuda: nvidia.and_then(|n| n.cuda_driver_version.as_deref()).and_then(dotted),
+            compat_libcuda: snapshot
+                .cuda
+                .forward_compat
+                .iter()
+                .flat_map(|compat| &compat.libcuda)
+                .filter_map(|library| dotted(&library.version))
+                .max(),
             gpus: visible_gpus(snapshot),
             configs,
             live: None,

@@ -163,6 +163,7 @@ pub fn choose<'t>(
 ) -> Option<Install<'t>> {
     let runs_all = |(row, _): &Candidate| needed.iter().all(|cc| row.runnable_entry(*cc).is_some());
     let installable = |release: MajorMinor| -> Option<Install<'t>> {
+        runs_on_this_python(facts, tables, release).then_some(())?;
         let pins = pins(facts, tables, release, allowed)?;
         let candidate = best(
             builds_the_driver_runs(facts, tables, release)
@@ -189,6 +190,18 @@ pub fn choose<'t>(
         releases.reverse();
     }
     releases.into_iter().find_map(installable)
+}
+
+/// Whether pip would install `release` for this node's interpreter: no Python
+/// below the release's oldest (torch 2.15.0 declares `Requires-Python >=3.11`,
+/// so pip on 3.10 refuses it or keeps an older torch). An interpreter of
+/// unknown version, or a release the table has no row for, is not refused here.
+fn runs_on_this_python(facts: &Facts, tables: &Tables, release: MajorMinor) -> bool {
+    let python = facts.python_version.as_ref().and_then(MajorMinor::of);
+    match (python, tables.torch.release(release)) {
+        (Some(python), Some(row)) => python >= row.python_min,
+        _ => true,
+    }
 }
 
 /// `(name, version)` for torch and each installed companion, for `release`:

@@ -44,6 +44,7 @@ pub enum Condition {
     CudaToolkit,
     HostGcc,
     GpuCount,
+    CompatLibcuda,
     AnyGpu,
     AllGpus,
     Env(String),
@@ -222,6 +223,24 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             spec.contains_number(count as u64),
             format!("{count} GPU(s) visible (needs {})", spec.text),
         ));
+    }
+    if let Some(wanted) = when.compat_libcuda_newer_than_driver {
+        let (newer, fact) = match (&facts.compat_libcuda, &facts.driver) {
+            (Some(compat), Some(driver)) if compat > driver => (
+                true,
+                format!("a forward-compatibility libcuda {compat} is newer than the driver {driver}"),
+            ),
+            (Some(compat), Some(driver)) => (
+                false,
+                format!("the forward-compatibility libcuda {compat} is not newer than the driver {driver}"),
+            ),
+            (Some(compat), None) => (
+                false,
+                format!("a forward-compatibility libcuda {compat}, and no driver"),
+            ),
+            (None, _) => (false, "no forward-compatibility libcuda was found".to_string()),
+        };
+        judged.push(Judged::new(Condition::CompatLibcuda, newer == wanted, fact));
     }
     if let Some(condition) = &when.any_gpu {
         let satisfying: Vec<_> = facts.gpus.iter().filter(|gpu| gpu_holds(condition, gpu)).collect();

@@ -288,6 +288,10 @@ pub struct When {
     /// clang or an unknown compiler never matches.
     pub host_gcc: Option<Spec>,
     pub gpu_count: Option<Spec>,
+    /// Whether a forward-compatibility `libcuda` newer than the driver sits in
+    /// a compat directory (the only case CUDA uses it); a Snapshot that did not
+    /// look, or a node without a driver, has none.
+    pub compat_libcuda_newer_than_driver: Option<bool>,
     pub any_gpu: Option<GpuCondition>,
     pub all_gpus: Option<GpuCondition>,
     pub env: Vec<(String, EnvCondition)>,

@@ -14,6 +14,7 @@ const PLAIN: &[&str] = &[
     "torch_cuda",
     "cuda_toolkit",
     "gpu_count",
+    "compat_libcuda",
     "gpus",
     "config",
 ];
@@ -120,6 +121,7 @@ fn value(name: &str, facts: &Facts, gpus: &[&VisibleGpu], config: Option<&std::p
             }
         }
         "gpu_count" => facts.gpus.len().to_string(),
+        "compat_libcuda" => version(&facts.compat_libcuda),
         "gpus" => gpus.iter().map(|gpu| gpu.describe()).collect::<Vec<_>>().join(", "),
         // Unsettled: the sentence must not read as an observation.
         "config" => config.map_or_else(

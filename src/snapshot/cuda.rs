@@ -19,6 +19,31 @@ pub struct Cuda {
     /// where a toolkit has an nvcc.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_compiler: Option<HostCompiler>,
+    /// What the CUDA forward-compatibility directories hold; `None` in a
+    /// Snapshot from an envdoctor that did not look.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward_compat: Option<ForwardCompat>,
+}
+
+/// The forward-compatibility libraries (NVIDIA's cuda-compat package: a
+/// `libcuda.so` newer than the driver) in `/usr/local/cuda/compat/lib` and in
+/// every `LD_LIBRARY_PATH` directory whose path names `compat`. NGC images put
+/// `/usr/local/cuda/compat/lib` on `LD_LIBRARY_PATH` always and fill it only
+/// where forward compatibility is needed, so the path alone says nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ForwardCompat {
+    /// Every directory looked in, found or not, in the order looked.
+    pub searched: Vec<PathBuf>,
+    /// Each `libcuda.so.<version>` found there.
+    pub libcuda: Vec<CompatLibcuda>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompatLibcuda {
+    pub path: PathBuf,
+    /// The driver version in its file name (`535.104.05` of `libcuda.so.535.104.05`).
+    pub version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

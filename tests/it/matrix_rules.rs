@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 const RECORDED_H100: &str = "tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json";
 const TORCH_TABLE: &str = "compat-matrix/tables/torch-builds.toml";
 const CONFIGS: &str = "tests/fixtures/configs";
+/// The `LD_LIBRARY_PATH` NGC images (pytorch, tritonserver, NeMo) set in their environment.
+const NGC_LD_LIBRARY_PATH: &str = "/usr/local/cuda/compat/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64";
 
 fn repo(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
@@ -175,6 +177,28 @@ impl Node {
             "version": version,
             "problems": []
         });
+        self
+    }
+
+    /// The interpreter's version, as the probe records it.
+    fn python(mut self, version: &str) -> Node {
+        let short = version.split('.').take(2).collect::<Vec<_>>().join(".");
+        self.snapshot["python"]["version"] = json!(version);
+        self.snapshot["python"]["markers"]["python_full_version"] = json!(version);
+        self.snapshot["python"]["markers"]["python_version"] = json!(short);
+        self
+    }
+
+    /// What the forward-compatibility directories hold, as the probe records
+    /// it: `/usr/local/cuda/compat/lib` looked in, with a `libcuda.so.VERSION`
+    /// there for each version given.
+    fn compat_libcuda(mut self, versions: &[&str]) -> Node {
+        let directory = "/usr/local/cuda/compat/lib";
+        let libcuda: Vec<Value> = versions
+            .iter()
+            .map(|version| json!({ "path": format!("{directory}/libcuda.so.{version}"), "version": version }))
+            .collect();
+        self.snapshot["cuda"]["forward_compat"] = json!({ "searched": [directory], "libcuda": libcuda });
         self
     }
 
@@ -510,9 +534,13 @@ rule_cases! {
             .env("LD_LIBRARY_PATH", "/usr/local/cuda-12.1/lib64"),
         quiet: Node::h100().torch("2.5.1+cu124").package("nvidia-cusparse-cu12", "12.3.1.170").toolkit("12.4.1")
             .env("LD_LIBRARY_PATH", "/usr/local/cuda-12.4/lib64");
+    // A cuda-compat libcuda of CUDA 13.2's driver (595.45.04) over driver 580.
     cuda_forward_compat_on_geforce: "cuda-forward-compat-on-geforce", "warning",
-        fires: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64"),
-        quiet: Node::h100().env("LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64");
+        fires: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("LD_LIBRARY_PATH", NGC_LD_LIBRARY_PATH)
+            .compat_libcuda(&["595.45.04"]),
+        // An NGC container on a GeForce card: the compat directory is listed and empty.
+        quiet: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("LD_LIBRARY_PATH", NGC_LD_LIBRARY_PATH)
+            .compat_libcuda(&[]);
     torch_2_5_0_cudnn_sdpa_hopper: "torch-2-5-0-cudnn-sdpa-hopper", "warning",
         fires: Node::h100().torch("2.5.0+cu124"),
         quiet: Node::h100().torch("2.5.1+cu124");
@@ -600,12 +628,42 @@ rule_cases! {
     geforce_multi_gpu_p2p_unverified: "geforce-multi-gpu-p2p-unverified", "info",
         fires: Node::h100().gpus(&[RTX_4090, RTX_4090]),
         quiet: Node::h100().gpus(&[RTX_4090, RTX_4090]).env("NCCL_P2P_DISABLE", "1");
+    // Without torchaudio, which has no release for torch 2.12 and later: the fix moves torch to 2.12.
     nccl_cu13_2_28_9_to_2_29_2_aarch64_proxy_hang: "nccl-cu13-2-28-9-to-2-29-2-aarch64-proxy-hang", "warning",
-        fires: Node::h100().machine("aarch64"),
+        fires: Node::h100().machine("aarch64").without("torchaudio"),
         quiet: Node::h100().machine("aarch64").package("nvidia-nccl-cu13", "2.29.3");
     nccl_cu12_2_28_9_to_2_29_2_aarch64_proxy_hang: "nccl-cu12-2-28-9-to-2-29-2-aarch64-proxy-hang", "warning",
         fires: Node::h100().machine("aarch64").torch("2.10.0+cu126").package("nvidia-nccl-cu12", "2.28.9"),
         quiet: Node::h100().package("nvidia-nccl-cu12", "2.28.9");
+    bnb_0_43_1_to_0_49_cuda_13_1_and_later: "bnb-0-43-1-to-0-49-cuda-13-1-and-later", "error",
+        fires: Node::h100().torch("2.15.0+cu132").package("bitsandbytes", "0.49.2"),
+        quiet: Node::h100().torch("2.15.0+cu132").package("bitsandbytes", "0.50.0");
+    deepspeed_below_0_16_4_cpu_optimizer_torch_cuda_12_8_nvcc_other_12_minor:
+        "deepspeed-below-0-16-4-cpu-optimizer-torch-cuda-12-8-nvcc-other-12-minor", "error",
+        fires: Node::h100().torch("2.8.0+cu128").package("deepspeed", "0.16.3").toolkit("12.6.3")
+            .deepspeed_config("ds-zero3-offload-cpu.json"),
+        quiet: Node::h100().torch("2.8.0+cu128").package("deepspeed", "0.16.4").toolkit("12.6.3")
+            .deepspeed_config("ds-zero3-offload-cpu.json");
+    deepspeed_below_0_17_2_cpu_optimizer_torch_cuda_12_9_nvcc_other_12_minor:
+        "deepspeed-below-0-17-2-cpu-optimizer-torch-cuda-12-9-nvcc-other-12-minor", "error",
+        fires: Node::h100().torch("2.8.0+cu129").package("deepspeed", "0.17.1").toolkit("12.8.1")
+            .deepspeed_config("ds-zero3-offload-cpu.json"),
+        quiet: Node::h100().torch("2.8.0+cu129").package("deepspeed", "0.17.2").toolkit("12.8.1")
+            .deepspeed_config("ds-zero3-offload-cpu.json");
+    torch_2_11_gcc_14_cuda_12_8_12_9_source_build: "torch-2-11-gcc-14-cuda-12-8-12-9-source-build", "warning",
+        fires: Node::h100().torch("2.11.0+cu128").toolkit("12.8.1").host_gcc("14.2.0"),
+        quiet: Node::h100().torch("2.11.0+cu128").toolkit("12.8.1").host_gcc("13.3.0");
+    transformers_5_accelerate_absent: "transformers-5-accelerate-absent", "info",
+        fires: Node::h100().without("accelerate"),
+        quiet: Node::h100();
+    transformers_4_37_to_4_57_accelerate_absent: "transformers-4-37-to-4-57-accelerate-absent", "info",
+        fires: Node::h100().package("transformers", "4.57.6").without("accelerate"),
+        quiet: Node::h100().package("transformers", "4.57.6").package("accelerate", "0.34.2");
+    // The recorded H100 has it (torch 2.11.0+cu130, nvidia-cudnn-cu13 9.19.0.56); without
+    // torchvision and torchaudio, which have no release for 2.15, the fix moves torch to 2.15.
+    torch_2_11_to_2_14_cudnn_below_9_26_sdpa_mask_nan_hopper: "torch-2-11-to-2-14-cudnn-below-9-26-sdpa-mask-nan-hopper", "warning",
+        fires: Node::h100().without("torchvision").without("torchaudio"),
+        quiet: Node::h100().package("nvidia-cudnn-cu13", "9.26.0.51");
     bnb_maxwell_dropped: "bnb-maxwell-dropped", "warning",
         fires: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.48.2"),
         quiet: Node::h100().gpus(&[M40]).package("bitsandbytes", "0.47.0");
@@ -787,15 +845,69 @@ fn every_rule_has_a_firing_and_a_quiet_case() {
     assert!(files.len() >= 30, "the matrix has {} rules", files.len());
 }
 
+/// The one rule that speaks on the recorded Hopper nodes: their torch 2.11.0+cu130
+/// loads cuDNN 9.19.0.56, whose sm_90 attention backward gives NaN grad_q with
+/// an attn_mask (pytorch/pytorch#196678). A true warning, not a false alarm.
+const RECORDED_HOPPER_FINDINGS: &[&str] = &["torch-2-11-to-2-14-cudnn-below-9-26-sdpa-mask-nan-hopper"];
+
 /// False alarms are bugs too. The node recorded on a real H100 (driver
 /// 580.159.04, torch 2.11.0+cu130 with its torchvision and torchaudio,
-/// transformers, accelerate and PEFT, no DeepSpeed) is healthy: no rule
-/// speaks and no check finds anything, at any severity.
+/// transformers, accelerate and PEFT, no DeepSpeed) is healthy but for the
+/// cuDNN attention warning: nothing else speaks, at any severity, and no error.
 #[test]
-fn the_recorded_h100_node_is_clean() {
+fn the_recorded_h100_node_has_only_the_cudnn_attention_warning() {
     let (code, report) = Node::h100().check();
-    assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
+    let ids: Vec<_> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| (finding["id"].as_str().unwrap(), finding["severity"].as_str().unwrap()))
+        .collect();
+    let expected: Vec<_> = RECORDED_HOPPER_FINDINGS.iter().map(|id| (*id, "warning")).collect();
+    assert_eq!(ids, expected, "{:#}", report["findings"]);
     assert_eq!(code, 0);
+}
+
+/// torch 2.15.0 requires Python 3.11: on 3.10 no fix may ask for it, and the
+/// rule whose fix would be torch 2.15 prints its written fix instead.
+#[test]
+fn a_torch_fix_never_offers_torch_2_15_below_python_3_11() {
+    let id = "torch-2-11-to-2-14-cudnn-below-9-26-sdpa-mask-nan-hopper";
+    let node = || Node::h100().without("torchvision").without("torchaudio");
+    let (_, report) = node().check();
+    let fix = findings(&report, id)[0]["fix"].as_str().unwrap().to_string();
+    assert!(fix.contains("\"torch==2.15.0\""), "{fix}");
+    let (_, report) = node().python("3.10.12").check();
+    let fix = findings(&report, id)[0]["fix"].as_str().unwrap().to_string();
+    assert!(!fix.contains("2.15.0"), "{fix}");
+    assert!(fix.starts_with("Install torch 2.15 or newer"), "{fix}");
+}
+
+/// The forward-compatibility libcuda matters only when it is newer than the
+/// driver; a Snapshot recorded before envdoctor looked says nothing about it.
+#[test]
+fn a_compat_libcuda_not_newer_than_the_driver_or_not_looked_for_is_quiet() {
+    let id = "cuda-forward-compat-on-geforce";
+    let geforce = || {
+        Node::h100()
+            .gpus(&[RTX_4090, RTX_4090])
+            .env("LD_LIBRARY_PATH", NGC_LD_LIBRARY_PATH)
+    };
+    assert_quiet(id, geforce().compat_libcuda(&["580.65.06"]));
+    assert_quiet(id, geforce());
+    assert_quiet(
+        id,
+        Node::h100()
+            .env("LD_LIBRARY_PATH", NGC_LD_LIBRARY_PATH)
+            .compat_libcuda(&["595.45.04"]),
+    );
+}
+
+#[test]
+fn cuda_13_3_nvcc_still_refuses_gcc_16_and_13_4_accepts_it() {
+    let id = "cuda-13-0-to-13-2-nvcc-gcc-above-15";
+    assert_fires(id, "warning", Node::h100().toolkit("13.3.0").host_gcc("16.1.0"));
+    assert_quiet(id, Node::h100().toolkit("13.4.0").host_gcc("16.1.0"));
 }
 
 // Config facts: a rule whose config file was not given speaks one severity
@@ -992,10 +1104,10 @@ fn peft_0_19_on_transformers_5_24_is_the_5_24_rule_not_the_5_18_one() {
 }
 
 /// The node recorded on a real H200 (driver 580.159.04, torch 2.11.0+cu130, a
-/// CUDA 13.0 toolkit and GCC 13.3.0 as CXX, which nvcc 13.0 accepts): no rule
-/// speaks and no check finds anything.
+/// CUDA 13.0 toolkit and GCC 13.3.0 as CXX, which nvcc 13.0 accepts): only the
+/// cuDNN attention warning speaks, as on the H100.
 #[test]
-fn the_recorded_h200_node_is_clean() {
+fn the_recorded_h200_node_has_only_the_cudnn_attention_warning() {
     let cache = tempfile::tempdir().unwrap();
     let output = envdoctor(cache.path())
         .env("HF_HOME", cache.path().join("hf-home"))
@@ -1005,6 +1117,12 @@ fn the_recorded_h200_node_is_clean() {
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["findings"], json!([]), "{:#}", report["findings"]);
+    let ids: Vec<_> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, RECORDED_HOPPER_FINDINGS, "{:#}", report["findings"]);
     assert_eq!(output.status.code(), Some(0));
 }

@@ -14,8 +14,11 @@
 //! version is the distribution's) and from the files in `LD_LIBRARY_PATH`, the
 //! toolkits' library directories, `/etc/ld.so.conf.d` and the standard library
 //! directories (the version is the one in the file name behind the symlinks, or
-//! a header's). Nothing here is fatal: what could not be read is a problem.
+//! a header's). The forward-compatibility directories are read for the
+//! `libcuda.so.<version>` they hold. Nothing here is fatal: what could not be
+//! read is a problem.
 
+mod forward_compat;
 mod headers;
 pub mod host_compiler;
 mod library_table;
@@ -117,6 +120,7 @@ pub fn probe_with(inputs: &Inputs, roots: &SearchRoots) -> Cuda {
     cuda.toolkits = toolkits;
     cuda.host_compiler = host_compiler;
 
+    cuda.forward_compat = Some(forward_compat::find(inputs.env, &roots.usr_local));
     cuda.libraries = from_wheels.libraries;
     let search = system_libraries::search_dirs(inputs.env, roots, &cuda.toolkits);
     system_libraries::scan(&search, &cuda.toolkits, &mut cuda.libraries);
@@ -178,7 +182,16 @@ mod tests {
             },
             &roots,
         );
-        assert_eq!(cuda, Cuda::default());
+        assert_eq!(
+            cuda,
+            Cuda {
+                forward_compat: Some(crate::snapshot::cuda::ForwardCompat {
+                    searched: vec![empty.path().join("usr/local/cuda/compat/lib")],
+                    libcuda: Vec::new(),
+                }),
+                ..Cuda::default()
+            }
+        );
     }
 
     #[test]

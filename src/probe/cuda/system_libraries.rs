@@ -137,7 +137,9 @@ struct Group {
     problems: Vec<String>,
 }
 
-fn groups_in(directory: &Path) -> Vec<Group> {
+/// The names of the files in `directory` that are valid UTF-8, sorted; none
+/// where it cannot be read.
+pub(super) fn file_names(directory: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(directory) else {
         return Vec::new();
     };
@@ -146,8 +148,12 @@ fn groups_in(directory: &Path) -> Vec<Group> {
         .filter_map(|entry| entry.file_name().into_string().ok())
         .collect();
     names.sort();
+    names
+}
+
+fn groups_in(directory: &Path) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
-    for name in names {
+    for name in file_names(directory) {
         let Some((spec, numbers)) = match_file_name(&name) else {
             continue;
         };
