@@ -67,7 +67,6 @@ impl EnvironmentLock {
         };
         std::fs::create_dir_all(&directory).map_err(failed)?;
         let mut file = std::fs::OpenOptions::new()
-            .read(true)
             .write(true)
             .create(true)
             .truncate(false)

@@ -377,3 +377,145 @@ fn apply_refuses_what_it_must_not_change() {
         "{versions:?}"
     );
 }
+
+/// The node of `SiteNode` with a rule whose fix uninstalls alpha and then
+/// installs alpha 2.0 and gamma from a loopback index that never answers for
+/// gamma: an apply that is stopped mid-way, with alpha gone.
+fn stalled_node() -> (SiteNode, Server) {
+    let node = SiteNode::new();
+    let server = Server::start(&node.path(""), &["--mode", "html", "--stall-project", "gamma", "--stall-seconds", "120"]);
+    node.rule(
+        "site-alpha-needs-2-0",
+        "alpha = \"<2\"",
+        &format!(
+            "pip uninstall -y alpha && pip install \"alpha==2.0\" \"gamma>=1\" --index-url {}",
+            server.index()
+        ),
+    );
+    (node, server)
+}
+
+/// Starts `fix --apply --yes` on `node` and returns it once the install
+/// that stalls has started (alpha is uninstalled by then).
+fn apply_until_stalled(node: &SiteNode) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("envdoctor"))
+        .env("XDG_CACHE_HOME", node.path("cache"))
+        .envs(unreachable_index())
+        .args(["fix", "--apply", "--yes", "--format", "json", "--matrix"])
+        .arg(node.path("site"))
+        .arg("--python")
+        .arg(&node.python)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "envdoctor ended first: {seen}");
+        seen.push_str(&line);
+        if line.contains("running") && line.contains("gamma>=1") {
+            break;
+        }
+    }
+    // pip is asking the index for gamma's page now; let it get there.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    child
+}
+
+fn alpha_version(python: &Path) -> Option<String> {
+    name_versions(&pip_list(python, &[]))
+        .into_iter()
+        .find(|(name, _)| name == "alpha")
+        .map(|(_, version)| version)
+}
+
+/// The latest lock an apply wrote before changing `python`'s environment.
+fn latest_before_lock(python: &Path) -> String {
+    let folder = python.parent().unwrap().parent().unwrap().join(".envdoctor-fix");
+    let mut locks: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "lock"))
+        .collect();
+    locks.sort();
+    locks.pop().expect("a lock taken before").display().to_string()
+}
+
+/// SIGTERM (what `timeout` and Slurm send) while pip runs: pip's process
+/// group is killed, every file goes back, and envdoctor ends by the signal.
+#[test]
+fn an_apply_stopped_by_sigterm_puts_the_environment_back() {
+    let (node, _server) = stalled_node();
+    let child = apply_until_stalled(&node);
+    assert_eq!(alpha_version(&node.python), None, "the uninstall ran before the stall");
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(output.status.signal(), Some(libc::SIGTERM), "{:?}", output.status);
+    assert_eq!(alpha_version(&node.python).as_deref(), Some("1.0"));
+    assert!(!backup_left(&node.python));
+    let (code, report) = verify_files(&node.path("cache"), &node.python, &latest_before_lock(&node.python));
+    assert_eq!(code, 0, "{report:#}");
+}
+
+/// SIGKILL leaves no chance to clean up: the backup stays, a new apply is
+/// refused, and `fix --restore` puts the environment back from it.
+#[test]
+fn an_apply_killed_outright_is_put_back_by_restore() {
+    let (node, server) = stalled_node();
+    let mut child = apply_until_stalled(&node);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // pip, in its own process group, outlives envdoctor: the index goes, and so does pip.
+    drop(server);
+    kill_every_process_of(&node.python);
+    assert_eq!(alpha_version(&node.python), None);
+    assert!(backup_left(&node.python));
+    let cache = node.path("cache");
+    let site = node.site();
+    let refused = envdoctor(&cache)
+        .args(["fix", "--apply", "--yes", "--matrix", &site, "--python"])
+        .arg(&node.python)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(stderr.contains("was interrupted"), "{stderr}");
+    let restored = envdoctor(&cache)
+        .args(["fix", "--restore", "--python"])
+        .arg(&node.python)
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&restored.get_output().stderr).into_owned();
+    assert!(stderr.contains("verifies clean against"), "{stderr}");
+    assert_eq!(alpha_version(&node.python).as_deref(), Some("1.0"));
+    assert!(!backup_left(&node.python));
+    let (code, report) = verify_files(&cache, &node.python, &latest_before_lock(&node.python));
+    assert_eq!(code, 0, "{report:#}");
+}
+
+/// Kills every process whose command line runs `python`, and waits until none is left.
+fn kill_every_process_of(python: &Path) {
+    let needle = python.as_os_str().as_encoded_bytes().to_vec();
+    for _ in 0..100 {
+        let mut found = false;
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+            let Ok(command_line) = std::fs::read(entry.path().join("cmdline")) else { continue };
+            if command_line.windows(needle.len()).any(|window| window == needle) {
+                found = true;
+                // SAFETY: a signal to a process of this test's venv.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        if !found {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the venv's processes outlived SIGKILL");
+}
