@@ -777,6 +777,8 @@ fn large_index_pages_cost_what_the_wanted_version_holds() {
 
 /// Runs `command` to its end: its exit code, its peak resident memory in KiB
 /// (the kernel's `ru_maxrss` for this child alone), stdout and stderr.
+// The child is reaped by `wait4`, which alone gives its own resource usage.
+#[allow(clippy::zombie_processes)]
 fn run_measured(mut command: std::process::Command) -> (Option<i32>, i64, String, String) {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
