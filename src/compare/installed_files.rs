@@ -381,11 +381,16 @@ fn source_of(pyc: &Path) -> Option<PathBuf> {
 /// (PEP 552: flags 0, by the source's time and size; flags 3, by its hash),
 /// and that source is there. Flags 1, an unchecked hash, runs as it is.
 fn checked_against_source(pyc: &Path) -> bool {
-    let mut header = [0u8; 8];
-    let read = fs::File::open(pyc).and_then(|mut file| file.read_exact(&mut header));
+    // Only a regular file is opened: a FIFO planted as a `.pyc` must not hang `verify --files`.
+    let Ok(header) = crate::bounded_read::read_start(pyc, 8) else {
+        return false;
+    };
+    let Ok(header) = <[u8; 8]>::try_from(header.as_slice()) else {
+        return false;
+    };
     let flags = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
     // A byte-code file's magic number ends in `\r\n`.
-    read.is_ok() && header[2..4] == *b"\r\n" && matches!(flags, 0 | 3) && source_of(pyc).is_some()
+    header[2..4] == *b"\r\n" && matches!(flags, 0 | 3) && source_of(pyc).is_some()
 }
 
 /// The first line of a script whose `#!` names this environment's own
@@ -394,9 +399,8 @@ fn checked_against_source(pyc: &Path) -> bool {
 /// environment (conda-pack's unpack) writes again. Any other first line is
 /// not the installer's, so the file was edited.
 fn relocated_script(path: &Path, roots: &Roots) -> Option<String> {
-    let mut start = [0u8; 1024];
-    let length = fs::File::open(path).and_then(|mut file| file.read(&mut start)).ok()?;
-    let text = String::from_utf8_lossy(&start[..length]);
+    let start = crate::bounded_read::read_start(path, 1024).ok()?;
+    let text = String::from_utf8_lossy(&start);
     let mut lines = text.lines();
     let first_line = lines.next()?.trim_end().to_string();
     let named = first_line.strip_prefix("#!")?.split_whitespace().next()?;

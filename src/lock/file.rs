@@ -70,6 +70,13 @@ pub enum ReadError {
 pub enum Refusal {
     #[error("{0}")]
     NotALock(String),
+    /// Over [`LOCK_LIMIT`](crate::bounded_read::LOCK_LIMIT): refused before it
+    /// is parsed, which would cost tens of times its size (issue 32, E7).
+    #[error(
+        "larger than {} MiB, the most envdoctor reads of a lock (a real lock of 200 packages is under 50 KB): not read",
+        crate::bounded_read::LOCK_LIMIT >> 20
+    )]
+    TooLarge,
     #[error(
         "written by a newer envdoctor (format-version \"{found}\"); this envdoctor {version} reads {major}.x",
         version = env!("CARGO_PKG_VERSION")
@@ -92,7 +99,7 @@ impl HasHint for ReadError {
             ReadError::Refused { problem, .. } => match problem {
                 Refusal::Newer { .. } => crate::hint::upgrade(),
                 Refusal::Fingerprint { .. } => WRITE_AGAIN,
-                Refusal::NotALock(_) => return None,
+                Refusal::NotALock(_) | Refusal::TooLarge => return None,
             },
             ReadError::Unreadable { .. } => return None,
         };
@@ -101,8 +108,10 @@ impl HasHint for ReadError {
 }
 
 pub fn read(path: &Path) -> Result<Lock, ReadError> {
-    let bytes =
-        crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).map_err(|source| match source.kind() {
+    use crate::bounded_read::{LOCK_LIMIT, open_regular, read_opened};
+    let bytes = open_regular(path)
+        .and_then(|file| read_opened(file, LOCK_LIMIT))
+        .map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => ReadError::Missing {
                 path: path.to_path_buf(),
             },
@@ -110,6 +119,10 @@ pub fn read(path: &Path) -> Result<Lock, ReadError> {
                 path: path.to_path_buf(),
                 source,
             },
+        })?
+        .ok_or_else(|| ReadError::Refused {
+            path: path.to_path_buf(),
+            problem: Refusal::TooLarge,
         })?;
     parse(&bytes, path)
 }
@@ -119,6 +132,9 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
         path: path.to_path_buf(),
         problem,
     };
+    if bytes.len() as u64 > crate::bounded_read::LOCK_LIMIT {
+        return Err(refused(Refusal::TooLarge));
+    }
     let text = std::str::from_utf8(bytes).map_err(|error| {
         let valid = std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default();
         ReadError::Malformed(Located::at_offset(path, valid, valid.len(), "not UTF-8 text"))
@@ -135,6 +151,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock, ReadError> {
         .parse()
         .map_err(|error: toml_edit::TomlError| malformed(error.span(), &format!("not TOML: {}", error.message())))?;
     check_format_version(&document).map_err(refused)?;
+    // Gone before the second parse: the two documents are never held at once.
+    drop(document);
     // From the text, not the document: only then do errors keep their spans.
     let lock: Lock = toml_edit::de::from_str(text)
         .map_err(|error| malformed(error.span(), &format!("not a valid lock: {}", error.message())))?;

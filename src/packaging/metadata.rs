@@ -4,8 +4,6 @@
 //! Each parser is forgiving in the way `importlib.metadata` is, and reports what
 //! it had to forgive as a problem string instead of failing the scan.
 
-use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -22,19 +20,29 @@ pub struct CoreMetadata {
 
 /// Reads the RFC 822-style header block and stops at the first blank line: the
 /// body is the long description, often most of the file, and never needed.
+///
+/// Only a regular file is read (a FIFO or `/dev/zero` is an error), and a
+/// header line over [`LINE_LIMIT`](crate::bounded_read::LINE_LIMIT), or a
+/// header over [`METADATA_LIMIT`](crate::bounded_read::METADATA_LIMIT), ends
+/// the header with a problem saying so: the fields before it still count.
 pub fn read_core_metadata(path: &Path) -> std::io::Result<CoreMetadata> {
-    let mut reader = BufReader::new(fs::File::open(path)?);
+    use crate::bounded_read::{LINE_LIMIT, LineError, Lines, METADATA_LIMIT};
+    let mut reader = Lines::open(path, LINE_LIMIT, METADATA_LIMIT)?;
     let mut metadata = CoreMetadata::default();
     let mut fields: Vec<(String, String)> = Vec::new();
     let mut raw = Vec::new();
-    let mut line_number = 0;
     let mut reported_encoding = false;
     loop {
-        raw.clear();
-        if reader.read_until(b'\n', &mut raw)? == 0 {
-            break;
+        match reader.next_line(&mut raw) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(LineError::Io(error)) => return Err(error),
+            Err(error) => {
+                metadata.problems.push(format!("{}: {error}", path.display()));
+                break;
+            }
         }
-        line_number += 1;
+        let line_number = reader.number();
         let line = match std::str::from_utf8(&raw) {
             Ok(text) => text.to_string(),
             Err(error) => {
@@ -246,7 +254,7 @@ mod tests {
     fn metadata_from(bytes: &[u8]) -> CoreMetadata {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("METADATA");
-        fs::write(&path, bytes).unwrap();
+        std::fs::write(&path, bytes).unwrap();
         read_core_metadata(&path).unwrap()
     }
 

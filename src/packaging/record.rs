@@ -158,27 +158,34 @@ pub enum RecordProblem {
 const RECORD_LIMIT: u64 = 64 << 20;
 
 /// The rows of `metadata_path/RECORD`, or None where the distribution has no
-/// RECORD (egg-info, and installers that write none).
+/// RECORD (egg-info, and installers that write none). An egg-info that is a
+/// file, not a directory (distutils' `install_egg_info`, which every Debian
+/// `python3-*` package ships), is PKG-INFO itself and holds no RECORD: None,
+/// as for an egg-info directory (issue 32, E11).
 pub fn read_record(metadata_path: &Path) -> Result<Option<Vec<RecordEntry>>, RecordError> {
     let path = metadata_path.join("RECORD");
     // A RECORD that is a FIFO or a device would block the read or never end:
     // only a regular file is read, and only up to RECORD_LIMIT.
     let (file, _) = match open_regular_file(&path, true) {
         Ok(opened) => opened,
-        Err(OpenFailure::Io(error)) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(OpenFailure::Io(error))
+            if matches!(error.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) =>
+        {
+            return Ok(None);
+        }
         Err(OpenFailure::Io(source)) => return Err(RecordError::Unreadable { path, source }),
         Err(OpenFailure::NotRegular(kind)) => return Err(RecordError::NotRegular { path, kind }),
     };
-    let mut bytes = Vec::new();
-    if let Err(source) = file.take(RECORD_LIMIT + 1).read_to_end(&mut bytes) {
-        return Err(RecordError::Unreadable { path, source });
-    }
-    if bytes.len() as u64 > RECORD_LIMIT {
-        return Err(RecordError::TooLarge {
-            path,
-            limit: RECORD_LIMIT,
-        });
-    }
+    let bytes = match crate::bounded_read::read_opened(file, RECORD_LIMIT) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            return Err(RecordError::TooLarge {
+                path,
+                limit: RECORD_LIMIT,
+            });
+        }
+        Err(source) => return Err(RecordError::Unreadable { path, source }),
+    };
     let text = match std::str::from_utf8(&bytes) {
         Ok(text) => text,
         Err(error) => {

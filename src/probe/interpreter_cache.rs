@@ -22,7 +22,6 @@
 //! run time, so their answers are never cached.
 
 use std::fs;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -76,7 +75,9 @@ struct Entry {
 }
 
 pub fn load(key: &Key) -> Option<InterpreterAnswer> {
-    let text = fs::read(cache_file(key)?).ok()?;
+    // Written by envdoctor, but in a folder others may write to: read as any
+    // outside file is.
+    let text = crate::bounded_read::read(&cache_file(key)?, crate::bounded_read::DOCUMENT_LIMIT).ok()?;
     read_entry(&text, key)
 }
 
@@ -164,13 +165,8 @@ impl Key {
 
 fn is_script(path: &Path) -> Option<bool> {
     // Only regular files are opened: opening a FIFO would block before any deadline.
-    if !fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut head = [0u8; 2];
-    let mut file = fs::File::open(path).ok()?;
-    let read = file.read(&mut head).ok()?;
-    Some(read == 2 && head == *b"#!")
+    let head = crate::bounded_read::read_start(path, 2).ok()?;
+    Some(head == b"#!")
 }
 
 fn stamp_of(path: &Path) -> Option<Stamp> {

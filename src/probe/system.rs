@@ -7,8 +7,12 @@ use crate::probe::limits;
 use crate::snapshot::system::System;
 
 pub fn probe() -> System {
-    let os_release = fs::read_to_string("/etc/os-release")
-        .or_else(|_| fs::read_to_string("/usr/lib/os-release"))
+    // An image's /etc is anyone's: read as any outside file is.
+    let os_release = ["/etc/os-release", "/usr/lib/os-release"]
+        .iter()
+        .find_map(|path| {
+            crate::bounded_read::read_to_string(std::path::Path::new(path), crate::bounded_read::CONFIG_LIMIT).ok()
+        })
         .unwrap_or_default();
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();

@@ -808,6 +808,120 @@ fn circle_within(key: &str, outer: &str) -> bool {
 }
 
 // ---------------------------------------------------------------------------
+// Reads (issue 32, item 1): every byte from outside through one bounded reader
+
+/// The one module that opens and reads files for the rest of `src/`: regular
+/// files only, a limit per kind, `O_NONBLOCK` (a FIFO cannot hang a probe,
+/// `/dev/zero` cannot fill memory).
+const BOUNDED_READER: &str = "src/bounded_read.rs";
+
+/// Files that read otherwise, each for a reason; every entry must still hold
+/// such a read (a stale one fails the test, so that the list only shrinks).
+const READS_ALLOWED: [(&str, &str); 6] = [
+    // The kernel's own files, /proc and /sys: written by no one else, small by
+    // construction, and not regular files in the sense the reader checks for
+    // (their size reads as 0 or 4096).
+    ("src/node_name.rs", "/proc/sys/kernel/hostname"),
+    ("src/fleet/slurm.rs", "/proc/sys/kernel/hostname"),
+    (
+        "src/probe/system.rs",
+        "/proc/cpuinfo, /proc/meminfo, /proc/sys/kernel/*",
+    ),
+    (
+        "src/probe/nvidia/kernel_module.rs",
+        "/proc/driver/nvidia/version, /sys/module/nvidia/version",
+    ),
+    // A log is a stream by design (a pipe, a FIFO, `<(python train.py)`), and
+    // is read line by line with each line bounded (`explain::log::MAX_LINE`).
+    ("src/commands/explain.rs", "the log to explain"),
+    // A response body, not a file: bounded by MAX_PAGE_BYTES and the request's
+    // deadline (`--index-timeout`).
+    ("src/export/index/fetch.rs", "a project page's body"),
+];
+
+/// Issue 32, item 1 (E2): outside `src/bounded_read.rs` and [`READS_ALLOWED`],
+/// no `File::open`, `fs::read*` (but `fs::read_dir`, `fs::read_link`),
+/// `read_to_end`, `read_to_string` or `OpenOptions` `.read(true)` in the code
+/// that is built (test code is not: `#[cfg(test)]` items are skipped).
+#[test]
+fn every_outside_read_is_bounded() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let problems = read_problems(&read_tree(&root.join("src")));
+    assert!(
+        problems.is_empty(),
+        "{}\n\nread files through {BOUNDED_READER} (`read`, `Lines`, `read_start`, `open_regular`); \
+         a read that must not, with the reason why, goes in READS_ALLOWED",
+        problems.join("\n")
+    );
+}
+
+/// Every unbounded read outside the reader and the allowed files, as
+/// `path:line: what`, then every allowed file that no longer reads.
+fn read_problems(files: &[SourceFile]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut allowed_used = BTreeSet::new();
+    for file in files.iter().filter(|file| file.path != BOUNDED_READER) {
+        let reads = unbounded_reads(&file.text);
+        match READS_ALLOWED.iter().find(|(path, _)| *path == file.path) {
+            Some((path, _)) if !reads.is_empty() => {
+                allowed_used.insert(*path);
+            }
+            Some(_) => {}
+            None => problems.extend(reads.iter().map(|(line, what)| format!("{}:{line}: {what}", file.path))),
+        }
+    }
+    let present: BTreeSet<&str> = files.iter().map(|file| file.path.as_str()).collect();
+    for (path, why) in READS_ALLOWED {
+        if present.contains(path) && !allowed_used.contains(path) {
+            problems.push(format!(
+                "{path}: allowed to read ({why}) but reads nothing any more: remove it from READS_ALLOWED"
+            ));
+        }
+    }
+    problems
+}
+
+/// `(line, what)` for each read in `text` that does not go through the
+/// bounded reader, outside `#[cfg(test)]` items.
+fn unbounded_reads(text: &str) -> Vec<(usize, String)> {
+    let tokens = lex(text);
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < tokens.len() {
+        if let Some(after) = cfg_test_attribute(&tokens, at) {
+            at = end_of_item(&tokens, after);
+            continue;
+        }
+        if let Some(what) = unbounded_read_at(&tokens, at) {
+            found.push((tokens[at].line, what));
+        }
+        at += 1;
+    }
+    found
+}
+
+fn unbounded_read_at(tokens: &[Token], at: usize) -> Option<String> {
+    let name = ident(tokens, at)?;
+    let owner = (at >= 2 && is(tokens, at - 1, &Tok::PathSep))
+        .then(|| ident(tokens, at - 2))
+        .flatten();
+    let method = at >= 1 && is(tokens, at - 1, &Tok::Punct('.'));
+    let read = match (owner, name) {
+        (Some("File"), "open") => true,
+        (Some("fs"), "read" | "read_to_string") => true,
+        (Some("bounded_read"), _) => false,
+        (_, "read_to_end" | "read_to_string") => true,
+        // `OpenOptions::new().read(true)`: a reader of its own.
+        (None, "read") => method && is(tokens, at + 1, &Tok::Punct('(')) && ident(tokens, at + 2) == Some("true"),
+        _ => false,
+    };
+    read.then(|| match owner {
+        Some(owner) => format!("{owner}::{name}"),
+        None => format!(".{name}"),
+    })
+}
+
+// ---------------------------------------------------------------------------
 // The analysis on trees held in memory
 
 fn tree(files: &[(&str, &str)]) -> Vec<SourceFile> {
@@ -920,6 +1034,38 @@ fn layers_find_an_upward_use_an_unplaced_module_and_a_stranger() {
             "the README names `ghost`, which src/lib.rs does not declare",
             "`loose` is on no line of the README's layers",
             "low uses top, a line above its own (src/low.rs:1)",
+        ]
+    );
+}
+
+#[test]
+fn the_read_rule_sees_every_spelling_and_only_code_that_is_built() {
+    let files = tree(&[
+        (
+            "src/bounded_read.rs",
+            "fn read() { std::fs::File::open(p); file.read_to_end(&mut v); }",
+        ),
+        (
+            "src/probe/a.rs",
+            "use std::fs::File;\nfn f() {\n    let f = File::open(p)?;\n    std::fs::read_to_string(p);\n    \
+             fs::read(p);\n    x.read_to_end(&mut v);\n    OpenOptions::new().read(true).open(p);\n}",
+        ),
+        (
+            "src/probe/b.rs",
+            "// File::open(p) in a comment\nfn f() { let s = \"fs::read(p)\"; fs::read_dir(p); fs::read_link(p); \
+             crate::bounded_read::read_to_string(p, L); }\n#[cfg(test)]\nmod tests { fn t() { fs::read(p); } }",
+        ),
+        ("src/node_name.rs", "fn f() {}"),
+    ]);
+    assert_eq!(
+        read_problems(&files),
+        [
+            "src/probe/a.rs:3: File::open",
+            "src/probe/a.rs:4: fs::read_to_string",
+            "src/probe/a.rs:5: fs::read",
+            "src/probe/a.rs:6: .read_to_end",
+            "src/probe/a.rs:7: .read",
+            "src/node_name.rs: allowed to read (/proc/sys/kernel/hostname) but reads nothing any more: remove it from READS_ALLOWED",
         ]
     );
 }

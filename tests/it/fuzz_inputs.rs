@@ -7,6 +7,11 @@
 //! and asserts the reader returns, Ok or an error, without panicking; where it
 //! errs, the error is one line.
 //!
+//! Beside the bytes, the kinds of file a stranger can leave where envdoctor
+//! reads (issue 32): a site-packages whose metadata files are FIFOs, links to
+//! `/dev/zero`, directories or one endless line, and index servers that
+//! answer slowly, a byte at a time, or never finish.
+//!
 //! CI runs each target for `PROPTEST_CASES` cases (proptest's default, 256;
 //! `.ci/run` sets fewer for the slow ones through the config below). A longer
 //! local run: `PROPTEST_CASES=20000 cargo test --release --test it fuzz_inputs`.
@@ -213,4 +218,152 @@ fn cases(default: u32) -> u32 {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(default)
+}
+
+/// What one metadata file of a fuzzed site-packages is.
+#[derive(Debug, Clone)]
+enum SpecialFile {
+    Damaged(Vec<u8>),
+    Fifo,
+    DevZero,
+    Directory,
+    /// One line of this many bytes, no newline.
+    LongLine(usize),
+    /// A link to a path that does not exist.
+    Dangling,
+}
+
+fn special_file() -> impl Strategy<Value = SpecialFile> {
+    prop_oneof![
+        3 => damaged(METADATA).prop_map(SpecialFile::Damaged),
+        1 => Just(SpecialFile::Fifo),
+        1 => Just(SpecialFile::DevZero),
+        1 => Just(SpecialFile::Directory),
+        1 => (0usize..(3 << 20)).prop_map(SpecialFile::LongLine),
+        1 => Just(SpecialFile::Dangling),
+    ]
+}
+
+fn plant(path: &Path, kind: &SpecialFile) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    match kind {
+        SpecialFile::Damaged(bytes) => std::fs::write(path, bytes).unwrap(),
+        SpecialFile::Fifo => {
+            let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        }
+        SpecialFile::DevZero => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+        SpecialFile::Directory => std::fs::create_dir(path).unwrap(),
+        SpecialFile::LongLine(length) => {
+            let mut bytes = b"Metadata-Version: 2.1\nName: long\nVersion: 1.0\nSummary: ".to_vec();
+            bytes.resize(bytes.len() + length, b'x');
+            std::fs::write(path, bytes).unwrap();
+        }
+        SpecialFile::Dangling => std::os::unix::fs::symlink("/nonexistent/envdoctor-fuzz", path).unwrap(),
+    }
+}
+
+/// How a fuzzed index server answers: its body in chunks with a pause
+/// before each, with or without a `Content-Length`.
+#[derive(Debug, Clone)]
+struct SlowReply {
+    pause_before_headers_ms: u64,
+    chunks: Vec<(u64, Vec<u8>)>,
+    announce_length: bool,
+}
+
+fn slow_reply() -> impl Strategy<Value = SlowReply> {
+    (
+        0u64..150,
+        prop::collection::vec((0u64..400, damaged(HTML_PAGE)), 0..12),
+        any::<bool>(),
+    )
+        .prop_map(|(pause_before_headers_ms, chunks, announce_length)| SlowReply {
+            pause_before_headers_ms,
+            chunks,
+            announce_length,
+        })
+}
+
+/// Serves `reply` to every connection until the listener is dropped.
+fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) {
+    use std::io::{Read, Write};
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let reply = reply.clone();
+            std::thread::spawn(move || {
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                std::thread::sleep(std::time::Duration::from_millis(reply.pause_before_headers_ms));
+                let length: usize = reply.chunks.iter().map(|(_, bytes)| bytes.len()).sum();
+                let announced = if reply.announce_length {
+                    format!("Content-Length: {length}\r\n")
+                } else {
+                    String::new()
+                };
+                let head =
+                    format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{announced}Connection: close\r\n\r\n");
+                if stream.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                for (pause, bytes) in &reply.chunks {
+                    std::thread::sleep(std::time::Duration::from_millis(*pause));
+                    if stream.write_all(bytes).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
+
+    /// A site-packages of special files: every scan returns (no FIFO waited
+    /// on, no endless read), and every problem is one line.
+    #[test]
+    fn site_packages_with_special_files(kinds in prop::collection::vec(special_file(), 1..5), egg_file in special_file()) {
+        let directory = tempfile::tempdir().unwrap();
+        let site = directory.path().join("site");
+        for (at, kind) in kinds.iter().enumerate() {
+            plant(&site.join(format!("pkg{at}-1.0.dist-info/METADATA")), kind);
+        }
+        plant(&site.join("egg_file-1.0.egg-info"), &egg_file);
+        let inventory = envdoctor::probe::packages::scan(&[site]);
+        for package in &inventory.packages {
+            package.problems.iter().for_each(one_line);
+        }
+        for problem in &inventory.problems {
+            one_line(&problem.problem);
+        }
+    }
+}
+
+proptest! {
+    // Each case spends up to its timeout on the wall clock (a second or so):
+    // at most 300 of them, whatever PROPTEST_CASES asks.
+    #![proptest_config(ProptestConfig { cases: cases(16).min(300), ..ProptestConfig::default() })]
+
+    /// An index that answers slowly, in pieces (each pause shorter than the
+    /// timeout, all of them longer): the lookup ends within its timeout (plus
+    /// scheduling slack), Found or Missing.
+    #[test]
+    fn slow_index_servers(reply in slow_reply()) {
+        use envdoctor::export::index::{Index, Options, ResolvedIndexes, Wanted, look_up};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let index = format!("http://127.0.0.1:{}/simple", listener.local_addr().unwrap().port());
+        serve_slowly(listener, reply);
+        let cache = tempfile::tempdir().unwrap();
+        let timeout = std::time::Duration::from_millis(300);
+        let started = std::time::Instant::now();
+        let lookups = look_up(
+            &[Wanted { name: "demo-pkg".into(), version: "1.0".into(), wheel_tags: vec![], extra_indexes: vec![] }],
+            &ResolvedIndexes { primary: Index { url: index, from: "fuzz".into() }, extras: vec![] },
+            &Options { offline: false, cache_dir: Some(cache.path().to_path_buf()), timeout, progress: false },
+        );
+        prop_assert_eq!(lookups.len(), 1);
+        prop_assert!(started.elapsed() < timeout + std::time::Duration::from_millis(1200), "{:?}", started.elapsed());
+    }
 }

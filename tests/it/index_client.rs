@@ -355,6 +355,9 @@ enum Reply {
     /// `200` announcing a `Content-Length` of this many bytes, then closing
     /// without sending any.
     Announced(u64),
+    /// `200` with an HTML body sent one byte a second for this long: each
+    /// read gets a byte well within any timeout, the whole never ends in one.
+    Trickle(Duration),
 }
 
 /// Where an endless body gives up on a client that reads on and on: far
@@ -480,6 +483,15 @@ fn write_reply(mut stream: TcpStream, reply: Reply, endless_sent: &Sender<u64>) 
             let headers = format!("Content-Type: text/html\r\nContent-Length: {length}\r\n");
             stream.write_all(head("200 OK", headers).as_bytes())
         }
+        Reply::Trickle(length) => {
+            stream.write_all(head("200 OK", "Content-Type: text/html\r\n".to_string()).as_bytes())?;
+            let started = Instant::now();
+            while started.elapsed() < length {
+                stream.write_all(b" ")?;
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            Ok(())
+        }
         Reply::Endless => {
             let written = stream.write_all(head("200 OK", "Content-Type: text/html\r\n".to_string()).as_bytes());
             let _ = endless_sent.send(write_until_refused(&mut stream));
@@ -593,4 +605,230 @@ fn index_credentials_never_follow_a_redirect_off_the_index_origin() {
         ]
     );
     assert_eq!(other.seen(), [seen("/one/", None), seen("/two/", None)]);
+}
+
+/// Issue 32, E4: `--index-timeout` bounds the whole request, body included. A
+/// server that sends a byte a second answers every read in time; it held
+/// `export --hashes` for as long as it went on (still reading at 200 s).
+#[test]
+fn a_page_sent_a_byte_a_second_times_out_as_a_whole() {
+    let server = Bound::new().serve(|_| Reply::Trickle(Duration::from_secs(30)));
+    let index = format!("http://127.0.0.1:{}/simple", server.port);
+    let cache = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let lookups = look_up(
+        &[wanted("demo-pkg", "1.0", &[])],
+        &indexes(&index, &[]),
+        &Options {
+            timeout: Duration::from_secs(2),
+            ..options(cache.path())
+        },
+    );
+    assert_eq!(missing(&lookups[0]), format!("timed out after 2 s ({index}/demo-pkg/)"));
+    assert!(started.elapsed() < Duration::from_secs(8), "{:?}", started.elapsed());
+
+    // The command as a user runs it: `export --hashes` ends within the
+    // timeout (and the start-up around it), exit 2, naming the page.
+    let snapshot = small_snapshot(cache.path(), 1);
+    let started = Instant::now();
+    let output = common::envdoctor(cache.path())
+        .args([
+            "export",
+            "--format",
+            "requirements",
+            "--hashes",
+            "--index-timeout",
+            "2",
+            "--index-url",
+        ])
+        .arg(&index)
+        .arg("--snapshot")
+        .arg(&snapshot)
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("timed out after 2 s"), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}: {stderr}",
+        started.elapsed()
+    );
+}
+
+/// The recorded H100 Snapshot with only its first `count` packages, written
+/// into `directory`.
+fn small_snapshot(directory: &Path, count: usize) -> PathBuf {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"
+    ))
+    .unwrap();
+    let mut snapshot: serde_json::Value = serde_json::from_str(&text).unwrap();
+    snapshot["packages"].as_array_mut().unwrap().truncate(count);
+    let path = directory.join(format!("snapshot-{count}.json"));
+    std::fs::write(&path, snapshot.to_string()).unwrap();
+    path
+}
+
+/// Issue 32, E5: a page of a project published nightly holds every file ever
+/// made; only those of the wanted version are kept, and only one large page
+/// is read and parsed at a time. Eight 16 MiB pages at once cost GBs (a
+/// 63 MiB page cost ~11 times its size parsed, eight at once); the peak is
+/// now a fraction of one.
+#[test]
+fn large_index_pages_cost_what_the_wanted_version_holds() {
+    let cache = tempfile::tempdir().unwrap();
+    let snapshot_path = small_snapshot(cache.path(), 8);
+    let snapshot: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&snapshot_path).unwrap()).unwrap();
+    // (file-name stem, version, the installed wheel's tags as a file name
+    // writes them: `cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64`)
+    let wanted: Vec<(String, String, String)> = snapshot["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|package| {
+            let name = package["name"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .replace(['-', '.'], "_");
+            let tags: Vec<Vec<&str>> = package["wheel_tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tag| tag.as_str().unwrap().splitn(3, '-').collect())
+                .collect();
+            let tag = (0..3)
+                .map(|at| {
+                    let mut parts: Vec<&str> = Vec::new();
+                    for tag in &tags {
+                        if !parts.contains(&tag[at]) {
+                            parts.push(tag[at]);
+                        }
+                    }
+                    parts.join(".")
+                })
+                .collect::<Vec<_>>()
+                .join("-");
+            (name, package["version"].as_str().unwrap().to_string(), tag)
+        })
+        .collect();
+    let page_size = 16 << 20;
+    let pages: Arc<Vec<(String, String)>> = Arc::new(
+        wanted
+            .iter()
+            .map(|(name, version, tag)| {
+                let anchor = |version: &str| {
+                    let file = format!("{name}-{version}-{tag}.whl");
+                    format!("<a href=\"/files/{file}#sha256={}\">{file}</a><br/>\n", "0".repeat(64))
+                };
+                let mut page = String::from("<!DOCTYPE html><html><body>\n");
+                let mut other = 0;
+                while page.len() < page_size {
+                    page.push_str(&anchor(&format!("0.0.{other}")));
+                    other += 1;
+                }
+                page.push_str(&anchor(version));
+                (name.replace('_', "-"), page + "</body></html>\n")
+            })
+            .collect(),
+    );
+    let served = pages.clone();
+    let server = Bound::new().serve(move |path| {
+        let project = path.trim_start_matches("/simple/").trim_end_matches('/');
+        match served.iter().find(|(name, _)| name == project) {
+            Some((_, page)) => Reply::Page(page.clone()),
+            None => Reply::Page(String::new()),
+        }
+    });
+    let index = format!("http://127.0.0.1:{}/simple", server.port);
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("envdoctor"));
+    command
+        .args([
+            "export",
+            "--format",
+            "requirements",
+            "--hashes",
+            "--index-timeout",
+            "120",
+            "--index-url",
+        ])
+        .arg(&index)
+        .arg("--snapshot")
+        .arg(&snapshot_path)
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("XDG_CACHE_HOME", cache.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let (status, peak_kib, stdout, stderr) = run_measured(command);
+    assert_eq!(status, Some(0), "{stderr}");
+    for (name, version, _) in &wanted {
+        assert!(stdout.contains(&format!("=={version}")), "{name} {version}: {stdout}");
+    }
+    let peak_mib = peak_kib >> 10;
+    eprintln!(
+        "export --hashes over eight {} MiB pages: peak RSS {peak_mib} MiB",
+        page_size >> 20
+    );
+    assert!(peak_mib < 200, "peak RSS {peak_mib} MiB");
+}
+
+/// Runs `command` to its end: its exit code, its peak resident memory in KiB
+/// (the kernel's `ru_maxrss` for this child alone), stdout and stderr.
+// The child is reaped by `wait4`, which alone gives its own resource usage.
+#[allow(clippy::zombie_processes)]
+fn run_measured(mut command: std::process::Command) -> (Option<i32>, i64, String, String) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = command.spawn().unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let stderr = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    });
+    let mut stdout = String::new();
+    let _ = out.read_to_string(&mut stdout);
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    let status = std::process::ExitStatus::from_raw(status);
+    (status.code(), usage.ru_maxrss, stdout, stderr.join().unwrap())
+}
+
+/// Issue 32, E2: pip's configuration is read as any outside file is. A
+/// `PIP_CONFIG_FILE` that is a FIFO hung `export --hashes` for ever; it is
+/// refused in one line naming it, exit 2.
+#[test]
+fn a_pip_config_that_is_a_fifo_is_refused_naming_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let fifo = cache.path().join("pip.conf");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let snapshot = small_snapshot(cache.path(), 1);
+    let output = common::envdoctor(cache.path())
+        .args([
+            "export",
+            "--format",
+            "requirements",
+            "--hashes",
+            "--offline",
+            "--snapshot",
+        ])
+        .arg(&snapshot)
+        .env("PIP_CONFIG_FILE", &fifo)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "pip configuration `{}` cannot be read: not a regular file (a FIFO)",
+            fifo.display()
+        )),
+        "{stderr}"
+    );
 }

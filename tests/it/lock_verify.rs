@@ -1382,3 +1382,56 @@ fn a_lock_pins_the_record_digests_its_snapshot_holds() {
         "{lock}"
     );
 }
+
+/// Issue 32, E11: an egg-info that is a file (distutils' `install_egg_info`,
+/// as every Debian `python3-*` package ships it) is PKG-INFO itself and holds
+/// no RECORD, like an egg-info directory: `verify --files` has nothing to
+/// check and nothing to warn about. It said "cannot be checked: ... Not a
+/// directory" for each one.
+#[test]
+fn an_egg_info_file_is_not_a_warning_under_files() {
+    let node = Node::new();
+    node.install(&["alpha==1.0"]);
+    let site = site_packages(&node.python);
+    fs::write(
+        site.join("debian_style-1.0.egg-info"),
+        "Metadata-Version: 1.1\nName: debian-style\nVersion: 1.0\nSummary: as distutils writes it\n",
+    )
+    .unwrap();
+    let lock = node.locked();
+    let (code, report) = node.verify(&lock, &["--files"]);
+    assert_eq!((code, drift(&report)), (0, vec![]), "{report:#}");
+}
+
+/// Issue 32, E7: a lock over the lock limit is refused before it is parsed
+/// (parsing a 100 MB one cost 8.9 GB), in one line naming the file, exit 2;
+/// by export, verify and diff alike.
+#[test]
+fn a_lock_over_the_limit_is_refused_naming_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let lock = cache.path().join("huge.lock");
+    // A real lock, then a comment: still a valid lock with its fingerprint,
+    // only larger than any real one.
+    let mut text = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/locks/h100-torch2.11-cu130-recorded.lock"
+    ))
+    .unwrap();
+    text.push_str(&"# padding\n".repeat(900 * 1024));
+    fs::write(&lock, text).unwrap();
+    let lock_arg = lock.to_str().unwrap();
+    for arguments in [
+        &["export", "--format", "requirements", "--lock", lock_arg][..],
+        &["verify", "--snapshot", H100, "--lock", lock_arg],
+        &["diff", lock_arg, lock_arg],
+    ] {
+        let output = envdoctor(cache.path()).args(arguments).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{arguments:?}: {stderr}");
+        assert!(
+            stderr.contains(lock_arg) && stderr.contains("larger than 8 MiB, the most envdoctor reads of a lock"),
+            "{arguments:?}: {stderr}"
+        );
+    }
+}

@@ -294,3 +294,90 @@ subprocess.Popen(['sleep', '5'], start_new_session=True, stdout=sys.stdout)\n",
         started.elapsed()
     );
 }
+
+/// Issue 32, E2: every file a probe reads from an environment or a CUDA root
+/// goes through the bounded reader. A METADATA, PKG-INFO or egg-info file that
+/// is a FIFO (a plain open waits for ever), a link to `/dev/zero` (a plain read
+/// fills memory: 5.6 GB in 3 s) or one endless line is a problem on its
+/// package, in words, and the probe goes on; so is a FIFO as CUDA_HOME's
+/// `version.json`.
+#[test]
+fn special_files_in_a_site_packages_are_problems_on_their_package() {
+    let directory = tempfile::tempdir().unwrap();
+    let site = directory.path().join("site");
+    let mkfifo = |path: &Path| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    let zero = |path: &Path| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+    };
+    mkfifo(&site.join("fifo_meta-1.0.dist-info/METADATA"));
+    zero(&site.join("zero_meta-1.0.dist-info/METADATA"));
+    mkfifo(&site.join("fifo_egg-1.0.egg-info"));
+    zero(&site.join("zero_pkg_info-1.0.egg-info/PKG-INFO"));
+    let mut long = b"Metadata-Version: 2.1\nName: long-line\nVersion: 1.0\nSummary: ".to_vec();
+    long.extend(std::iter::repeat_n(b'x', 3 << 20));
+    write_file(&site.join("long_line-1.0.dist-info/METADATA"), &long);
+    let cuda = directory.path().join("cuda-12.8");
+    mkfifo(&cuda.join("version.json"));
+
+    let cache = tempfile::tempdir().unwrap();
+    let output = envdoctor(cache.path())
+        .args(["probe", "--format", "json", "--python"])
+        .arg(system_python())
+        .env("PYTHONPATH", &site)
+        .env("CUDA_HOME", &cuda)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let snapshot: Value = serde_json::from_slice(&output).unwrap();
+    let package = |name: &str| {
+        snapshot["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|package| package["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {snapshot:#}"))
+            .clone()
+    };
+    let problems = |name: &str| package(name)["problems"].to_string();
+    for (name, kind) in [
+        ("fifo_meta", "not a regular file (a FIFO)"),
+        ("zero_meta", "not a regular file (a character device)"),
+        ("fifo_egg", "not a regular file (a FIFO)"),
+        ("zero_pkg_info", "not a regular file (a character device)"),
+    ] {
+        assert!(problems(name).contains(kind), "{name}: {}", problems(name));
+    }
+    // The fields before the endless line still count.
+    let long = package("long-line");
+    assert_eq!(long["version"], "1.0");
+    assert!(
+        problems("long-line").contains("line 4 is longer than 1024 KiB, the most envdoctor reads of one line"),
+        "{}",
+        problems("long-line")
+    );
+    let toolkit = snapshot["cuda"]["toolkits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|toolkit| toolkit["found_via"].to_string().contains("cuda_home"))
+        .unwrap_or_else(|| panic!("the CUDA_HOME toolkit: {:#}", snapshot["cuda"]));
+    assert!(
+        toolkit["problems"]
+            .to_string()
+            .contains("version.json: cannot read: not a regular file (a FIFO)"),
+        "{toolkit:#}"
+    );
+}

@@ -51,14 +51,22 @@ impl Cache {
     /// The entry for `project` (normalized) on `index`; `None` when there is
     /// none or it cannot be read.
     pub fn load(&self, index: &str, project: &str) -> Option<CachedPage> {
-        let text = fs::read(self.file(index, project)).ok()?;
+        let text = crate::bounded_read::read(&self.file(index, project), crate::bounded_read::DOCUMENT_LIMIT).ok()?;
         let page: CachedPage = serde_json::from_slice(&text).ok()?;
         let current = page.schema == SCHEMA && page.index == index_key(index) && page.project == project;
         current.then_some(page)
     }
 
     /// Best effort: a cache that cannot be written only costs a request later.
+    /// A page is fetched for the files of one version (`fetch::project_page`
+    /// keeps no others): what the entry held of other versions is kept beside
+    /// them, since released files do not change.
     pub fn store(&self, index: &str, project: &str, page_url: &str, files: &[IndexFile]) {
+        let mut files = files.to_vec();
+        if let Some(earlier) = self.load(index, project) {
+            let fresh: std::collections::HashSet<String> = files.iter().map(|file| file.filename.clone()).collect();
+            files.extend(earlier.files.into_iter().filter(|file| !fresh.contains(&file.filename)));
+        }
         let page = CachedPage {
             schema: SCHEMA,
             index: index_key(index),
@@ -67,7 +75,7 @@ impl Cache {
             fetched_at: SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |since| since.as_secs()),
-            files: files.to_vec(),
+            files,
         };
         let file = self.file(index, project);
         if let Ok(bytes) = serde_json::to_vec(&page) {

@@ -90,6 +90,8 @@ pub enum ConfigError {
     Malformed(Located),
     #[error("pip configuration `{}` is not valid UTF-8", path.display())]
     NotUtf8 { path: PathBuf },
+    #[error("pip configuration `{}` cannot be read: {detail}", path.display())]
+    Unreadable { path: PathBuf, detail: String },
 }
 
 /// The index pip uses when nothing is configured and its pip cannot be asked.
@@ -157,7 +159,26 @@ impl Settings {
     fn load(env: &dyn Fn(&str) -> Option<String>, roots: &ConfigRoots) -> Result<Settings, ConfigError> {
         let mut merged = BTreeMap::new();
         for path in config_files(env, roots) {
-            let Ok(bytes) = std::fs::read(&path) else { continue };
+            let bytes = match crate::bounded_read::read(&path, crate::bounded_read::CONFIG_LIMIT) {
+                Ok(bytes) => bytes,
+                // What pip's configparser passes over: no such file, or one it
+                // cannot open. A FIFO, a device or a huge file it would hang on
+                // or read for ever: refused, naming it.
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+                    ) || error.to_string().contains("a directory") =>
+                {
+                    continue;
+                }
+                Err(error) => {
+                    return Err(ConfigError::Unreadable {
+                        path: path.clone(),
+                        detail: error.to_string(),
+                    });
+                }
+            };
             let text = String::from_utf8(bytes).map_err(|_| ConfigError::NotUtf8 { path: path.clone() })?;
             let from = format!("from {}", path.display());
             for (section, key, value) in parse_ini(&text, &path)? {

@@ -6,7 +6,8 @@
 
 use std::error::Error as _;
 use std::io::Read;
-use std::time::Duration;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, Response};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
@@ -25,6 +26,15 @@ use super::urls::{project_url, strip_credentials};
 /// any real page and still bounds what the client's few worker threads hold
 /// at once.
 pub const MAX_PAGE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A page longer than this is a large one, and only one large page is read
+/// and parsed at a time: the lookup's threads could otherwise hold eight
+/// pages of up to [`MAX_PAGE_BYTES`] at once (issue 32, E5). Real pages stay
+/// below it (PyPI's page of torch, thousands of files, is a few MB).
+const LARGE_PAGE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Held while a large page is read and parsed.
+static LARGE_PAGE: Mutex<()> = Mutex::new(());
 
 /// Every URL in these messages is without credentials.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -70,6 +80,8 @@ pub struct Fetcher {
 
 impl Fetcher {
     pub fn new(timeout: Duration) -> Result<Fetcher, FetchError> {
+        // Each request is also given what is left of the page's deadline
+        // (`get`): that bounds connect, headers and body together.
         let client = Client::builder()
             .user_agent(concat!("envdoctor/", env!("CARGO_PKG_VERSION")))
             .timeout(timeout)
@@ -83,11 +95,15 @@ impl Fetcher {
         Ok(Fetcher { client, timeout })
     }
 
-    /// The page of `project` (normalized) on `index`.
-    pub fn project_page(&self, index: &str, project: &str) -> Result<Page, FetchError> {
+    /// The page of `project` (normalized) on `index`, with the files whose
+    /// name `keep` accepts. The whole of it, redirects, connections, headers
+    /// and body, within the timeout: a server that sends a byte a second
+    /// cannot hold it longer (issue 32, E4).
+    pub fn project_page(&self, index: &str, project: &str, keep: &dyn Fn(&str) -> bool) -> Result<Page, FetchError> {
+        let deadline = Instant::now() + self.timeout;
         let url = project_url(index, project);
         let shown = strip_credentials(&url);
-        let response = self.get(&url, &shown)?;
+        let response = self.get(&url, &shown, deadline)?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Err(FetchError::NotFound {
@@ -114,9 +130,10 @@ impl Fetcher {
                 content_type,
             });
         };
-        let body = self.read_page(response, &shown)?;
-        let files =
-            simple::parse(format, &body, &final_url).map_err(|detail| FetchError::Malformed { url: shown, detail })?;
+        let (body, large) = self.read_page(response, &shown)?;
+        let files = simple::parse_where(format, &body, &final_url, keep)
+            .map_err(|detail| FetchError::Malformed { url: shown, detail })?;
+        drop((body, large));
         Ok(Page {
             url: strip_credentials(final_url.as_str()),
             files,
@@ -125,13 +142,26 @@ impl Fetcher {
 
     /// The response at the end of `url`'s redirects. `shown` is `url`
     /// without credentials.
-    fn get(&self, url: &str, shown: &str) -> Result<Response, FetchError> {
+    fn get(&self, url: &str, shown: &str, deadline: Instant) -> Result<Response, FetchError> {
         let mut chain = Chain::start(url).map_err(|detail| FetchError::Unreachable {
             url: shown.to_string(),
             detail,
         })?;
         loop {
-            let mut request = self.client.get(chain.url().clone()).header(ACCEPT, simple::ACCEPT);
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(FetchError::TimedOut {
+                    seconds: self.timeout.as_secs_f64(),
+                    url: shown.to_string(),
+                });
+            }
+            // reqwest applies a request's own timeout from connecting to the
+            // body's last byte; the client's alone bounds each read.
+            let mut request = self
+                .client
+                .get(chain.url().clone())
+                .header(ACCEPT, simple::ACCEPT)
+                .timeout(left);
             if let Some(credentials) = chain.credentials() {
                 request = request.basic_auth(&credentials.username, credentials.password.as_ref());
             }
@@ -149,7 +179,13 @@ impl Fetcher {
 
     /// The body of a page, read no further than [`MAX_PAGE_BYTES`]. A
     /// `Content-Length` over the limit is refused before reading any of it.
-    fn read_page(&self, response: Response, shown: &str) -> Result<String, FetchError> {
+    /// A large page comes with [`LARGE_PAGE`] held: the caller parses it and
+    /// then lets go.
+    fn read_page(
+        &self,
+        mut response: Response,
+        shown: &str,
+    ) -> Result<(String, Option<MutexGuard<'static, ()>>), FetchError> {
         let too_large = || FetchError::TooLarge {
             url: shown.to_string(),
             limit: format!("{} MiB", MAX_PAGE_BYTES / (1024 * 1024)),
@@ -157,11 +193,20 @@ impl Fetcher {
         if response.content_length().is_some_and(|length| length > MAX_PAGE_BYTES) {
             return Err(too_large());
         }
-        let bytes = read_at_most(response, MAX_PAGE_BYTES)
-            .map_err(|error| self.classify_read(&error, shown))?
-            .ok_or_else(too_large)?;
+        let gate = || LARGE_PAGE.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut large = response
+            .content_length()
+            .is_some_and(|length| length > LARGE_PAGE_BYTES)
+            .then(gate);
+        let bytes = read_at_most(&mut response, MAX_PAGE_BYTES, LARGE_PAGE_BYTES, || {
+            large.get_or_insert_with(gate);
+        })
+        .map_err(|error| self.classify_read(&error, shown))?
+        .ok_or_else(too_large)?;
         // As reqwest's `text()` decodes without its `charset` feature.
-        Ok(String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+        let text =
+            String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        Ok((text, large))
     }
 
     /// reqwest's body errors come wrapped in `io::Error`.
@@ -208,10 +253,21 @@ impl Fetcher {
 }
 
 /// All of `body` when it is at most `limit` bytes; `None`, having read one
-/// byte more than `limit` and no further, when it is longer.
-fn read_at_most(body: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+/// byte more than `limit` and no further, when it is longer. `on_large` is
+/// called once `large` bytes are in, before the rest is read.
+fn read_at_most(
+    mut body: impl Read,
+    limit: u64,
+    large: u64,
+    on_large: impl FnOnce(),
+) -> std::io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
-    body.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    let first = large.min(limit.saturating_add(1));
+    (&mut body).take(first).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 == first && first <= limit {
+        on_large();
+        body.take(limit.saturating_add(1) - first).read_to_end(&mut bytes)?;
+    }
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
@@ -234,16 +290,38 @@ mod tests {
 
     #[test]
     fn a_body_is_read_up_to_the_limit_and_not_past_it() {
-        assert_eq!(read_at_most(&b"12345"[..], 5).unwrap(), Some(b"12345".to_vec()));
-        assert_eq!(read_at_most(&b""[..], 5).unwrap(), Some(Vec::new()));
-        assert_eq!(read_at_most(&b"123456"[..], 5).unwrap(), None);
+        let read_at_most = |body: &mut dyn Read, limit| read_at_most(body, limit, u64::MAX, || {});
+        assert_eq!(read_at_most(&mut &b"12345"[..], 5).unwrap(), Some(b"12345".to_vec()));
+        assert_eq!(read_at_most(&mut &b""[..], 5).unwrap(), Some(Vec::new()));
+        assert_eq!(read_at_most(&mut &b"123456"[..], 5).unwrap(), None);
         // An endless body ends at the limit instead of filling memory.
-        assert_eq!(read_at_most(std::io::repeat(b'x'), 1024).unwrap(), None);
+        assert_eq!(read_at_most(&mut std::io::repeat(b'x'), 1024).unwrap(), None);
         let mut endless = std::io::repeat(b'x').take(u64::MAX);
         assert_eq!(read_at_most(&mut endless, 1024).unwrap(), None);
         assert_eq!(
             endless.limit(),
             u64::MAX - 1025,
+            "one byte past the limit was read, no more"
+        );
+    }
+
+    /// Issue 32, E5: a body that reaches `large` bytes calls `on_large` (which
+    /// takes the large-page gate) before it is read on, and only then.
+    #[test]
+    fn a_large_body_takes_the_gate_before_it_is_read_on() {
+        let mut called = false;
+        let body = read_at_most(&b"123456789"[..], 100, 4, || called = true).unwrap();
+        assert_eq!((body.as_deref(), called), (Some(&b"123456789"[..]), true));
+        let mut called = false;
+        let body = read_at_most(&b"123"[..], 100, 4, || called = true).unwrap();
+        assert_eq!((body.as_deref(), called), (Some(&b"123"[..]), false));
+        let mut called = false;
+        let mut endless = std::io::repeat(b'x').take(u64::MAX);
+        assert_eq!(read_at_most(&mut endless, 10, 4, || called = true).unwrap(), None);
+        assert!(called);
+        assert_eq!(
+            endless.limit(),
+            u64::MAX - 11,
             "one byte past the limit was read, no more"
         );
     }

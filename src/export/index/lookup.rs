@@ -1,7 +1,7 @@
 //! One package against the indexes in order: the cache first where it already
 //! knows the answer, then the network.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -72,7 +72,7 @@ impl Context<'_> {
                 }
                 continue;
             }
-            match self.fetch(&index, &project) {
+            match self.fetch(&index, &project, wanted) {
                 Ok(page) => {
                     let release = release(&page.files, wanted, &index);
                     if !release.files.is_empty() {
@@ -110,13 +110,16 @@ impl Context<'_> {
             .collect()
     }
 
-    fn fetch(&self, index: &Index, project: &str) -> Result<super::fetch::Page, FetchError> {
+    /// The page of `project` on `index`, with the files of `wanted`'s version
+    /// alone: a page of every release ever made costs no more than that.
+    fn fetch(&self, index: &Index, project: &str, wanted: &Wanted) -> Result<super::fetch::Page, FetchError> {
         let fetcher = self
             .fetcher
             .get_or_init(|| Fetcher::new(self.timeout))
             .as_ref()
             .map_err(Clone::clone)?;
-        let page = fetcher.project_page(&index.url, project)?;
+        let keep = |filename: &str| release_file(filename, project, &wanted.version).is_some();
+        let page = fetcher.project_page(&index.url, project, &keep)?;
         if let Some(cache) = self.cache {
             cache.store(&index.url, project, &page.url, &page.files);
         }
@@ -134,16 +137,9 @@ fn release(files: &[IndexFile], wanted: &Wanted, index: &Index) -> Release {
         files: Vec::new(),
     };
     for file in files {
-        let (kind, name, version, tags) = match parse_wheel(&file.filename) {
-            Some(wheel) => (ArtifactKind::Wheel, wheel.name, wheel.version, Some(wheel.tags)),
-            None => match parse_sdist(&file.filename, Some(&project)) {
-                Some(sdist) => (ArtifactKind::Sdist, sdist.name, sdist.version, None),
-                None => continue,
-            },
-        };
-        if name != project || !same_version(&version, &wanted.version) {
+        let Some((kind, tags)) = release_file(&file.filename, &project, &wanted.version) else {
             continue;
-        }
+        };
         let artifact = Artifact {
             filename: file.filename.clone(),
             url: strip_credentials(&file.url),
@@ -165,6 +161,19 @@ fn release(files: &[IndexFile], wanted: &Wanted, index: &Index) -> Release {
         release.files.push(artifact);
     }
     release
+}
+
+/// What `filename` is, a wheel (with its tags) or an sdist, when it is a file
+/// of `project` (normalized) at `version`.
+fn release_file(filename: &str, project: &str, version: &str) -> Option<(ArtifactKind, Option<BTreeSet<String>>)> {
+    let (kind, name, found, tags) = match parse_wheel(filename) {
+        Some(wheel) => (ArtifactKind::Wheel, wheel.name, wheel.version, Some(wheel.tags)),
+        None => {
+            let sdist = parse_sdist(filename, Some(project))?;
+            (ArtifactKind::Sdist, sdist.name, sdist.version, None)
+        }
+    };
+    (name == project && same_version(&found, version)).then_some((kind, tags))
 }
 
 #[cfg(test)]

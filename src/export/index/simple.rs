@@ -62,18 +62,90 @@ pub fn format_of(content_type: &str) -> Option<Format> {
     }
 }
 
+/// Every file a page lists.
 pub fn parse(format: Format, body: &str, page_url: &Url) -> Result<Vec<IndexFile>, String> {
+    parse_where(format, body, page_url, &|_| true)
+}
+
+/// The files a page lists whose file name `keep` accepts. The others are read
+/// one at a time and dropped, so a page of hundreds of thousands of files (a
+/// project published nightly) costs about its own size and what is kept, not
+/// ten times its size (issue 32, E5).
+pub fn parse_where(
+    format: Format,
+    body: &str,
+    page_url: &Url,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<IndexFile>, String> {
     match format {
-        Format::Json => parse_json(body, page_url),
-        Format::Html => Ok(parse_html(body, page_url)),
+        Format::Json => parse_json(body, page_url, keep),
+        Format::Html => Ok(parse_html(body, page_url, keep)),
     }
 }
 
-#[derive(Deserialize)]
+/// A PEP 691 page: its `meta`, and of its `files` those a filter keeps.
 struct JsonPage {
-    #[serde(default)]
     meta: JsonMeta,
     files: Vec<JsonFile>,
+}
+
+/// Reads a [`JsonPage`], keeping the files whose name `0` accepts.
+struct PageSeed<'k>(&'k dyn Fn(&str) -> bool);
+
+impl<'de> serde::de::DeserializeSeed<'de> for PageSeed<'_> {
+    type Value = JsonPage;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<JsonPage, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for PageSeed<'_> {
+    type Value = JsonPage;
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a PEP 691 project page (an object with `files`)")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<JsonPage, A::Error> {
+        let (mut meta, mut files) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "meta" => meta = Some(map.next_value::<JsonMeta>()?),
+                "files" => files = Some(map.next_value_seed(FilesSeed(self.0))?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(JsonPage {
+            meta: meta.unwrap_or_default(),
+            files: files.ok_or_else(|| serde::de::Error::missing_field("files"))?,
+        })
+    }
+}
+
+/// Reads `files`, one at a time, keeping those whose name `0` accepts.
+struct FilesSeed<'k>(&'k dyn Fn(&str) -> bool);
+
+impl<'de> serde::de::DeserializeSeed<'de> for FilesSeed<'_> {
+    type Value = Vec<JsonFile>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Vec<JsonFile>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FilesSeed<'_> {
+    type Value = Vec<JsonFile>;
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a list of files")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut files: A) -> Result<Vec<JsonFile>, A::Error> {
+        let mut kept = Vec::new();
+        while let Some(file) = files.next_element::<JsonFile>()? {
+            if (self.0)(&file.filename) {
+                kept.push(file);
+            }
+        }
+        Ok(kept)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -97,8 +169,12 @@ struct JsonFile {
     upload_time: Option<String>,
 }
 
-fn parse_json(body: &str, page_url: &Url) -> Result<Vec<IndexFile>, String> {
-    let page: JsonPage = serde_json::from_str(body).map_err(|error| format!("not a PEP 691 page: {error}"))?;
+fn parse_json(body: &str, page_url: &Url, keep: &dyn Fn(&str) -> bool) -> Result<Vec<IndexFile>, String> {
+    use serde::de::DeserializeSeed;
+    let not_a_page = |error: serde_json::Error| format!("not a PEP 691 page: {error}");
+    let mut deserializer = serde_json::Deserializer::from_str(body);
+    let page = PageSeed(keep).deserialize(&mut deserializer).map_err(not_a_page)?;
+    deserializer.end().map_err(not_a_page)?;
     // PEP 691: a client must refuse a major version it does not know.
     if let Some(version) = &page.meta.api_version
         && version.split('.').next() != Some("1")
@@ -131,21 +207,24 @@ fn parse_json(body: &str, page_url: &Url) -> Result<Vec<IndexFile>, String> {
 
 /// Every anchor with an `href`. An anchor whose href cannot be resolved is
 /// skipped, as pip skips it.
-fn parse_html(body: &str, page_url: &Url) -> Vec<IndexFile> {
-    let tags = start_tags(body);
-    let base = tags
-        .iter()
+///
+/// The tags are scanned twice, first for the `<base>`, and each is dropped
+/// once read: only the anchors `keep` accepts are held.
+fn parse_html(body: &str, page_url: &Url, keep: &dyn Fn(&str) -> bool) -> Vec<IndexFile> {
+    let base = StartTags(body)
         .find(|tag| tag.name == "base")
-        .and_then(|tag| tag.attribute("href"))
-        .and_then(|href| page_url.join(href).ok())
+        .and_then(|tag| tag.attribute("href").and_then(|href| page_url.join(href).ok()))
         .unwrap_or_else(|| page_url.clone());
-    tags.iter()
+    StartTags(body)
         .filter(|tag| tag.name == "a")
         .filter_map(|tag| {
             let link = resolve_link(&base, tag.attribute("href")?)?;
             let filename = Some(link.filename)
                 .filter(|name| !name.is_empty())
                 .unwrap_or_else(|| tag.text.trim().to_string());
+            if !keep(&filename) {
+                return None;
+            }
             Some(IndexFile {
                 filename,
                 url: link.url,
@@ -235,34 +314,42 @@ impl StartTag {
     }
 }
 
-/// The `<a>` and `<base>` tags of a page. A forgiving scanner, not a full
-/// HTML parser: simple-repository pages are flat lists of anchors, and
-/// comments are the only other construct that could hide a `<`.
-fn start_tags(html: &str) -> Vec<StartTag> {
-    let mut tags = Vec::new();
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        rest = &rest[open + 1..];
-        if let Some(comment) = rest.strip_prefix("!--") {
-            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
-            continue;
+/// The `<a>` and `<base>` tags of a page (the rest of it), one at a time. A
+/// forgiving scanner, not a full HTML parser: simple-repository pages are
+/// flat lists of anchors, and comments are the only other construct that
+/// could hide a `<`.
+struct StartTags<'a>(&'a str);
+
+impl Iterator for StartTags<'_> {
+    type Item = StartTag;
+
+    fn next(&mut self) -> Option<StartTag> {
+        let mut rest = self.0;
+        while let Some(open) = rest.find('<') {
+            rest = &rest[open + 1..];
+            if let Some(comment) = rest.strip_prefix("!--") {
+                rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+                continue;
+            }
+            let name_end = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
+            let name = rest[..name_end].to_ascii_lowercase();
+            if name != "a" && name != "base" {
+                continue;
+            }
+            let (attributes, after) = read_attributes(&rest[name_end..]);
+            rest = after;
+            let mut text = String::new();
+            if name == "a" {
+                let end = find_ignoring_case(rest, "</a").unwrap_or(rest.len());
+                text = decode_entities(&rest[..end]);
+                rest = &rest[end..];
+            }
+            self.0 = rest;
+            return Some(StartTag { name, attributes, text });
         }
-        let name_end = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
-        let name = rest[..name_end].to_ascii_lowercase();
-        if name != "a" && name != "base" {
-            continue;
-        }
-        let (attributes, after) = read_attributes(&rest[name_end..]);
-        rest = after;
-        let mut text = String::new();
-        if name == "a" {
-            let end = find_ignoring_case(rest, "</a").unwrap_or(rest.len());
-            text = decode_entities(&rest[..end]);
-            rest = &rest[end..];
-        }
-        tags.push(StartTag { name, attributes, text });
+        self.0 = "";
+        None
     }
-    tags
 }
 
 /// Attributes up to the closing `>`, and what follows it.
@@ -380,7 +467,7 @@ mod tests {
              </body></html>",
             HASH.to_uppercase()
         );
-        let files = parse_html(&html, &page());
+        let files = parse_html(&html, &page(), &|_| true);
         let urls: Vec<&str> = files.iter().map(|file| file.url.as_str()).collect();
         assert_eq!(
             urls,
@@ -403,7 +490,7 @@ mod tests {
                     data-requires-python=\"&gt;=3.8\" data-yanked>torch</a>\
                     <a href=\"x-1.0.tar.gz\" data-yanked=\"broken &#39;x&#x27;\">x-1.0.tar.gz</a>\
                     <!-- <a href=\"hidden-1.0.tar.gz\">hidden</a> --><a>no href</a>";
-        let files = parse_html(html, &page());
+        let files = parse_html(html, &page(), &|_| true);
         assert_eq!(files.len(), 2, "{files:?}");
         assert_eq!(files[0].filename, "torch-2.3.1+cu121-cp311-none-any.whl");
         assert_eq!(
@@ -421,7 +508,7 @@ mod tests {
     fn a_base_tag_moves_relative_links_and_credentials_are_dropped() {
         let url = Url::parse("https://user:token@index.example/simple/demo/").unwrap();
         let html = "<html><head><base href=\"/packages/\"></head><a href=\"demo-1.0.tar.gz\">demo-1.0.tar.gz</a>";
-        let files = parse_html(html, &url);
+        let files = parse_html(html, &url, &|_| true);
         assert_eq!(files[0].url, "https://index.example/packages/demo-1.0.tar.gz");
     }
 
@@ -445,17 +532,20 @@ mod tests {
                 "url": "/f/demo_pkg-1.0.tar.gz", "hashes": {{"sha256": {}}}}}]}}"#,
                 serde_json::to_string(bad).unwrap()
             );
-            let files = parse_json(&body, &url).unwrap();
+            let files = parse_json(&body, &url, &|_| true).unwrap();
             assert!(files[0].hashes.is_empty(), "{bad:?} kept: {:?}", files[0].hashes);
             let html = format!(
                 "<a href=\"/f/demo_pkg-1.0.tar.gz#sha256={}\">x</a>",
                 bad.replace('\n', "%0A")
             );
-            assert!(parse_html(&html, &url)[0].hashes.is_empty(), "{bad:?} kept in HTML");
+            assert!(
+                parse_html(&html, &url, &|_| true)[0].hashes.is_empty(),
+                "{bad:?} kept in HTML"
+            );
         }
         let good = "A".repeat(64);
         let html = format!("<a href=\"/f/demo_pkg-1.0.tar.gz#sha256={good}\">x</a>");
-        assert_eq!(parse_html(&html, &url)[0].hashes["sha256"], "a".repeat(64));
+        assert_eq!(parse_html(&html, &url, &|_| true)[0].hashes["sha256"], "a".repeat(64));
     }
 
     #[test]
@@ -471,7 +561,7 @@ mod tests {
                 {{"filename": "demo_pkg-0.9.tar.gz", "url": "/f/demo_pkg-0.9.tar.gz", "hashes": {{}}, "yanked": true}}
             ]}}"#
         );
-        let files = parse_json(&json, &page()).unwrap();
+        let files = parse_json(&json, &page(), &|_| true).unwrap();
         assert_eq!(
             files[0].url,
             "https://index.example/files/demo_pkg-1.0-py3-none-any.whl"
@@ -490,13 +580,20 @@ mod tests {
     #[test]
     fn bad_json_pages_are_errors() {
         assert!(
-            parse_json("<html>", &page())
+            parse_json("<html>", &page(), &|_| true)
                 .unwrap_err()
                 .starts_with("not a PEP 691 page")
         );
         let future = r#"{"meta": {"api-version": "2.0"}, "files": []}"#;
-        assert_eq!(parse_json(future, &page()).unwrap_err(), "api-version 2.0 is not 1.x");
+        assert_eq!(
+            parse_json(future, &page(), &|_| true).unwrap_err(),
+            "api-version 2.0 is not 1.x"
+        );
         let bad_url = r#"{"files": [{"filename": "x.whl", "url": "http://[::1"}]}"#;
-        assert!(parse_json(bad_url, &page()).unwrap_err().contains("invalid url"));
+        assert!(
+            parse_json(bad_url, &page(), &|_| true)
+                .unwrap_err()
+                .contains("invalid url")
+        );
     }
 }

@@ -78,7 +78,7 @@ fn ld_so_conf_dirs(conf_d: &Path) -> Vec<PathBuf> {
     files.sort();
     files
         .iter()
-        .filter_map(|file| fs::read_to_string(file).ok())
+        .filter_map(|file| crate::bounded_read::read_to_string(file, crate::bounded_read::CONFIG_LIMIT).ok())
         .flat_map(|text| {
             text.lines()
                 .map(|line| line.split('#').next().unwrap_or_default().trim().to_string())
@@ -293,7 +293,7 @@ fn header_version(
     for directory in include_dirs {
         for header in spec.headers {
             let path = directory.join(header.replace("{major}", major));
-            let Ok(text) = fs::read_to_string(&path) else {
+            let Ok(text) = crate::bounded_read::read_to_string(&path, crate::bounded_read::METADATA_LIMIT) else {
                 continue;
             };
             match version_in_header(spec.name, &text) {

@@ -1,7 +1,6 @@
 //! A toolkit's version: from the files the installer leaves at its root, else
 //! from its compiler, run under a deadline.
 
-use std::fs;
 use std::io::ErrorKind;
 use std::process::Command;
 use std::time::Duration;
@@ -28,7 +27,7 @@ pub fn fill_versions(mut toolkits: Vec<Toolkit>, deadline: Duration) -> Vec<Tool
 /// before: mlverse/torch#638 notes 11.1 dropped it).
 fn read_version_files(toolkit: &mut Toolkit) {
     let json = toolkit.root.join("version.json");
-    match fs::read_to_string(&json) {
+    match crate::bounded_read::read_to_string(&json, crate::bounded_read::CONFIG_LIMIT) {
         Ok(text) => match parse_version_json(&text) {
             Ok(parsed) => {
                 toolkit.nvcc_version = parsed.nvcc;
@@ -51,7 +50,7 @@ fn read_version_files(toolkit: &mut Toolkit) {
     }
 
     let txt = toolkit.root.join("version.txt");
-    match fs::read_to_string(&txt) {
+    match crate::bounded_read::read_to_string(&txt, crate::bounded_read::CONFIG_LIMIT) {
         Ok(text) => match parse_version_txt(&text) {
             Some(version) => {
                 toolkit.version = Some(version);
@@ -207,6 +206,7 @@ pub(super) fn root_version(root: &std::path::Path, deadline: Duration) -> Toolki
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
     use std::os::unix::fs::PermissionsExt;
     use std::path::Path;
 

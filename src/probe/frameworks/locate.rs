@@ -68,7 +68,7 @@ fn through_editable_finder(package: &Package, import_name: &str) -> Option<Locat
         .iter()
         .filter(|hook| hook.extension().is_some_and(|extension| extension == "py"))
         .find_map(|finder| {
-            let text = fs::read_to_string(finder).ok()?;
+            let text = crate::bounded_read::read_to_string(finder, crate::bounded_read::METADATA_LIMIT).ok()?;
             let mapping = python_literal::assignments(&text).remove("MAPPING")?.ok()?;
             let directory = mapping.get(import_name).and_then(Value::as_str)?;
             Some(Located::EditableFinder {
