@@ -90,6 +90,19 @@ fn package_drift(lock: &Lock, snapshot: &Snapshot) -> anyhow::Result<Vec<Finding
     let tables = crate::matrix::builtin_tables()?;
     let mut drift = crate::compare::nodes(&locked, &here, &Sides::verify(), &tables);
     drift.retain(|item| item.area == crate::compare::Area::Packages && item.severity >= Severity::Warning);
+    for item in &mut drift {
+        // The plan installs the locked pin with its dependencies: drift's own
+        // fix passes --no-deps, one package at a time, which no merged plan can.
+        if matches!(item.id, "package-version" | "package-missing")
+            && let Some(version) = &item.expected
+        {
+            let pin = crate::shell::quote(&format!("{}=={version}", item.subject));
+            item.fix = Some(match crate::lock::model::index_for_local_version(version) {
+                Some(index) => format!("pip install {pin} --index-url {}", crate::shell::quote(&index)),
+                None => format!("pip install {pin}"),
+            });
+        }
+    }
     here.address(&mut drift);
     Ok(drift
         .into_iter()

@@ -383,7 +383,10 @@ fn apply_refuses_what_it_must_not_change() {
 /// gamma: an apply that is stopped mid-way, with alpha gone.
 fn stalled_node() -> (SiteNode, Server) {
     let node = SiteNode::new();
-    let server = Server::start(&node.path(""), &["--mode", "html", "--stall-project", "gamma", "--stall-seconds", "120"]);
+    let server = Server::start(
+        &node.path(""),
+        &["--mode", "html", "--stall-project", "gamma", "--stall-seconds", "120"],
+    );
     node.rule(
         "site-alpha-needs-2-0",
         "alpha = \"<2\"",
@@ -414,7 +417,10 @@ fn apply_until_stalled(node: &SiteNode) -> std::process::Child {
     let mut seen = String::new();
     loop {
         let mut line = String::new();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "envdoctor ended first: {seen}");
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "envdoctor ended first: {seen}"
+        );
         seen.push_str(&line);
         if line.contains("running") && line.contains("gamma>=1") {
             break;
@@ -504,8 +510,12 @@ fn kill_every_process_of(python: &Path) {
     for _ in 0..100 {
         let mut found = false;
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-            let Ok(command_line) = std::fs::read(entry.path().join("cmdline")) else { continue };
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let Ok(command_line) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
             if command_line.windows(needle.len()).any(|window| window == needle) {
                 found = true;
                 // SAFETY: a signal to a process of this test's venv.
@@ -518,4 +528,43 @@ fn kill_every_process_of(python: &Path) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     panic!("the venv's processes outlived SIGKILL");
+}
+
+/// `--lock`: a package moved off its locked version is part of the plan,
+/// pinned back, and the apply leaves a node that verifies against the lock.
+#[test]
+fn the_drift_from_a_lock_is_part_of_the_plan_and_applied() {
+    let node = SiteNode::new();
+    let cache = node.path("cache");
+    let lock = node.path("envdoctor.lock");
+    envdoctor(&cache)
+        .args(["lock", "--python"])
+        .arg(&node.python)
+        .arg("-o")
+        .arg(&lock)
+        .assert()
+        .success();
+    let wheels = node.path("files");
+    pip(&node.python, &wheels, &["install", "alpha==2.0"]);
+    let lock = lock.display().to_string();
+    let output = envdoctor(&cache)
+        .args(["fix", "--format", "json", "--lock", &lock, "--python"])
+        .arg(&node.python)
+        .output()
+        .unwrap();
+    let plan: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let alpha = &plan["requirements"][0];
+    assert_eq!(alpha["name"], "alpha", "{plan:#}");
+    assert_eq!(alpha["specifier"], "==1.0", "{plan:#}");
+    assert_eq!(
+        alpha["fixes"],
+        serde_json::json!(["lock:package-version:alpha"]),
+        "{plan:#}"
+    );
+
+    let (code, plan, stderr) = apply(&cache, &node.python, &["--lock", &lock], offline_pip(&wheels));
+    assert_ne!(code, 2, "{stderr}\n{plan:#}");
+    assert_eq!(plan["apply"]["kept"], true, "{plan:#}");
+    let (code, report) = verify_files(&cache, &node.python, &lock);
+    assert_eq!(code, 0, "{report:#}");
 }
