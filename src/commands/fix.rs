@@ -172,8 +172,17 @@ fn apply(args: &FixArgs, input: &CheckInput, locked: Option<&Lock>) -> anyhow::R
     let guard = crate::process::GroupGuard::install();
     let mut trees: Vec<PathBuf> = snapshot.python.site_packages.clone();
     trees.push(prefix.join("bin"));
+    let started = std::time::Instant::now();
     let backup = match Backup::take(&prefix, &trees, &before_lock) {
-        Ok(backup) => backup,
+        Ok(backup) => {
+            eprintln!(
+                "envdoctor: backed up {} files by hard link in {:.2} s into {}",
+                backup.files,
+                started.elapsed().as_secs_f64(),
+                backup.root.display()
+            );
+            backup
+        }
         Err(error) => {
             // Nothing was changed yet: only the partial backup goes.
             let _ = std::fs::remove_dir_all(backup::backup_root(&prefix));

@@ -31,6 +31,9 @@ pub struct Backup {
     pub loose: Vec<PathBuf>,
     /// The lock of the environment as it was.
     pub before_lock: PathBuf,
+    /// How many files and links the backup holds.
+    #[serde(default)]
+    pub files: usize,
 }
 
 const MANIFEST: &str = "manifest.json";
@@ -58,6 +61,7 @@ impl Backup {
             trees: Vec::new(),
             loose: Vec::new(),
             before_lock: before_lock.to_path_buf(),
+            files: 0,
         };
         for tree in trees {
             let Some(relative) = inside(prefix, tree) else { continue };
@@ -69,7 +73,7 @@ impl Backup {
         // The manifest first: a backup interrupted while it is made is still found.
         backup.write_manifest()?;
         for relative in &backup.trees {
-            mirror(&prefix.join(relative), &root.join("trees").join(relative))?;
+            backup.files += mirror(&prefix.join(relative), &root.join("trees").join(relative))?;
         }
         backup.loose = loose_files(prefix, &backup.trees);
         for relative in &backup.loose {
@@ -80,6 +84,7 @@ impl Backup {
                     fs::create_dir_all(parent)?;
                 }
                 link_or_copy(&from, &to)?;
+                backup.files += 1;
             }
         }
         backup.write_manifest()?;
@@ -205,21 +210,24 @@ fn loose_files(prefix: &Path, trees: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Copies the folder `from` to `to` (which must not exist): folders made
-/// with the same permissions, links as links, files hard-linked.
-fn mirror(from: &Path, to: &Path) -> io::Result<()> {
+/// with the same permissions, links as links, files hard-linked. How many
+/// files and links it copied.
+fn mirror(from: &Path, to: &Path) -> io::Result<usize> {
     fs::create_dir_all(to)?;
     fs::set_permissions(to, fs::metadata(from)?.permissions())?;
+    let mut files = 0;
     for entry in fs::read_dir(from)? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let target = to.join(entry.file_name());
         if kind.is_dir() {
-            mirror(&entry.path(), &target)?;
+            files += mirror(&entry.path(), &target)?;
         } else {
             link_or_copy(&entry.path(), &target)?;
+            files += 1;
         }
     }
-    Ok(())
+    Ok(files)
 }
 
 /// One file or link from `from` at `to`, replacing what is at `to`.
