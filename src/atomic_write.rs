@@ -1,25 +1,40 @@
-//! Writing a file so that a reader sees the old content or the new, never half.
+//! Writing a file so that a reader sees the old content or the new, never
+//! half; never through a symbolic link another user planted; and without a
+//! temporary file left behind when envdoctor is told to stop.
 
 use std::fs;
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use crate::process::{SignalGuard, die_of};
 
 /// Writes `bytes` to a temporary file beside `path`, flushes it to disk, and
 /// renames it over `path`. Renames within one directory are atomic on POSIX.
 /// The file gets the mode of the file it replaces, or 0666 less the umask for a
 /// new one, as a plain `open(2)` would give it.
 ///
-/// A symlink is followed: the file it points to is replaced, the link stays.
-/// A path that is not a regular file (`/dev/stdout`, a FIFO, a terminal) is
-/// written in place, since renaming over it would replace the device itself.
-/// A FIFO no process reads is an error, not a wait without end.
+/// A symlink is followed, as the kernel follows one, and refused where the
+/// kernel's `fs.protected_symlinks` would refuse it (issue 32 E6): a link in a
+/// sticky world-writable folder (`/tmp`, a shared reports folder) that belongs
+/// neither to us nor to the folder's owner. A path that is not a regular file
+/// (`/dev/stdout`, a FIFO, a terminal) is written in place, since renaming over
+/// it would replace the device itself. A FIFO no process reads is an error,
+/// not a wait without end.
+///
+/// SIGINT, SIGTERM or SIGHUP while the temporary file exists removes it and
+/// then ends envdoctor by that signal ([`SignalGuard`]), as it would have.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let resolved = follow_links(path)?;
     if let Ok(target) = fs::metadata(path)
         && !target.is_file()
     {
+        // Opened by its own name, for the kernel to follow: `/dev/stdout`'s
+        // link leads to `/proc/self/fd/1`, whose target is no path (`pipe:[…]`).
         let mut file = if target.file_type().is_fifo() {
             open_fifo_with_reader(path)?
         } else {
@@ -27,38 +42,166 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         };
         return file.write_all(bytes);
     }
-    let resolved;
-    let path = match fs::symlink_metadata(path) {
-        Ok(link) if link.file_type().is_symlink() => {
-            resolved = fs::canonicalize(path)?;
-            resolved.as_path()
-        }
-        _ => path,
-    };
+    let path = resolved.as_path();
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let mode = fs::metadata(path).map_or(0o666, |existing| existing.permissions().mode());
+    let existing_mode = fs::symlink_metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|existing| existing.permissions().mode());
     let name = path
         .file_name()
         .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
     sweep_stale(directory, &name);
-    // tempfile names its random file in errors; the directory is what the user can act on.
-    let mut temporary = tempfile::Builder::new()
-        .prefix(&format!("{}{}-", stale_prefix(&name), std::process::id()))
-        .permissions(fs::Permissions::from_mode(mode))
-        .tempfile_in(directory)
-        .map_err(|error| {
-            std::io::Error::new(
-                error.kind(),
-                format!("cannot create a file in `{}`", directory.display()),
-            )
-        })?;
-    temporary.write_all(bytes)?;
-    temporary.as_file().sync_all()?;
-    temporary.persist(path).map_err(|error| error.error)?;
+    let guard = SignalGuard::install();
+    let temporary = Temporary::create(directory, &name, existing_mode)?;
+    let written = temporary
+        .write(bytes)
+        .and_then(|()| pause_for_tests())
+        .and_then(|()| end_if_interrupted(&guard))
+        // rename(2) replaces the name itself: a link put there since is replaced, not followed.
+        .and_then(|()| fs::rename(&temporary.path, path));
+    temporary.remove();
+    written?;
+    end_if_interrupted(&guard)?;
+    drop(guard);
     Ok(())
+}
+
+/// The temporary files being written, removed by whoever sees a signal first.
+/// A file is named here before it is created, under this lock, so that none is
+/// made after the cleanup has begun.
+static TEMPORARY_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static TEMPORARY_COUNT: AtomicU64 = AtomicU64::new(0);
+
+struct Temporary {
+    path: PathBuf,
+    file: fs::File,
+}
+
+impl Temporary {
+    fn create(directory: &Path, name: &str, mode: Option<u32>) -> std::io::Result<Temporary> {
+        let mut files = TEMPORARY_FILES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut attempt = 0;
+        loop {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.subsec_nanos());
+            let count = TEMPORARY_COUNT.fetch_add(1, Ordering::Relaxed);
+            let path = directory.join(format!("{}{}-{count}{nanos:x}", stale_prefix(name), std::process::id()));
+            // create_new is O_CREAT|O_EXCL: never a file or a link already there.
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o666)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)
+            {
+                Ok(file) => {
+                    if let Some(mode) = mode {
+                        file.set_permissions(fs::Permissions::from_mode(mode))?;
+                    }
+                    files.push(path.clone());
+                    return Ok(Temporary { path, file });
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+                Err(error) => {
+                    // The directory is what the user can act on, not a random file name.
+                    return Err(std::io::Error::new(
+                        error.kind(),
+                        format!("cannot create a file in `{}`: {error}", directory.display()),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
+        (&self.file).write_all(bytes)?;
+        self.file.sync_all()
+    }
+
+    /// Removes the file where the rename left it (after an error or a signal).
+    fn remove(self) {
+        let mut files = TEMPORARY_FILES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = fs::remove_file(&self.path);
+        files.retain(|path| *path != self.path);
+    }
+}
+
+/// After a signal: every temporary file of every writer removed, then the end
+/// the signal asked for. The lock is kept until the end, so no writer makes
+/// another file meanwhile.
+fn end_if_interrupted(guard: &SignalGuard) -> std::io::Result<()> {
+    let Some(signal) = guard.interrupted() else {
+        return Ok(());
+    };
+    let files = TEMPORARY_FILES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for path in files.iter() {
+        let _ = fs::remove_file(path);
+    }
+    die_of(signal)
+}
+
+/// `ENVDOCTOR_TEST_WRITE_PAUSE_MS`: how long to wait between writing the
+/// temporary file and renaming it, so that a test can send a signal while the
+/// file exists (`tests/it/safe_writes.rs`); unset, no wait.
+fn pause_for_tests() -> std::io::Result<()> {
+    if let Some(pause) = std::env::var("ENVDOCTOR_TEST_WRITE_PAUSE_MS")
+        .ok()
+        .and_then(|text| text.parse::<u64>().ok())
+    {
+        std::thread::sleep(Duration::from_millis(pause.min(60_000)));
+    }
+    Ok(())
+}
+
+/// The path a write to `path` lands on: each symbolic link on the way is
+/// followed (at most 40, as the kernel does), and refused where the kernel's
+/// `fs.protected_symlinks` would refuse to follow it. atomic_write follows a
+/// link itself to rename over its target, so the kernel's own check never runs.
+fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        let link = match fs::symlink_metadata(&current) {
+            Ok(link) if link.file_type().is_symlink() => link,
+            _ => return Ok(current),
+        };
+        let directory = match current.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if let Ok(folder) = fs::metadata(&directory) {
+            let shared = folder.mode() & 0o1002 == 0o1002;
+            // SAFETY: geteuid(2) cannot fail and touches no memory.
+            let us = unsafe { libc::geteuid() };
+            if shared && link.uid() != us && link.uid() != folder.uid() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!(
+                        "refusing to write through `{}`: a symbolic link owned by another user (uid {})                          in the shared folder `{}`; remove it or write elsewhere",
+                        crate::escape::controls(&current.display().to_string()),
+                        link.uid(),
+                        crate::escape::controls(&directory.display().to_string())
+                    ),
+                ));
+            }
+        }
+        let target = fs::read_link(&current)?;
+        current = directory.join(target);
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("`{}`: too many levels of symbolic links", path.display()),
+    ))
 }
 
 /// How long a FIFO may take to get its reader (a process substitution's

@@ -11,10 +11,30 @@ use serde_json::Value;
 /// The longest error line envdoctor prints; the rest is counted, not shown.
 pub const ERROR_LINE_LIMIT: usize = 2000;
 
+/// The bidirectional controls (Unicode's Bidi_Control property, UAX #9):
+/// U+202E makes a terminal, an editor or a CI page show the text after it
+/// right to left, so `evil.example` can read as `elpmaxe.live`, and the
+/// order of what follows is no longer the order of the bytes (CVE-2021-42574).
+pub fn is_bidi_control(character: char) -> bool {
+    matches!(
+        character,
+        '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// What [`controls`] writes out: control characters (C0, C1, DEL), the line
+/// and paragraph separators U+2028 and U+2029 (which end a line for Python,
+/// JavaScript and some terminals) and the bidirectional controls.
+pub fn needs_escape(character: char) -> bool {
+    character.is_control() || matches!(character, '\u{2028}' | '\u{2029}') || is_bidi_control(character)
+}
+
 /// `text` with every control character (newlines and tabs included, C1 and
-/// DEL too) written as `\n`, `\t` or `\x1b`.
+/// DEL too) written as `\n`, `\t` or `\x1b`, and every line separator and
+/// bidirectional control as `\u{202e}`: the one escape of text from input
+/// that reaches a terminal.
 pub fn controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
     let mut escaped = String::with_capacity(text.len() + 8);
@@ -24,6 +44,7 @@ pub fn controls(text: &str) -> Cow<'_, str> {
             '\r' => escaped.push_str("\\r"),
             '\t' => escaped.push_str("\\t"),
             c if c.is_control() => escaped.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c if needs_escape(c) => escaped.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
             c => escaped.push(c),
         }
     }
@@ -33,11 +54,28 @@ pub fn controls(text: &str) -> Cow<'_, str> {
 /// `text` with every control character but the newline escaped: a last
 /// resort for output whose lines are already laid out.
 pub fn controls_but_newlines(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\n') {
+    if !text.chars().any(|c| needs_escape(c) && c != '\n') {
         return Cow::Borrowed(text);
     }
     let lines: Vec<Cow<'_, str>> = text.split('\n').map(controls).collect();
     Cow::Owned(lines.join("\n"))
+}
+
+/// `text` followed by spaces up to `width` characters, as `{text:<width$}`
+/// would write it, but for any width: the standard formatter panics on a width
+/// over 65,535 (issue 32 E3: a 70,000-character package name), and a width
+/// taken from input can be that long.
+pub fn padded(text: &str, width: usize) -> String {
+    let length = text.chars().count();
+    let mut out = String::with_capacity(text.len() + width.saturating_sub(length));
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(length)));
+    out
+}
+
+/// `count` spaces: an indent, however deep, without the formatter's width limit.
+pub fn spaces(count: usize) -> String {
+    " ".repeat(count)
 }
 
 /// One line, escaped and at most [`ERROR_LINE_LIMIT`] characters: how an
@@ -88,6 +126,11 @@ mod tests {
     #[test]
     fn control_characters_are_written_out_and_the_rest_is_kept() {
         assert_eq!(controls("café 日本 ok"), "café 日本 ok");
+        // Issue 32 E8: a bidirectional override and a line separator are written out too.
+        assert_eq!(
+            controls("a\u{202e}b\u{2028}c\u{2066}"),
+            "a\\u{202e}b\\u{2028}c\\u{2066}"
+        );
         assert_eq!(
             controls("a\nenvdoctor: error: forged\x1b[31m\u{9b}\u{7f}"),
             "a\\nenvdoctor: error: forged\\x1b[31m\\x9b\\x7f"
@@ -102,6 +145,16 @@ mod tests {
             escaped,
             serde_json::json!({"a\\nb": ["x\\x1b[31m", 3, null, {"k": "ok"}], "n": 1.5})
         );
+    }
+
+    /// Issue 32 E3: `{:<width$}` panics over 65,535; these do not.
+    #[test]
+    fn padding_takes_any_width() {
+        assert_eq!(padded("ab", 4), "ab  ");
+        assert_eq!(padded("abcdef", 4), "abcdef");
+        assert_eq!(padded("é", 3), "é  ");
+        assert_eq!(padded("x", 70_002).len(), 70_002);
+        assert_eq!(spaces(70_000).len(), 70_000);
     }
 
     #[test]

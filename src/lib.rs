@@ -36,6 +36,7 @@ pub mod report;
 pub mod shell;
 pub mod smoke;
 pub mod snapshot;
+pub mod tool_text;
 pub mod torch_install;
 
 /// How a unit test that cannot run here records its skip: the integration

@@ -146,28 +146,39 @@ extern "C" fn kill_guarded_group(signal: libc::c_int) {
     }
 }
 
-/// While alive, SIGINT, SIGTERM and SIGHUP to envdoctor kill the watched
-/// process group at once and are remembered, so that the caller can remove
-/// what the group used (its temporary folder) before envdoctor ends: a child
-/// in its own process group does not get the terminal's Ctrl-C, and a
-/// scheduler's SIGTERM would otherwise leave it running on the GPUs. The
-/// caller polls [`GroupGuard::interrupted`] and then ends by [`die_of`].
-pub(crate) struct GroupGuard;
+/// The one way envdoctor cleans up when it is told to stop: while a guard is
+/// alive, SIGINT, SIGTERM and SIGHUP are remembered instead of ending the
+/// process, and kill the watched process group, if one is watched, at once.
+/// The caller polls [`SignalGuard::interrupted`], removes what it made (the
+/// smoke test's temporary folder, `atomic_write`'s temporary file) and ends by
+/// [`die_of`], so the sender still sees the signal. A child in its own process
+/// group does not get the terminal's Ctrl-C, and a scheduler's SIGTERM would
+/// otherwise leave it running on the GPUs.
+pub(crate) struct SignalGuard;
 
-impl GroupGuard {
+/// How many guards are alive: the handlers are installed by the first and
+/// the default restored by the last, so that guards in several threads (the
+/// index cache's writes) do not undo each other.
+static GUARDS_ALIVE: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+
+impl SignalGuard {
     /// Installed before anything is made that must be cleaned up, so that no
     /// signal falls between the making and the guarding.
-    pub(crate) fn install() -> GroupGuard {
-        GUARDED_GROUP.store(0, Ordering::SeqCst);
-        INTERRUPTED_BY.store(0, Ordering::SeqCst);
-        let handler = kill_guarded_group as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        for signal in GUARDED_SIGNALS {
-            // SAFETY: installs a handler that only calls async-signal-safe functions.
-            unsafe {
-                libc::signal(signal, handler);
+    pub(crate) fn install() -> SignalGuard {
+        let mut alive = GUARDS_ALIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *alive == 0 {
+            GUARDED_GROUP.store(0, Ordering::SeqCst);
+            INTERRUPTED_BY.store(0, Ordering::SeqCst);
+            let handler = kill_guarded_group as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            for signal in GUARDED_SIGNALS {
+                // SAFETY: installs a handler that only calls async-signal-safe functions.
+                unsafe {
+                    libc::signal(signal, handler);
+                }
             }
         }
-        GroupGuard
+        *alive += 1;
+        SignalGuard
     }
 
     /// From now on a signal kills `group`; one that came before kills it now.
@@ -187,8 +198,13 @@ impl GroupGuard {
     }
 }
 
-impl Drop for GroupGuard {
+impl Drop for SignalGuard {
     fn drop(&mut self) {
+        let mut alive = GUARDS_ALIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *alive = alive.saturating_sub(1);
+        if *alive > 0 {
+            return;
+        }
         GUARDED_GROUP.store(0, Ordering::SeqCst);
         for signal in GUARDED_SIGNALS {
             // SAFETY: restores the default disposition; no handler of ours runs after this.

@@ -1,6 +1,6 @@
 //! `export`: pinned requirements from a lock or from this node.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Outcome, emit, replay_or_probe};
@@ -101,17 +101,34 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
             "--offline uses only hashes cached by an earlier export: run it once without --offline",
         )
         .into(),
+        PlanError::Unsafe { package, field, .. } => {
+            let place = Place::Package {
+                index: package,
+                field,
+                name: &lock.packages[package].name,
+            };
+            refusal(lock_file.as_deref(), &origin, place, &error.to_string())
+        }
         _ => anyhow::anyhow!("{error}"),
     })?;
 
+    // Issue 32 E9: a refusal names the file and the place in it that holds the value.
+    let refused = |problem: crate::tool_text::Refused| {
+        refusal(
+            lock_file.as_deref(),
+            &origin,
+            Place::Written,
+            &format!("refusing to export: {problem}"),
+        )
+    };
     let text = match args.format {
-        ExportFormat::Pylock => pylock::render(&plan),
+        ExportFormat::Pylock => pylock::render(&plan).map_err(refused)?,
         ExportFormat::Requirements | ExportFormat::Constraints => {
             let kind = match args.format {
                 ExportFormat::Constraints => requirements::Kind::Constraints,
                 _ => requirements::Kind::Requirements { hashes: args.hashes },
             };
-            let written = requirements::render(&plan, kind, &origin);
+            let written = requirements::render(&plan, kind, &origin).map_err(refused)?;
             if !written.skipped.is_empty() {
                 eprintln!(
                     "envdoctor: left in a comment, as this file cannot carry them: {}",
@@ -123,4 +140,50 @@ pub(super) fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     };
     emit(args.output.file.as_deref(), text.as_bytes())?;
     Ok(Outcome::Clean)
+}
+
+/// Where in its input a refused value is.
+enum Place<'a> {
+    /// `packages[index].field` of the lock, the package named `name`.
+    Package {
+        index: usize,
+        field: &'static str,
+        name: &'a str,
+    },
+    /// A value the refusal itself names (the architecture, an index URL).
+    Written,
+}
+
+/// `envdoctor.lock:41:8: refusing to export: ...` for a lock file, whose
+/// line the TOML parser's spans give; for a Snapshot or this node, the origin
+/// and the package by its place and name.
+fn refusal(lock_file: Option<&Path>, origin: &str, place: Place, problem: &str) -> anyhow::Error {
+    let problem = crate::escape::one_line(problem);
+    if let (Some(path), Place::Package { index, field, .. }) = (lock_file, &place)
+        && let Some(located) = locate_in_lock(path, *index, field, &problem)
+    {
+        return anyhow::anyhow!("{located}");
+    }
+    match place {
+        Place::Package { index, field, name } => anyhow::anyhow!(
+            "{origin}, package {} (`{}`, its {field}): {problem}",
+            index + 1,
+            crate::escape::one_line(name)
+        ),
+        Place::Written => anyhow::anyhow!("{origin}: {problem}"),
+    }
+}
+
+/// `packages[index].field` of the lock at `path`, as `path:line:column: problem`.
+fn locate_in_lock(path: &Path, index: usize, field: &str, problem: &str) -> Option<crate::located::Located> {
+    let bytes = crate::bounded_read::read(path, crate::bounded_read::DOCUMENT_LIMIT).ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    let document = toml_edit::Document::parse(text).ok()?;
+    let package = document.get("packages")?.as_array_of_tables()?.get(index)?;
+    // A package's source is a table of its own: the entry's header then.
+    let span = package
+        .get(field)
+        .and_then(toml_edit::Item::span)
+        .or_else(|| package.span())?;
+    Some(crate::located::Located::at_offset(path, text, span.start, problem))
 }

@@ -44,8 +44,13 @@ pub enum PlanError {
     MissingHashes(#[from] MissingHashes),
     /// A lock is a stranger's file, and what it holds is written into files
     /// pip reads line by line: a name with a newline would add an index.
-    #[error("refusing to export: {0}")]
-    Unsafe(String),
+    /// `package` is the entry's place in the lock's `packages`, `field` the key.
+    #[error("refusing to export: {problem}")]
+    Unsafe {
+        package: usize,
+        field: &'static str,
+        problem: String,
+    },
 }
 
 /// The pins no hash was found for, each with the reason.
@@ -95,8 +100,17 @@ impl std::fmt::Display for MissingHashes {
 }
 
 pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<Plan<'a>, PlanError> {
-    if let Some(problem) = lock.packages.iter().find_map(unsafe_entry) {
-        return Err(PlanError::Unsafe(problem));
+    if let Some((package, (field, problem))) = lock
+        .packages
+        .iter()
+        .enumerate()
+        .find_map(|(index, package)| unsafe_entry(package).map(|found| (index, found)))
+    {
+        return Err(PlanError::Unsafe {
+            package,
+            field,
+            problem,
+        });
     }
     let mut pins = Vec::new();
     let mut direct = Vec::new();
@@ -166,8 +180,9 @@ pub fn plan<'a>(lock: &'a Lock, all: bool, hashing: Option<&Hashing>) -> Result<
 
 /// What makes a package unfit to be written into a requirements file: a name
 /// that is not a PEP 508 name, a version that is not PEP 440, or a direct
-/// reference holding whitespace or control characters (each shown escaped).
-fn unsafe_entry(package: &Package) -> Option<String> {
+/// reference holding whitespace or control characters (each shown escaped),
+/// with the key that holds it.
+fn unsafe_entry(package: &Package) -> Option<(&'static str, String)> {
     let name = &package.name;
     let valid_name = !name.is_empty()
         && name
@@ -179,14 +194,24 @@ fn unsafe_entry(package: &Package) -> Option<String> {
             .next_back()
             .is_some_and(|byte| byte.is_ascii_alphanumeric());
     if !valid_name {
-        return Some(format!(
-            "package name {name:?} is not a valid distribution name (PEP 508)"
+        return Some((
+            "name",
+            format!(
+                "package name \"{}\" is not a valid distribution name (PEP 508)",
+                crate::escape::one_line(name)
+            ),
         ));
     }
     if let Some(version) = &package.version
         && pep440_rs::Version::from_str(version).is_err()
     {
-        return Some(format!("{name}: version {version:?} is not a PEP 440 version"));
+        return Some((
+            "version",
+            format!(
+                "{name}: version \"{}\" is not a PEP 440 version",
+                crate::escape::one_line(version)
+            ),
+        ));
     }
     let reference = package.direct_reference().unwrap_or_default();
     let url = match &package.source {
@@ -195,8 +220,20 @@ fn unsafe_entry(package: &Package) -> Option<String> {
     };
     [reference.as_str(), url]
         .into_iter()
-        .find(|text| text.chars().any(|c| c.is_whitespace() && c != ' ' || c.is_control()) || text.contains(" #"))
-        .map(|text| format!("{name}: its source {text:?} holds whitespace or control characters"))
+        .find(|text| {
+            text.chars()
+                .any(|c| c.is_whitespace() && c != ' ' || crate::escape::needs_escape(c))
+                || text.contains(" #")
+        })
+        .map(|text| {
+            (
+                "source",
+                format!(
+                    "{name}: its source \"{}\" holds whitespace or control characters",
+                    crate::escape::one_line(text)
+                ),
+            )
+        })
 }
 
 /// The installed wheel when the index has it with a hash; else every hashed
@@ -328,7 +365,7 @@ mod tests {
                 lock.packages[0].version = Some(version.to_string());
             }
             match plan(&lock, false, None) {
-                Err(PlanError::Unsafe(problem)) => {
+                Err(PlanError::Unsafe { problem, .. }) => {
                     assert!(!problem.contains('\n'), "the error line holds the newline: {problem}");
                     assert!(problem.contains("\\n") || problem.contains(name), "{problem}");
                 }
@@ -341,7 +378,7 @@ mod tests {
             editable: true,
             subdirectory: None,
         };
-        assert!(matches!(plan(&lock, false, None), Err(PlanError::Unsafe(_))));
+        assert!(matches!(plan(&lock, false, None), Err(PlanError::Unsafe { .. })));
         assert!(plan(&sample_lock(), false, None).is_ok());
     }
 }

@@ -10,6 +10,7 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Val
 use super::index::Artifact;
 use super::plan::{Pin, Plan};
 use crate::lock::model::{Package, Source};
+use crate::tool_text::{Refused, toml_marker_value, toml_requires_python};
 
 /// pip only reads `-r FILE` as a lock when the name is `pylock.toml` or
 /// `pylock.NAME.toml`, NAME without dots (the spec's file-name rule).
@@ -31,18 +32,22 @@ pub fn check_file_name(path: &Path) -> Result<(), String> {
     }
 }
 
-pub fn render(plan: &Plan) -> String {
+/// The document. toml_edit writes every string as a TOML string, escaped;
+/// the marker and the specifier built inside two of them go through
+/// [`crate::tool_text`], which refuses a value that would change their meaning.
+pub fn render(plan: &Plan) -> Result<String, Refused> {
     let lock = plan.lock;
     let mut document = DocumentMut::new();
     document["lock-version"] = value("1.0");
     let mut environments = Array::new();
     environments.push(format!(
         "sys_platform == 'linux' and platform_machine == '{}'",
-        lock.system.architecture
+        toml_marker_value(&lock.system.architecture).map_err(|problem| refused_field("the architecture", problem))?
     ));
     document["environments"] = value(environments);
-    let minor: Vec<&str> = lock.python.version.split('.').take(2).collect();
-    document["requires-python"] = value(format!("=={}.*", minor.join(".")));
+    document["requires-python"] = value(
+        toml_requires_python(&lock.python.version).map_err(|problem| refused_field("the Python version", problem))?,
+    );
     document["created-by"] = value("envdoctor");
 
     let mut packages = ArrayOfTables::new();
@@ -56,7 +61,13 @@ pub fn render(plan: &Plan) -> String {
     }
     document["packages"] = Item::ArrayOfTables(packages);
     document["tool"] = Item::Table(tool_table(plan));
-    document.to_string()
+    Ok(document.to_string())
+}
+
+fn refused_field(field: &str, problem: Refused) -> Refused {
+    Refused {
+        problem: format!("{field}: {problem}"),
+    }
 }
 
 fn index_package(pin: &Pin, plan: &Plan) -> Table {
@@ -248,7 +259,7 @@ mod tests {
         };
         lock.packages.push(editable);
         let plan = plan(&lock, false, None).unwrap();
-        let text = render(&plan);
+        let text = render(&plan).unwrap();
         let document: DocumentMut = text.parse().unwrap();
         assert_eq!(document["lock-version"].as_str(), Some("1.0"));
         assert_eq!(document["tool"]["envdoctor"]["torch-cuda"].as_str(), Some("13.0"));

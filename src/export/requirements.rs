@@ -8,13 +8,13 @@
 //! names and versions) they are listed in a comment instead, and `skipped`
 //! names them so the command can say so.
 
-use std::fmt::Write;
 use std::path::Path;
 
 use super::index;
 use super::plan::{Plan, gpu_side};
 use crate::lock::model::{Package, Source};
 use crate::packaging::metadata::file_url_to_path;
+use crate::tool_text::{PipFile, PipIndexOption, Refused};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -28,50 +28,57 @@ pub struct Written {
     pub skipped: Vec<String>,
 }
 
-pub fn render(plan: &Plan, kind: Kind, origin: &str) -> Written {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# Pinned by envdoctor {} from {origin} (fingerprint {}).",
+/// The file, every value in it written through [`PipFile`]: the header's
+/// facts (a GPU's name, a glibc, a path) come from a Snapshot or a lock, which
+/// are strangers' files, and each stays inside its comment.
+pub fn render(plan: &Plan, kind: Kind, origin: &str) -> Result<Written, Refused> {
+    let mut out = PipFile::new();
+    out.pip_comment_line(&format!(
+        "Pinned by envdoctor {} from {origin} (fingerprint {}).",
         env!("CARGO_PKG_VERSION"),
         plan.lock.fingerprint
-    );
-    let _ = writeln!(out, "# The GPU side these pins were taken on:");
+    ));
+    out.pip_comment_line("The GPU side these pins were taken on:");
     for line in gpu_side(plan.lock) {
-        let _ = writeln!(out, "#   {line}");
+        out.pip_comment_line(&format!("  {line}"));
     }
     let install = match kind {
         Kind::Requirements { hashes: true } => "python -m pip install --require-hashes --no-deps -r FILE",
         Kind::Requirements { hashes: false } => "python -m pip install --no-deps -r FILE",
         Kind::Constraints => "python -m pip install -c FILE <your requirements>",
     };
-    let _ = writeln!(out, "# Install: {install}");
-    let index_lines = index_lines(plan);
+    out.pip_comment_line(&format!("Install: {install}"));
+    let indexes = indexes(plan);
     match kind {
         Kind::Requirements { .. } => {
-            for line in &index_lines {
-                let _ = writeln!(out, "{line}");
+            for (option, url) in &indexes {
+                out.pip_index_line(*option, url)?;
             }
         }
         // A constraints file constrains versions; where to find them is the command line's.
-        Kind::Constraints if !index_lines.is_empty() => {
-            let _ = writeln!(out, "# Local versions below are found with: {}", index_lines.join(" "));
+        Kind::Constraints if !indexes.is_empty() => {
+            out.pip_comment_line(&format!(
+                "Local versions below are found with: {}",
+                indexes
+                    .iter()
+                    .map(|(option, url)| format!("{} {url}", option.flag()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
         }
         Kind::Constraints => {}
     }
-    out.push('\n');
+    out.pip_blank_line();
 
     for pin in &plan.pins {
-        let _ = write!(out, "{}=={}", pin.package.name, pin.version);
+        let mut hashes: Vec<&str> = Vec::new();
         if kind == (Kind::Requirements { hashes: true }) {
-            let mut hashes: Vec<&str> = pin.artifacts.iter().filter_map(|file| file.sha256.as_deref()).collect();
+            hashes = pin.artifacts.iter().filter_map(|file| file.sha256.as_deref()).collect();
             hashes.sort_unstable();
             hashes.dedup();
-            for hash in hashes {
-                let _ = write!(out, " \\\n    --hash=sha256:{hash}");
-            }
         }
-        out.push('\n');
+        let hashes: Vec<(&str, &str)> = hashes.into_iter().map(|hash| ("sha256", hash)).collect();
+        out.pip_requirement_line(&format!("{}=={}", pin.package.name, pin.version), &hashes)?;
     }
 
     let mut skipped = Vec::new();
@@ -85,7 +92,8 @@ pub fn render(plan: &Plan, kind: Kind, origin: &str) -> Written {
         };
         match (checkable, line) {
             (true, Some(line)) => {
-                let _ = writeln!(out, "{}", hashed_archive(package, line, kind));
+                let (line, hashes) = hashed_archive(package, line, kind);
+                out.pip_requirement_line(&line, &hashes)?;
             }
             (_, line) => {
                 commented
@@ -102,34 +110,38 @@ pub fn render(plan: &Plan, kind: Kind, origin: &str) -> Written {
                   this file, without --require-hashes. They came from"
             }
         };
-        let _ = writeln!(out, "\n# {why} a directory, a VCS or an archive:");
+        out.pip_blank_line();
+        out.pip_comment_line(&format!("{why} a directory, a VCS or an archive:"));
         for line in commented {
-            let _ = writeln!(out, "#   {line}");
+            out.pip_comment_line(&format!("  {line}"));
         }
     }
-    Written { text: out, skipped }
+    Ok(Written {
+        text: out.finish(),
+        skipped,
+    })
 }
 
-fn index_lines(plan: &Plan) -> Vec<String> {
+fn indexes<'a>(plan: &'a Plan) -> Vec<(PipIndexOption, &'a str)> {
     plan.index_url
         .iter()
-        .map(|url| format!("--index-url {url}"))
+        .map(|url| (PipIndexOption::IndexUrl, url.as_str()))
         .chain(
             plan.extra_index_urls
                 .iter()
-                .map(|url| format!("--extra-index-url {url}")),
+                .map(|url| (PipIndexOption::ExtraIndexUrl, url.as_str())),
         )
         .collect()
 }
 
 /// An archive with a recorded hash keeps it checkable: `name @ url --hash=...`.
-fn hashed_archive(package: &Package, line: String, kind: Kind) -> String {
+fn hashed_archive(package: &Package, line: String, kind: Kind) -> (String, Vec<(&str, &str)>) {
     match (archive_hash(package), kind) {
         (Some((algorithm, digest)), Kind::Requirements { hashes: true }) => {
             let bare = line.split_once('#').map_or(line.as_str(), |(bare, _)| bare).to_string();
-            format!("{bare} \\\n    --hash={algorithm}:{digest}")
+            (bare, vec![(algorithm, digest)])
         }
-        _ => line,
+        _ => (line, Vec::new()),
     }
 }
 
@@ -230,7 +242,8 @@ mod tests {
             &plan(&lock, false, None).unwrap(),
             Kind::Requirements { hashes: false },
             "x",
-        );
+        )
+        .unwrap();
         assert!(
             written
                 .text
@@ -242,7 +255,7 @@ mod tests {
                 .text
                 .contains("#   8 x NVIDIA H200, compute capability 9.0, 143771 MiB\n")
         );
-        let constraints = render(&plan(&lock, false, None).unwrap(), Kind::Constraints, "x");
+        let constraints = render(&plan(&lock, false, None).unwrap(), Kind::Constraints, "x").unwrap();
         assert!(
             !constraints.text.contains("\n--extra-index-url"),
             "{}",
@@ -291,7 +304,7 @@ mod tests {
         let mut lock = sample_lock();
         lock.packages.extend([vcs, archive, editable]);
         let plan = plan(&lock, false, None).unwrap();
-        let hashed = render(&plan, Kind::Requirements { hashes: true }, "x");
+        let hashed = render(&plan, Kind::Requirements { hashes: true }, "x").unwrap();
         assert_eq!(hashed.skipped, ["tool", "mine"]);
         assert!(hashed.text.contains(&format!(
             "local @ file:///dist/local-1.0.tar.gz \\\n    --hash=sha256:{}",

@@ -633,8 +633,8 @@ pub fn text(plan: &Plan) -> String {
             for requirement in &plan.requirements {
                 let _ = writeln!(
                     out,
-                    "  {:width$}  {}",
-                    safe(&requirement.requirement()),
+                    "  {}  {}",
+                    crate::escape::padded(&safe(&requirement.requirement()), width),
                     safe(&requirement.fixes.join(", "))
                 );
             }

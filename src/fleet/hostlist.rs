@@ -4,13 +4,18 @@
 
 use std::collections::BTreeMap;
 
+use crate::tool_text::hostlist_name;
+
 /// The names, compressed: names that differ only in a trailing number of the
 /// same width share one bracket of ranges. Order: by prefix, then by number.
+/// Each name goes through [`hostlist_name`]: one Slurm would read as a range
+/// or a list is left out (the fleet refuses such a node's report as it reads
+/// it, and says why, so none reaches here).
 pub fn compress<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     // (prefix, digit count) -> numbers; names without a trailing number stand alone.
     let mut numbered: BTreeMap<(&str, usize), Vec<u64>> = BTreeMap::new();
     let mut plain: Vec<&str> = Vec::new();
-    for name in names {
+    for name in names.into_iter().filter_map(|name| hostlist_name(name).ok()) {
         match split_number(name) {
             Some((prefix, digits)) => numbered
                 .entry((prefix, digits.len()))
@@ -53,10 +58,15 @@ fn ranges(numbers: &[u64], width: usize) -> String {
             index += 1;
             last = numbers[index];
         }
+        // Zero-padded by hand: a width in a format string panics over 65,535.
+        let padded = |number: u64| {
+            let digits = number.to_string();
+            format!("{}{digits}", "0".repeat(width.saturating_sub(digits.len())))
+        };
         out.push(if first == last {
-            format!("{first:0width$}")
+            padded(first)
         } else {
-            format!("{first:0width$}-{last:0width$}")
+            format!("{}-{}", padded(first), padded(last))
         });
         index += 1;
     }

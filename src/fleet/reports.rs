@@ -79,11 +79,15 @@ pub fn parse(bytes: &[u8], given: &GivenName) -> Result<NodeReport, NotAReport> 
         (snapshot, None)
     };
     snapshot.complete();
+    let name = match given {
+        GivenName::Known(name) => name.clone(),
+        GivenName::Fallback(name) => node_name(&snapshot).unwrap_or_else(|| name.clone()),
+    };
+    // Issue 32 E10: the name goes into hostlists made for `srun --exclude`,
+    // where `gpu-[0004-4990]` is 4,987 other nodes; Slurm has no escape for it.
+    crate::tool_text::hostlist_name(&name).map_err(|refused| refused.problem)?;
     Ok(NodeReport {
-        name: match given {
-            GivenName::Known(name) => name.clone(),
-            GivenName::Fallback(name) => node_name(&snapshot).unwrap_or_else(|| name.clone()),
-        },
+        name,
         snapshot,
         findings,
     })

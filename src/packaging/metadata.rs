@@ -193,7 +193,7 @@ pub fn parse_direct_url(text: &str) -> Result<Source, String> {
     } = serde_json::from_str(text).map_err(|error| error.to_string())?;
     // pip records the URL as given, credentials and all
     // (`https://oauth2:ghp_…@github.com/…`); a Snapshot or lock must not.
-    let url = crate::redact::urls(&url);
+    let url = crate::redact::secrets(&url);
     match (dir_info, vcs_info, archive_info) {
         (Some(dir), None, None) => Ok(Source::Directory {
             url,

@@ -78,7 +78,7 @@ pub fn selected(variables: impl Iterator<Item = (String, String)>) -> Selected {
         if redact::looks_secret(&name) {
             selected.withheld.push(name);
         } else {
-            selected.values.insert(name, redact::urls(&value));
+            selected.values.insert(name, redact::secrets(&value));
         }
     }
     selected.withheld.sort();

@@ -176,10 +176,25 @@ pub fn inspect(located: &Located, deadline: Duration, use_cache: bool) -> Result
     // A `sys.path` entry can be a URL with credentials (a PYTHONPATH someone
     // set to one): it is no directory to scan, and must not be recorded, here
     // or in the cache.
+    // Issue 32 E12: also `u:S@proxy:3128` and `?token=S`, which have no `://`.
+    // Python splits PYTHONPATH at `:` first, so `u:S@proxy:3128` arrives as the
+    // pieces `u`, `S@proxy` and `3128` (made absolute): a piece the whole
+    // value's redaction masks is masked in sys.path too.
+    let masked_pieces = std::env::var("PYTHONPATH")
+        .map(|value| crate::redact::masked_pieces(&value, ':'))
+        .unwrap_or_default();
     for entry in &mut answer.sys_path {
         let text = entry.to_string_lossy();
-        if text.contains("://") {
-            *entry = std::path::PathBuf::from(crate::redact::urls(&text));
+        let tainted = masked_pieces
+            .iter()
+            .any(|piece| text == piece.as_str() || text.ends_with(&format!("/{piece}")));
+        let masked = if tainted {
+            "***".to_string()
+        } else {
+            crate::redact::secrets(&text)
+        };
+        if masked != text {
+            *entry = std::path::PathBuf::from(masked);
         }
     }
     if let Some(key) = key {

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::Style;
-use super::junit::{escape, single_suite};
+use super::junit::single_suite;
 use super::wrap::write_hanging;
 use super::{plural, short_fingerprint};
 use crate::compare::report::DriftReport;
@@ -12,6 +12,7 @@ use crate::compare::{Area, Drift};
 use crate::escape::controls as shown;
 use crate::findings::Severity;
 use crate::lock::model::serde_plain;
+use crate::tool_text::xml_text;
 
 pub fn text(report: &DriftReport, style: Style) -> String {
     let mut out = String::new();
@@ -109,13 +110,13 @@ pub fn junit(report: &DriftReport) -> String {
             let _ = writeln!(
                 cases,
                 "    <testcase classname=\"{class}\" name=\"{}\" time=\"0\"/>",
-                escape(area.title())
+                xml_text(area.title())
             );
         }
         // One case per item: CI pages often show only a case's first failure.
         for item in items {
             tests += 1;
-            let name = escape(&format!("{} {}", item.id, item.subject));
+            let name = xml_text(&format!("{} {}", item.id, item.subject));
             let _ = writeln!(cases, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"0\">");
             let body = match &item.fix {
                 Some(fix) => format!("{}\nFix: {fix}", item.message),
@@ -126,15 +127,15 @@ pub fn junit(report: &DriftReport) -> String {
                 let _ = writeln!(
                     cases,
                     "      <failure message=\"{}\" type=\"{}\">{}</failure>",
-                    escape(&format!("[{}] {}", item.id, item.subject)),
+                    xml_text(&format!("[{}] {}", item.id, item.subject)),
                     item.severity,
-                    escape(&body)
+                    xml_text(&body)
                 );
             } else {
                 let _ = writeln!(
                     cases,
                     "      <system-out>{}</system-out>",
-                    escape(&format!("{}: {body}", item.severity))
+                    xml_text(&format!("{}: {body}", item.severity))
                 );
             }
             let _ = writeln!(cases, "    </testcase>");

@@ -52,7 +52,7 @@ fn labelled(out: &mut String, style: Style, label: &str, text: &str) {
         if index == 0 {
             let _ = writeln!(out, "    {}{line}", style.dim(&format!("{label:<LABEL_WIDTH$}")));
         } else {
-            let _ = writeln!(out, "{:indent$}{line}", "");
+            let _ = writeln!(out, "{}{line}", crate::escape::spaces(indent));
         }
     }
 }

@@ -6,13 +6,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::finding::paint;
-use super::junit::{escape, single_suite};
-use super::markdown::{cell, code, inline, marker};
+use super::junit::single_suite;
+use super::markdown::marker;
 use super::wrap::write_hanging;
 use super::{Style, plural, short_fingerprint};
 use crate::escape::controls as shown;
 use crate::findings::Severity;
 use crate::fleet::FleetReport;
+use crate::tool_text::{md_cell, md_code, md_code_cell, md_inline, xml_text};
 
 /// Node lists longer than this are shown as a hostlist only.
 const LISTED_NODES: usize = 8;
@@ -124,9 +125,9 @@ pub fn markdown(report: &FleetReport) -> String {
     let mut out = String::new();
     let word = if report.summary.failed { "FAIL" } else { "PASS" };
     let _ = writeln!(out, "## envdoctor fleet: {word}\n");
-    let _ = writeln!(out, "{}\n", inline(&headline(report)));
+    let _ = writeln!(out, "{}\n", md_inline(&headline(report)));
     if let Some(reference) = reference_line(report) {
-        let _ = writeln!(out, "{}\n", inline(&reference));
+        let _ = writeln!(out, "{}\n", md_inline(&reference));
     }
     if !report.deviations.is_empty() {
         out.push_str("| severity | nodes | what differs | fix |\n|---|---|---|---|\n");
@@ -136,12 +137,9 @@ pub fn markdown(report: &FleetReport) -> String {
                     out,
                     "| {} | {} | {} | {} |",
                     marker(item.severity),
-                    code(&deviation.hostlist.replace('|', "/")),
-                    cell(&item.message),
-                    item.fix
-                        .as_deref()
-                        .map(|fix| code(&fix.replace('|', "/")))
-                        .unwrap_or_default()
+                    md_code_cell(&deviation.hostlist),
+                    md_cell(&item.message),
+                    item.fix.as_deref().map(md_code_cell).unwrap_or_default()
                 );
             }
         }
@@ -154,10 +152,10 @@ pub fn markdown(report: &FleetReport) -> String {
                 out,
                 "| {} | {} {} | {} {} |",
                 marker(finding.severity),
-                code(&finding.id.replace('|', "/")),
-                cell(&finding.title),
+                md_code_cell(&finding.id),
+                md_cell(&finding.title),
                 finding.count,
-                code(&finding.hostlist.replace('|', "/"))
+                md_code_cell(&finding.hostlist)
             );
         }
         out.push('\n');
@@ -171,11 +169,11 @@ pub fn markdown(report: &FleetReport) -> String {
         }
         let _ = writeln!(out, "**{title}:**\n");
         for problem in problems {
-            let _ = writeln!(out, "- {}: {}", code(&problem.node), inline(&problem.problem));
+            let _ = writeln!(out, "- {}: {}", md_code(&problem.node), md_inline(&problem.problem));
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "{}", inline(&verdict(report)));
+    let _ = writeln!(out, "{}", md_inline(&verdict(report)));
     out
 }
 
@@ -212,7 +210,7 @@ pub fn junit(report: &FleetReport) -> String {
         let _ = writeln!(
             cases,
             "    <testcase classname=\"envdoctor.fleet.{class}\" name=\"{}\" time=\"0\">",
-            escape(name)
+            xml_text(name)
         );
         let (failing, passing): (Vec<_>, Vec<_>) = items.iter().partition(|(severity, _)| fail_on.fails(*severity));
         if !failing.is_empty() {
@@ -226,8 +224,8 @@ pub fn junit(report: &FleetReport) -> String {
             let _ = writeln!(
                 cases,
                 "      <failure message=\"{}\" type=\"{worst}\">{}</failure>",
-                escape(&format!("{} problem(s) on {name}", failing.len())),
-                escape(&body.join("\n"))
+                xml_text(&format!("{} problem(s) on {name}", failing.len())),
+                xml_text(&body.join("\n"))
             );
         }
         if !passing.is_empty() {
@@ -235,7 +233,7 @@ pub fn junit(report: &FleetReport) -> String {
                 .iter()
                 .map(|(severity, text)| format!("{severity}: {text}"))
                 .collect();
-            let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&body.join("\n")));
+            let _ = writeln!(cases, "      <system-out>{}</system-out>", xml_text(&body.join("\n")));
         }
         let _ = writeln!(cases, "    </testcase>");
     };

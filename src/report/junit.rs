@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use crate::check::{Evaluated, EvaluatedKind, Report, UNMATCHED_IGNORE};
 use crate::findings::Finding;
+use crate::tool_text::xml_text;
 
 pub fn render(report: &Report) -> String {
     let mut cases = String::new();
@@ -32,7 +33,7 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(
             cases,
             "    <testcase classname=\"envdoctor.{kind}\" name=\"{}\" time=\"0\">",
-            escape(&evaluated.id)
+            xml_text(&evaluated.id)
         );
         let (failing, passing): (Vec<&Finding>, Vec<&Finding>) = findings
             .into_iter()
@@ -42,9 +43,9 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(
                 cases,
                 "      <failure message=\"{}\" type=\"{}\">{}</failure>",
-                escape(&format!("[{}] {}", finding.id, finding.title)),
+                xml_text(&format!("[{}] {}", finding.id, finding.title)),
                 finding.severity,
-                escape(&body(finding))
+                xml_text(&body(finding))
             );
         }
         let silenced: Vec<_> = silenced.collect();
@@ -63,7 +64,7 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(
                 cases,
                 "      <skipped message=\"{}\"/>",
-                escape(&format!("ignored ({})", reasons.join("; ")))
+                xml_text(&format!("ignored ({})", reasons.join("; ")))
             );
         }
         // The smoke test's case carries every step, so a CI page shows what ran.
@@ -87,11 +88,11 @@ pub fn render(report: &Report) -> String {
                         .map(|finding| format!("{}: {}", finding.severity, body(finding))),
                 )
                 .collect();
-            let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&text.join("\n\n")));
+            let _ = writeln!(cases, "      <system-out>{}</system-out>", xml_text(&text.join("\n\n")));
         }
         cases.push_str("    </testcase>\n");
     }
-    let name = escape(&format!(
+    let name = xml_text(&format!(
         "envdoctor check: {}",
         super::check::node_summary(&report.snapshot)
     ));
@@ -126,35 +127,6 @@ fn body(finding: &Finding) -> String {
 pub(super) fn single_suite(name: &str, tests: usize, failures: usize, cases: &str) -> String {
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
-        escape(name)
+        xml_text(name)
     )
-}
-
-/// XML 1.0 text and attribute escaping. Control characters XML cannot carry
-/// at all (a stray byte in a package's metadata) are dropped.
-pub(super) fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&apos;"),
-            '\t' | '\n' | '\r' => escaped.push(character),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => escaped.push(c),
-        }
-    }
-    escaped
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn escapes_markup_and_drops_what_xml_cannot_carry() {
-        assert_eq!(escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
-    }
 }

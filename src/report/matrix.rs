@@ -235,7 +235,10 @@ fn freshness(out: &mut String, matrix: &Matrix, listed: &[Listed], width: usize)
     for item in listed.iter().filter(|item| item.kind == "package") {
         let newest = item.newest.as_deref().unwrap_or("-");
         let released = item.released.as_deref().unwrap_or("");
-        let columns = format!("  {:<name_width$}  {newest:<12}{released:<12}", item.id);
+        let columns = format!(
+            "  {}  {newest:<12}{released:<12}",
+            crate::escape::padded(&item.id, name_width)
+        );
         if item.title.is_empty() {
             let _ = writeln!(out, "{}", columns.trim_end());
         } else {
@@ -270,12 +273,14 @@ fn freshness(out: &mut String, matrix: &Matrix, listed: &[Listed], width: usize)
 
 pub fn lint_text(linted: &Linted, dir: Option<&Path>) -> String {
     let mut out = String::new();
+    // A site's rule file is text from whoever wrote it, quoted in its errors:
+    // no ESC, OSC, BEL or NUL in it reaches the terminal (issue 32 E8).
     for error in &linted.errors {
-        let _ = writeln!(out, "{error}");
+        let _ = writeln!(out, "{}", crate::escape::controls(&error.to_string()));
     }
     let what = dir.map_or_else(
         || "the compiled-in matrix".to_string(),
-        |dir| format!("`{}`", dir.display()),
+        |dir| format!("`{}`", crate::escape::controls(&dir.display().to_string())),
     );
     let plural = |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
     let files = plural(linted.files, "file");
@@ -418,7 +423,7 @@ fn rest_of_file(out: &mut String, width: usize, kind: &str, path: &Path, text: &
         let code = line.trim_start();
         match code.strip_prefix('#') {
             Some(comment) => {
-                let marker = format!("{:indent$}# ", "");
+                let marker = format!("{}# ", crate::escape::spaces(indent));
                 let room = width.saturating_sub(marker.len());
                 for part in super::wrap::wrap(comment, room) {
                     let _ = writeln!(out, "{}", format!("{marker}{part}").trim_end());

@@ -53,8 +53,8 @@ pub fn steps_text(out: &mut String, run: &SmokeRun, style: Style) {
             Status::Fail | Status::Timeout => style.error(&status),
         };
         let columns = format!(
-            "{:<name_width$} {:>6.2} s  ",
-            shown(&step.name),
+            "{} {:>6.2} s  ",
+            crate::escape::padded(&shown(&step.name), name_width),
             step.duration_ms as f64 / 1000.0
         );
         let prefix = format!("  {status} {columns}");

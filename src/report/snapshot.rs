@@ -165,7 +165,7 @@ fn write_columns(out: &mut String, packages: &[Package], width: usize) {
     for row in 0..rows {
         let line: String = (0..columns)
             .filter_map(|column| cells.get(column * rows + row))
-            .map(|cell| format!("{cell:<cell_width$}"))
+            .map(|cell| crate::escape::padded(cell, cell_width))
             .collect();
         let _ = writeln!(out, "{:LABEL_WIDTH$}{}", "", line.trim_end());
     }

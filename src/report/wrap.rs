@@ -42,7 +42,7 @@ pub(super) fn write_hanging(
         let _ = match index {
             0 if line.is_empty() => writeln!(out, "{}", prefix.trim_end()),
             0 => writeln!(out, "{prefix}{painted}"),
-            _ => writeln!(out, "{:indent$}{painted}", ""),
+            _ => writeln!(out, "{}{painted}", crate::escape::spaces(indent)),
         };
     }
 }
@@ -58,7 +58,7 @@ pub(super) fn write_laid_out(out: &mut String, width: usize, prefix: &str, inden
         let _ = match index {
             0 if line.is_empty() => writeln!(out, "{}", prefix.trim_end()),
             0 => writeln!(out, "{prefix}{line}"),
-            _ => writeln!(out, "{:indent$}{line}", ""),
+            _ => writeln!(out, "{}{line}", crate::escape::spaces(indent)),
         };
     }
 }

@@ -136,7 +136,7 @@ impl Follower<'_> {
         lines: &mpsc::Receiver<String>,
         group: libc::pid_t,
         run_deadline: Instant,
-        guard: &process::GroupGuard,
+        guard: &process::SignalGuard,
     ) -> Result<Stop, libc::c_int> {
         loop {
             // A signal to envdoctor: the group is killed, and the signal is the answer.
@@ -228,7 +228,7 @@ impl Follower<'_> {
 pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, SmokeError> {
     // Ctrl-C or a scheduler's SIGTERM must not leave the test running on the
     // GPUs, nor its folder behind: the guard comes before the folder.
-    let guard = process::GroupGuard::install();
+    let guard = process::SignalGuard::install();
     let directory = unpack(options.deepspeed_config.as_ref())?;
     if let Some(signal) = guard.interrupted() {
         return Err(SmokeError::Interrupted { signal });
