@@ -169,7 +169,7 @@ fn apply(args: &FixArgs, input: &CheckInput, locked: Option<&Lock>) -> anyhow::R
         before_lock.display(),
         lock.packages.len()
     );
-    let guard = crate::process::GroupGuard::install();
+    let guard = crate::process::SignalGuard::install();
     let mut trees: Vec<PathBuf> = snapshot.python.site_packages.clone();
     trees.push(prefix.join("bin"));
     let started = std::time::Instant::now();

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-use crate::process::{self, GroupGuard};
+use crate::process::{self, SignalGuard};
 use crate::snapshot::python::Python;
 
 #[derive(Debug, thiserror::Error)]
@@ -134,7 +134,7 @@ impl std::fmt::Display for StepFailure {
 /// report owns standard output), until one fails. Each runs in its own
 /// process group, which a signal to envdoctor kills, so Ctrl-C or a
 /// scheduler's SIGTERM stops pip and leaves envdoctor to put things back.
-pub(crate) fn run_steps(steps: &[Vec<String>], guard: &GroupGuard) -> Result<(), StepFailure> {
+pub(crate) fn run_steps(steps: &[Vec<String>], guard: &SignalGuard) -> Result<(), StepFailure> {
     for step in steps {
         if let Some(signal) = guard.interrupted() {
             return Err(StepFailure::Interrupted(signal));

@@ -34,6 +34,11 @@ pub struct Backup {
     /// How many files and links the backup holds.
     #[serde(default)]
     pub files: usize,
+    /// Whether every copy was made. Nothing is installed before it is, so an
+    /// incomplete backup (envdoctor killed while making it) stands beside an
+    /// environment that was never changed: putting back is removing it.
+    #[serde(default)]
+    pub complete: bool,
 }
 
 const MANIFEST: &str = "manifest.json";
@@ -62,6 +67,7 @@ impl Backup {
             loose: Vec::new(),
             before_lock: before_lock.to_path_buf(),
             files: 0,
+            complete: false,
         };
         for tree in trees {
             let Some(relative) = inside(prefix, tree) else { continue };
@@ -87,6 +93,7 @@ impl Backup {
                 backup.files += 1;
             }
         }
+        backup.complete = true;
         backup.write_manifest()?;
         Ok(backup)
     }
@@ -115,6 +122,9 @@ impl Backup {
     /// Puts the environment back as it was when the backup was taken, then
     /// removes the backup.
     pub fn restore(self) -> io::Result<()> {
+        if !self.complete {
+            return self.discard();
+        }
         // What the RECORDs of now name outside the trees goes, whether or not
         // it was there before; then what was there comes back.
         let mut loose = loose_files(&self.prefix, &self.trees);
@@ -328,6 +338,24 @@ mod tests {
         let found = Backup::find(prefix).unwrap().expect("the manifest names the backup");
         found.restore().unwrap();
         assert_eq!(tree(prefix), before);
+        assert!(!backup_root(prefix).exists());
+    }
+
+    /// Killed while copying: the copy is partial, pip never ran, and putting
+    /// back must not swap the partial copy in.
+    #[test]
+    fn an_incomplete_backup_is_removed_not_put_back() {
+        let prefix = tempfile::tempdir().unwrap();
+        let prefix = prefix.path();
+        let site = prefix.join("site-packages");
+        write(&site.join("a.py"), "one");
+        write(&site.join("b.py"), "two");
+        let mut backup = Backup::take(prefix, std::slice::from_ref(&site), &prefix.join("before.lock")).unwrap();
+        backup.complete = false;
+        backup.write_manifest().unwrap();
+        fs::remove_file(backup.root.join("trees/site-packages/b.py")).unwrap();
+        Backup::find(prefix).unwrap().unwrap().restore().unwrap();
+        assert_eq!(fs::read_to_string(site.join("b.py")).unwrap(), "two");
         assert!(!backup_root(prefix).exists());
     }
 

@@ -58,21 +58,21 @@ pub fn render(report: &Report) -> String {
         && let Some(command) = &plan.command
     {
         let _ = writeln!(out, "### One command for the package fixes (`envdoctor fix`)\n");
-        let _ = writeln!(out, "{}\n", code_block(command));
+        let _ = writeln!(out, "{}\n", md_code_block(command));
         for requirement in &plan.requirements {
             let _ = writeln!(
                 out,
                 "- {} fixes {}",
-                code(&requirement.requirement()),
-                inline(&requirement.fixes.join(", "))
+                md_code(&requirement.requirement()),
+                md_inline(&requirement.fixes.join(", "))
             );
         }
         for conflict in &plan.conflicts {
             let _ = writeln!(
                 out,
                 "- left out, a conflict: {} {}",
-                code(&conflict.name),
-                inline(&conflict.specifiers.join(" and "))
+                md_code(&conflict.name),
+                md_inline(&conflict.specifiers.join(" and "))
             );
         }
         out.push('\n');
