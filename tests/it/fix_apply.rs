@@ -40,10 +40,11 @@ fn pypi_wheels() -> Option<PathBuf> {
 }
 
 /// What `.ci/run` downloads too: each set one `pip download`.
-const FIX_WHEEL_SETS: [&str; 3] = [
+const FIX_WHEEL_SETS: [&str; 4] = [
     "pandas==2.1.1 numpy==2.0.2 requests",
     "--no-deps urllib3==1.21",
     "pandas>=2.2.2,<3 urllib3>=1.26,<3",
+    "--no-deps uv",
 ];
 
 type Environment = Vec<(&'static str, OsString)>;
@@ -347,6 +348,14 @@ fn apply_refuses_what_it_must_not_change() {
         ])
         .assert()
         .code(2);
+    // The machine's own python3 is no virtual environment: not without --system.
+    let system = envdoctor(&cache)
+        .args(["fix", "--apply", "--yes", "--python"])
+        .arg(system_python())
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&system.get_output().stderr).into_owned();
+    assert!(stderr.contains("only with --system"), "{stderr}");
     let node = SiteNode::new();
     node.rule("site-alpha-too-old", "alpha = \"<2\"", "pip install \"alpha>=2\"");
     let site = node.site();
@@ -567,4 +576,57 @@ fn the_drift_from_a_lock_is_part_of_the_plan_and_applied() {
     assert_eq!(plan["apply"]["kept"], true, "{plan:#}");
     let (code, report) = verify_files(&cache, &node.python, &lock);
     assert_eq!(code, 0, "{report:#}");
+}
+
+/// An environment uv made (no pip in it) is fixed with `uv pip`, found on
+/// PATH: uv's own wheel from PyPI, installed here.
+#[test]
+fn an_environment_uv_made_is_fixed_with_uv_pip() {
+    let test = "fix_apply::an_environment_uv_made_is_fixed_with_uv_pip";
+    let Some(wheels) = pypi_wheels() else {
+        skip(
+            test,
+            "fix-wheels",
+            "cannot download the pandas, NumPy and uv wheels from PyPI",
+        );
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let tools = create_venv(&root.path().join("tools"), true);
+    pip(&tools, &wheels, &["install", "uv"]);
+    let uv = tools.parent().unwrap().join("uv");
+    let path = format!(
+        "{}:{}",
+        tools.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let uv_offline: Environment = vec![
+        ("UV_NO_INDEX", "1".into()),
+        ("UV_FIND_LINKS", wheels.clone().into()),
+        ("UV_NO_CACHE", "1".into()),
+        ("PATH", path.into()),
+    ];
+    let prefix = root.path().join("env");
+    run(Command::new(&uv)
+        .args(["venv", "--quiet", "--python"])
+        .arg(system_python())
+        .arg(&prefix));
+    let python = prefix.join("bin/python");
+    run(Command::new(&uv)
+        .args(["pip", "install", "--quiet", "--python"])
+        .arg(&python)
+        .args(["pandas==2.1.1", "numpy==2.0.2"])
+        .envs(uv_offline.clone()));
+    let cache = root.path().join("cache");
+    let (code, plan, stderr) = apply(&cache, &python, &[], uv_offline);
+    assert_eq!(code, 0, "{stderr}\n{plan:#}");
+    assert_eq!(plan["installer"], "uv", "{plan:#}");
+    let step = plan["steps"][0].as_array().unwrap();
+    assert_eq!(
+        step[..3],
+        [Value::from("uv"), "pip".into(), "install".into()],
+        "{plan:#}"
+    );
+    assert_eq!(plan["apply"]["kept"], true, "{plan:#}");
+    assert_eq!(plan["apply"]["after"]["errors"], 0, "{plan:#}");
 }
