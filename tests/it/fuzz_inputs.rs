@@ -349,9 +349,19 @@ proptest! {
 }
 
 proptest! {
-    // Each case spends up to its timeout on the wall clock (a second or so):
-    // at most 300 of them, whatever PROPTEST_CASES asks.
-    #![proptest_config(ProptestConfig { cases: cases(16).min(300), ..ProptestConfig::default() })]
+    // Each case spends its timeout on the wall clock with a real server (0.3 s;
+    // the assertion allows 1.5 s on a loaded machine): at most 300 of them,
+    // whatever PROPTEST_CASES asks, about a minute and a half. Shrinking is
+    // bounded too: proptest's default is 4 tries per case (1,200 here) with no
+    // time limit, each try another case of real seconds, so one case over its
+    // limit on a busy machine held the run for 4 to 30 minutes (a forced
+    // failure shrank for 220 s on an idle one); 32 tries or a minute say enough.
+    #![proptest_config(ProptestConfig {
+        cases: cases(16).min(300),
+        max_shrink_iters: 32,
+        max_shrink_time: 60_000,
+        ..ProptestConfig::default()
+    })]
 
     /// An index that answers slowly, in pieces (each pause shorter than the
     /// timeout, all of them longer): the lookup ends within its timeout (plus
