@@ -292,11 +292,34 @@ fn slow_reply() -> impl Strategy<Value = SlowReply> {
         })
 }
 
-/// Serves `reply` to every connection until the listener is dropped.
-fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) {
+/// Dropped, ends the accept loop of [`serve_slowly`] (the flag, then one
+/// connection to wake it): a case leaves no thread waiting and no port open
+/// (one each would be 20,000 threads in a long run, past the limit on files).
+struct StopServing {
+    address: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for StopServing {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(self.address);
+    }
+}
+
+/// Serves `reply` to every connection until what it returns is dropped.
+fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) -> StopServing {
     use std::io::{Read, Write};
+    let serving = StopServing {
+        address: listener.local_addr().unwrap(),
+        stop: Default::default(),
+    };
+    let stop = serving.stop.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
+            if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
             let Ok(mut stream) = stream else { return };
             let reply = reply.clone();
             std::thread::spawn(move || {
@@ -323,6 +346,7 @@ fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) {
             });
         }
     });
+    serving
 }
 
 proptest! {
@@ -348,40 +372,71 @@ proptest! {
     }
 }
 
-proptest! {
-    // Each case spends its timeout on the wall clock with a real server (0.3 s;
-    // the assertion allows 1.5 s on a loaded machine): at most 300 of them,
-    // whatever PROPTEST_CASES asks, about a minute and a half. Shrinking is
-    // bounded too: proptest's default is 4 tries per case (1,200 here) with no
-    // time limit, each try another case of real seconds, so one case over its
-    // limit on a busy machine held the run for 4 to 30 minutes (a forced
-    // failure shrank for 220 s on an idle one); 32 tries or a minute say enough.
-    #![proptest_config(ProptestConfig {
+/// An index that answers slowly, in pieces (each pause shorter than the
+/// timeout, all of them longer): the lookup ends within its timeout (plus
+/// scheduling slack), Found or Missing.
+///
+/// Each case spends its timeout on the wall clock with a real server (0.3 s;
+/// the assertion allows 1.5 s on a loaded machine): at most 300 of them,
+/// whatever `PROPTEST_CASES` asks, about a minute and a half. Not a
+/// `proptest!`: it sets `PROPTEST_CASES` over its config's count, and so ran
+/// 20,000 cases (an hour and a half) under a cap of 300 that it ignored.
+/// Shrinking is bounded too: proptest's default is 4 tries per case with no
+/// time limit, each try another case of real seconds (a forced failure shrank
+/// for 220 s on an idle machine); 32 tries or a minute say enough.
+#[test]
+fn slow_index_servers() {
+    use envdoctor::export::index::{Index, Options, ResolvedIndexes, Wanted, look_up};
+    let config = ProptestConfig {
         cases: cases(16).min(300),
         max_shrink_iters: 32,
         max_shrink_time: 60_000,
         ..ProptestConfig::default()
-    })]
-
-    /// An index that answers slowly, in pieces (each pause shorter than the
-    /// timeout, all of them longer): the lookup ends within its timeout (plus
-    /// scheduling slack), Found or Missing.
-    #[test]
-    fn slow_index_servers(reply in slow_reply()) {
-        use envdoctor::export::index::{Index, Options, ResolvedIndexes, Wanted, look_up};
+    };
+    run_cases(config, slow_reply(), |reply| {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let index = format!("http://127.0.0.1:{}/simple", listener.local_addr().unwrap().port());
-        serve_slowly(listener, reply);
+        let _serving = serve_slowly(listener, reply);
         let cache = tempfile::tempdir().unwrap();
         let timeout = std::time::Duration::from_millis(300);
         let started = std::time::Instant::now();
         let lookups = look_up(
-            &[Wanted { name: "demo-pkg".into(), version: "1.0".into(), wheel_tags: vec![], extra_indexes: vec![] }],
-            &ResolvedIndexes { primary: Index { url: index, from: "fuzz".into() }, extras: vec![] },
-            &Options { offline: false, cache_dir: Some(cache.path().to_path_buf()), timeout, progress: false },
+            &[Wanted {
+                name: "demo-pkg".into(),
+                version: "1.0".into(),
+                wheel_tags: vec![],
+                extra_indexes: vec![],
+            }],
+            &ResolvedIndexes {
+                primary: Index {
+                    url: index,
+                    from: "fuzz".into(),
+                },
+                extras: vec![],
+            },
+            &Options {
+                offline: false,
+                cache_dir: Some(cache.path().to_path_buf()),
+                timeout,
+                progress: false,
+            },
         );
         prop_assert_eq!(lookups.len(), 1);
-        prop_assert!(started.elapsed() < timeout + std::time::Duration::from_millis(1200), "{:?}", started.elapsed());
+        prop_assert!(
+            started.elapsed() < timeout + std::time::Duration::from_millis(1200),
+            "{:?}",
+            started.elapsed()
+        );
+        Ok(())
+    });
+}
+
+/// Runs `test` on `config.cases` inputs from `strategy`, as `proptest!`
+/// would, but with the count in `config` kept (`proptest!` sets
+/// `PROPTEST_CASES` over it): for targets whose cases cost real time.
+fn run_cases<S: Strategy>(config: ProptestConfig, strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
+    if let Err(error) = proptest::test_runner::TestRunner::new(config).run(&strategy, test) {
+        panic!("{error}");
     }
 }
 
@@ -517,7 +572,7 @@ fn with_hostile_fields(
     let work = tempfile::tempdir().unwrap();
     let exports = std::cell::RefCell::new(Vec::new());
     let case = std::cell::Cell::new(0);
-    let run = proptest::test_runner::TestRunner::new(config).run(&hostile_fields(document), |fields| {
+    run_cases(config, hostile_fields(document), |fields| {
         let mut mutated = document.clone();
         for (field, text) in &fields {
             mutate(&mut mutated, "", field, text);
@@ -527,9 +582,6 @@ fn with_hostile_fields(
         exports.borrow_mut().extend(written);
         Ok(())
     });
-    if let Err(error) = run {
-        panic!("{error}");
-    }
     assert_pip_reads_only_what_envdoctor_wrote(&exports.into_inner());
 }
 
