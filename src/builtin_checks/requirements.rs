@@ -533,14 +533,10 @@ fn parsed(line: &str) -> std::rc::Rc<ParsedLine> {
         if cache.len() >= PARSED_CACHE_LIMIT {
             cache.clear();
         }
-        let parsed = std::rc::Rc::new(
-            Requirement::<pep508_rs::VerbatimUrl>::from_str(line)
-                .map(|requirement| {
-                    let variables = marker_variables(&requirement.marker);
-                    (requirement, variables)
-                })
-                .map_err(|error| error.to_string()),
-        );
+        let parsed = std::rc::Rc::new(crate::packaging::names::parse_requirement(line).map(|requirement| {
+            let variables = marker_variables(&requirement.marker);
+            (requirement, variables)
+        }));
         cache.insert(line.to_string(), parsed.clone());
         parsed
     })

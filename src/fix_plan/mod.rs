@@ -414,7 +414,7 @@ fn read_installs(installs: Vec<PipInstall>) -> Option<Vec<(PipInstall, Vec<Requi
                 .requirements
                 .iter()
                 .map(|word| {
-                    let requirement = Requirement::<VerbatimUrl>::from_str(word).ok()?;
+                    let requirement = crate::packaging::names::parse_requirement(word).ok()?;
                     let plain = requirement.marker.is_true()
                         && !matches!(requirement.version_or_url, Some(VersionOrUrl::Url(_)));
                     plain.then_some(requirement)
@@ -437,7 +437,7 @@ fn requirers(installed: &[Package], key: &str, planned: &BTreeSet<String>) -> Ve
             continue;
         }
         for line in &package.requires_dist {
-            let Ok(requirement) = Requirement::<VerbatimUrl>::from_str(line) else {
+            let Ok(requirement) = crate::packaging::names::parse_requirement(line) else {
                 continue;
             };
             if !requirement.marker.is_true() || crate::packaging::normalize_name(requirement.name.as_ref()) != key {

@@ -10,7 +10,10 @@
 //! Beside the bytes, the kinds of file a stranger can leave where envdoctor
 //! reads (issue 32): a site-packages whose metadata files are FIFOs, links to
 //! `/dev/zero`, directories or one endless line, and index servers that
-//! answer slowly, a byte at a time, or never finish.
+//! answer slowly, a byte at a time, or never finish; and, for what envdoctor
+//! writes, Snapshots and locks whose string fields hold names up to 70,000
+//! characters, terminal escapes and bidirectional controls, run through the
+//! binary's text and requirements outputs and read back by pip.
 //!
 //! CI runs each target for `PROPTEST_CASES` cases (proptest's default, 256;
 //! `.ci/run` sets fewer for the slow ones through the config below). A longer
@@ -19,6 +22,10 @@
 use std::path::Path;
 
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+use super::common::envdoctor;
+use super::parsed_outputs::{assert_pip_reads_only_what_envdoctor_wrote, mutate, patterns};
 
 const SNAPSHOT: &[u8] = include_bytes!("../fixtures/snapshots/h100-torch2.11-cu130-recorded.json");
 const LOCK: &[u8] = include_bytes!("../fixtures/locks/h100-torch2.11-cu130-recorded.lock");
@@ -285,11 +292,34 @@ fn slow_reply() -> impl Strategy<Value = SlowReply> {
         })
 }
 
-/// Serves `reply` to every connection until the listener is dropped.
-fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) {
+/// Dropped, ends the accept loop of [`serve_slowly`] (the flag, then one
+/// connection to wake it): a case leaves no thread waiting and no port open
+/// (one each would be 20,000 threads in a long run, past the limit on files).
+struct StopServing {
+    address: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for StopServing {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(self.address);
+    }
+}
+
+/// Serves `reply` to every connection until what it returns is dropped.
+fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) -> StopServing {
     use std::io::{Read, Write};
+    let serving = StopServing {
+        address: listener.local_addr().unwrap(),
+        stop: Default::default(),
+    };
+    let stop = serving.stop.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
+            if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
             let Ok(mut stream) = stream else { return };
             let reply = reply.clone();
             std::thread::spawn(move || {
@@ -316,6 +346,7 @@ fn serve_slowly(listener: std::net::TcpListener, reply: SlowReply) {
             });
         }
     });
+    serving
 }
 
 proptest! {
@@ -341,29 +372,260 @@ proptest! {
     }
 }
 
-proptest! {
-    // Each case spends up to its timeout on the wall clock (a second or so):
-    // at most 300 of them, whatever PROPTEST_CASES asks.
-    #![proptest_config(ProptestConfig { cases: cases(16).min(300), ..ProptestConfig::default() })]
-
-    /// An index that answers slowly, in pieces (each pause shorter than the
-    /// timeout, all of them longer): the lookup ends within its timeout (plus
-    /// scheduling slack), Found or Missing.
-    #[test]
-    fn slow_index_servers(reply in slow_reply()) {
-        use envdoctor::export::index::{Index, Options, ResolvedIndexes, Wanted, look_up};
+/// An index that answers slowly, in pieces (each pause shorter than the
+/// timeout, all of them longer): the lookup ends within its timeout (plus
+/// scheduling slack), Found or Missing.
+///
+/// Each case spends its timeout on the wall clock with a real server (0.3 s;
+/// the assertion allows 1.5 s on a loaded machine): at most 300 of them,
+/// whatever `PROPTEST_CASES` asks, about a minute and a half. Not a
+/// `proptest!`: it sets `PROPTEST_CASES` over its config's count, and so ran
+/// 20,000 cases (an hour and a half) under a cap of 300 that it ignored.
+/// Shrinking is bounded too: proptest's default is 4 tries per case with no
+/// time limit, each try another case of real seconds (a forced failure shrank
+/// for 220 s on an idle machine); 32 tries or a minute say enough.
+#[test]
+fn slow_index_servers() {
+    use envdoctor::export::index::{Index, Options, ResolvedIndexes, Wanted, look_up};
+    let config = ProptestConfig {
+        cases: cases(16).min(300),
+        max_shrink_iters: 32,
+        max_shrink_time: 60_000,
+        ..ProptestConfig::default()
+    };
+    run_cases(config, slow_reply(), |reply| {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let index = format!("http://127.0.0.1:{}/simple", listener.local_addr().unwrap().port());
-        serve_slowly(listener, reply);
+        let _serving = serve_slowly(listener, reply);
         let cache = tempfile::tempdir().unwrap();
         let timeout = std::time::Duration::from_millis(300);
         let started = std::time::Instant::now();
         let lookups = look_up(
-            &[Wanted { name: "demo-pkg".into(), version: "1.0".into(), wheel_tags: vec![], extra_indexes: vec![] }],
-            &ResolvedIndexes { primary: Index { url: index, from: "fuzz".into() }, extras: vec![] },
-            &Options { offline: false, cache_dir: Some(cache.path().to_path_buf()), timeout, progress: false },
+            &[Wanted {
+                name: "demo-pkg".into(),
+                version: "1.0".into(),
+                wheel_tags: vec![],
+                extra_indexes: vec![],
+            }],
+            &ResolvedIndexes {
+                primary: Index {
+                    url: index,
+                    from: "fuzz".into(),
+                },
+                extras: vec![],
+            },
+            &Options {
+                offline: false,
+                cache_dir: Some(cache.path().to_path_buf()),
+                timeout,
+                progress: false,
+            },
         );
         prop_assert_eq!(lookups.len(), 1);
-        prop_assert!(started.elapsed() < timeout + std::time::Duration::from_millis(1200), "{:?}", started.elapsed());
+        prop_assert!(
+            started.elapsed() < timeout + std::time::Duration::from_millis(1200),
+            "{:?}",
+            started.elapsed()
+        );
+        Ok(())
+    });
+}
+
+/// Runs `test` on `config.cases` inputs from `strategy`, as `proptest!`
+/// would, but with the count in `config` kept (`proptest!` sets
+/// `PROPTEST_CASES` over it): for targets whose cases cost real time.
+fn run_cases<S: Strategy>(config: ProptestConfig, strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
+    if let Err(error) = proptest::test_runner::TestRunner::new(config).run(&strategy, test) {
+        panic!("{error}");
     }
+}
+
+/// A string a stranger can put in any field of a Snapshot or a lock (issue 32
+/// E1, E3, E8): runs past the 65,535 columns a format width takes, terminal
+/// escapes (ESC, an OSC ended by BEL, CSI), NUL, the bidirectional override
+/// U+202E, the line breaks pip and Python end a line at, and a pip option;
+/// 70,000 characters at most.
+fn hostile_text() -> impl Strategy<Value = String> {
+    let control = prop::sample::select(vec![
+        "\u{1b}",
+        "\u{1b}]0;title\u{7}",
+        "\u{1b}[2J",
+        "\u{7}",
+        "\u{0}",
+        "\u{202e}",
+        "\u{2028}",
+        "\u{2029}",
+        "\n",
+        "\r\n",
+        "\u{85}",
+        "\u{9b}",
+        "\u{7f}",
+        "\t",
+    ]);
+    let run = (
+        prop::sample::select(vec!['a', '1', '-', 'é', '\u{202e}', '\n']),
+        prop_oneof![0usize..300, 65_000usize..70_001],
+    )
+        .prop_map(|(character, count)| std::iter::repeat_n(character, count).collect::<String>());
+    let piece = prop_oneof![
+        4 => "[A-Za-z0-9._+-]{0,12}",
+        3 => control.prop_map(str::to_string),
+        1 => Just("--extra-index-url http://evil.example/simple".to_string()),
+        2 => run,
+    ];
+    prop::collection::vec(piece, 1..6).prop_map(|pieces| pieces.concat().chars().take(70_000).collect())
+}
+
+/// One to three fields of `document` (patterns such as `packages[*].name`,
+/// each setting every leaf it matches), each with a hostile text.
+fn hostile_fields(document: &serde_json::Value) -> impl Strategy<Value = Vec<(String, String)>> + use<> {
+    let mut fields = std::collections::BTreeSet::new();
+    patterns(document, "", &mut fields);
+    prop::collection::vec(
+        (
+            prop::sample::select(fields.into_iter().collect::<Vec<_>>()),
+            hostile_text(),
+        ),
+        1..4,
+    )
+}
+
+/// A document from the fixture `bytes`, its package list cut to 12 (each
+/// case runs the binary on it; 12 packages hold every kind of field).
+fn with_few_packages(bytes: &[u8]) -> serde_json::Value {
+    let mut document: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    document["packages"].as_array_mut().unwrap().truncate(12);
+    document
+}
+
+/// `output` of `what` is an exit 0, 1 or 2 (a panic is 101), a refusal says
+/// why in one line, and neither stream carries a raw control, line separator
+/// or bidirectional character (a newline between lines is fine). The exit code.
+fn exited_cleanly(output: &std::process::Output, what: &str) -> Result<i32, TestCaseError> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let shown: String = stderr.chars().take(400).collect();
+    prop_assert!(
+        matches!(output.status.code(), Some(0..=2)),
+        "{}: {:?} {}",
+        what,
+        output.status,
+        shown
+    );
+    for (stream, text) in [
+        ("stdout", String::from_utf8_lossy(&output.stdout)),
+        ("stderr", stderr.clone()),
+    ] {
+        assert_no_raw_controls(&text, &format!("{what}, its {stream}"))?;
+    }
+    if output.status.code() == Some(2) {
+        prop_assert_eq!(stderr.trim_end().lines().count(), 1, "{}: {}", what, shown);
+    }
+    Ok(output.status.code().unwrap_or_default())
+}
+
+fn assert_no_raw_controls(text: &str, what: &str) -> Result<(), TestCaseError> {
+    if let Some(at) = text.find(|c: char| c != '\n' && envdoctor::escape::needs_escape(c)) {
+        let around: String = text[at.saturating_sub(80)..].chars().take(160).collect();
+        prop_assert!(false, "{}: a raw control at byte {}: {:?}", what, at, around);
+    }
+    Ok(())
+}
+
+/// `export --format requirements|constraints` of `input` (`--snapshot` or
+/// `--lock`) to files in `folder` named from `stem`: each exits cleanly, and
+/// what is written holds no raw control. The files written, for pip to read.
+fn export_both(folder: &Path, input_flag: &str, input: &Path, stem: &str) -> Result<Vec<String>, TestCaseError> {
+    let mut written = Vec::new();
+    for format in ["requirements", "constraints"] {
+        let file = folder.join(format!("{stem}-{format}.txt"));
+        let output = envdoctor(folder)
+            .args(["export", "--format", format, input_flag])
+            .arg(input)
+            .arg("-o")
+            .arg(&file)
+            .output()
+            .unwrap();
+        if exited_cleanly(&output, &format!("export --format {format} {input_flag}"))? == 0 {
+            assert_no_raw_controls(&std::fs::read_to_string(&file).unwrap(), &format!("the {format} file"))?;
+            written.push(file.display().to_string());
+        }
+    }
+    Ok(written)
+}
+
+/// Runs `test` on `document` with one to three of its fields made hostile,
+/// in a folder of its own, numbered, as `proptest!` would but in a test of
+/// its own so that the exports every case wrote (what `test` returns) are read
+/// by pip once, after them. A case here runs the binary two to four times
+/// (tens of milliseconds): `PROPTEST_CASES` is capped at 2,000 so that a
+/// 20,000-case run of the suite stays within minutes, and shrinking a failure
+/// at two minutes.
+fn with_hostile_fields(
+    document: &serde_json::Value,
+    test: impl Fn(serde_json::Value, &Path, usize) -> Result<Vec<String>, TestCaseError>,
+) {
+    let config = ProptestConfig {
+        cases: cases(32).min(2000),
+        max_shrink_time: 120_000,
+        ..ProptestConfig::default()
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exports = std::cell::RefCell::new(Vec::new());
+    let case = std::cell::Cell::new(0);
+    run_cases(config, hostile_fields(document), |fields| {
+        let mut mutated = document.clone();
+        for (field, text) in &fields {
+            mutate(&mut mutated, "", field, text);
+        }
+        case.set(case.get() + 1);
+        let written = test(mutated, work.path(), case.get())?;
+        exports.borrow_mut().extend(written);
+        Ok(())
+    });
+    assert_pip_reads_only_what_envdoctor_wrote(&exports.into_inner());
+}
+
+/// Long names and control characters in the string fields of a Snapshot
+/// (issue 32 E3, E8, E1 grown): `probe` and `check` (text) and `export
+/// --format requirements|constraints` exit 0, 1 or 2, with no raw control in
+/// what they print or write, and pip's own parser reads each export with no
+/// option or requirement envdoctor did not write.
+#[test]
+fn long_and_control_strings_in_snapshots() {
+    with_hostile_fields(&with_few_packages(SNAPSHOT), |snapshot, work, case| {
+        let input = work.join(format!("s{case}.json"));
+        std::fs::write(&input, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+        for arguments in [
+            &["probe", "--snapshot"][..],
+            &["check", "--no-smoke", "--fail-on", "never", "--snapshot"],
+        ] {
+            let output = envdoctor(work).args(arguments).arg(&input).output().unwrap();
+            exited_cleanly(&output, &arguments.join(" "))?;
+        }
+        let written = export_both(work, "--snapshot", &input, &format!("s{case}"))?;
+        std::fs::remove_file(&input).unwrap();
+        Ok(written)
+    });
+}
+
+/// The same of a lock's string fields, through `export --format
+/// requirements|constraints --lock` (the lock re-fingerprinted, as a stranger
+/// who edits one would).
+#[test]
+fn long_and_control_strings_in_locks() {
+    let lock = envdoctor::lock::file::parse(LOCK, Path::new("envdoctor.lock")).unwrap();
+    with_hostile_fields(
+        &with_few_packages(&serde_json::to_vec(&lock).unwrap()),
+        |lock, work, case| {
+            // A field whose value is a name from a list (a source's kind) takes no other.
+            let Ok(lock) = serde_json::from_value::<envdoctor::lock::model::Lock>(lock) else {
+                return Ok(Vec::new());
+            };
+            let input = work.join(format!("l{case}.lock"));
+            std::fs::write(&input, envdoctor::lock::file::render(&lock.identity())).unwrap();
+            let written = export_both(work, "--lock", &input, &format!("l{case}"))?;
+            std::fs::remove_file(&input).unwrap();
+            Ok(written)
+        },
+    );
 }

@@ -29,6 +29,23 @@ fn assert_no_raw_controls(text: &str, what: &str) {
     }
 }
 
+/// Found by the fuzz target `long_and_control_strings_in_snapshots`: a
+/// `Requires-Dist` whose name ends in `_` before more text (`a_+`) made
+/// `check` panic inside pep508_rs (exit 101); it is a requirement that does
+/// not parse, like any other.
+#[test]
+fn a_requirement_whose_name_ends_in_a_separator_is_not_a_panic() {
+    let work = tempfile::tempdir().unwrap();
+    let mut snapshot = h100();
+    snapshot["packages"][0]["requires_dist"] = Value::from(vec!["a_+", "b- >=1"]);
+    let input = write_json(work.path(), "requires.json", &snapshot);
+    envdoctor(work.path())
+        .args(["check", "--no-smoke", "--fail-on", "never", "--snapshot"])
+        .arg(&input)
+        .assert()
+        .code(0);
+}
+
 /// E3: `probe` (text) exited 101 at `{cell:<width$}` over 65,535; so would
 /// every other padded column. The name is kept, whole.
 #[test]

@@ -9,8 +9,6 @@
 
 use std::str::FromStr;
 
-use pep508_rs::Requirement;
-
 use super::text;
 use super::{Context, Reading};
 use crate::explain::traceback::Traceback;
@@ -173,7 +171,7 @@ fn torch_required(facts: &Facts, owner: &str) -> Option<(Option<bool>, String)> 
     let requirement = package
         .requires_dist
         .iter()
-        .filter_map(|line| Requirement::<pep508_rs::VerbatimUrl>::from_str(line).ok())
+        .filter_map(|line| crate::packaging::names::parse_requirement(line).ok())
         .find(|requirement| requirement.name.as_ref() == "torch")?;
     let pep508_rs::VersionOrUrl::VersionSpecifier(specifiers) = requirement.version_or_url.as_ref()? else {
         return None;
