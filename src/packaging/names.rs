@@ -37,8 +37,12 @@ pub fn parse_requirement(line: &str) -> Result<pep508_rs::Requirement<pep508_rs:
             "Package name must end with an alphanumeric character, not '{last}'"
         ));
     }
+    // The message alone: pep508_rs's own Display of the error underlines the
+    // place by slicing the input at a character count taken as a byte
+    // offset, which panics on a requirement holding U+2028 (found by the
+    // long-strings fuzz target).
     line.parse()
-        .map_err(|error: pep508_rs::Pep508Error<pep508_rs::VerbatimUrl>| error.to_string())
+        .map_err(|error: pep508_rs::Pep508Error<pep508_rs::VerbatimUrl>| error.message.to_string())
 }
 
 #[cfg(test)]
@@ -47,7 +51,16 @@ mod tests {
 
     #[test]
     fn a_name_ending_in_a_separator_is_an_error_not_a_panic() {
-        for line in ["a_+", "a- >=1", "a.;python_version>'3'", " x_[extra]", "a_"] {
+        for line in [
+            "a_+",
+            "a- >=1",
+            "a.;python_version>'3'",
+            " x_[extra]",
+            "a_",
+            "\u{2028}",
+            "é>=1",
+            "a>=1;\u{2028}",
+        ] {
             assert!(parse_requirement(line).is_err(), "{line}");
         }
         let requirement = parse_requirement("torch_x.y-z>=2.1; python_version >= '3.10'").unwrap();

@@ -772,7 +772,10 @@ fn large_index_pages_cost_what_the_wanted_version_holds() {
         "export --hashes over eight {} MiB pages: peak RSS {peak_mib} MiB",
         page_size >> 20
     );
-    assert!(peak_mib < 200, "peak RSS {peak_mib} MiB");
+    // Seen: 135 MiB on a quiet machine (release), 355 MiB in CI's debug build
+    // on two loaded cores, 1,527 MiB before pages were parsed for the wanted
+    // version only. The bound is what the old reading could never meet.
+    assert!(peak_mib < 512, "peak RSS {peak_mib} MiB");
 }
 
 /// Runs `command` to its end: its exit code, its peak resident memory in KiB
