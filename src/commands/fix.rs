@@ -85,22 +85,17 @@ pub(super) fn installer_for(snapshot: &Snapshot, live: bool) -> Installer {
 /// back by an install; one the lock lacks has an uninstall, which the plan
 /// lists as not fixed by installing.
 fn package_drift(lock: &Lock, snapshot: &Snapshot) -> anyhow::Result<Vec<Finding>> {
-    let locked = NodeState::of_lock(lock.clone());
     let here = NodeState::of_snapshot(snapshot);
-    let tables = crate::matrix::builtin_tables()?;
-    let mut drift = crate::compare::nodes(&locked, &here, &Sides::verify(), &tables);
+    let mut drift = drift_between(lock.clone(), &here)?;
     drift.retain(|item| item.area == crate::compare::Area::Packages && item.severity >= Severity::Warning);
     for item in &mut drift {
-        // The plan installs the locked pin with its dependencies: drift's own
-        // fix passes --no-deps, one package at a time, which no merged plan can.
+        // The plan installs every locked pin in one command, with their
+        // dependencies: verify's fix for one package passes --no-deps.
+        let key = crate::packaging::normalize_name(&item.subject);
         if matches!(item.id, "package-version" | "package-missing")
-            && let Some(version) = &item.expected
+            && let Some(locked) = lock.packages.iter().find(|package| package.normalized_name() == key)
         {
-            let pin = crate::shell::quote(&format!("{}=={version}", item.subject));
-            item.fix = Some(match crate::lock::model::index_for_local_version(version) {
-                Some(index) => format!("pip install {pin} --index-url {}", crate::shell::quote(&index)),
-                None => format!("pip install {pin}"),
-            });
+            item.fix = crate::compare::install_command(locked, crate::compare::Dependencies::Resolved);
         }
     }
     here.address(&mut drift);
@@ -231,6 +226,13 @@ fn apply(args: &FixArgs, input: &CheckInput, locked: Option<&Lock>) -> anyhow::R
                     snapshot.python.executable.display()
                 )
             })?;
+            // Interrupted, the probe that would verify it is killed as it
+            // starts (the guard kills what it watches once a signal came):
+            // envdoctor ends by the signal with the environment put back.
+            if let Some(signal) = guard.interrupted() {
+                eprintln!("envdoctor: interrupted; {}", put_back_line(&applied));
+                crate::process::die_of(signal);
+            }
             applied.drift_after_put_back = Some(drift_from(&before_lock, &args.node)?);
         }
     }
@@ -264,13 +266,22 @@ fn judge_after(args: &FixArgs, input: &CheckInput, locked: Option<&Lock>) -> any
 
 /// What differs between the lock taken before and the environment now.
 fn drift_from(before_lock: &Path, node: &crate::cli::NodeArgs) -> anyhow::Result<Vec<String>> {
-    let locked = NodeState::of_lock(crate::lock::file::read(before_lock)?);
     let here = NodeState::of_snapshot(&replay_or_probe(node, true)?);
-    let tables = crate::matrix::builtin_tables()?;
-    Ok(crate::compare::nodes(&locked, &here, &Sides::verify(), &tables)
+    Ok(drift_between(crate::lock::file::read(before_lock)?, &here)?
         .into_iter()
         .map(|item| item.message)
         .collect())
+}
+
+/// The drift of `here` from `lock`, as `verify` sees it.
+fn drift_between(lock: Lock, here: &NodeState) -> anyhow::Result<Vec<crate::compare::Drift>> {
+    let tables = crate::matrix::builtin_tables()?;
+    Ok(crate::compare::nodes(
+        &NodeState::of_lock(lock),
+        here,
+        &Sides::verify(),
+        &tables,
+    ))
 }
 
 fn put_back_line(applied: &Applied) -> String {
@@ -281,13 +292,16 @@ fn put_back_line(applied: &Applied) -> String {
             applied.before_lock.display()
         ),
         Some(drift) => format!(
-            "{why}; the environment was put back, but differs from {} in {} item{}: {}",
+            "{why}; the environment was put back, but differs from {} in {}: {}",
             applied.before_lock.display(),
-            drift.len(),
-            if drift.len() == 1 { "" } else { "s" },
+            crate::report::plural(drift.len(), "item"),
             drift.join("; ")
         ),
-        None => format!("{why}; the environment was not put back"),
+        None if applied.kept => format!("{why}; the environment was not put back"),
+        None => format!(
+            "{why}; the environment was put back (not verified against {})",
+            applied.before_lock.display()
+        ),
     }
 }
 

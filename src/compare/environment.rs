@@ -24,7 +24,7 @@ pub fn compare(expected: &Lock, found: &Lock, sides: &Sides, tables: &Tables) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::python::install_command;
+    use crate::compare::python::{Dependencies, install_command};
     use crate::findings::Severity;
 
     /// `compare` with the compiled-in tables, as `verify` does.
@@ -119,7 +119,7 @@ mod tests {
         assert!(!marker.exists(), "the fix ran shell code: {fix}");
         let mut locked = sample_lock();
         locked.packages[0].name = name.clone();
-        let install = install_command(&locked.packages[0]).unwrap();
+        let install = install_command(&locked.packages[0], Dependencies::Untouched).unwrap();
         let echoed = std::process::Command::new("sh")
             .arg("-c")
             .arg(install.replace("python -m pip install --no-deps", "printf '%s '"))

@@ -30,6 +30,7 @@ use crate::lock::model::Lock;
 use crate::snapshot::Snapshot;
 
 pub use node_facts::{NodeFact, NodeFacts};
+pub use python::{Dependencies, install_command};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -55,7 +55,7 @@ pub(super) fn packages(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut
                         sides.expected,
                         sides.found
                     ))
-                    .fix(install_command(locked)),
+                    .fix(install_command(locked, Dependencies::Untouched)),
             );
             continue;
         };
@@ -71,7 +71,7 @@ pub(super) fn packages(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut
                         text(&locked.version),
                         sides.expected
                     ))
-                    .fix(install_command(locked)),
+                    .fix(install_command(locked, Dependencies::Untouched)),
             );
         } else if locked.source != here.source {
             let severity = match (&locked.source, &here.source) {
@@ -157,11 +157,26 @@ fn by_name(lock: &Lock) -> BTreeMap<String, &Package> {
 /// For the same version from elsewhere: pip calls a plain install of a version
 /// already there "already satisfied" and does nothing.
 fn reinstall_command(package: &Package) -> Option<String> {
-    install_command(package).map(|command| command.replacen("install", "install --force-reinstall", 1))
+    install_command(package, Dependencies::Untouched)
+        .map(|command| command.replacen("install", "install --force-reinstall", 1))
+}
+
+/// What an install of a locked package may do to the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dependencies {
+    /// `--no-deps`: this package alone, as `verify` prints one fix per package.
+    Untouched,
+    /// Its requirements resolved too, as `fix --lock` merges every locked pin
+    /// into one install.
+    Resolved,
 }
 
 /// The pip command that puts a package back as the lock has it.
-pub(super) fn install_command(package: &Package) -> Option<String> {
+pub fn install_command(package: &Package, dependencies: Dependencies) -> Option<String> {
+    let install = match dependencies {
+        Dependencies::Untouched => "python -m pip install --no-deps",
+        Dependencies::Resolved => "python -m pip install",
+    };
     let requirement = match &package.source {
         Source::Index => {
             let version = package.version.as_ref()?;
@@ -169,19 +184,16 @@ pub(super) fn install_command(package: &Package) -> Option<String> {
                 .map(|index| format!(" --extra-index-url {index}"))
                 .unwrap_or_default();
             return Some(format!(
-                "python -m pip install --no-deps {}{index}",
+                "{install} {}{index}",
                 shell::quote(&format!("{}=={version}", package.name))
             ));
         }
         Source::Directory {
             url, editable: true, ..
-        } => return Some(format!("python -m pip install --no-deps -e {}", shell::quote(url))),
+        } => return Some(format!("{install} -e {}", shell::quote(url))),
         _ => package.direct_reference()?,
     };
-    Some(format!(
-        "python -m pip install --no-deps {}",
-        shell::quote(&requirement)
-    ))
+    Some(format!("{install} {}", shell::quote(&requirement)))
 }
 
 pub(super) fn frameworks(expected: &Lock, found: &Lock, sides: &Sides, drift: &mut Vec<Drift>) {

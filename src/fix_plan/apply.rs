@@ -240,7 +240,7 @@ pub struct Applied {
 
 impl Judged {
     fn counts(&self) -> String {
-        let plural = |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
+        use super::plural;
         let mut line = format!("{}, {}", plural(self.errors, "error"), plural(self.warnings, "warning"));
         if !self.ids.is_empty() {
             line.push_str(&format!(" ({})", self.ids.join(", ")));

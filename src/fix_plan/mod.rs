@@ -617,10 +617,9 @@ pub fn text(plan: &Plan) -> String {
             };
             let _ = writeln!(
                 out,
-                "One command fixes {fixed} finding{} with {} requirement{}:\n\n  {}\n",
-                plural(fixed),
-                plan.requirements.len(),
-                plural(plan.requirements.len()),
+                "One command fixes {} with {}:\n\n  {}\n",
+                plural(fixed, "finding"),
+                plural(plan.requirements.len(), "requirement"),
                 safe(command)
             );
             let _ = writeln!(out, "What each requirement fixes:");
@@ -700,8 +699,10 @@ pub fn text(plan: &Plan) -> String {
     out
 }
 
-fn plural(count: usize) -> &'static str {
-    if count == 1 { "" } else { "s" }
+/// `2 findings`, `1 requirement`. `report::plural` says the same, but
+/// `report` renders plans, so the plan cannot call into it.
+pub(crate) fn plural(count: usize, word: &str) -> String {
+    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]
