@@ -219,7 +219,10 @@ fn pins(
         .filter(|companion| facts.package(companion).is_some())
         .collect();
     let mut pins = Vec::new();
-    // Only the build changes: keep every installed version.
+    let row = tables.torch.release(release);
+    // Only the build changes: keep every installed version, when each installed
+    // companion is of this release. One left from an older torch pins that torch
+    // exactly, so keeping it would ask pip for a set it cannot install.
     if let Some(torch) = torch_version(facts)
         && torch.release == release
         && Version::from_str(&torch.public).is_ok_and(|version| allowed(&version))
@@ -227,11 +230,18 @@ fn pins(
         pins.push(("torch", torch.public));
         for companion in installed {
             let version = facts.package_version(companion)?;
+            if let Some(set) = row.and_then(|row| row.latest.as_ref()) {
+                let made_for_release = set
+                    .companion(companion)
+                    .and_then(|known| MajorMinor::of(&Version::from_str(known).ok()?))
+                    == MajorMinor::of(&version);
+                made_for_release.then_some(())?;
+            }
             pins.push((companion, version.without_local().to_string()));
         }
         return Some(pins);
     }
-    let row = tables.torch.release(release)?;
+    let row = row?;
     match &row.latest {
         Some(set) => {
             allowed(&Version::from_str(&set.torch).ok()?).then_some(())?;

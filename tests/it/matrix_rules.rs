@@ -1126,3 +1126,35 @@ fn the_recorded_h200_node_has_only_the_cudnn_attention_warning() {
     assert_eq!(ids, RECORDED_HOPPER_FINDINGS, "{:#}", report["findings"]);
     assert_eq!(output.status.code(), Some(0));
 }
+
+/// A torchvision left from an older torch pins that torch exactly: a fix that
+/// changes only torch's build must not keep it, or pip is asked for a set it
+/// cannot install. The newest build of torch 2.14 for CUDA 12.6 has no code
+/// for a B200; torchvision 0.26.0 was made for torch 2.11.
+#[test]
+fn a_build_change_never_keeps_a_companion_of_another_torch() {
+    let node = Node::h100()
+        .gpus(&[B200])
+        .torch("2.14.1+cu126")
+        .package("torchvision", "0.26.0");
+    let (_, report) = node.check();
+    let fixes: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|finding| finding["fix"].as_str())
+        .filter(|fix| fix.contains("\"torch=="))
+        .collect();
+    for fix in &fixes {
+        assert!(!fix.contains("torchvision==0.26.0"), "{fix}");
+    }
+    // The same node with the torchvision made for 2.14 keeps it and changes the build.
+    let (_, report) = Node::h100().gpus(&[B200]).torch("2.14.1+cu126").check();
+    let kept = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|finding| finding["fix"].as_str())
+        .any(|fix| fix.contains("\"torch==2.14.1\"") && fix.contains("\"torchvision==0.29.2\""));
+    assert!(kept, "{report:#}");
+}
