@@ -364,8 +364,9 @@ fn describe(traceback: Traceback, facts: &Facts) -> Explained {
     }
 }
 
-/// The directories installed distributions live in, as they appear in a path.
-const INSTALLED_DIRS: [&str; 2] = ["site-packages/", "dist-packages/"];
+/// The directories installed distributions live in, as they appear in a path:
+/// a log from Windows writes them with backslashes.
+const INSTALLED_DIRS: [&str; 4] = ["site-packages/", "dist-packages/", "site-packages\\", "dist-packages\\"];
 
 /// Whether a frame's file belongs to an installed distribution.
 fn is_installed_code(file: &str) -> bool {
@@ -384,12 +385,19 @@ pub fn frame_package(file: &str) -> Option<&str> {
         .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
         .max();
     if let Some(start) = file_marker {
-        let first = file[start..].split('/').next().unwrap_or_default();
+        let first = file[start..].split(['/', '\\']).next().unwrap_or_default();
         let name = first.strip_suffix(".py").unwrap_or(first);
         return (!name.is_empty()).then_some(name);
     }
-    let in_stdlib = file.contains("/lib/python3") || file.starts_with("<frozen ");
+    let in_stdlib = file.contains("/lib/python3") || file.starts_with("<frozen ") || is_windows_stdlib(file);
     in_stdlib.then_some(STDLIB)
+}
+
+/// `C:\Python310\lib\importlib\__init__.py`: an interpreter's own library on
+/// Windows, whose directory names no version.
+fn is_windows_stdlib(file: &str) -> bool {
+    let lower = file.to_ascii_lowercase();
+    lower.contains("\\lib\\") && lower.contains("python")
 }
 
 /// The distribution an import package comes from, where the names differ.
@@ -427,5 +435,19 @@ mod tests {
         assert_eq!(package("/usr/lib/python3.10/runpy.py"), Some(STDLIB));
         assert_eq!(package("/home/me/train.py"), None);
         assert_eq!(package("train.py"), None);
+    }
+
+    #[test]
+    fn a_windows_path_belongs_to_its_package_too() {
+        let package = frame_package;
+        assert_eq!(
+            package(r"C:\Users\me\venv\lib\site-packages\exllamav2\ext.py"),
+            Some("exllamav2")
+        );
+        assert_eq!(
+            package(r"C:\Users\me\AppData\Local\Programs\Python\Python310\lib\importlib\__init__.py"),
+            Some(STDLIB)
+        );
+        assert_eq!(package(r"D:\work\train.py"), None);
     }
 }

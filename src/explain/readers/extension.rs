@@ -50,6 +50,14 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             ),
             None,
         )
+    } else if let Some(owner) = windows_procedure_missing(text, traceback) {
+        (
+            owner.clone(),
+            format!(
+                "Windows did not find a function {owner}'s compiled module imports (\"The specified procedure could not be found\"): it was built against another torch than the one loaded"
+            ),
+            None,
+        )
     } else if let Some(attribute) = torch_attribute(text) {
         let owner = super::innermost_package(traceback).map(crate::explain::distribution_of)?;
         (
@@ -147,6 +155,81 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
     torchs.then_some((symbol, owner))
 }
 
+/// `ImportError: DLL load failed while importing exllamav2_ext: The specified
+/// procedure could not be found.`: Windows' word for an undefined symbol. The
+/// owner is the innermost package frame, else the module, its extension suffix
+/// left off; torch's own modules failing so are not an extension's doing.
+fn windows_procedure_missing(text: &str, traceback: &Traceback) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    if !(lower.contains("dll load failed") && lower.contains("specified procedure could not be found")) {
+        return None;
+    }
+    let owner = super::innermost_package(traceback)
+        .map(crate::explain::distribution_of)
+        .or_else(|| {
+            let module = text::name_after(text::after_marker(text, "while importing ")?)?;
+            let package = EXTENSION_SUFFIXES
+                .iter()
+                .find_map(|suffix| module.strip_suffix(suffix))
+                .unwrap_or(module);
+            Some(crate::explain::distribution_of(package))
+        })?;
+    (owner != "torch").then_some(owner)
+}
+
+/// How compiled modules are often named after their package (`exllamav2_ext`, `mmcv._ext`).
+const EXTENSION_SUFFIXES: [&str; 4] = ["_ext", "_C", "_cuda", "_kernels"];
+
+/// `Detected that PyTorch and torch_sparse were compiled with different CUDA
+/// versions. PyTorch has CUDA version 10.2 and torch_sparse has CUDA version
+/// 11.1.` (torchvision: `CUDA Version=11.8`). Two causes give it and the words
+/// cannot tell them apart: a build of the package made for another CUDA, or a
+/// build made here with a toolkit of another CUDA than torch's. Both are
+/// listed, and what decides between them is said.
+pub fn read_cuda_disagreement(text: &str) -> Vec<Reading> {
+    let Some(torch_cuda) = text::version_after(text, "PyTorch has CUDA Version") else {
+        return Vec::new();
+    };
+    let Some(rest) =
+        text::after_marker(text, "PyTorch has CUDA Version").and_then(|rest| text::after_marker(rest, " and "))
+    else {
+        return Vec::new();
+    };
+    let (Some(owner), Some(owner_cuda)) = (text::name_after(rest), text::version_after(rest, "has CUDA Version"))
+    else {
+        return Vec::new();
+    };
+    let owner = crate::explain::distribution_of(owner);
+    let decide = (
+        None,
+        format!(
+            "whether {owner} was built on the node (pip printed \"Building wheel for {owner}\", with the CUDA {owner_cuda} toolkit found there) or installed as a wheel made for CUDA {owner_cuda}"
+        ),
+    );
+    let fix = if TORCH_COMPANIONS.contains(&owner.as_str()) {
+        format!(
+            "install torch and {owner} together from one index, so that both are built for one CUDA: pip install --force-reinstall torch {owner} --index-url https://download.pytorch.org/whl/cuXYZ (XYZ: the CUDA of the torch to keep, {torch_cuda} now)"
+        )
+    } else {
+        format!(
+            "install the {owner} build made for CUDA {torch_cuda}, torch's (its install page lists one per CUDA), or rebuild it with a CUDA {torch_cuda} toolkit: CUDA_HOME=/usr/local/cuda-{torch_cuda} pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
+        )
+    };
+    let said = format!("the message says torch is built with CUDA {torch_cuda} and {owner} with CUDA {owner_cuda}");
+    [CAUSE, super::requirement::TOOLKIT]
+        .into_iter()
+        .map(|cause| Reading {
+            cause,
+            said: said.clone(),
+            node: vec![decide.clone()],
+            fix: fix.clone(),
+            stated: true,
+            settles: false,
+            rules_out: Vec::new(),
+        })
+        .collect()
+}
+
 /// `module 'torch.compiler' has no attribute 'is_compiling'`, as `torch.compiler.is_compiling`.
 fn torch_attribute(text: &str) -> Option<String> {
     let rest = text::after_marker(text, "module 'torch")?;
@@ -225,5 +308,55 @@ mod tests {
             "the job's own call names no package"
         );
         assert!(reading("ImportError: /x/site-packages/foo/_C.so: undefined symbol: cudaLaunchKernelExC\n").is_none());
+    }
+
+    #[test]
+    fn a_procedure_windows_did_not_find_in_a_packages_module_is_an_extension_for_another_torch() {
+        let found = reading(
+            "ImportError: DLL load failed while importing exllamav2_ext: The specified procedure could not be found.\n",
+        )
+        .unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found.said.starts_with("Windows did not find a function exllamav2's"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.contains("--no-build-isolation exllamav2"), "{}", found.fix);
+        // torch's own module, or a module that is missing rather than a function: not this.
+        assert!(
+            reading("ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n")
+                .is_none()
+        );
+        assert!(
+            reading("ImportError: DLL load failed while importing foo_ext: The specified module could not be found.\n")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn torch_and_a_package_built_for_two_cudas_leave_two_causes_open() {
+        let (_, text) = super::super::parsed(
+            "RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA versions. PyTorch has CUDA version 10.2 and torch_sparse has CUDA version 11.1. Please reinstall the torch_sparse that matches your PyTorch install.\n",
+        );
+        let found = read_cuda_disagreement(&text);
+        let causes: Vec<&str> = found.iter().map(|reading| reading.cause).collect();
+        assert_eq!(causes, [CAUSE, super::super::requirement::TOOLKIT]);
+        assert!(found.iter().all(|reading| !reading.settles));
+        assert!(
+            found[0].said.contains("CUDA 10.2 and torch-sparse with CUDA 11.1"),
+            "{}",
+            found[0].said
+        );
+        assert!(found[0].fix.contains("cuda-10.2"), "{}", found[0].fix);
+        let (_, text) = super::super::parsed(
+            "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall the torchvision that matches your PyTorch install.\n",
+        );
+        let found = read_cuda_disagreement(&text);
+        assert!(
+            found[0].fix.contains("torch torchvision --index-url"),
+            "{}",
+            found[0].fix
+        );
     }
 }

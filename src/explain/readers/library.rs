@@ -131,9 +131,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         Provider::Wheel(_, true) => major.and_then(|major| major.parse::<u64>().ok()),
         _ => None,
     };
-    let owner = requester
-        .clone()
-        .unwrap_or_else(|| "the package that asks for it".to_string());
+    let owner = requester.clone().unwrap_or_else(|| UNKNOWN_ASKER.to_string());
     let other_cuda = match (cuda_major, torch_cuda) {
         (Some(wanted), Some(torch)) if wanted != torch => Some(format!("torch here is built with CUDA {torch}")),
         (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
@@ -144,9 +142,15 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             cause: OTHER_BUILD,
             said: format!("{owner} asks for {}, a CUDA {wanted} library, and {why}", missing.file),
             node: Vec::new(),
-            fix: format!(
-                "install the {owner} build made for the CUDA torch is built with (its install page lists one per CUDA), or rebuild it here: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
-            ),
+            fix: match &requester {
+                Some(owner) => format!(
+                    "install the {owner} build made for the CUDA torch is built with (its install page lists one per CUDA), or rebuild it here: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
+                ),
+                None => format!(
+                    "find the package whose compiled library asks for {} (the import that failed names it; `ldd` on that package's .so files lists what each needs), then install its build made for the CUDA torch is built with (its install page lists one per CUDA), or rebuild it here with pip install --force-reinstall --no-cache-dir --no-build-isolation and the package's name",
+                    missing.file
+                ),
+            },
             stated: true,
             settles: true,
             rules_out: vec![MISSING],
@@ -227,6 +231,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         rules_out: Vec::new(),
     })
 }
+
+/// Who asks for a library when neither the message nor a frame names the package.
+const UNKNOWN_ASKER: &str = "a compiled library of this run";
 
 /// What the node has of the missing library, as the probe found it.
 fn present_here(facts: &Facts, name: &str, missing: &Soname, major: Option<&str>) -> (Option<bool>, String) {
@@ -315,5 +322,23 @@ mod tests {
             reading("OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(driver.fix.contains("driver"), "{}", driver.fix);
         assert!(reading("OSError: libfoo.so.1: cannot open shared object file\n").is_none());
+    }
+
+    #[test]
+    fn a_library_of_another_cuda_asked_for_by_nobody_named_reads_as_a_sentence() {
+        let found = reading("libcudart.so.9.2: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!(found.cause, OTHER_BUILD);
+        assert!(
+            found
+                .said
+                .starts_with("a compiled library of this run asks for libcudart.so.9.2"),
+            "{}",
+            found.said
+        );
+        assert!(
+            !found.fix.contains("the a compiled") && found.fix.contains("ldd"),
+            "{}",
+            found.fix
+        );
     }
 }

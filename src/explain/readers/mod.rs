@@ -9,6 +9,7 @@
 //! package; the knowledge entry each reading supports says why and cites the source.
 
 mod collective;
+mod driver;
 mod extension;
 mod library;
 mod requirement;
@@ -135,6 +136,8 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(requirement::read(&text, context));
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));
+    readings.extend(extension::read_cuda_disagreement(&text));
+    readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();
