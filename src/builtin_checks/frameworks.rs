@@ -23,7 +23,8 @@ use crate::torch_install::{self, Prefer, capability};
 const ARCH_MISSING: &str = "gpu-arch-not-in-torch-build";
 /// The table said no code, and the smoke test ran kernels on every GPU.
 const ARCH_CORRECTED: &str = "smoke-arch-table-corrected";
-const BUILD_UNKNOWN: &str = "torch-build-not-in-table";
+/// The build is not in the table: which GPUs it has kernels for is not judged.
+pub const BUILD_UNKNOWN: &str = "torch-build-not-in-table";
 const NOT_CUDA: &str = "torch-not-built-for-cuda";
 const DEEPSPEED_MISMATCH: &str = "deepspeed-ops-built-for-other-torch";
 const BNB_NO_LIBRARY: &str = "bitsandbytes-no-library-for-torch-cuda";

@@ -14,6 +14,7 @@ pub(crate) mod devices;
 pub(crate) use devices::SHM_MIN_MIB;
 mod driver;
 mod frameworks;
+pub use frameworks::BUILD_UNKNOWN;
 mod hardware;
 mod requirements;
 mod shadowing;

@@ -25,6 +25,10 @@ const MEMORY_HELD_MIB: u64 = 1024;
 #[derive(Default)]
 pub struct NodeTests {
     findings: Vec<Finding>,
+    /// The findings whose check could not judge this node: a torch build the
+    /// table does not list, a GPU of unknown compute capability, a driver whose
+    /// CUDA is not known. Their silence rules nothing out.
+    unjudged: Vec<&'static str>,
 }
 
 /// The node's word on one cause.
@@ -42,12 +46,31 @@ pub struct NodeTest {
 
 impl NodeTests {
     pub fn run(facts: &Facts, tables: &Tables, wanted: &[&str]) -> NodeTests {
-        let findings = builtin_checks::all()
+        let mut findings: Vec<Finding> = builtin_checks::all()
             .filter(|check| check.produces.iter().any(|id| wanted.contains(id)))
             .flat_map(|check| (check.run)(facts, tables))
-            .filter(|finding| wanted.contains(&finding.id.as_str()))
             .collect();
-        NodeTests { findings }
+        let arch_judged = !findings
+            .iter()
+            .any(|finding| finding.id == builtin_checks::BUILD_UNKNOWN)
+            && facts
+                .gpus
+                .iter()
+                .all(|gpu| crate::torch_install::capability(tables, gpu).is_some());
+        let torch_major = facts
+            .torch_cuda
+            .as_ref()
+            .and_then(|cuda| cuda.release().first().copied());
+        let floor_known = torch_major.is_some_and(|major| tables.drivers.floor(major).is_some());
+        let driver_judged =
+            crate::torch_install::driver_cuda(facts, tables).is_some() || (facts.driver.is_some() && floor_known);
+        let unjudged = [(ARCH_MISSING, arch_judged), (DRIVER_TOO_OLD, driver_judged)]
+            .into_iter()
+            .filter(|(_, judged)| !judged)
+            .map(|(id, _)| id)
+            .collect();
+        findings.retain(|finding| wanted.contains(&finding.id.as_str()));
+        NodeTests { findings, unjudged }
     }
 
     /// The node's answer for a cause confirmed by any of `ids`; `None` when
@@ -75,7 +98,7 @@ impl NodeTests {
         if ids.iter().any(|id| id == MEMORY_HELD) {
             return memory_held(facts, message, run);
         }
-        let answer = combined(ids.iter().map(|id| absence(id, facts)).collect());
+        let answer = combined(ids.iter().map(|id| absence(id, facts, &self.unjudged)).collect());
         Some(match answer.holds {
             Some(false) if !same_environment => NodeTest::open(format!(
                 "{}; but nothing shows the job ran in this node's environment, and its own may differ ({ELSEWHERE})",
@@ -146,11 +169,11 @@ fn combined(absences: Vec<Absence>) -> NodeTest {
     }
 }
 
-fn absence(id: &str, facts: &Facts) -> Absence {
+fn absence(id: &str, facts: &Facts, unjudged: &[&str]) -> Absence {
     if id == SHM_SMALL {
         return shared_memory(facts);
     }
-    match absent(id, facts) {
+    match absent(id, facts, !unjudged.contains(&id)) {
         Ok(fact) => Absence::RulesOut(fact),
         Err(open) => Absence::Open(open),
     }
@@ -158,12 +181,12 @@ fn absence(id: &str, facts: &Facts) -> Absence {
 
 /// What the absence of a finding says: `Ok` the fact that rules the cause
 /// out, `Err` what would decide it.
-fn absent(id: &str, facts: &Facts) -> Result<String, String> {
+fn absent(id: &str, facts: &Facts, judged: bool) -> Result<String, String> {
     const CHECK_THERE: &str = "run `envdoctor check` on the node the job ran on, or pass its Snapshot with --snapshot";
     let torch = facts.torch.and_then(|torch| torch.version.clone());
     match id {
         DRIVER_TOO_OLD => match (&facts.driver, &facts.torch_cuda) {
-            (Some(driver), Some(cuda)) => Ok(format!(
+            (Some(driver), Some(cuda)) if judged => Ok(format!(
                 "driver {driver} runs torch's CUDA {}.{}",
                 cuda.release().first().unwrap_or(&0),
                 cuda.release().get(1).unwrap_or(&0)
@@ -173,7 +196,10 @@ fn absent(id: &str, facts: &Facts) -> Result<String, String> {
             )),
         },
         ARCH_MISSING => match (&torch, facts.torch_cuda.is_some() && !facts.gpus.is_empty()) {
-            (Some(torch), true) => Ok(format!("torch {torch} has kernels for every GPU here")),
+            (Some(torch), true) if judged => Ok(format!("torch {torch} has kernels for every GPU here")),
+            (Some(torch), true) => Err(format!(
+                "which GPU architectures torch {torch} has kernels for: envdoctor's table does not list that build (`python -c 'import torch; print(torch.cuda.get_arch_list())'` where the job ran lists them)"
+            )),
             _ => Err(format!(
                 "the GPU model and the torch build where the job ran (`nvidia-smi -L`, `python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}"
             )),

@@ -1091,6 +1091,26 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         snapshot
     }
 
+    /// `snapshot` with torch at `version` (`1.8.1+cu101`), its build and CUDA with it.
+    fn with_torch(snapshot: crate::snapshot::Snapshot, version: &str) -> crate::snapshot::Snapshot {
+        let mut value = serde_json::to_value(&snapshot).unwrap();
+        let public = version.split('+').next().unwrap();
+        let cuda = version
+            .split_once("+cu")
+            .map(|(_, digits)| format!("{}.{}", &digits[..digits.len() - 1], &digits[digits.len() - 1..]));
+        let torch = &mut value["frameworks"]["torch"];
+        torch["version"] = serde_json::json!(public);
+        torch["build"]["version"] = serde_json::json!(version);
+        torch["build"]["variant"] = serde_json::json!(version.split_once('+').map(|(_, local)| local));
+        torch["build"]["cuda"] = serde_json::json!(cuda);
+        for package in value["packages"].as_array_mut().unwrap() {
+            if package["name"] == "torch" {
+                package["version"] = serde_json::json!(public);
+            }
+        }
+        serde_json::from_value(value).unwrap()
+    }
+
     fn ranked(log: &str, snapshot: &crate::snapshot::Snapshot) -> Vec<Candidate> {
         let matrix = Matrix::load(&[]).unwrap();
         let configs = crate::configs::TrainingConfigs::default();
@@ -1385,5 +1405,26 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             .find(|c| c.id == "deepspeed-zero3-offload-device-mismatch")
             .unwrap();
         assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
+    }
+    /// A check that could not judge is silent, and its silence rules nothing
+    /// out: torch 1.8.1+cu101 is not in the table of builds, so the node
+    /// cannot say it has kernels for the GPU, even where the log ran here.
+    #[test]
+    fn a_build_the_table_does_not_know_does_not_rule_out_missing_kernels() {
+        let log = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+        let unknown = ranked(log, &with_torch(node(None), "1.8.1+cu101"));
+        let cause = unknown.iter().find(|c| c.id == "torch-build-lacks-gpu-arch").unwrap();
+        assert!(cause.confidence > Confidence::RuledOut, "{cause:#?}");
+        assert!(
+            cause
+                .evidence
+                .iter()
+                .any(|e| e.holds.is_none() && e.text.contains("get_arch_list")),
+            "{cause:#?}"
+        );
+        // A build the table lists, with kernels for this H200: ruled out.
+        let known = ranked(log, &node(None));
+        let cause = known.iter().find(|c| c.id == "torch-build-lacks-gpu-arch").unwrap();
+        assert_eq!(cause.confidence, Confidence::RuledOut, "{cause:#?}");
     }
 }
