@@ -180,8 +180,10 @@ pub fn explain<R: BufRead>(
         .filter_map(|traceback| Some((traceback.line, traceback.raised()?.message.to_lowercase())))
         .collect();
     // A warning, or a line jobs that finish also print, is an error only when
-    // a known cause explains it; the rest predict nothing and are not counted.
-    let mut ranked: Vec<(Traceback, Vec<Candidate>)> = tracebacks
+    // a known cause explains it; the rest predict nothing and are not counted,
+    // unless the log holds nothing else: then the line a cause may explain is
+    // what there is to go on, and it is shown as not decided, not as no error.
+    let (mut ranked, passed_over): (Vec<(Traceback, Vec<Candidate>)>, Vec<_>) = tracebacks
         .into_iter()
         .map(|traceback| {
             let own: Vec<String> = traceback
@@ -198,11 +200,20 @@ pub fn explain<R: BufRead>(
             let candidates = judge.rank_in(&traceback, &context);
             (traceback, candidates)
         })
-        .filter(|(traceback, candidates)| {
+        .partition(|(traceback, candidates)| {
             traceback.raised().is_none_or(traceback::Raised::is_fatal)
                 || candidates.first().is_some_and(|best| best.confidence.is_answer())
-        })
-        .collect();
+        });
+    if ranked.is_empty() {
+        ranked = passed_over
+            .into_iter()
+            .filter(|(_, candidates)| {
+                candidates
+                    .first()
+                    .is_some_and(|best| best.confidence > Confidence::RuledOut)
+            })
+            .collect();
+    }
     let tracebacks_found = ranked.len() + dropped;
     // The strongest answer; among equals, the traceback printed last, and of
     // two that end on the same line the one that starts last: NCCL's "Last

@@ -595,6 +595,33 @@ fn a_log_without_errors_has_nothing_to_explain() {
     assert_eq!(explanation["lines_read"], lines.len());
 }
 
+/// A loader line is also printed by jobs that go on to finish, so beside an
+/// error it counts for nothing; but in a log that holds nothing else it is
+/// what there is to go on: not decided, with what would decide, never "no error".
+#[test]
+fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let loader = "2025-11-08 19:02:18 [E:onnxruntime:Default, provider_bridge_ort.cc:1546] FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory";
+    let alone = dir.path().join("alone.log");
+    std::fs::write(&alone, format!("{loader}\nInference finished in 12.3 s\n")).unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &alone, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert_eq!(
+        explanation["candidates"][0]["id"], "shared-library-missing",
+        "{explanation:#}"
+    );
+    let beside = dir.path().join("beside.log");
+    std::fs::write(
+        &beside,
+        format!("{loader}\nTraceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nValueError: learning rate schedule is empty\n"),
+    )
+    .unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &beside, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(explanation["traceback"]["exception"], "ValueError", "{explanation:#}");
+}
+
 #[test]
 fn a_megabyte_of_printable_garbage_without_newlines_is_read_to_the_end_and_explains_nothing() {
     let cache = tempfile::tempdir().unwrap();
