@@ -288,8 +288,13 @@ impl Collector {
             return;
         };
         // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
+        // Indent alone, of any width (a paste that lost a space), is no label.
         let before = &line[..at];
-        let label = before.strip_suffix("  ").unwrap_or(before);
+        let label = if before.trim().is_empty() {
+            ""
+        } else {
+            before.strip_suffix("  ").unwrap_or(before)
+        };
         self.open(number, label.to_string());
         let index = self.streams.len() - 1;
         self.streams[index].label_unconfirmed = false;
@@ -833,6 +838,15 @@ SystemExit: 1
         assert!(tracebacks.is_empty(), "{tracebacks:#?}");
         let tracebacks = parse("任务执行失败:RuntimeError: boom\n");
         assert_eq!(tracebacks[0].raised().unwrap().message, "boom");
+    }
+
+    #[test]
+    fn frames_pasted_with_one_space_of_indent_and_no_header_still_make_a_traceback() {
+        let log = " File \"/v/lib/python3.10/site-packages/apex/normalization/fused_layer_norm.py\", line 894, in forward\n    if torch.compiler.is_compiling():\nAttributeError: module 'torch.compiler' has no attribute 'is_compiling'\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].frames().count(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].raised().unwrap().exception, "AttributeError");
     }
 
     #[test]
