@@ -415,6 +415,8 @@ struct MessageHit<'m> {
     offset: usize,
     /// No other cause lists it (see [`Seen::is_specific`]).
     specific: bool,
+    /// The message ends on the start of it: the line was cut short.
+    cut: bool,
 }
 
 impl Judge<'_, '_> {
@@ -557,18 +559,36 @@ fn context_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<&'m str> {
 fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
     cause.symptoms.messages.iter().find_map(|symptom| {
         let core = symptom_core(symptom);
-        let (at, offset) = seen
-            .messages
-            .iter()
-            .enumerate()
-            .find_map(|(at, message)| Some((at, message.find(core.as_str())?)))?;
+        let (at, offset, cut) = seen.messages.iter().enumerate().find_map(|(at, message)| {
+            message
+                .find(core.as_str())
+                .map(|offset| (at, offset, false))
+                .or_else(|| cut_short(message, &core).map(|offset| (at, offset, true)))
+        })?;
         Some(MessageHit {
             symptom,
             at,
             offset,
             specific: seen.is_specific(&core, cause),
+            cut,
         })
     })
+}
+
+/// The shortest start of a known message that a message cut short may end on
+/// and still say which it is: long enough that no sentence ends so by chance.
+const CUT_MESSAGE_MIN: usize = 24;
+
+/// Where `message` ends on the start of `core`, at least [`CUT_MESSAGE_MIN`]
+/// bytes of it: a paste or a terminal that cut the line
+/// (`cannot import name 'log' from 'tor`).
+fn cut_short(message: &str, core: &str) -> Option<usize> {
+    let message = message.trim_end();
+    (CUT_MESSAGE_MIN..core.len().min(message.len() + 1))
+        .rev()
+        .filter(|&length| core.is_char_boundary(length))
+        .find(|&length| message.ends_with(&core[..length]))
+        .map(|length| message.len() - length)
 }
 
 fn score(
@@ -640,7 +660,14 @@ fn score(
             evidence.push(Evidence {
                 kind: EvidenceKind::Message,
                 holds: Some(true),
-                text: format!("the message says \"{}\"", symptom_core_as_written(hit.symptom)),
+                text: if hit.cut {
+                    format!(
+                        "the message, cut short, begins \"{}\"",
+                        symptom_core_as_written(hit.symptom)
+                    )
+                } else {
+                    format!("the message says \"{}\"", symptom_core_as_written(hit.symptom))
+                },
             });
         }
         None if message_differs && frame_hits > 0 => evidence.push(Evidence {
@@ -1426,5 +1453,35 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         let known = ranked(log, &node(None));
         let cause = known.iter().find(|c| c.id == "torch-build-lacks-gpu-arch").unwrap();
         assert_eq!(cause.confidence, Confidence::RuledOut, "{cause:#?}");
+    }
+    /// A log cut short in the middle of its last line still says which known
+    /// message it began, when enough of it is there; a few words are not enough.
+    #[test]
+    fn a_message_cut_short_is_matched_by_the_start_it_keeps() {
+        assert_eq!(
+            cut_short(
+                "cannot import name 'log' from 'tor",
+                "cannot import name 'log' from 'torch.distributed.elastic.agent.server.api'"
+            ),
+            Some(0)
+        );
+        assert_eq!(
+            cut_short("oops: cuda out of mem", "cuda out of memory. tried to allocate"),
+            None
+        );
+        assert_eq!(cut_short("the job ended", "cannot import name 'log' from 'torch"), None);
+        let log = "Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.11/site-packages/deepspeed/elasticity/elastic_agent.py\", line 9, in <module>\n    from torch.distributed.elastic.agent.server.api import log, _get_socket_with_port\nImportError: cannot import name 'log' from 'tor\n";
+        let candidates = ranked(log, &node(Some("0.14.0")));
+        assert_eq!(
+            candidates[0].id, "deepspeed-0-14-0-torch-elastic-log-import",
+            "{candidates:#?}"
+        );
+        assert!(
+            candidates[0]
+                .evidence
+                .iter()
+                .any(|e| e.text.starts_with("the message, cut short, begins")),
+            "{candidates:#?}"
+        );
     }
 }
