@@ -14,7 +14,7 @@ use pep440_rs::Version;
 
 use crate::facts::{Facts, LiveRun, VisibleGpu};
 use crate::findings::{Finding, Severity};
-use crate::knowledge::tables::{self, Capability, MajorMinor, RowEvidence, Tables};
+use crate::knowledge::tables::{self, Capability, FirstCuda, MajorMinor, RowEvidence, Tables};
 use crate::shell;
 use crate::snapshot::cuda::Toolkit;
 use crate::snapshot::frameworks::{Build, DeepSpeedBuild};
@@ -192,6 +192,9 @@ fn torch_runs_on_gpus(facts: &Facts, tables: &Tables) -> Vec<Finding> {
         .as_ref()
         .and_then(|torch| tables.torch.build(torch.release, &variant, platform));
     let Some(row) = row else {
+        if let Some(predated) = predated_by_its_cuda(facts, tables, &torch_text, torch_cuda, &known) {
+            return vec![predated];
+        }
         let platform = if platform.is_empty() {
             "on an architecture the Snapshot does not record"
         } else {
@@ -289,6 +292,61 @@ fn torch_runs_on_gpus(facts: &Facts, tables: &Tables) -> Vec<Finding> {
         Some(live) if live.kernels_ran_everywhere => vec![corrected_by_the_live_run(from_table, live)],
         _ => vec![from_table],
     }
+}
+
+/// A build the table does not list, made with a CUDA older than the first
+/// that compiles for a GPU's compute capability major (torch 1.8.1+cu101 on an
+/// RTX 3090: CUDA 10.1 predates every 8.x): it has no native code for that
+/// GPU, which runs it only through PTX the driver compiles, if it carries any.
+/// A warning, not an error, for that PTX; none where kernels ran on every GPU.
+fn predated_by_its_cuda(
+    facts: &Facts,
+    tables: &Tables,
+    torch_text: &str,
+    torch_cuda: MajorMinor,
+    known: &[(&VisibleGpu, Capability)],
+) -> Option<Finding> {
+    if facts.live.as_ref().is_some_and(|live| live.kernels_ran_everywhere) {
+        return None;
+    }
+    let predated: Vec<(&VisibleGpu, Capability, &FirstCuda)> = known
+        .iter()
+        .filter_map(|(gpu, cc)| {
+            let first = tables.gpus.first_cuda(*cc)?;
+            (torch_cuda < first.cuda).then_some((*gpu, *cc, first))
+        })
+        .collect();
+    let (_, capability, first) = *predated.first()?;
+    let gpus: Vec<String> = predated.iter().map(|(gpu, cc, _)| describe(tables, gpu, *cc)).collect();
+    let needed: BTreeSet<Capability> = known.iter().map(|(_, cc)| *cc).collect();
+    let (fix, note) = install_for_gpus(facts, tables, &needed);
+    Some(with_note(
+        finding(
+            ARCH_MISSING,
+            Severity::Warning,
+            format!(
+                "torch {torch_text} is built with CUDA {torch_cuda}, older than any that compiles for {}",
+                gpus.join(", ")
+            ),
+            format!(
+                "torch {torch_text} is built with CUDA {torch_cuda}; the first CUDA that compiles code for compute \
+                 capability {}.x is {}, so the build has no native code for {}, which can run it only through PTX \
+                 the driver compiles, if the build carries any.",
+                capability.major,
+                first.cuda,
+                gpus.join(", ")
+            ),
+            "A GPU runs a cubin compiled for its own major and an equal or lower minor, or PTX for an older \
+             capability, which the driver compiles for it. A CUDA toolkit compiles only for the capabilities \
+             that existed when it was released. Without PTX that the driver can compile, every CUDA kernel fails \
+             with \"no kernel image is available for execution on the device\", after torch warns that the GPU \
+             \"is not compatible with the current PyTorch installation\"."
+                .to_string(),
+            Some(fix),
+            vec![first.source.clone(), TORCH_CUDA_INIT.to_string()],
+        ),
+        note,
+    ))
 }
 
 /// Kernels ran on every GPU the table says this build cannot run on: the live
@@ -789,6 +847,35 @@ mod tests {
         set_torch(&mut snapshot, "2.14.0+cu130", Some("13.0"));
         set_gpus(&mut snapshot, "NVIDIA GB10", Some("12.1"));
         assert_eq!(run(&snapshot, torch_runs_on_gpus), []);
+    }
+
+    /// A build the table does not list, made with a CUDA before the GPU's
+    /// major existed, has no native code for it; one made with a CUDA that
+    /// knows the major is not judged; kernels that ran there settle it.
+    #[test]
+    fn a_build_whose_cuda_predates_the_gpus_major_has_no_native_code_for_it() {
+        let mut snapshot = healthy();
+        set_torch(&mut snapshot, "1.8.1+cu101", Some("10.1"));
+        set_gpus(&mut snapshot, "NVIDIA GeForce RTX 3090", Some("8.6"));
+        let findings = run(&snapshot, torch_runs_on_gpus);
+        assert_eq!(ids(&findings), [(ARCH_MISSING, Severity::Warning)]);
+        assert!(
+            findings[0].detail.contains("compute capability 8.x is 11.0"),
+            "{}",
+            findings[0].detail
+        );
+        set_torch(&mut snapshot, "1.8.1+cu111", Some("11.1"));
+        assert_eq!(
+            ids(&run(&snapshot, torch_runs_on_gpus)),
+            [(BUILD_UNKNOWN, Severity::Info)]
+        );
+        // A T4 (7.x): the table states no first CUDA for major 7, so nothing is guessed.
+        set_torch(&mut snapshot, "1.0.0+cu80", Some("8.0"));
+        set_gpus(&mut snapshot, "Tesla T4", Some("7.5"));
+        assert_eq!(
+            ids(&run(&snapshot, torch_runs_on_gpus)),
+            [(BUILD_UNKNOWN, Severity::Info)]
+        );
     }
 
     #[test]

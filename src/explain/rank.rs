@@ -831,6 +831,8 @@ fn score(
         // An earlier line of the log says the cause happened, and the node has what it needs.
         || (context_hit.is_some() && message_hit.is_some() && node_holds > 0 && !node_fails)
         || (message_hit.is_some() && strong_holds && score > MESSAGE + NODE_BASE + 1)
+        // The message is one this cause gives, and a check run on the node found the cause.
+        || (message_hit.is_some() && confirmed)
     {
         Confidence::Likely
     } else {
@@ -1434,12 +1436,12 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
     }
     /// A check that could not judge is silent, and its silence rules nothing
-    /// out: torch 1.8.1+cu101 is not in the table of builds, so the node
+    /// out: a torch 2.16 build is not in the table of builds, so the node
     /// cannot say it has kernels for the GPU, even where the log ran here.
     #[test]
     fn a_build_the_table_does_not_know_does_not_rule_out_missing_kernels() {
         let log = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";
-        let unknown = ranked(log, &with_torch(node(None), "1.8.1+cu101"));
+        let unknown = ranked(log, &with_torch(node(None), "2.16.0+cu132"));
         let cause = unknown.iter().find(|c| c.id == "torch-build-lacks-gpu-arch").unwrap();
         assert!(cause.confidence > Confidence::RuledOut, "{cause:#?}");
         assert!(
@@ -1482,6 +1484,22 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 .iter()
                 .any(|e| e.text.starts_with("the message, cut short, begins")),
             "{candidates:#?}"
+        );
+    }
+    /// A build the table does not list, made with a CUDA older than the first
+    /// that compiles for the GPU's major: the node confirms what the message says.
+    #[test]
+    fn a_build_whose_cuda_predates_the_gpu_is_the_missing_kernels() {
+        let log = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+        let candidates = ranked(log, &with_torch(node(None), "1.8.1+cu101"));
+        let best = &candidates[0];
+        assert_eq!(best.id, "torch-build-lacks-gpu-arch", "{candidates:#?}");
+        assert!(best.confidence.is_answer(), "{best:#?}");
+        assert!(
+            best.evidence
+                .iter()
+                .any(|e| e.holds == Some(true) && e.text.contains("CUDA 10.1")),
+            "{best:#?}"
         );
     }
 }

@@ -177,11 +177,18 @@ impl<'t> Reader<'t> {
 
     /// The `[[kind]]` rows of a table file.
     pub fn rows<'d>(&mut self, root: &'d Table, kind: &str) -> Vec<&'d Table> {
+        if root.get(kind).is_none() {
+            self.problem(None, format!("has no [[{kind}]] rows"));
+            return Vec::new();
+        }
+        self.optional_rows(root, kind)
+    }
+
+    /// The `[[kind]]` rows of a table file that may have none: a kind added
+    /// after site tables were written, which still load without it.
+    pub fn optional_rows<'d>(&mut self, root: &'d Table, kind: &str) -> Vec<&'d Table> {
         match root.get(kind) {
-            None => {
-                self.problem(None, format!("has no [[{kind}]] rows"));
-                Vec::new()
-            }
+            None => Vec::new(),
             Some(item) => match item.as_array_of_tables() {
                 Some(rows) => rows.iter().collect(),
                 None => {

@@ -1,5 +1,6 @@
 //! `gpus.toml`: the compute capability of each GPU model, as NVML names it,
-//! and the architecture each capability belongs to.
+//! the architecture each capability belongs to, and the first CUDA that
+//! compiles code for each compute capability major.
 
 use std::collections::BTreeSet;
 
@@ -12,6 +13,17 @@ use crate::knowledge::reader::Reader;
 pub struct GpuTables {
     pub models: Vec<GpuModel>,
     pub architectures: Vec<Architecture>,
+    pub first_cuda: Vec<FirstCuda>,
+}
+
+/// The first CUDA whose compiler targets a compute capability major: code
+/// built with an older CUDA has no cubin a GPU of that major runs, since a
+/// cubin runs only on GPUs of its own major.
+#[derive(Debug, Clone)]
+pub struct FirstCuda {
+    pub major: u64,
+    pub cuda: MajorMinor,
+    pub source: String,
 }
 
 #[derive(Debug, Clone)]
@@ -56,10 +68,15 @@ impl GpuTables {
             .iter()
             .find(|row| row.compute_capabilities.contains(&capability))
     }
+
+    /// The first CUDA that compiles code for `capability`'s major, where the table knows it.
+    pub fn first_cuda(&self, capability: Capability) -> Option<&FirstCuda> {
+        self.first_cuda.iter().find(|row| row.major == capability.major)
+    }
 }
 
 pub(super) fn read(root: &Table, reader: &mut Reader) -> GpuTables {
-    reader.only_kinds(root, &["gpu", "architecture"]);
+    reader.only_kinds(root, &["gpu", "architecture", "first_cuda"]);
     let mut gpus = GpuTables::default();
 
     let mut order = Vec::new();
@@ -130,6 +147,22 @@ pub(super) fn read(root: &Table, reader: &mut Reader) -> GpuTables {
         }
     }
     reader.check_order(&order, "architecture", "first compute capability");
+
+    let mut order = Vec::new();
+    // Site tables written before this kind existed have none: their builds are then not judged by it.
+    for table in reader.optional_rows(root, "first_cuda") {
+        let mut row = reader.row(table, "first_cuda", &["major", "cuda", "source"]);
+        let major = row.integer("major", "a compute capability major, such as 8");
+        let cuda = major_minor(&mut row, "cuda", "such as \"11.0\"");
+        let source = source_url(&mut row);
+        if let Some(major) = major {
+            order.push((major, row.span()));
+        }
+        if let (Some(major), Some(cuda), Some(source)) = (major, cuda, source) {
+            gpus.first_cuda.push(FirstCuda { major, cuda, source });
+        }
+    }
+    reader.check_order(&order, "first_cuda", "major");
     gpus
 }
 #[cfg(test)]
@@ -163,5 +196,13 @@ mod tests {
         assert_eq!(arch(12, 0), Some("Blackwell"));
         assert_eq!(arch(8, 9), Some("Ada Lovelace"));
         assert_eq!(arch(4, 0), None);
+        let first = |major, minor| {
+            gpus.first_cuda(MajorMinor::new(major, minor))
+                .map(|row| row.cuda.to_string())
+        };
+        assert_eq!(first(8, 6).as_deref(), Some("11.0"));
+        assert_eq!(first(9, 0).as_deref(), Some("11.8"));
+        assert_eq!(first(12, 0).as_deref(), Some("12.8"));
+        assert_eq!(first(7, 5), None, "not in the table: not guessed");
     }
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use pep440_rs::Version;
 
 pub use drivers::{CudaDrivers, DriverBranch, DriverVersion, MvcFloor, ToolkitRelease};
-pub use gpus::{Architecture, GpuModel, GpuTables};
+pub use gpus::{Architecture, FirstCuda, GpuModel, GpuTables};
 pub use releases::{PackageRelease, Releases};
 pub use torch::{
     ArchEntry, RowEvidence, TorchBuildRow, TorchRelease, TorchSet, TorchTables, cubin_runs_on, variant_cuda,
