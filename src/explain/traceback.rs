@@ -288,12 +288,13 @@ impl Collector {
             return;
         };
         // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
-        // Indent alone, of any width (a paste that lost a space), is no label.
+        // An indent narrower than the frame's own (a paste that lost a space) is no label;
+        // a wider one is the label of every line of the traceback (pip's subprocess output).
         let before = &line[..at];
-        let label = if before.trim().is_empty() {
-            ""
-        } else {
-            before.strip_suffix("  ").unwrap_or(before)
+        let label = match before.strip_suffix("  ") {
+            Some(label) => label,
+            None if before.trim().is_empty() => "",
+            None => before,
         };
         self.open(number, label.to_string());
         let index = self.streams.len() - 1;
@@ -838,6 +839,16 @@ SystemExit: 1
         assert!(tracebacks.is_empty(), "{tracebacks:#?}");
         let tracebacks = parse("任务执行失败:RuntimeError: boom\n");
         assert_eq!(tracebacks[0].raised().unwrap().message, "boom");
+    }
+
+    #[test]
+    fn frames_indented_as_a_whole_and_without_their_header_keep_their_exception() {
+        // pip prints a build's output six spaces in; the excerpt starts at a frame.
+        let log = "        File \"/v/lib/python3.9/site-packages/torch/utils/cpp_extension.py\", line 413, in _check_cuda_version\n          raise RuntimeError(CUDA_MISMATCH_MESSAGE)\n      RuntimeError:\n      The detected CUDA version (10.1) mismatches the version that was used to compile\n      PyTorch (12.1). Please make sure to use the same CUDA versions.\n\n      [end of output]\n";
+        let tracebacks = parse(log);
+        let raised = tracebacks[0].raised().unwrap();
+        assert_eq!(raised.exception, "RuntimeError", "{tracebacks:#?}");
+        assert!(raised.message.contains("detected CUDA version (10.1)"), "{tracebacks:#?}");
     }
 
     #[test]
