@@ -584,10 +584,17 @@ const CUT_MESSAGE_MIN: usize = 24;
 /// (`cannot import name 'log' from 'tor`).
 fn cut_short(message: &str, core: &str) -> Option<usize> {
     let message = message.trim_end();
+    // A cut falls anywhere; a message that ends where a word of the known one
+    // ends may be a message of its own ("no such operator torchvision::nms").
+    let mid_word = |length: usize| {
+        let next = core[length..].chars().next();
+        let last = core[..length].chars().next_back();
+        next.is_some_and(char::is_alphanumeric) && last.is_some_and(char::is_alphanumeric)
+    };
     (CUT_MESSAGE_MIN..core.len().min(message.len() + 1))
         .rev()
         .filter(|&length| core.is_char_boundary(length))
-        .find(|&length| message.ends_with(&core[..length]))
+        .find(|&length| message.ends_with(&core[..length]) && mid_word(length))
         .map(|length| message.len() - length)
 }
 
@@ -969,10 +976,19 @@ fn symptom_core(symptom: &str) -> String {
 pub(super) fn symptom_core_as_written(symptom: &str) -> &str {
     match symptom.split_once(", but") {
         Some((core, _)) if core.len() >= 20 => core,
-        // A sentence's full stop is not part of what a log quotes of it.
-        _ => symptom.strip_suffix('.').unwrap_or(symptom),
+        // A sentence's full stop is not part of what a log quotes of it, but
+        // the words of a short one say too little without it: "is out of
+        // bounds." is a loss target's message, "is out of bounds for
+        // dimension 0" any index's.
+        _ => match symptom.strip_suffix('.') {
+            Some(core) if core.len() >= SHORT_MESSAGE => core,
+            _ => symptom,
+        },
     }
 }
+
+/// Below this many bytes a known message keeps its full stop.
+const SHORT_MESSAGE: usize = 20;
 
 /// A device a message names: `cuda:1`, `cpu`, `meta`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -1472,6 +1488,14 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             None
         );
         assert_eq!(cut_short("the job ended", "cannot import name 'log' from 'torch"), None);
+        // A message of its own that ends where a word of a known one ends is not cut.
+        assert_eq!(
+            cut_short(
+                "runtimeerror: no such operator torchvision::nms",
+                "operator torchvision::nms does not exist"
+            ),
+            None
+        );
         let log = "Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.11/site-packages/deepspeed/elasticity/elastic_agent.py\", line 9, in <module>\n    from torch.distributed.elastic.agent.server.api import log, _get_socket_with_port\nImportError: cannot import name 'log' from 'tor\n";
         let candidates = ranked(log, &node(Some("0.14.0")));
         assert_eq!(

@@ -848,7 +848,10 @@ SystemExit: 1
         let tracebacks = parse(log);
         let raised = tracebacks[0].raised().unwrap();
         assert_eq!(raised.exception, "RuntimeError", "{tracebacks:#?}");
-        assert!(raised.message.contains("detected CUDA version (10.1)"), "{tracebacks:#?}");
+        assert!(
+            raised.message.contains("detected CUDA version (10.1)"),
+            "{tracebacks:#?}"
+        );
     }
 
     #[test]

@@ -42,6 +42,26 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             format!("{owner}'s compiled library lacks torch's symbol {symbol}"),
             None,
         )
+    } else if let Some(owner) = operator_never_registered(&lower) {
+        // `torch.ops.torchvision.nms` before `import torchvision`, or a library that did not load.
+        return Some(Reading {
+            cause: CAUSE,
+            said: format!(
+                "torch has no {owner} operators: {owner} was not imported, or its compiled library did not load"
+            ),
+            node: vec![(
+                None,
+                format!(
+                    "whether the code imported {owner} before calling torch.ops.{owner} (an import registers its operators)"
+                ),
+            )],
+            fix: format!(
+                "import {owner} before calling its operators through torch.ops (or call them as {owner}.ops...); if it is imported, install the {owner} release paired with the installed torch, from the same index"
+            ),
+            stated: false,
+            settles: false,
+            rules_out: Vec::new(),
+        });
     } else if let Some((_, owner)) = OPERATOR_OWNERS.iter().find(|(words, _)| lower.contains(words)) {
         (
             owner.to_string(),
@@ -153,6 +173,17 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
         || symbol.starts_with("torch_")
         || TORCH_COMPANIONS.contains(&owner.as_str());
     torchs.then_some((symbol, owner))
+}
+
+/// `No such operator torchvision::nms`: torch.ops looked the operator up and
+/// nothing had registered it, which an import does; unlike `operator
+/// torchvision::nms does not exist`, the library may never have been asked to load.
+fn operator_never_registered(lower: &str) -> Option<&'static str> {
+    OPERATOR_OWNERS
+        .iter()
+        .filter(|(words, _)| words.starts_with("operator "))
+        .find(|(words, _)| lower.contains(&format!("no such {words}")))
+        .map(|(_, owner)| *owner)
 }
 
 /// `ImportError: DLL load failed while importing exllamav2_ext: The specified
@@ -308,6 +339,15 @@ mod tests {
             "the job's own call names no package"
         );
         assert!(reading("ImportError: /x/site-packages/foo/_C.so: undefined symbol: cudaLaunchKernelExC\n").is_none());
+    }
+
+    #[test]
+    fn an_operator_nothing_registered_may_be_an_import_never_made() {
+        let found = reading("RuntimeError: No such operator torchvision::nms\n").unwrap();
+        assert!(!found.settles, "{found:#?}");
+        assert!(found.fix.starts_with("import torchvision before"), "{}", found.fix);
+        let loaded = reading("RuntimeError: operator torchvision::nms does not exist\n").unwrap();
+        assert!(loaded.settles, "{loaded:#?}");
     }
 
     #[test]
