@@ -84,10 +84,8 @@ const ALL: [Signal; 9] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 22] = [
+const TRIGGERS: [(&str, Signal); 21] = [
     ("CUDA error: ", Signal::Cuda),
-    // torch 1.x's THC: `cuda runtime error (59) : device-side assert triggered at .../THCTensorMath.cu:226`.
-    ("cuda runtime error (", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
     ("CUDNN_STATUS_NOT_INITIALIZED", Signal::Cuda),
