@@ -595,6 +595,44 @@ fn a_log_without_errors_has_nothing_to_explain() {
     assert_eq!(explanation["lines_read"], lines.len());
 }
 
+/// The fresh batches (`tests/fixtures/explain-fresh/`) are measured, not
+/// scored here: each case must still replay, so that its figure can be taken again.
+#[test]
+fn every_fresh_batch_case_replays() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/explain-fresh");
+    let mut replayed = 0;
+    for batch in std::fs::read_dir(&root).unwrap() {
+        let batch = batch.unwrap().path();
+        if !batch.is_dir() {
+            continue;
+        }
+        for case in std::fs::read_dir(&batch).unwrap() {
+            let case = case.unwrap().path();
+            if !case.join("case.toml").is_file() {
+                continue;
+            }
+            let (explanation, code) = parsed(
+                &explain(
+                    cache.path(),
+                    &case.join("log.txt"),
+                    &case.join("snapshot.json"),
+                    &["--format", "json"],
+                )
+                .assert(),
+            );
+            assert!(matches!(code, 0 | 1), "{}: exit {code}", case.display());
+            assert!(
+                explanation["outcome"].is_string(),
+                "{}: {explanation:#}",
+                case.display()
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 81, "only {replayed} fresh cases replayed");
+}
+
 /// A loader line is also printed by jobs that go on to finish, so beside an
 /// error it counts for nothing; but in a log that holds nothing else it is
 /// what there is to go on: not decided, with what would decide, never "no error".
