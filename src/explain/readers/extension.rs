@@ -78,7 +78,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             ),
             None,
         )
-    } else if let Some(attribute) = torch_attribute(text) {
+    } else if let Some(attribute) = torch_attribute(text).or_else(|| torch_import_missing(text, traceback)) {
         let owner = super::innermost_package(traceback).map(crate::explain::distribution_of)?;
         (
             owner.clone(),
@@ -271,6 +271,32 @@ fn torch_attribute(text: &str) -> Option<String> {
     Some(format!("{module}.{attribute}"))
 }
 
+/// `No module named 'torch._six'` or `cannot import name 'X' from 'torch.Y'`,
+/// as the torch name a package imports and the torch that ran lacks: only
+/// where the import that failed is the package's own (its frame is the last
+/// one outside the import machinery), since a torch that fails to import its
+/// own parts (`torch._C`) is a broken torch, not a package made for another.
+fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
+    let missing = if let Some(rest) = text::after_marker(text, "No module named 'torch.") {
+        format!("torch.{}", &rest[..rest.find('\'')?])
+    } else {
+        let rest = text::after_marker(text, "cannot import name '")?;
+        let name = &rest[..rest.find('\'')?];
+        let from = text::after_marker(&rest[name.len()..], "from '")?;
+        let module = &from[..from.find('\'')?];
+        if module != "torch" && !module.starts_with("torch.") {
+            return None;
+        }
+        format!("{module}.{name}")
+    };
+    let importer = traceback
+        .frames()
+        .filter_map(|frame| crate::explain::frame_package(&frame.file))
+        .filter(|package| !matches!(*package, crate::explain::STDLIB | "importlib"))
+        .last()?;
+    (importer != "torch").then_some(missing)
+}
+
 fn torch_here(facts: &Facts) -> Option<String> {
     facts
         .torch
@@ -339,6 +365,24 @@ mod tests {
             "the job's own call names no package"
         );
         assert!(reading("ImportError: /x/site-packages/foo/_C.so: undefined symbol: cudaLaunchKernelExC\n").is_none());
+    }
+
+    #[test]
+    fn a_torch_module_or_name_a_package_imports_and_torch_lacks_names_the_package() {
+        let found = reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/apex/amp/_initialize.py\", line 2, in <module>\n    from torch._six import string_classes\nModuleNotFoundError: No module named 'torch._six'\n").unwrap();
+        assert!(found.said.starts_with("apex calls torch._six"), "{}", found.said);
+        let found = reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/mmcv/runner/dist_utils.py\", line 9, in <module>\n    from torch._utils import _flatten_dense_tensors\nImportError: cannot import name '_flatten_dense_tensors' from 'torch._utils'\n").unwrap();
+        assert!(
+            found.said.contains("torch._utils._flatten_dense_tensors"),
+            "{}",
+            found.said
+        );
+        // torch failing to import its own part: a broken torch, no package to blame.
+        let broken = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/transformers/utils/import_utils.py\", line 1, in <module>\n    import torch\n  File \"/v/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n    from torch._C import *\nModuleNotFoundError: No module named 'torch._C'\n";
+        assert!(reading(broken).is_none());
+        // The job's own import names no package; another library's module is not torch's.
+        assert!(reading("ModuleNotFoundError: No module named 'torch._six'\n").is_none());
+        assert!(reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/peft/x.py\", line 1, in <module>\n    from transformers import A\nImportError: cannot import name 'A' from 'transformers'\n").is_none());
     }
 
     #[test]
