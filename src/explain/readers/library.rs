@@ -12,8 +12,10 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 6] = [
+const LOADER_WORDS: [&str; 7] = [
     "cannot open shared object file",
+    // NVRTC's own words for its builtins library: `failed to open libnvrtc-builtins.so.11.5`.
+    "failed to open",
     "could not load library",
     "unable to load any of",
     "could not load dynamic library",
@@ -158,8 +160,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     }
     // A CUDA runtime library missing while torch's CUDA is unknown: a library
     // nobody installed, or whatever asks for it built for another CUDA (torch
-    // brings its own CUDA's runtime, so the asker is rarely torch).
-    let settles = !(cuda_major.is_some() && torch_cuda.is_none());
+    // brings its own CUDA's runtime, so the asker is rarely torch). A library
+    // that another CUDA library loads for itself, of its own version, is asked
+    // for by no extension: it is missing, whatever torch's CUDA.
+    let loaded_by_its_own = SELF_LOADED.contains(&missing.stem);
+    let settles = loaded_by_its_own || !(cuda_major.is_some() && torch_cuda.is_none());
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
         return Some(Reading {
@@ -231,6 +236,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         rules_out: Vec::new(),
     })
 }
+
+/// Libraries a CUDA library loads for itself at its own version: NVRTC its builtins.
+const SELF_LOADED: [&str; 1] = ["nvrtc-builtins"];
 
 /// Who asks for a library when neither the message nor a frame names the package.
 const UNKNOWN_ASKER: &str = "a compiled library of this run";
@@ -322,6 +330,23 @@ mod tests {
             reading("OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(driver.fix.contains("driver"), "{}", driver.fix);
         assert!(reading("OSError: libfoo.so.1: cannot open shared object file\n").is_none());
+    }
+
+    #[test]
+    fn nvrtcs_own_builtins_missing_are_a_missing_library_whatever_torchs_cuda() {
+        let found = reading("RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.5.\n  Make sure that libnvrtc-builtins.so.11.5 is installed correctly.\n").unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(found.settles, "{found:#?}");
+        assert!(
+            found.fix.starts_with("pip install nvidia-cuda-nvrtc-cu11"),
+            "{}",
+            found.fix
+        );
+        // A runtime library an extension asks for, torch's CUDA unknown: not settled.
+        let other =
+            reading("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n")
+                .unwrap();
+        assert!(!other.settles, "{other:#?}");
     }
 
     #[test]
