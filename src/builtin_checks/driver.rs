@@ -66,16 +66,26 @@ fn same_release_build<'t>(facts: &Facts, tables: &'t Tables) -> Option<Install<'
     )
 }
 
+/// Whether [`driver_runs_torch_cuda`] can judge this node: torch's CUDA is
+/// known, and so is the driver's CUDA, or the driver and the floor of torch's
+/// CUDA major. Where it cannot, its silence says nothing (explain reads it so).
+pub fn judges_driver(facts: &Facts, tables: &Tables) -> bool {
+    let Some(torch_cuda) = facts.torch_cuda.as_ref().and_then(MajorMinor::of) else {
+        return false;
+    };
+    driver_cuda(facts, tables).is_some() || (facts.driver.is_some() && tables.drivers.floor(torch_cuda.major).is_some())
+}
+
 fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
+    // No driver facts at all (`no-gpu-visible` says why), or none it can compare.
+    if !judges_driver(facts, tables) {
+        return Vec::new();
+    }
     let Some(torch_cuda) = facts.torch_cuda.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };
     let driver = facts.snapshot.nvidia.as_ref().and_then(|n| n.driver_version.as_deref());
     let reported = driver_cuda(facts, tables);
-    if driver.is_none() && reported.is_none() {
-        // No driver facts at all: `no-gpu-visible` says why.
-        return Vec::new();
-    }
     let torch_text = facts
         .torch
         .and_then(|build| build.version.clone())

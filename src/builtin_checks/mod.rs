@@ -13,6 +13,7 @@ use crate::knowledge::tables::Tables;
 pub(crate) mod devices;
 pub(crate) use devices::SHM_MIN_MIB;
 mod driver;
+pub use driver::judges_driver;
 mod frameworks;
 pub use frameworks::BUILD_UNKNOWN;
 mod hardware;

@@ -57,13 +57,7 @@ impl NodeTests {
                 .gpus
                 .iter()
                 .all(|gpu| crate::torch_install::capability(tables, gpu).is_some());
-        let torch_major = facts
-            .torch_cuda
-            .as_ref()
-            .and_then(|cuda| cuda.release().first().copied());
-        let floor_known = torch_major.is_some_and(|major| tables.drivers.floor(major).is_some());
-        let driver_judged =
-            crate::torch_install::driver_cuda(facts, tables).is_some() || (facts.driver.is_some() && floor_known);
+        let driver_judged = builtin_checks::judges_driver(facts, tables);
         let unjudged = [(ARCH_MISSING, arch_judged), (DRIVER_TOO_OLD, driver_judged)]
             .into_iter()
             .filter(|(_, judged)| !judged)

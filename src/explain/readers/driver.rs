@@ -14,9 +14,7 @@ pub const CAUSE: &str = "driver-too-old-for-torch";
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let symbol = driver_symbol(text)?;
     let owner = super::owner_of_failure(text, traceback).filter(|owner| owner != "nvidia");
-    let asker = owner
-        .clone()
-        .unwrap_or_else(|| "a compiled library of this run".to_string());
+    let asker = owner.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
     let mut node = Vec::new();
     if let Some(facts) = context.facts {
         match (&facts.driver, &facts.driver_cuda) {

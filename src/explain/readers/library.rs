@@ -133,7 +133,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         Provider::Wheel(_, true) => major.and_then(|major| major.parse::<u64>().ok()),
         _ => None,
     };
-    let owner = requester.clone().unwrap_or_else(|| UNKNOWN_ASKER.to_string());
+    let owner = requester.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
     let other_cuda = match (cuda_major, torch_cuda) {
         (Some(wanted), Some(torch)) if wanted != torch => Some(format!("torch here is built with CUDA {torch}")),
         (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
@@ -239,9 +239,6 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 
 /// Libraries a CUDA library loads for itself at its own version: NVRTC its builtins.
 const SELF_LOADED: [&str; 1] = ["nvrtc-builtins"];
-
-/// Who asks for a library when neither the message nor a frame names the package.
-const UNKNOWN_ASKER: &str = "a compiled library of this run";
 
 /// What the node has of the missing library, as the probe found it.
 fn present_here(facts: &Facts, name: &str, missing: &Soname, major: Option<&str>) -> (Option<bool>, String) {

@@ -99,6 +99,10 @@ pub(crate) fn parsed(log: &str) -> (Traceback, String) {
     (traceback, text)
 }
 
+/// Who a reading names when neither the message nor a frame names the package
+/// whose compiled library failed.
+const UNKNOWN_ASKER: &str = "a compiled library of this run";
+
 /// The package a library path in the message belongs to
 /// (`.../site-packages/apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so:`).
 fn package_of_library_path(text: &str) -> Option<&str> {
