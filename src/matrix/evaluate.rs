@@ -158,12 +158,23 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
             (PackageCondition::Installed, None) => (installed, format!("{name} is {presence}")),
             (PackageCondition::Absent, _) => (!installed, format!("{name} is {presence}")),
             (PackageCondition::Version(spec), Some(version)) => {
-                let holds = spec.contains(&version);
-                let relation = if holds { "within" } else { "outside" };
-                (
-                    holds,
-                    format!("{name} {version} is installed, {relation} {}", spec.text),
-                )
+                let relation = |holds: bool| if holds { "within" } else { "outside" };
+                match spec.contains_either_way(&version) {
+                    Err((holds, release)) if !when.pre_releases_ordered => {
+                        let fact = format!(
+                            "{name} {version} is installed, a pre-release of {release}: {} {} by version order, {} it as the release it previews (which the rule means is not decided)",
+                            relation(holds),
+                            spec.text,
+                            relation(!holds)
+                        );
+                        judged.push(unsettled(Condition::Package(name.clone()), fact));
+                        continue;
+                    }
+                    Ok(holds) | Err((holds, _)) => (
+                        holds,
+                        format!("{name} {version} is installed, {} {}", relation(holds), spec.text),
+                    ),
+                }
             }
             (PackageCondition::Version(spec), None) if installed => {
                 let fact = format!("{name} is installed but its version is unknown (needs {})", spec.text);
@@ -572,6 +583,34 @@ mod tests {
         assert!(evaluate_on(&quiet, &snapshot, &configs).is_none());
         let no_such_gpu = rule_with("any_gpu = { name = [\"T4\", \"V100\"] }");
         assert!(evaluate_on(&no_such_gpu, &snapshot, &configs).is_none());
+    }
+
+    #[test]
+    fn a_pre_release_its_release_would_judge_otherwise_is_not_decided() {
+        let mut snapshot = h100();
+        for package in snapshot.packages.iter_mut().filter(|package| package.name == "torch") {
+            package.version = Some("2.4.0rc1".into());
+        }
+        let configs = TrainingConfigs::default();
+        // Below 2.4 by order, 2.4 as the release it previews: either way the rule is listed, lowered.
+        for bound in ["<2.4", ">=2.4"] {
+            let finding = evaluate_on(
+                &rule_with(&format!("packages = {{ torch = \"{bound}\" }}")),
+                &snapshot,
+                &configs,
+            )
+            .unwrap_or_else(|| panic!("{bound} is not decided for 2.4.0rc1"));
+            assert_eq!(finding.severity, Severity::Warning, "{bound}");
+            let unsettled = finding.unsettled.unwrap_or_default();
+            assert!(unsettled.contains("a pre-release of 2.4.0"), "{bound}: {unsettled}");
+        }
+        // Both agree, or the rule is about a version test: judged as before.
+        assert!(evaluate_on(&rule_with("packages = { torch = \"<2.3\" }"), &snapshot, &configs).is_none());
+        let ordered = rule_with("packages = { torch = \"<2.4\" }\npre_releases_ordered = true");
+        let finding = evaluate_on(&ordered, &snapshot, &configs).unwrap();
+        assert_eq!((finding.severity, finding.unsettled), (Severity::Error, None));
+        let ordered_above = rule_with("packages = { torch = \">=2.4\" }\npre_releases_ordered = true");
+        assert!(evaluate_on(&ordered_above, &snapshot, &configs).is_none());
     }
 
     #[test]

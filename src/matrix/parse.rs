@@ -34,6 +34,7 @@ const RULE_KEYS: &[&str] = &[
 ];
 const WHEN_KEYS: &[&str] = &[
     "packages",
+    "pre_releases_ordered",
     "python",
     "glibc",
     "driver",
@@ -467,6 +468,7 @@ fn when(reader: &mut Reader, table: &dyn TableLike) -> When {
             "platform" => when.platform = platform(reader, item),
             "deepspeed_config" => when.deepspeed_config = deepspeed(reader, item),
             "accelerate_config" => when.accelerate_config = accelerate(reader, item),
+            "pre_releases_ordered" => when.pre_releases_ordered = reader.boolean(item, key).unwrap_or(false),
             _ => {} // reported by known_keys
         }
     }

@@ -220,6 +220,22 @@ impl Spec {
         })
     }
 
+    /// [`Spec::contains`] for a release, or for a pre-release (or development
+    /// release) that its own release judges the same; else `Err` with the
+    /// pre-release's verdict and the release it previews.
+    pub fn contains_either_way(&self, version: &Version) -> Result<bool, (bool, Version)> {
+        let holds = self.contains(version);
+        if !version.any_prerelease() {
+            return Ok(holds);
+        }
+        let release = version.only_release();
+        if self.contains(&release) == holds {
+            Ok(holds)
+        } else {
+            Err((holds, release))
+        }
+    }
+
     pub fn contains_number(&self, number: u64) -> bool {
         self.contains(&Version::new([number]))
     }
@@ -298,4 +314,11 @@ pub struct When {
     pub platform: Option<PlatformCondition>,
     pub deepspeed_config: Option<DeepSpeedCondition>,
     pub accelerate_config: Option<AccelerateCondition>,
+    /// The rule's package bounds are a version comparison a library makes
+    /// (transformers' `torch >= 2.6` test), so a pre-release is judged by
+    /// PEP 440's order. Without it, a pre-release that its own release would
+    /// judge the other way (numpy 2.0.0rc2 against `>=2`, a torch 2.7 nightly
+    /// against `<2.7`) leaves the condition open: a preview of a release
+    /// mostly behaves as that release does, and the rule cannot say which it means.
+    pub pre_releases_ordered: bool,
 }
