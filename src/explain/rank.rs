@@ -299,6 +299,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .map(|raised| raised.message.to_lowercase())
             .collect();
         let seen = Seen {
+            windows: windows_sign(traceback),
             devices: devices_named(traceback),
             has_frames: traceback.frames().next().is_some(),
             text: messages.join("\n"),
@@ -373,6 +374,8 @@ impl<'m, 'f> Judge<'m, 'f> {
 
 /// What the traceback shows, worked out once for all causes.
 struct Seen<'j> {
+    /// What shows the log ran on Windows (a frame on `C:\...`), if anything does.
+    windows: Option<String>,
     devices: Vec<Device>,
     /// Distributions (normalized names) the frames run through.
     packages: Vec<String>,
@@ -805,6 +808,15 @@ fn score(
         holds: verdict.holds,
         text: verdict.fact,
     }));
+    // The log's own paths say which system it ran on, whoever runs explain.
+    let wrong_system = seen.windows.as_ref().filter(|_| needs_linux(cause.when));
+    if let Some(sign) = wrong_system {
+        evidence.push(Evidence {
+            kind: EvidenceKind::Node,
+            holds: Some(false),
+            text: format!("the log ran on Windows ({sign}), and this cause is Linux's"),
+        });
+    }
     let mut fix = cause.fix.to_string();
     let mut fix_note = cause.fix_note.map(str::to_string);
     if let Some(test) = tested {
@@ -825,7 +837,7 @@ fn score(
             text: test.text,
         });
     }
-    let mut confidence = if node_fails || devices_contradict || message_contradicts {
+    let mut confidence = if node_fails || devices_contradict || message_contradicts || wrong_system.is_some() {
         Confidence::RuledOut
     } else if message_differs || outdone.is_some() {
         Confidence::Possible
@@ -1004,6 +1016,33 @@ impl Device {
             None => self.kind.name().to_string(),
         }
     }
+}
+
+/// What shows that a traceback was printed on Windows: a frame's file on a
+/// drive letter (`C:\\Users\\...`) or Windows' own error numbers (`[WinError 126]`).
+fn windows_sign(traceback: &Traceback) -> Option<String> {
+    let on_a_drive = |file: &str| {
+        let bytes = file.as_bytes();
+        bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/')
+    };
+    if let Some(frame) = traceback.frames().find(|frame| on_a_drive(&frame.file)) {
+        return Some(format!("a frame in {}", frame.file));
+    }
+    traceback
+        .messages()
+        .find(|raised| raised.message.contains("[WinError "))
+        .map(|_| "the message gives a WinError".to_string())
+}
+
+/// Whether a cause exists only on Linux: it needs a glibc, a Linux
+/// distribution, or the Linux loader's `LD_` variables.
+fn needs_linux(when: &When) -> bool {
+    when.glibc.is_some()
+        || when
+            .platform
+            .as_ref()
+            .is_some_and(|platform| !platform.os_id.is_empty())
+        || when.env.iter().any(|(name, _)| name.starts_with("LD_"))
 }
 
 /// The devices the exception messages name, in order of first mention. Only
@@ -1454,6 +1493,33 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
     /// A check that could not judge is silent, and its silence rules nothing
     /// out: a torch 2.16 build is not in the table of builds, so the node
     /// cannot say it has kernels for the GPU, even where the log ran here.
+    #[test]
+    fn a_log_from_windows_rules_out_causes_only_linux_has() {
+        let import_torch = |python: &str, sep: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"{python}{sep}site-packages{sep}torch{sep}__init__.py\", line 128, in <module>\n    raise err\nOSError: [Errno 2] Error loading \"{python}{sep}site-packages{sep}torch{sep}lib{sep}fbgemm.dll\" or one of its dependencies.\n"
+            )
+        };
+        let glibc_rule = |log: &str| {
+            let matrix = Matrix::load(&[]).unwrap();
+            rank(&parse(log).pop().unwrap(), &matrix, None)
+                .into_iter()
+                .find(|candidate| candidate.id == "torch-2-7-x86-64-glibc-below-2-28")
+        };
+        let linux = glibc_rule(&import_torch("/opt/venv/lib/python3.11", "/")).unwrap();
+        assert_eq!(linux.confidence, Confidence::Possible);
+        let windows = glibc_rule(&import_torch(r"C:\Users\me\env\lib", r"\")).unwrap();
+        assert_eq!(windows.confidence, Confidence::RuledOut, "{:?}", windows.evidence);
+        assert!(
+            windows
+                .evidence
+                .iter()
+                .any(|evidence| evidence.text.contains("ran on Windows")),
+            "{:?}",
+            windows.evidence
+        );
+    }
+
     #[test]
     fn a_build_the_table_does_not_know_does_not_rule_out_missing_kernels() {
         let log = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";
