@@ -256,6 +256,14 @@ impl Collector {
             self.header(number, line, at);
             return;
         }
+        if is_ipython_header(line) {
+            // IPython and Jupyter print the class before the header and no label.
+            if let Some(index) = self.streams.iter().position(|stream| stream.label.is_empty()) {
+                self.close(index);
+            }
+            self.open(number, String::new());
+            return;
+        }
         match self.route(line) {
             Some(index) => {
                 let stream = &mut self.streams[index];
@@ -374,7 +382,10 @@ impl Collector {
         let stream = &mut self.streams[index];
         stream.traceback.last_line = number;
         let section = stream.traceback.sections.last_mut().expect("a traceback has a section");
-        let frames = frames_in(rest);
+        let mut frames = frames_in(rest);
+        if frames.is_empty() {
+            frames.extend(ipython_frame(rest));
+        }
         if !frames.is_empty() {
             if let Phase::Message { .. } = stream.phase {
                 // Frames after the message without a header: another traceback cut short.
@@ -566,6 +577,59 @@ fn frames_in(line: &str) -> Vec<Frame> {
     frames
 }
 
+/// What opens a traceback as IPython and Jupyter print it: the class, padding,
+/// and the header without its colon (`ImportError      Traceback (most recent call last)`).
+const IPYTHON_HEADER: &str = "Traceback (most recent call last)";
+
+fn is_ipython_header(line: &str) -> bool {
+    let line = line.trim_end();
+    line.strip_suffix(IPYTHON_HEADER)
+        .and_then(|before| before.strip_suffix("  "))
+        .is_some_and(|before| is_exception_name(before.trim()))
+}
+
+/// A frame as IPython prints it: `File /path/x.py:216, in func(args)` (IPython 8),
+/// or `/path/x.py in func(args)` and `<ipython-input-3-5e2> in <module>()`
+/// (IPython 7; Colab wraps the path in a link, `[/path/x.py](https://...) in f()`).
+fn ipython_frame(line: &str) -> Option<Frame> {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix("File ").filter(|rest| !rest.starts_with('"')) {
+        let (place, function) = rest.split_once(", in ")?;
+        let (file, number) = place.rsplit_once(':')?;
+        let number: u32 = number.parse().ok()?;
+        return Some(Frame {
+            file: file.to_string(),
+            line: Some(number),
+            function: function_name(function),
+        });
+    }
+    let (place, function) = line.split_once(" in ")?;
+    let file = match place.strip_prefix('[') {
+        // Colab: `[PATH](URL)`.
+        Some(linked) => linked.split_once("](")?.0,
+        None => place,
+    };
+    let python_file = (file.starts_with(['/', '~']) || file.as_bytes().get(1) == Some(&b':')) && file.ends_with(".py");
+    let cell = file.starts_with("<ipython-input-") && file.ends_with('>');
+    (python_file || cell).then(|| Frame {
+        file: file.to_string(),
+        line: None,
+        function: function_name(function),
+    })
+}
+
+/// `func(self, x)` as a frame's function: the name before its arguments.
+fn function_name(text: &str) -> String {
+    let text = text.trim();
+    // `<cell line: 1>()` keeps its angle brackets whole.
+    let end = if text.starts_with('<') {
+        text.find('>').map_or(text.len(), |at| at + 1)
+    } else {
+        text.find('(').unwrap_or(text.len())
+    };
+    text[..end].to_string()
+}
+
 /// `RuntimeError: message`, `torch.OutOfMemoryError: ...`, `KeyboardInterrupt`:
 /// an exception line as Python prints it at the end of a traceback.
 fn exception_line(line: &str) -> Option<Raised> {
@@ -588,7 +652,7 @@ pub fn marker_words() -> Vec<String> {
     EXCEPTION_SUFFIXES
         .iter()
         .map(|suffix| format!("{suffix}:"))
-        .chain([HEADER.to_string(), FRAME.to_string()])
+        .chain([IPYTHON_HEADER.to_string(), FRAME.to_string()])
         .collect()
 }
 
@@ -603,6 +667,7 @@ fn may_matter(line: &str) -> bool {
             .any(|suffix| before.ends_with(suffix.as_bytes()))
             || before.ends_with(b"Traceback (most recent call last)")
     }) || memchr::memmem::find(bytes, b"File \"").is_some()
+        || is_ipython_header(line)
 }
 
 /// A dotted identifier whose last part names an exception by Python's convention.
@@ -852,6 +917,44 @@ SystemExit: 1
             raised.message.contains("detected CUDA version (10.1)"),
             "{tracebacks:#?}"
         );
+    }
+
+    #[test]
+    fn tracebacks_as_ipython_and_colab_print_them_keep_their_frames() {
+        let colab = "---------------------------------------------------------------------------\nImportError                               Traceback (most recent call last)\n[<ipython-input-3-5e21d73333a1>](https://localhost:8080/#) in <cell line: 1>()\n----> 1 from awq import AutoAWQForCausalLM\n\n5 frames\n[/usr/local/lib/python3.10/dist-packages/awq/modules/linear.py](https://localhost:8080/#) in <module>\n      3 import torch.nn as nn\n----> 4 import awq_inference_engine  # with CUDA kernels\n\nImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n\n---------------------------------------------------------------------------\nNOTE: If your import is failing due to a missing package, you can\n";
+        let tracebacks = parse(colab);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        let frames: Vec<(&str, &str)> = tracebacks[0]
+            .frames()
+            .map(|frame| (frame.file.as_str(), frame.function.as_str()))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                ("<ipython-input-3-5e21d73333a1>", "<cell line: 1>"),
+                (
+                    "/usr/local/lib/python3.10/dist-packages/awq/modules/linear.py",
+                    "<module>"
+                )
+            ]
+        );
+        assert!(tracebacks[0].raised().unwrap().message.starts_with("libcudart.so.12"));
+
+        let ipython8 = "RuntimeError                              Traceback (most recent call last)\nCell In[4], line 1\n----> 1 model.generate()\n\nFile /opt/conda/lib/python3.9/site-packages/groundingdino/models/ms_deform_attn.py:53, in MultiScaleDeformableAttnFunction.forward(ctx, value)\n     52     ctx.im2col_step = im2col_step\n---> 53     output = _C.ms_deform_attn_forward(\n\nNameError: name '_C' is not defined\n";
+        let tracebacks = parse(ipython8);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        let frame = tracebacks[0].frames().next().unwrap();
+        assert_eq!(
+            (frame.file.as_str(), frame.line, frame.function.as_str()),
+            (
+                "/opt/conda/lib/python3.9/site-packages/groundingdino/models/ms_deform_attn.py",
+                Some(53),
+                "MultiScaleDeformableAttnFunction.forward"
+            )
+        );
+        assert_eq!(tracebacks[0].raised().unwrap().exception, "NameError");
+        // Prose that ends in the words is no header.
+        assert!(!is_ipython_header("see the Traceback (most recent call last)"));
     }
 
     #[test]
