@@ -158,11 +158,15 @@ pub fn explain<R: BufRead>(
         Some(marker) => log::Lines::marked_by(reader, marker),
         None => log::Lines::new(reader),
     };
-    while lines.advance(!collector.is_idle())? {
+    let mut pasted = PastedText::default();
+    while lines.advance(!collector.is_idle() || pasted.reading(lines.bytes_read()))? {
+        let number = lines.lines_read();
+        if pasted.reading(lines.bytes_read()) {
+            pasted.line(number, lines.text());
+        }
         if !lines.marked() && collector.is_idle() {
             continue;
         }
-        let number = lines.lines_read();
         collector.line(number, lines.text());
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
@@ -224,6 +228,20 @@ pub fn explain<R: BufRead>(
             .filter(|best| best.confidence > Confidence::RuledOut)
             .map(|best| (best.confidence, best.score))
     };
+    // A paste with no error line (an error's message copied without its
+    // class, a library's own words) is read as one message: a cause it names
+    // is an answer; else there is no error.
+    if ranked.is_empty()
+        && let Some(traceback) = pasted.as_message(bytes_read)
+    {
+        let candidates = judge.rank_in(&traceback, &[]);
+        if candidates
+            .first()
+            .is_some_and(|best| best.confidence > Confidence::RuledOut)
+        {
+            ranked.push((traceback, candidates));
+        }
+    }
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
         (strength(candidates), traceback.last_line, traceback.line)
@@ -299,6 +317,59 @@ pub fn explain<R: BufRead>(
         other_tracebacks,
     })
 }
+
+/// A log of a few lines, kept while it is read: an error's message pasted
+/// without its class (an issue's title, a line of a library's own words).
+/// Only the first [`PastedText::WITHIN`] bytes and [`PastedText::LINES`]
+/// lines are kept, so a long log costs nothing; a longer log (a report, a
+/// run's output) is not a pasted message and is not read as one.
+#[derive(Default)]
+struct PastedText {
+    lines: Vec<(usize, String)>,
+    too_long: bool,
+}
+
+impl PastedText {
+    const WITHIN: u64 = 4 * 1024;
+    const LINES: usize = 4;
+
+    fn reading(&self, bytes_read: u64) -> bool {
+        !self.too_long && bytes_read <= Self::WITHIN
+    }
+
+    fn line(&mut self, number: usize, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        if self.lines.len() == Self::LINES {
+            self.too_long = true;
+            self.lines.clear();
+            return;
+        }
+        self.lines.push((number, text.to_string()));
+    }
+
+    /// The lines as one message, when the whole log was kept.
+    fn as_message(&self, bytes_read: u64) -> Option<Traceback> {
+        let (first, _) = self.lines.first()?;
+        let (last, _) = self.lines.last()?;
+        if self.too_long || bytes_read > Self::WITHIN {
+            return None;
+        }
+        let message: Vec<&str> = self.lines.iter().map(|(_, text)| text.as_str()).collect();
+        let raised = traceback::Raised {
+            exception: PASTED.to_string(),
+            message: message.join("\n"),
+        };
+        let mut traceback = Traceback::bare(*first, raised);
+        traceback.last_line = *last;
+        Some(traceback)
+    }
+}
+
+/// What a paste read as one message is shown as, in place of an exception class.
+pub const PASTED: &str = "pasted text";
 
 /// What would tell the standing causes apart, or explain an error none fits:
 /// the node facts they left open, and what the log lacks.

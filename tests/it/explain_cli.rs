@@ -660,6 +660,39 @@ fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
     assert_eq!(explanation["traceback"]["exception"], "ValueError", "{explanation:#}");
 }
 
+/// A message pasted without its exception class (an issue's title, an
+/// assert's words) is read as one message when it is all the log holds; a
+/// report of more lines that merely prints a pin (`verify`'s fix line) is no
+/// pasted error, and stays "no error".
+#[test]
+fn a_pasted_message_is_read_and_a_longer_text_without_an_error_is_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let pasted = dir.path().join("pasted.log");
+    std::fs::write(
+        &pasted,
+        "MMCV==1.7.1 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.1.0.\n",
+    )
+    .unwrap();
+    let (explanation, code) = parsed(&explain(cache.path(), &pasted, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(code, 0);
+    assert_eq!(
+        explanation["candidates"][0]["id"], "package-requirement-unmet",
+        "{explanation:#}"
+    );
+    let report = dir.path().join("report.txt");
+    std::fs::write(
+        &report,
+        "This node against `/workspace/job/h100.lock`\nRe-hashed the files of 197 distributions.\n\nInstalled files\n  error    certifi 2026.7.22: certifi/cacert.pem: modified\n           fix: python -m pip install --no-deps --force-reinstall 'certifi==2026.7.22'\n\n2 differences (2 errors, 0 warnings, 0 infos)\n",
+    )
+    .unwrap();
+    let (explanation, code) = parsed(&explain(cache.path(), &report, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(explanation["outcome"], "no_error", "{explanation:#}");
+    assert_eq!(code, 0);
+}
+
 #[test]
 fn a_megabyte_of_printable_garbage_without_newlines_is_read_to_the_end_and_explains_nothing() {
     let cache = tempfile::tempdir().unwrap();
