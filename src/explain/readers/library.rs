@@ -12,11 +12,13 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 7] = [
+const LOADER_WORDS: [&str; 8] = [
     "cannot open shared object file",
     // NVRTC's own words for its builtins library: `failed to open libnvrtc-builtins.so.11.5`.
     "failed to open",
     "could not load library",
+    // A framework's own loader, naming the library without its file: `Cannot load cudnn shared library`.
+    "cannot load",
     "unable to load any of",
     "could not load dynamic library",
     "is not found",
@@ -99,10 +101,30 @@ fn missing_library(text: &str) -> Option<Soname<'_>> {
     if let Some(found) = soname(near.trim_end_matches(':')) {
         return Some(found);
     }
-    text[at..]
-        .split(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | ',' | '\'' | '"' | '`' | '(' | ')'))
-        .take(12)
-        .find_map(|token| soname(token.trim_end_matches(['.', ':'])))
+    let tokens = || {
+        text[at..]
+            .split(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | ',' | '\'' | '"' | '`' | '(' | ')'))
+            .take(12)
+            .map(|token| token.trim_end_matches(['.', ':']))
+    };
+    tokens()
+        .find_map(soname)
+        .or_else(|| tokens().take(4).find_map(library_by_name))
+}
+
+/// A library named by what it is rather than by its file (`cudnn`, `cuDNN`,
+/// `NCCL`), as frameworks with their own loader name it.
+fn library_by_name(token: &str) -> Option<Soname<'_>> {
+    let stem = PROVIDERS
+        .iter()
+        .map(|(prefix, _, _)| *prefix)
+        .filter(|prefix| prefix.starts_with("cu") || *prefix == "nccl")
+        .find(|prefix| prefix.eq_ignore_ascii_case(token))?;
+    Some(Soname {
+        file: token,
+        stem,
+        version: None,
+    })
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
@@ -316,6 +338,15 @@ mod tests {
             "{}",
             cudnn.fix
         );
+    }
+
+    #[test]
+    fn a_library_a_framework_names_without_its_file_is_traced_too() {
+        let paddle = reading("RuntimeError: (PreconditionNotMet) Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.\n  [Hint: cudnn_dso_handle should not be null.] (at ../paddle/phi/backends/dynload/cudnn.cc:76)\n").unwrap();
+        assert_eq!(paddle.cause, MISSING);
+        assert!(paddle.fix.contains("nvidia-cudnn-cu"), "{}", paddle.fix);
+        // A model, a checkpoint or a plugin that cannot be loaded is no library.
+        assert!(reading("RuntimeError: Cannot load model checkpoint from ./ckpt: file is truncated\n").is_none());
     }
 
     #[test]
