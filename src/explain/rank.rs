@@ -13,6 +13,7 @@ use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
 use super::traceback::Traceback;
 use crate::facts::Facts;
+use crate::knowledge::tables::Tables;
 use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
 use crate::packaging::normalize_name;
@@ -200,6 +201,7 @@ pub struct Judge<'m, 'f> {
     /// Every cause's symptom messages, lowercase cores, one entry per listing, with the cause's id.
     message_owners: Vec<(&'m str, String)>,
     facts: Option<&'f Facts<'f>>,
+    tables: &'m Tables,
     node: NodeTests,
     /// What the caller knows of the run (`same_environment` is read from
     /// each traceback's frames).
@@ -230,6 +232,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             causes,
             message_owners,
             facts,
+            tables: &matrix.tables,
             node,
             run: TheRun::default(),
         }
@@ -356,6 +359,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             readers::Context {
                 facts,
                 absence_is_a_fact: same_environment,
+                tables: Some(self.tables),
             },
         );
         for reading in readings {

@@ -12,11 +12,13 @@ mod collective;
 mod driver;
 mod extension;
 mod library;
+mod nvcc;
 mod requirement;
 mod text;
 
 use super::traceback::Traceback;
 use crate::facts::Facts;
+use crate::knowledge::tables::Tables;
 
 /// One cause read from the failure's own words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +65,8 @@ pub struct Context<'f> {
     /// A package missing from the facts was missing from the run: the log ran
     /// from this environment. Else an absence only says the report did not list it.
     pub absence_is_a_fact: bool,
+    /// The GPU and CUDA tables, to date what a message names.
+    pub tables: Option<&'f Tables>,
 }
 
 #[cfg(test)]
@@ -72,6 +76,7 @@ impl Context<'_> {
         Context {
             facts: None,
             absence_is_a_fact: false,
+            tables: None,
         }
     }
 }
@@ -143,6 +148,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(extension::read_cuda_disagreement(&text));
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
+    readings.extend(nvcc::read(&text, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();
     readings.retain(|reading| {
@@ -168,7 +174,8 @@ mod tests {
                 traceback,
                 Context {
                     facts: None,
-                    absence_is_a_fact: false
+                    absence_is_a_fact: false,
+                    tables: None,
                 }
             )
             .is_empty()

@@ -456,13 +456,7 @@ mod tests {
     use super::*;
 
     fn read_alone(text: &str) -> Vec<Reading> {
-        read(
-            &text::squeeze_spaces(text),
-            Context {
-                facts: None,
-                absence_is_a_fact: false,
-            },
-        )
+        read(&text::squeeze_spaces(text), Context::alone())
     }
 
     #[test]

@@ -1,19 +1,31 @@
 //! `gpus.toml`: the compute capability of each GPU model, as NVML names it,
-//! the architecture each capability belongs to, and the first CUDA that
-//! compiles code for each compute capability major.
+//! the architecture each capability belongs to, the first CUDA that
+//! compiles code for each compute capability major, and the CUDA toolkits
+//! whose nvcc compiles for a capability at all.
 
 use std::collections::BTreeSet;
 
 use toml_edit::Table;
 
 use super::{Capability, MajorMinor, major_minor, source_url};
-use crate::knowledge::reader::Reader;
+use crate::knowledge::reader::{Reader, Row};
 
 #[derive(Debug, Clone, Default)]
 pub struct GpuTables {
     pub models: Vec<GpuModel>,
     pub architectures: Vec<Architecture>,
     pub first_cuda: Vec<FirstCuda>,
+    pub nvcc_targets: Vec<NvccTarget>,
+}
+
+/// The CUDA toolkits whose nvcc compiles for one compute capability: from
+/// `first_cuda` on, and before `removed_in`.
+#[derive(Debug, Clone)]
+pub struct NvccTarget {
+    pub compute_capability: Capability,
+    pub first_cuda: Option<MajorMinor>,
+    pub removed_in: Option<MajorMinor>,
+    pub source: String,
 }
 
 /// The first CUDA whose compiler targets a compute capability major: code
@@ -69,6 +81,13 @@ impl GpuTables {
             .find(|row| row.compute_capabilities.contains(&capability))
     }
 
+    /// The toolkits whose nvcc compiles for `capability`, where the table dates them.
+    pub fn nvcc_target(&self, capability: Capability) -> Option<&NvccTarget> {
+        self.nvcc_targets
+            .iter()
+            .find(|row| row.compute_capability == capability)
+    }
+
     /// The first CUDA that compiles code for `capability`'s major, where the table knows it.
     pub fn first_cuda(&self, capability: Capability) -> Option<&FirstCuda> {
         self.first_cuda.iter().find(|row| row.major == capability.major)
@@ -76,7 +95,7 @@ impl GpuTables {
 }
 
 pub(super) fn read(root: &Table, reader: &mut Reader) -> GpuTables {
-    reader.only_kinds(root, &["gpu", "architecture", "first_cuda"]);
+    reader.only_kinds(root, &["gpu", "architecture", "first_cuda", "nvcc_target"]);
     let mut gpus = GpuTables::default();
 
     let mut order = Vec::new();
@@ -163,6 +182,47 @@ pub(super) fn read(root: &Table, reader: &mut Reader) -> GpuTables {
         }
     }
     reader.check_order(&order, "first_cuda", "major");
+
+    let mut order = Vec::new();
+    for table in reader.optional_rows(root, "nvcc_target") {
+        let mut row = reader.row(
+            table,
+            "nvcc_target",
+            &["compute_capability", "first_cuda", "removed_in", "source"],
+        );
+        let capability = major_minor(&mut row, "compute_capability", "such as \"8.6\"");
+        let version = |row: &mut Row, key| {
+            let text = row.optional_string(key, "a CUDA version, such as \"11.1\"")?;
+            let parsed = MajorMinor::parse(text);
+            if parsed.is_none() {
+                row.wrong(key, format!("`{text}` is not MAJOR.MINOR"));
+            }
+            parsed
+        };
+        let first_cuda = version(&mut row, "first_cuda");
+        let removed_in = version(&mut row, "removed_in");
+        if first_cuda.is_none() && removed_in.is_none() {
+            row.missing(
+                "first_cuda",
+                "`first_cuda` or `removed_in`, the toolkits that compile for it",
+            );
+        }
+        let source = source_url(&mut row);
+        if let Some(capability) = capability {
+            order.push((capability, row.span()));
+        }
+        if let (Some(compute_capability), Some(source)) = (capability, source)
+            && (first_cuda.is_some() || removed_in.is_some())
+        {
+            gpus.nvcc_targets.push(NvccTarget {
+                compute_capability,
+                first_cuda,
+                removed_in,
+                source,
+            });
+        }
+    }
+    reader.check_order(&order, "nvcc_target", "compute_capability");
     gpus
 }
 #[cfg(test)]
@@ -204,5 +264,17 @@ mod tests {
         assert_eq!(first(9, 0).as_deref(), Some("11.8"));
         assert_eq!(first(12, 0).as_deref(), Some("12.8"));
         assert_eq!(first(7, 5), None, "not in the table: not guessed");
+        let nvcc = |major, minor| {
+            gpus.nvcc_target(MajorMinor::new(major, minor)).map(|row| {
+                (
+                    row.first_cuda.map(|cuda| cuda.to_string()),
+                    row.removed_in.map(|cuda| cuda.to_string()),
+                )
+            })
+        };
+        assert_eq!(nvcc(8, 6), Some((Some("11.1".into()), None)));
+        assert_eq!(nvcc(3, 7), Some((None, Some("12.0".into()))));
+        assert_eq!(nvcc(6, 1), Some((None, Some("13.0".into()))));
+        assert_eq!(nvcc(7, 5), None, "not dated here: not guessed");
     }
 }

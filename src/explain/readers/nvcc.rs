@@ -1,0 +1,175 @@
+//! nvcc refusing the architecture a build asks for: `nvcc fatal : Unsupported
+//! gpu architecture 'compute_86'`. The capability in the message, against the
+//! toolkits the GPU table dates for it, says which way the toolkit is wrong:
+//! older than the architecture (sm_86 from CUDA 11.1) or newer than its
+//! removal (Kepler's sm_37 went in CUDA 12.0). The toolkit on the node, where
+//! the log is the node's, confirms it.
+
+use super::{Context, Reading, text};
+use crate::facts::{Facts, dotted};
+use crate::knowledge::tables::MajorMinor;
+
+pub const CAUSE: &str = "nvcc-unsupported-gpu-arch";
+
+const REFUSAL: &str = "unsupported gpu architecture '";
+
+pub fn read(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let named = text::after_marker(&lower, REFUSAL)?;
+    let arch = named.split('\'').next()?;
+    let capability = capability_of(arch)?;
+    let target = context.tables.and_then(|tables| tables.gpus.nvcc_target(capability));
+    let toolkit = context.facts.and_then(toolkit_here);
+    let mut node = Vec::new();
+    let (said, fix) = match target {
+        Some(target) if target.first_cuda.is_some() => {
+            let first = target.first_cuda.expect("checked");
+            if let Some((version, found)) = &toolkit {
+                node.push((
+                    Some(version < &first),
+                    format!("the toolkit a build uses here is CUDA {version} ({found})"),
+                ));
+            }
+            let install = format!(
+                "install a CUDA toolkit of {first} or newer and build with it (export CUDA_HOME=/usr/local/cuda-X.Y, its bin first on PATH)"
+            );
+            let gpus_of_it = context.facts.map(|facts| gpus_of(facts, capability)).unwrap_or_default();
+            let fix = if gpus_of_it.is_empty() {
+                format!(
+                    "{install}, or leave {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST) if no GPU that runs it has it"
+                )
+            } else {
+                node.push((
+                    Some(true),
+                    format!("the build must target it: {} here", gpus_of_it.join(", ")),
+                ));
+                install
+            };
+            (
+                format!("nvcc does not know {arch}: compute capability {capability} needs a CUDA toolkit of {first} or newer"),
+                fix,
+            )
+        }
+        Some(target) => {
+            let removed = target.removed_in.expect("a row has one of the two");
+            if let Some((version, found)) = &toolkit {
+                node.push((
+                    Some(version >= &removed),
+                    format!("the toolkit a build uses here is CUDA {version} ({found})"),
+                ));
+            }
+            (
+                format!("nvcc does not know {arch}: CUDA {removed} removed compute capability {capability}, and the build still asks for it"),
+                format!(
+                    "take {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, or the list the package's setup.py hard-codes) and list the GPUs this node has, or build with a CUDA toolkit older than {removed}"
+                ),
+            )
+        }
+        None => (
+            format!("nvcc does not know {arch} (compute capability {capability}); when its toolkits came or went is not in the GPU table"),
+            "compare `nvcc --list-gpu-arch` with the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, the package's setup.py): install a toolkit that lists it, or take it out of the build's list".to_string(),
+        ),
+    };
+    Some(Reading {
+        cause: CAUSE,
+        said,
+        node,
+        fix,
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// `compute_86`, `sm_90a`, `compute_100f`: the compute capability an nvcc
+/// target names (8.6, 9.0, 10.0), the suffix letters dropped.
+fn capability_of(arch: &str) -> Option<MajorMinor> {
+    let digits = arch
+        .strip_prefix("compute_")
+        .or_else(|| arch.strip_prefix("sm_"))?
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if digits.len() < 2 || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    let (major, minor) = digits.split_at(digits.len() - 1);
+    Some(MajorMinor::new(major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The GPUs of `capability` on this node, described.
+fn gpus_of(facts: &Facts, capability: MajorMinor) -> Vec<String> {
+    facts
+        .gpus
+        .iter()
+        .filter(|gpu| {
+            gpu.compute_capability
+                .as_ref()
+                .and_then(MajorMinor::of)
+                .is_some_and(|own| own == capability)
+        })
+        .map(|gpu| gpu.describe())
+        .collect()
+}
+
+/// The toolkit a build on this node would use, and how it was found.
+fn toolkit_here(facts: &Facts) -> Option<(MajorMinor, &'static str)> {
+    let (toolkit, found) = facts.active_toolkit()?;
+    let version = dotted(toolkit.version.as_deref()?)?;
+    Some((MajorMinor::of(&version)?, found))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(message: &str) -> Option<Reading> {
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let context = Context {
+            tables: Some(&tables),
+            ..Context::alone()
+        };
+        read(message, context)
+    }
+
+    #[test]
+    fn a_target_is_read_as_its_compute_capability() {
+        assert_eq!(capability_of("compute_86"), Some(MajorMinor::new(8, 6)));
+        assert_eq!(capability_of("sm_90a"), Some(MajorMinor::new(9, 0)));
+        assert_eq!(capability_of("compute_120f"), Some(MajorMinor::new(12, 0)));
+        assert_eq!(capability_of("compute_"), None);
+        assert_eq!(capability_of("lto_86"), None);
+    }
+
+    #[test]
+    fn an_architecture_newer_than_the_toolkit_asks_for_a_newer_toolkit() {
+        let found = reading("nvcc fatal   : Unsupported gpu architecture 'compute_86'").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found.said.contains("needs a CUDA toolkit of 11.1 or newer"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.starts_with("install a CUDA toolkit of 11.1"), "{}", found.fix);
+    }
+
+    #[test]
+    fn an_architecture_the_toolkit_dropped_is_taken_out_of_the_build() {
+        let found = reading("nvcc fatal : Unsupported gpu architecture 'compute_37'").unwrap();
+        assert!(
+            found.said.contains("CUDA 12.0 removed compute capability 3.7"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.starts_with("take 3.7 out of the build's architectures"),
+            "{}",
+            found.fix
+        );
+    }
+
+    #[test]
+    fn an_architecture_the_table_does_not_date_is_not_guessed() {
+        let found = reading("nvcc fatal : Unsupported gpu architecture 'compute_75'").unwrap();
+        assert!(found.said.contains("not in the GPU table"), "{}", found.said);
+        assert!(reading("nvcc fatal : Value 'c++17' is not defined for option 'std'").is_none());
+    }
+}
