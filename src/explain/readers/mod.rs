@@ -15,6 +15,7 @@ mod library;
 mod nvcc;
 mod requirement;
 mod text;
+mod unbuilt;
 
 use super::traceback::Traceback;
 use crate::facts::Facts;
@@ -149,6 +150,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));
+    readings.extend(unbuilt::read(&text, traceback, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();
     readings.retain(|reading| {

@@ -1,0 +1,131 @@
+//! A package whose own compiled module is missing: `No module named
+//! 'mmcv._ext'`, `name '_C' is not defined`, `cannot import name '_C' from
+//! 'groundingdino'`. The package was installed without building its
+//! extension. Many setup.py files build their CUDA ops only when they find a
+//! CUDA toolkit (nvcc) and otherwise install without them, so the first
+//! suspect is a build that found none; a "lite" or CPU package, or a source
+//! checkout never built, gives the same words, so the reading is listed, not
+//! named, and says what would decide.
+
+use super::{Context, Reading, text};
+use crate::explain::traceback::Traceback;
+
+pub const CAUSE: &str = "cuda-home-missing";
+
+/// The names packages give their compiled module, as a module path's last part.
+fn is_compiled_module(name: &str) -> bool {
+    let name = name.trim_start_matches('_');
+    !name.is_empty()
+        && (["C", "ext", "cuda", "ops"].contains(&name)
+            || name.ends_with("_cuda")
+            || name.ends_with("_ext")
+            || name.ends_with("_C"))
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let module = missing_module(text)?;
+    let owner = match module.split_once('.') {
+        Some((package, _)) => Some(crate::explain::distribution_of(package)),
+        None => super::innermost_package(traceback).map(crate::explain::distribution_of),
+    };
+    // torch without torch._C is torch itself broken or shadowed (run from its
+    // source tree), no extension build.
+    if owner.as_deref() == Some("torch") {
+        return None;
+    }
+    let who = owner
+        .clone()
+        .unwrap_or_else(|| "the package that imports it".to_string());
+    let mut node = vec![(
+        None,
+        format!(
+            "whether the install of {who} found a CUDA toolkit: its build output says so (torch's extension builder warns 'No CUDA runtime is found'; many setup.py files print that they build without CUDA)"
+        ),
+    )];
+    if let Some(facts) = context.facts {
+        match facts.active_toolkit() {
+            Some((toolkit, found)) => node.push((
+                None,
+                format!(
+                    "a CUDA toolkit is found here ({}, {found}); a build made before it was installed, or in an isolated build, would not have used it",
+                    toolkit.root.display()
+                ),
+            )),
+            None => node.push((Some(true), "no CUDA toolkit (nvcc) is found here".to_string())),
+        }
+    }
+    let reinstall = match &owner {
+        Some(owner) => format!("pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"),
+        None => "reinstall the package that imports it with --force-reinstall --no-cache-dir --no-build-isolation"
+            .to_string(),
+    };
+    Some(Reading {
+        cause: CAUSE,
+        said: format!("{who} has no compiled module {module}: it was installed without building its extension"),
+        node,
+        fix: format!(
+            "install a CUDA toolkit of torch's CUDA major and export CUDA_HOME to its root, then rebuild it: {reinstall} (a package that ships a lite or CPU build, such as mmcv-lite, needs its full build instead)"
+        ),
+        stated: false,
+        settles: false,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The compiled module a message says is missing: `No module named 'mmcv._ext'`,
+/// `name '_C' is not defined`, `cannot import name '_C' from 'groundingdino'`.
+fn missing_module(text: &str) -> Option<String> {
+    if let Some(rest) = text::after_marker(text, "No module named '") {
+        let module = rest.split('\'').next()?;
+        let last = module.rsplit('.').next()?;
+        return (module.contains('.') && is_compiled_module(last)).then(|| module.to_string());
+    }
+    if let Some(rest) = text::after_marker(text, "cannot import name '") {
+        let name = rest.split('\'').next()?;
+        let from = rest.split_once(" from '")?.1.split('\'').next()?;
+        return is_compiled_module(name).then(|| format!("{from}.{name}"));
+    }
+    let rest = text::after_marker(text, "name '")?;
+    let (name, after) = rest.split_once('\'')?;
+    (after.trim_start().starts_with("is not defined") && is_compiled_module(name) && name.starts_with('_'))
+        .then(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        super::super::read_alone(read, log)
+    }
+
+    #[test]
+    fn a_packages_own_compiled_module_missing_points_at_a_build_without_a_toolkit() {
+        let mmcv = reading("ModuleNotFoundError: No module named 'mmcv._ext'\n").unwrap();
+        assert_eq!(mmcv.cause, CAUSE);
+        assert!(!mmcv.settles, "a lite package gives the same words");
+        assert!(
+            mmcv.said.starts_with("mmcv has no compiled module mmcv._ext"),
+            "{}",
+            mmcv.said
+        );
+        let frames = reading("Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.9/site-packages/groundingdino/models/GroundingDINO/ms_deform_attn.py\", line 53, in forward\n    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined\n").unwrap();
+        assert!(
+            frames.said.starts_with("groundingdino has no compiled module _C"),
+            "{}",
+            frames.said
+        );
+        let named = reading("ImportError: cannot import name '_C' from 'groundingdino' (unknown location)\n").unwrap();
+        assert!(named.said.contains("groundingdino._C"), "{}", named.said);
+    }
+
+    #[test]
+    fn other_missing_names_and_modules_are_not_read() {
+        assert!(reading("ModuleNotFoundError: No module named 'mmcv'\n").is_none());
+        assert!(reading("ModuleNotFoundError: No module named 'torch._six'\n").is_none());
+        assert!(reading("ModuleNotFoundError: No module named 'torch._C'\n").is_none());
+        assert!(reading("NameError: name 'model' is not defined\n").is_none());
+        assert!(reading("ImportError: cannot import name 'AutoModel' from 'transformers'\n").is_none());
+    }
+}
