@@ -1498,6 +1498,18 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
     /// out: a torch 2.16 build is not in the table of builds, so the node
     /// cannot say it has kernels for the GPU, even where the log ran here.
     #[test]
+    fn an_extension_operator_without_a_cuda_kernel_is_named_where_the_node_has_its_cpu_build() {
+        let log = "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU].\n";
+        let cpu = with(node(None), "torchvision", "0.26.0+cpu");
+        let (id, confidence) = first(log, &cpu);
+        assert_eq!(id, "extension-built-for-other-torch");
+        assert!(confidence.is_answer(), "{confidence:?}");
+        let cuda = with(node(None), "torchvision", "0.26.0+cu130");
+        let (_, confidence) = first(log, &cuda);
+        assert_eq!(confidence, Confidence::Possible, "a CUDA build here leaves it open");
+    }
+
+    #[test]
     fn a_log_from_windows_rules_out_causes_only_linux_has() {
         let import_torch = |python: &str, sep: &str| {
             format!(

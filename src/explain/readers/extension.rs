@@ -62,6 +62,35 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             settles: false,
             rules_out: Vec::new(),
         });
+    } else if let Some((owner, operator)) = no_cuda_kernel(&lower) {
+        // A CPU wheel of the package beside a CUDA torch registers only its CPU kernels.
+        let installed = context.facts.and_then(|facts| facts.package(&owner)?.version.clone());
+        let cpu_build = installed.as_deref().map(|version| version.ends_with("+cpu"));
+        let node = match (&installed, cpu_build) {
+            (Some(version), Some(true)) => {
+                vec![(Some(true), format!("{owner} {version} is installed here: a CPU build"))]
+            }
+            _ => vec![(
+                None,
+                format!(
+                    "which {owner} build ran: python -c 'import {module}; print({module}.__version__)' (a CUDA build ends in +cuXXX like torch; a CPU wheel in +cpu, or in nothing where PyPI's default is CPU-only, as on Windows)",
+                    module = owner.replace('-', "_")
+                ),
+            )],
+        };
+        return Some(Reading {
+            cause: CAUSE,
+            said: format!(
+                "{operator} has no CUDA kernel: {owner} is a build without CUDA (a CPU wheel beside a CUDA torch), or made for another torch"
+            ),
+            node,
+            fix: format!(
+                "install the {owner} build paired with the installed torch from the same index torch came from (pip install --force-reinstall torch {owner} --index-url https://download.pytorch.org/whl/cuXYZ, XYZ torch's CUDA)"
+            ),
+            stated: cpu_build == Some(true),
+            settles: cpu_build == Some(true),
+            rules_out: Vec::new(),
+        });
     } else if let Some((_, owner)) = OPERATOR_OWNERS.iter().find(|(words, _)| lower.contains(words)) {
         (
             owner.to_string(),
@@ -178,6 +207,21 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
 /// `No such operator torchvision::nms`: torch.ops looked the operator up and
 /// nothing had registered it, which an import does; unlike `operator
 /// torchvision::nms does not exist`, the library may never have been asked to load.
+/// `Could not run 'torchvision::nms' with arguments from the 'CUDA' backend`:
+/// an extension's operator with kernels for other backends only. The
+/// namespace is the package's; torch's own (`aten::`) is not an extension's.
+fn no_cuda_kernel(lower: &str) -> Option<(String, String)> {
+    let rest = text::after_marker(lower, "could not run '")?;
+    let (operator, after) = rest.split_once('\'')?;
+    if !after.starts_with(" with arguments from the 'cuda' backend") {
+        return None;
+    }
+    let (namespace, _) = operator.split_once("::")?;
+    let valid = !namespace.is_empty() && namespace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (valid && !matches!(namespace, "aten" | "prim" | "prims" | "c10d" | "_c10d_functional"))
+        .then(|| (crate::explain::distribution_of(namespace), operator.to_string()))
+}
+
 fn operator_never_registered(lower: &str) -> Option<&'static str> {
     OPERATOR_OWNERS
         .iter()
@@ -338,6 +382,22 @@ mod tests {
         assert_eq!(found.cause, CAUSE);
         assert!(found.said.starts_with("apex's compiled library"), "{}", found.said);
         assert!(found.fix.contains("--no-build-isolation apex"), "{}", found.fix);
+    }
+
+    #[test]
+    fn an_extension_operator_without_a_cuda_kernel_lists_its_cpu_build_unsettled() {
+        let found = reading("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. This could be because the operator doesn't exist for this backend. 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU, BackendSelect].\n").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(!found.settles, "a CPU wheel or another torch's build: not decided");
+        assert!(
+            found.said.starts_with("torchvision::nms has no CUDA kernel"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.contains("torch torchvision --index-url"), "{}", found.fix);
+        // torch's own operators missing a backend are not an extension's.
+        assert!(reading("NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseCUDA' backend.\n").is_none());
+        assert!(reading("NotImplementedError: Could not run 'aten::empty.memory_format' with arguments from the 'CUDA' backend.\n").is_none());
     }
 
     #[test]
