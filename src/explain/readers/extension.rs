@@ -253,21 +253,27 @@ fn windows_procedure_missing(text: &str, traceback: &Traceback) -> Option<String
 }
 
 /// How compiled modules are often named after their package (`exllamav2_ext`, `mmcv._ext`).
-const EXTENSION_SUFFIXES: [&str; 4] = ["_ext", "_C", "_cuda", "_kernels"];
+pub(super) const EXTENSION_SUFFIXES: [&str; 4] = ["_ext", "_C", "_cuda", "_kernels"];
 
 /// `Detected that PyTorch and torch_sparse were compiled with different CUDA
 /// versions. PyTorch has CUDA version 10.2 and torch_sparse has CUDA version
-/// 11.1.` (torchvision: `CUDA Version=11.8`). Two causes give it and the words
-/// cannot tell them apart: a build of the package made for another CUDA, or a
-/// build made here with a toolkit of another CUDA than torch's. Both are
-/// listed, and what decides between them is said.
+/// 11.1.` (torchvision: `CUDA Version=11.8`; torchaudio: `... 12.1 whereas
+/// TorchAudio has ...`). Two causes give it and the words cannot tell them
+/// apart: a build of the package made for another CUDA, or a build made here
+/// with a toolkit of another CUDA than torch's: both are listed, with what
+/// decides. torch's companions are wheels of torch's index, so for them it is
+/// the first.
 pub fn read_cuda_disagreement(text: &str) -> Vec<Reading> {
     let Some(torch_cuda) = text::version_after(text, "PyTorch has CUDA Version") else {
         return Vec::new();
     };
-    let Some(rest) =
-        text::after_marker(text, "PyTorch has CUDA Version").and_then(|rest| text::after_marker(rest, " and "))
-    else {
+    // torchvision and the PyG packages join the two with "and", torchaudio with "whereas".
+    let Some(rest) = text::after_marker(text, "PyTorch has CUDA Version").and_then(|rest| {
+        [" and ", " whereas "]
+            .into_iter()
+            .filter_map(|joint| text::after_marker(rest, joint))
+            .max_by_key(|after| after.len())
+    }) else {
         return Vec::new();
     };
     let (Some(owner), Some(owner_cuda)) = (text::name_after(rest), text::version_after(rest, "has CUDA Version"))
@@ -291,6 +297,19 @@ pub fn read_cuda_disagreement(text: &str) -> Vec<Reading> {
         )
     };
     let said = format!("the message says torch is built with CUDA {torch_cuda} and {owner} with CUDA {owner_cuda}");
+    // torch's own companions come as wheels from torch's index, one per CUDA:
+    // another CUDA is another index's wheel, not a build on the node.
+    if TORCH_COMPANIONS.contains(&owner.as_str()) {
+        return vec![Reading {
+            cause: CAUSE,
+            said,
+            node: Vec::new(),
+            fix,
+            stated: true,
+            settles: true,
+            rules_out: vec![super::requirement::TOOLKIT],
+        }];
+    }
     [CAUSE, super::requirement::TOOLKIT]
         .into_iter()
         .map(|cause| Reading {
@@ -502,5 +521,20 @@ mod tests {
             "{}",
             found[0].fix
         );
+    }
+
+    #[test]
+    fn a_companion_of_torch_for_another_cuda_is_another_indexs_wheel_in_either_wording() {
+        for log in [
+            "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall the torchvision that matches your PyTorch install.\n",
+            "RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has CUDA version 12.1 whereas TorchAudio has CUDA version 11.8. Please install the TorchAudio version that matches your PyTorch version.\n",
+        ] {
+            let (_, text) = super::super::parsed(log);
+            let found = read_cuda_disagreement(&text);
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].cause, CAUSE);
+            assert!(found[0].settles && found[0].rules_out == [super::super::requirement::TOOLKIT]);
+            assert!(found[0].fix.contains("--index-url"), "{}", found[0].fix);
+        }
     }
 }

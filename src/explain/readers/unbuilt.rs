@@ -12,14 +12,11 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "cuda-home-missing";
 
-/// The names packages give their compiled module, as a module path's last part.
+/// Whether a module path's last part is named as packages name their compiled module.
 fn is_compiled_module(name: &str) -> bool {
-    let name = name.trim_start_matches('_');
-    !name.is_empty()
-        && (["C", "ext", "cuda", "ops"].contains(&name)
-            || name.ends_with("_cuda")
-            || name.ends_with("_ext")
-            || name.ends_with("_C"))
+    super::extension::EXTENSION_SUFFIXES
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
