@@ -693,6 +693,37 @@ fn a_pasted_message_is_read_and_a_longer_text_without_an_error_is_not() {
     assert_eq!(code, 0);
 }
 
+/// torch's own warning that Microsoft's C++ runtime is missing, printed on
+/// Windows before its DLLs fail to load, names the cause of the WinError that
+/// follows; the WinError alone names none.
+#[test]
+fn torchs_warning_of_a_missing_vc_runtime_names_the_windows_dll_failure_after_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = case_dir(A40).join("snapshot.json");
+    let failure = "Traceback (most recent call last):\n  File \"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\__init__.py\", line 133, in <module>\n    raise err\nOSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n";
+    let warned = dir.path().join("warned.log");
+    std::fs::write(
+        &warned,
+        format!("Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n                 It can be downloaded at https://aka.ms/vs/16/release/vc_redist.x64.exe\n{failure}"),
+    )
+    .unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &warned, &snapshot, &["--format", "json"]).assert());
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("windows-vc-runtime-missing"),
+        "{explanation:#}"
+    );
+    let alone = dir.path().join("alone.log");
+    std::fs::write(&alone, failure).unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &alone, &snapshot, &["--format", "json"]).assert());
+    assert!(
+        candidate(&explanation, "windows-vc-runtime-missing").is_none(),
+        "{explanation:#}"
+    );
+}
+
 #[test]
 fn a_megabyte_of_printable_garbage_without_newlines_is_read_to_the_end_and_explains_nothing() {
     let cache = tempfile::tempdir().unwrap();
