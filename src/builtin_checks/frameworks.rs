@@ -603,7 +603,8 @@ fn bitsandbytes_library(facts: &Facts) -> Vec<Finding> {
     }
 }
 
-fn cuda_of_toolkit(toolkit: &Toolkit) -> Option<MajorMinor> {
+/// A toolkit's CUDA release, from its version or, failing that, its nvcc's.
+pub fn cuda_of_toolkit(toolkit: &Toolkit) -> Option<MajorMinor> {
     let text = toolkit.version.as_deref().or(toolkit.nvcc_version.as_deref())?;
     MajorMinor::of(&crate::facts::dotted(text)?)
 }

@@ -15,7 +15,7 @@ pub(crate) use devices::SHM_MIN_MIB;
 mod driver;
 pub use driver::judges_driver;
 mod frameworks;
-pub use frameworks::BUILD_UNKNOWN;
+pub use frameworks::{BUILD_UNKNOWN, cuda_of_toolkit};
 mod hardware;
 mod requirements;
 mod shadowing;

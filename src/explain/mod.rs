@@ -475,6 +475,13 @@ pub fn frame_package(file: &str) -> Option<&str> {
     in_stdlib.then_some(STDLIB)
 }
 
+/// Whether a path is written as Windows writes one: a drive letter, a colon
+/// and a separator (`C:\Users\...`).
+pub(crate) fn on_a_drive(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/')
+}
+
 /// `C:\Python310\lib\importlib\__init__.py`: an interpreter's own library on
 /// Windows, whose directory names no version.
 fn is_windows_stdlib(file: &str) -> bool {

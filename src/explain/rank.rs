@@ -1025,11 +1025,7 @@ impl Device {
 /// What shows that a traceback was printed on Windows: a frame's file on a
 /// drive letter (`C:\\Users\\...`) or Windows' own error numbers (`[WinError 126]`).
 fn windows_sign(traceback: &Traceback) -> Option<String> {
-    let on_a_drive = |file: &str| {
-        let bytes = file.as_bytes();
-        bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/')
-    };
-    if let Some(frame) = traceback.frames().find(|frame| on_a_drive(&frame.file)) {
+    if let Some(frame) = traceback.frames().find(|frame| super::on_a_drive(&frame.file)) {
         return Some(format!("a frame in {}", frame.file));
     }
     traceback
@@ -1494,9 +1490,7 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             .unwrap();
         assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
     }
-    /// A check that could not judge is silent, and its silence rules nothing
-    /// out: a torch 2.16 build is not in the table of builds, so the node
-    /// cannot say it has kernels for the GPU, even where the log ran here.
+
     #[test]
     fn an_extension_operator_without_a_cuda_kernel_is_named_where_the_node_has_its_cpu_build() {
         let log = "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU].\n";
@@ -1536,6 +1530,9 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         );
     }
 
+    /// A check that could not judge is silent, and its silence rules nothing
+    /// out: a torch 2.16 build is not in the table of builds, so the node
+    /// cannot say it has kernels for the GPU, even where the log ran here.
     #[test]
     fn a_build_the_table_does_not_know_does_not_rule_out_missing_kernels() {
         let log = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";

@@ -609,7 +609,7 @@ fn ipython_frame(line: &str) -> Option<Frame> {
         Some(linked) => linked.split_once("](")?.0,
         None => place,
     };
-    let python_file = (file.starts_with(['/', '~']) || file.as_bytes().get(1) == Some(&b':')) && file.ends_with(".py");
+    let python_file = (file.starts_with(['/', '~']) || super::on_a_drive(file)) && file.ends_with(".py");
     let cell = file.starts_with("<ipython-input-") && file.ends_with('>');
     (python_file || cell).then(|| Frame {
         file: file.to_string(),

@@ -204,9 +204,6 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
     torchs.then_some((symbol, owner))
 }
 
-/// `No such operator torchvision::nms`: torch.ops looked the operator up and
-/// nothing had registered it, which an import does; unlike `operator
-/// torchvision::nms does not exist`, the library may never have been asked to load.
 /// `Could not run 'torchvision::nms' with arguments from the 'CUDA' backend`:
 /// an extension's operator with kernels for other backends only. The
 /// namespace is the package's; torch's own (`aten::`) is not an extension's.
@@ -222,6 +219,9 @@ fn no_cuda_kernel(lower: &str) -> Option<(String, String)> {
         .then(|| (crate::explain::distribution_of(namespace), operator.to_string()))
 }
 
+/// `No such operator torchvision::nms`: torch.ops looked the operator up and
+/// nothing had registered it, which an import does; unlike `operator
+/// torchvision::nms does not exist`, the library may never have been asked to load.
 fn operator_never_registered(lower: &str) -> Option<&'static str> {
     OPERATOR_OWNERS
         .iter()
@@ -340,17 +340,15 @@ fn torch_attribute(text: &str) -> Option<String> {
 /// one outside the import machinery), since a torch that fails to import its
 /// own parts (`torch._C`) is a broken torch, not a package made for another.
 fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
-    let missing = if let Some(rest) = text::after_marker(text, "No module named 'torch.") {
-        format!("torch.{}", &rest[..rest.find('\'')?])
-    } else {
-        let rest = text::after_marker(text, "cannot import name '")?;
-        let name = &rest[..rest.find('\'')?];
-        let from = text::after_marker(&rest[name.len()..], "from '")?;
-        let module = &from[..from.find('\'')?];
-        if module != "torch" && !module.starts_with("torch.") {
-            return None;
+    let missing = match text::module_not_found(text).filter(|module| module.starts_with("torch.")) {
+        Some(module) => module.to_string(),
+        None => {
+            let (name, module) = text::name_not_importable(text)?;
+            if module != "torch" && !module.starts_with("torch.") {
+                return None;
+            }
+            format!("{module}.{name}")
         }
-        format!("{module}.{name}")
     };
     let importer = traceback
         .frames()

@@ -6,8 +6,8 @@
 //! the log is the node's, confirms it.
 
 use super::{Context, Reading, text};
-use crate::facts::{Facts, dotted};
-use crate::knowledge::tables::MajorMinor;
+use crate::facts::Facts;
+use crate::knowledge::tables::{MajorMinor, Tables};
 
 pub const CAUSE: &str = "nvcc-unsupported-gpu-arch";
 
@@ -33,7 +33,10 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             let install = format!(
                 "install a CUDA toolkit of {first} or newer and build with it (export CUDA_HOME=/usr/local/cuda-X.Y, its bin first on PATH)"
             );
-            let gpus_of_it = context.facts.map(|facts| gpus_of(facts, capability)).unwrap_or_default();
+            let gpus_of_it = match (context.facts, context.tables) {
+                (Some(facts), Some(tables)) => gpus_of(facts, tables, capability),
+                _ => Vec::new(),
+            };
             let fix = if gpus_of_it.is_empty() {
                 format!(
                     "{install}, or leave {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST) if no GPU that runs it has it"
@@ -96,16 +99,11 @@ fn capability_of(arch: &str) -> Option<MajorMinor> {
 }
 
 /// The GPUs of `capability` on this node, described.
-fn gpus_of(facts: &Facts, capability: MajorMinor) -> Vec<String> {
+fn gpus_of(facts: &Facts, tables: &Tables, capability: MajorMinor) -> Vec<String> {
     facts
         .gpus
         .iter()
-        .filter(|gpu| {
-            gpu.compute_capability
-                .as_ref()
-                .and_then(MajorMinor::of)
-                .is_some_and(|own| own == capability)
-        })
+        .filter(|gpu| crate::torch_install::capability(tables, gpu) == Some(capability))
         .map(|gpu| gpu.describe())
         .collect()
 }
@@ -113,8 +111,7 @@ fn gpus_of(facts: &Facts, capability: MajorMinor) -> Vec<String> {
 /// The toolkit a build on this node would use, and how it was found.
 fn toolkit_here(facts: &Facts) -> Option<(MajorMinor, &'static str)> {
     let (toolkit, found) = facts.active_toolkit()?;
-    let version = dotted(toolkit.version.as_deref()?)?;
-    Some((MajorMinor::of(&version)?, found))
+    Some((crate::builtin_checks::cuda_of_toolkit(toolkit)?, found))
 }
 
 #[cfg(test)]

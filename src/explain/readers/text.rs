@@ -155,6 +155,20 @@ fn dotted_tuples(text: &str) -> String {
     out
 }
 
+/// The module Python could not find: `No module named 'mmcv._ext'`.
+pub fn module_not_found(text: &str) -> Option<&str> {
+    let rest = after_marker(text, "No module named '")?;
+    Some(rest.split_once('\'')?.0)
+}
+
+/// The name and the module of `cannot import name '_C' from 'groundingdino'`.
+pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
+    let rest = after_marker(text, "cannot import name '")?;
+    let (name, after) = rest.split_once('\'')?;
+    let module = after_marker(after, "from '")?.split_once('\'')?.0;
+    Some((name, module))
+}
+
 /// The text after the first occurrence of `marker`, ASCII case ignored.
 pub fn after_marker<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
     let at = text.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;

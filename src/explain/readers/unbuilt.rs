@@ -73,14 +73,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 /// The compiled module a message says is missing: `No module named 'mmcv._ext'`,
 /// `name '_C' is not defined`, `cannot import name '_C' from 'groundingdino'`.
 fn missing_module(text: &str) -> Option<String> {
-    if let Some(rest) = text::after_marker(text, "No module named '") {
-        let module = rest.split('\'').next()?;
+    if let Some(module) = text::module_not_found(text) {
         let last = module.rsplit('.').next()?;
         return (module.contains('.') && is_compiled_module(last)).then(|| module.to_string());
     }
-    if let Some(rest) = text::after_marker(text, "cannot import name '") {
-        let name = rest.split('\'').next()?;
-        let from = rest.split_once(" from '")?.1.split('\'').next()?;
+    if let Some((name, from)) = text::name_not_importable(text) {
         return is_compiled_module(name).then(|| format!("{from}.{name}"));
     }
     let rest = text::after_marker(text, "name '")?;
