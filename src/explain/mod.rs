@@ -84,6 +84,10 @@ pub struct Explained {
     pub occurrences: usize,
     pub exception: Option<String>,
     pub message: Option<String>,
+    /// The log stops before the exception line: `exception` and `message`
+    /// are what the raise statement in the last frame's source says.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub message_from_source: bool,
     pub devices: Vec<String>,
     pub frames: Vec<FrameFact>,
     /// The installed distributions the frames run through, outermost first.
@@ -242,9 +246,31 @@ pub fn explain<R: BufRead>(
             ranked.push((traceback, candidates));
         }
     }
+    // Of two answers equally sure, the one to an error outdoes the one to a
+    // warning printed near it (torchvision's image-extension warning after
+    // the error that ended the job), unless the error's own candidates list
+    // the warning's answer: then the warning says why the error happened
+    // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
+    let fatal = |traceback: &Traceback| traceback.raised().is_none_or(traceback::Raised::is_fatal);
+    let explains_an_error = |answer: &Candidate| {
+        ranked.iter().any(|(traceback, candidates)| {
+            fatal(traceback)
+                && candidates
+                    .iter()
+                    .any(|candidate| candidate.id == answer.id && candidate.confidence > Confidence::RuledOut)
+        })
+    };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
-        (strength(candidates), traceback.last_line, traceback.line)
+        let stands = fatal(traceback) || candidates.first().is_some_and(explains_an_error);
+        let strength = strength(candidates);
+        (
+            strength.map(|(confidence, _)| confidence),
+            stands,
+            strength.map(|(_, score)| score),
+            traceback.last_line,
+            traceback.line,
+        )
     });
     let Some(chosen) = chosen else {
         return Ok(Explanation {
@@ -437,6 +463,10 @@ fn describe(traceback: Traceback, facts: &Facts) -> Explained {
         occurrences: traceback.occurrences,
         exception: raised.map(|raised| raised.exception.clone()),
         message: raised.map(|raised| raised.message.clone()),
+        message_from_source: traceback
+            .sections
+            .last()
+            .is_some_and(|section| section.raised_from_source),
         devices: rank::devices_named(&traceback)
             .iter()
             .map(rank::Device::describe)

@@ -84,7 +84,7 @@ const ALL: [Signal; 9] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 21] = [
+const TRIGGERS: [(&str, Signal); 25] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -111,12 +111,20 @@ const TRIGGERS: [(&str, Signal); 21] = [
     ),
     ("CUDA Setup failed despite GPU being available", Signal::Bitsandbytes),
     ("Killed", Signal::Killed),
+    // 137 is 128 + 9: how shells, IDEs, Docker and subprocess report a child SIGKILL ended.
+    ("exit code 137", Signal::Killed),
+    ("exit status 137", Signal::Killed),
+    ("exited with code 137", Signal::Killed),
+    ("signal 9: SIGKILL", Signal::Killed),
 ];
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,
 /// which the one word alone cannot be matched by without matching every
 /// "killed" in a log.
 pub const KILLED: &str = "Killed (SIGKILL, as the shell reports it)";
+
+/// What an exit status of 137 is read as, in words a cause's message can match.
+const EXIT_137: &str = "137 is 128 + 9: SIGKILL, as the shell reports it";
 
 /// bitsandbytes' other setup failure, matched apart because it is lowercase prose.
 const BNB_WITHOUT_GPU: &str = "compiled without GPU support";
@@ -188,6 +196,9 @@ pub fn read(line: &str) -> Option<SignalLine> {
         Signal::DeviceAssertion => return assertion(text).map(|message| SignalLine::Line(raised(signal, message))),
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
         Signal::Killed if text == "Killed" => KILLED,
+        Signal::Killed if &line[found.range()] != "Killed" => {
+            return Some(SignalLine::Line(raised(signal, format!("{text} ({EXIT_137})"))));
+        }
         Signal::Killed => return None,
         _ => text,
     };
@@ -294,6 +305,12 @@ mod tests {
         assert_eq!(message("Killed").unwrap(), ("killed".into(), KILLED.into()));
         assert!(message("Killed process 4100 (python) total-vm:1000kB").is_none());
         assert!(message("[rank0] Killed by the watchdog, see above").is_none());
+        // deepgcns50: PyCharm's line for a process the kernel killed.
+        let (label, text) = message("Process finished with exit code 137 (interrupted by signal 9: SIGKILL)").unwrap();
+        assert_eq!(label, "killed");
+        assert!(text.ends_with("SIGKILL, as the shell reports it)"), "{text}");
+        assert!(message("subprocess.CalledProcessError: Command 'x' returned non-zero exit status 137.").is_some());
+        assert!(message("Process finished with exit code 1").is_none());
     }
 
     #[test]

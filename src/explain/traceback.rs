@@ -33,6 +33,8 @@ const MAX_MESSAGE_LINES: usize = 8;
 /// many lines (torch prints the error class's own line between them).
 const REASON_WITHIN: usize = 3;
 const MAX_MESSAGE_BYTES: usize = 4096;
+/// Source lines kept after a frame, for a raise statement's message.
+const MAX_SOURCE_BYTES: usize = 1024;
 /// Non-frame lines tolerated inside a traceback before it is given up as cut off.
 const MAX_STRAY_LINES: usize = 40;
 const MAX_STREAMS: usize = 256;
@@ -84,6 +86,10 @@ pub struct Section {
     #[serde(skip_serializing_if = "is_zero")]
     pub frames_omitted: usize,
     pub raised: Option<Raised>,
+    /// The log stops before the exception line, and `raised` was read from
+    /// the source of the raise statement the last frame shows.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub raised_from_source: bool,
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -114,6 +120,7 @@ impl Traceback {
                 frames: Vec::new(),
                 frames_omitted: 0,
                 raised: Some(raised),
+                raised_from_source: false,
             }],
             occurrences: 1,
             last_line: line,
@@ -173,6 +180,10 @@ struct Stream {
     stray_lines: usize,
     /// No line after the header carried the label yet.
     label_unconfirmed: bool,
+    /// The source lines printed after the last frame (at most
+    /// [`MAX_SOURCE_BYTES`]): a log cut before its exception line still
+    /// shows what the raise statement says.
+    source: String,
 }
 
 /// Collects the tracebacks of a log, fed one line at a time.
@@ -358,6 +369,7 @@ impl Collector {
             phase: Phase::Frames,
             chained: false,
             stray_lines: 0,
+            source: String::new(),
         });
     }
 
@@ -395,11 +407,21 @@ impl Collector {
                 push_frame(section, frame);
             }
             stream.stray_lines = 0;
+            stream.source.clear();
             return true;
         }
         let trimmed = rest.trim();
         match stream.phase {
             Phase::Frames => {
+                // IPython marks the line that raised with an arrow: `-> 1787  raise ImportError(`.
+                let ipython_arrow = trimmed.starts_with('-') && trimmed.trim_start_matches('-').starts_with('>');
+                if (rest.starts_with([' ', '\t']) || ipython_arrow)
+                    && !section.frames.is_empty()
+                    && stream.source.len() + trimmed.len() < MAX_SOURCE_BYTES
+                {
+                    stream.source.push_str(trimmed);
+                    stream.source.push('\n');
+                }
                 if rest.starts_with([' ', '\t']) || trimmed.is_empty() || trimmed.starts_with('[') {
                     // Source lines, `^^^^` markers, "[Previous line repeated N more times]".
                     return true;
@@ -449,6 +471,15 @@ impl Collector {
     fn close(&mut self, index: usize) {
         let mut stream = self.streams.remove(index);
         stream.traceback.label = stream.label;
+        if let Some(section) = stream
+            .traceback
+            .sections
+            .last_mut()
+            .filter(|section| section.raised.is_none())
+        {
+            section.raised = raise_statement(&stream.source);
+            section.raised_from_source = section.raised.is_some();
+        }
         self.keep(stream.traceback);
     }
 
@@ -704,6 +735,66 @@ fn bare_exception_in(line: &str) -> Option<Raised> {
         }
     }
     None
+}
+
+/// What a raise statement in a frame's source says: `raise ImportError(
+/// "... requires `accelerate>=0.20.1` ...")` gives the class and the string
+/// literals passed to it, joined as Python joins adjacent literals (an
+/// f-string's `{name}` is kept as written). `None` when no literal is passed:
+/// a class alone, or a message held in a variable, says too little to stand
+/// for the exception line.
+fn raise_statement(source: &str) -> Option<Raised> {
+    // The statement starts its line, after IPython's arrow and line number (`-> 1787`).
+    let statement = |line: &str| {
+        line.trim_start_matches(['-', '>'])
+            .trim_start()
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start()
+            .strip_prefix("raise ")
+            .is_some()
+    };
+    let lines: Vec<&str> = source.lines().collect();
+    let start = lines.iter().rposition(|line| statement(line))?;
+    let text = lines[start..].join("\n");
+    let after = &text[text.find("raise ")? + "raise ".len()..];
+    let open = after.find('(')?;
+    let exception = after[..open].trim();
+    if !is_exception_name(exception) {
+        return None;
+    }
+    let mut message = String::new();
+    let mut chars = after[open + 1..].chars();
+    let mut depth = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => break,
+            ')' | ']' | '}' => depth -= 1,
+            '"' | '\'' => {
+                // One literal, to its closing quote; an escaped character is kept as itself.
+                let quote = c;
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    if escaped {
+                        message.push(c);
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == quote || c == '\n' {
+                        break;
+                    } else {
+                        message.push(c);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let message = message.trim().to_string();
+    (!message.is_empty()).then(|| Raised {
+        exception: exception.to_string(),
+        message,
+    })
 }
 
 /// Every traceback in `text` (a whole log held in memory, such as a smoke step's).
@@ -1059,5 +1150,67 @@ SystemExit: 1
         let found = collected(&["xFormers was built for:"]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].raised().unwrap().message.ends_with("was built for:"));
+    }
+    /// transformers29174: Colab's traceback, cut inside the raise statement's source.
+    #[test]
+    fn a_log_cut_before_its_exception_line_is_read_from_the_raise_statement() {
+        let found = parse(concat!(
+            "ImportError                               Traceback (most recent call last)\n",
+            "<ipython-input-26-cfdcb4612c2d> in <cell line: 1>()\n",
+            "----> 1 training_args = TrainingArguments(\n",
+            "      2     output_dir=\"my_awesome_food_model\",\n",
+            "\n",
+            "/usr/local/lib/python3.10/dist-packages/transformers/training_args.py in _setup_devices(self)\n",
+            "   1786             if not is_accelerate_available(min_version=\"0.20.1\"):\n",
+            "-> 1787                 raise ImportError(\n",
+            "   1788                     \"Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: \"\n",
+            "   1789                     'Please run `pip install accelerate -U`'\n",
+        ));
+        let section = found[0].sections.last().unwrap();
+        assert!(section.raised_from_source);
+        let raised = section.raised.as_ref().unwrap();
+        assert_eq!(raised.exception, "ImportError");
+        assert_eq!(
+            raised.message,
+            "Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install accelerate -U`"
+        );
+    }
+
+    #[test]
+    fn a_printed_exception_line_is_never_replaced_by_the_source() {
+        let found = parse(concat!(
+            "Traceback (most recent call last):\n",
+            "  File \"/x/flash_attn/flash_attn_interface.py\", line 9, in forward\n",
+            "    raise RuntimeError(\"FlashAttention only supports Ampere GPUs or newer.\")\n",
+            "RuntimeError: the message as printed\n",
+        ));
+        let section = found[0].sections.last().unwrap();
+        assert!(!section.raised_from_source);
+        assert_eq!(section.raised.as_ref().unwrap().message, "the message as printed");
+        // Cut before that line, the one source line stands for it.
+        let found = parse(concat!(
+            "Traceback (most recent call last):\n",
+            "  File \"/x/flash_attn/flash_attn_interface.py\", line 9, in forward\n",
+            "    raise RuntimeError(\"FlashAttention only supports Ampere GPUs or newer.\")\n",
+        ));
+        let raised = found[0].raised().unwrap();
+        assert_eq!(raised.message, "FlashAttention only supports Ampere GPUs or newer.");
+    }
+
+    #[test]
+    fn source_that_raises_no_literal_stands_for_nothing() {
+        for source in [
+            "    model.to(device)",
+            "    raise RuntimeError(message)",
+            "    raise",
+            "    print(\"raise ValueError('no')\")",
+        ] {
+            let log = format!("Traceback (most recent call last):\n  File \"/x/a.py\", line 3, in f\n{source}\n");
+            let found = parse(&log);
+            assert!(
+                found.iter().all(|traceback| traceback.raised().is_none()),
+                "{source}: {found:?}"
+            );
+        }
     }
 }

@@ -178,6 +178,13 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
     let at = format!("line {} of {}{times}{others}", traceback.line, source(explanation));
     write_hanging(out, style.width(), &prefix, 2, &at, str::to_string);
     let indented = |out: &mut String, text: &str| write_hanging(out, style.width(), "  ", 4, text, str::to_string);
+    if traceback.message_from_source {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim("(the log stops before the exception line; the raise statement it shows reads:)")
+        );
+    }
     match (&traceback.exception, &traceback.message) {
         (Some(exception), Some(message)) => {
             indented(

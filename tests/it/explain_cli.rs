@@ -58,6 +58,21 @@ fn explain_case_json(cache: &Path, name: &str) -> (Value, i32) {
 }
 
 /// The explanation a run printed and its exit code; a run that printed no JSON fails the test.
+/// Explains `log`, written to `dir/name`, on the A40 node, as JSON.
+fn explain_text_json(cache: &Path, dir: &Path, name: &str, log: &str) -> (Value, i32) {
+    let path = dir.join(name);
+    std::fs::write(&path, log).unwrap();
+    parsed(
+        &explain(
+            cache,
+            &path,
+            &case_dir(A40).join("snapshot.json"),
+            &["--format", "json"],
+        )
+        .assert(),
+    )
+}
+
 fn parsed(assert: &assert_cmd::assert::Assert) -> (Value, i32) {
     let output = assert.get_output();
     let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
@@ -640,23 +655,26 @@ fn every_fresh_batch_case_replays() {
 fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let snapshot = case_dir(A40).join("snapshot.json");
     let loader = "2025-11-08 19:02:18 [E:onnxruntime:Default, provider_bridge_ort.cc:1546] FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory";
-    let alone = dir.path().join("alone.log");
-    std::fs::write(&alone, format!("{loader}\nInference finished in 12.3 s\n")).unwrap();
-    let (explanation, _) = parsed(&explain(cache.path(), &alone, &snapshot, &["--format", "json"]).assert());
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "alone.log",
+        &format!("{loader}\nInference finished in 12.3 s\n"),
+    );
     assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     assert_eq!(
         explanation["candidates"][0]["id"], "shared-library-missing",
         "{explanation:#}"
     );
-    let beside = dir.path().join("beside.log");
-    std::fs::write(
-        &beside,
-        format!("{loader}\nTraceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nValueError: learning rate schedule is empty\n"),
-    )
-    .unwrap();
-    let (explanation, _) = parsed(&explain(cache.path(), &beside, &snapshot, &["--format", "json"]).assert());
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "beside.log",
+        &format!(
+            "{loader}\nTraceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nValueError: learning rate schedule is empty\n"
+        ),
+    );
     assert_eq!(explanation["traceback"]["exception"], "ValueError", "{explanation:#}");
 }
 
@@ -668,27 +686,24 @@ fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
 fn a_pasted_message_is_read_and_a_longer_text_without_an_error_is_not() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let snapshot = case_dir(A40).join("snapshot.json");
-    let pasted = dir.path().join("pasted.log");
-    std::fs::write(
-        &pasted,
+    let (explanation, code) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "pasted.log",
         "MMCV==1.7.1 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.1.0.\n",
-    )
-    .unwrap();
-    let (explanation, code) = parsed(&explain(cache.path(), &pasted, &snapshot, &["--format", "json"]).assert());
+    );
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
     assert_eq!(code, 0);
     assert_eq!(
         explanation["candidates"][0]["id"], "package-requirement-unmet",
         "{explanation:#}"
     );
-    let report = dir.path().join("report.txt");
-    std::fs::write(
-        &report,
+    let (explanation, code) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "report.txt",
         "This node against `/workspace/job/h100.lock`\nRe-hashed the files of 197 distributions.\n\nInstalled files\n  error    certifi 2026.7.22: certifi/cacert.pem: modified\n           fix: python -m pip install --no-deps --force-reinstall 'certifi==2026.7.22'\n\n2 differences (2 errors, 0 warnings, 0 infos)\n",
-    )
-    .unwrap();
-    let (explanation, code) = parsed(&explain(cache.path(), &report, &snapshot, &["--format", "json"]).assert());
+    );
     assert_eq!(explanation["outcome"], "no_error", "{explanation:#}");
     assert_eq!(code, 0);
 }
@@ -700,26 +715,91 @@ fn a_pasted_message_is_read_and_a_longer_text_without_an_error_is_not() {
 fn torchs_warning_of_a_missing_vc_runtime_names_the_windows_dll_failure_after_it() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let snapshot = case_dir(A40).join("snapshot.json");
     let failure = "Traceback (most recent call last):\n  File \"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\__init__.py\", line 133, in <module>\n    raise err\nOSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n";
-    let warned = dir.path().join("warned.log");
-    std::fs::write(
-        &warned,
-        format!("Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n                 It can be downloaded at https://aka.ms/vs/16/release/vc_redist.x64.exe\n{failure}"),
-    )
-    .unwrap();
-    let (explanation, _) = parsed(&explain(cache.path(), &warned, &snapshot, &["--format", "json"]).assert());
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "warned.log",
+        &format!(
+            "Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n                 It can be downloaded at https://aka.ms/vs/16/release/vc_redist.x64.exe\n{failure}"
+        ),
+    );
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
     assert_eq!(
         first_id(&explanation),
         Some("windows-vc-runtime-missing"),
         "{explanation:#}"
     );
-    let alone = dir.path().join("alone.log");
-    std::fs::write(&alone, failure).unwrap();
-    let (explanation, _) = parsed(&explain(cache.path(), &alone, &snapshot, &["--format", "json"]).assert());
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "alone.log", failure);
     assert!(
         candidate(&explanation, "windows-vc-runtime-missing").is_none(),
+        "{explanation:#}"
+    );
+}
+
+/// An error and a warning explained equally surely: the error's answer is
+/// the answer (easyocr716: torch 1.11's cuDNN check, then torchvision's
+/// image-extension warning), unless the error lists the warning's cause
+/// among its own (torch's `sm_120 is not compatible` pasted after the
+/// `no kernel image` it explains).
+#[test]
+fn an_error_outdoes_a_warning_unless_the_warning_says_why_the_error_happened() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "cudnn.log",
+        "cuDNN version incompatibility: PyTorch was compiled against (8, 4, 0) but linked against (8, 3, 3)\n/home/a/.local/lib/python3.10/site-packages/torchvision/io/image.py:13: UserWarning: Failed to load image Python extension: /home/a/.local/lib/python3.10/site-packages/torchvision/image.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs\n  warn(f\"Failed to load image Python extension: {e}\")\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("cudnn-version-mismatch"),
+        "{explanation:#}"
+    );
+    let blackwell = case_dir("blackwell-torch-without-sm100-sm120-pytorch153928");
+    let (explanation, _) = parsed(
+        &explain(
+            cache.path(),
+            &blackwell.join("log.txt"),
+            &blackwell.join("snapshot.json"),
+            &["--format", "json"],
+        )
+        .assert(),
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("blackwell-torch-without-sm100-sm120"),
+        "{explanation:#}"
+    );
+}
+
+/// A log cut before its exception line still shows the raise statement's
+/// source (Colab's traceback of transformers29174): its class and literal
+/// are read as the message, and the report says where they came from.
+#[test]
+fn a_log_cut_before_its_exception_line_is_read_from_the_raise_statement_and_says_so() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = case_dir("package-requirement-unmet-transformers29174");
+    let assert = explain(cache.path(), &case.join("log.txt"), &case.join("snapshot.json"), &[]).assert();
+    let text = stdout(&assert);
+    assert!(
+        text.contains("the log stops before the exception line; the raise statement it shows reads:"),
+        "{text}"
+    );
+    let (explanation, _) = parsed(
+        &explain(
+            cache.path(),
+            &case.join("log.txt"),
+            &case.join("snapshot.json"),
+            &["--format", "json"],
+        )
+        .assert(),
+    );
+    assert_eq!(explanation["traceback"]["message_from_source"], true, "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("package-requirement-unmet"),
         "{explanation:#}"
     );
 }

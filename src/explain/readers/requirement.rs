@@ -298,10 +298,14 @@ fn cuda_home(text: &str, context: Context) -> Option<Reading> {
 /// torch's cuDNN check: the version it was compiled against and the one loaded.
 fn cudnn(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
-    let (compiled, found) = if lower.contains("compiled against") && lower.contains("runtime version") {
+    // Before PR #80877 (torch 1.13) the loaded version followed "but linked against".
+    let loaded = ["runtime version", "linked against"]
+        .into_iter()
+        .find(|marker| lower.contains(marker));
+    let (compiled, found) = if let (true, Some(loaded)) = (lower.contains("compiled against"), loaded) {
         (
             cudnn_version(text::after_marker(text, "compiled against")?)?,
-            cudnn_version(text::after_marker(text, "runtime version")?)?,
+            cudnn_version(text::after_marker(text, loaded)?)?,
         )
     } else if lower.contains("incompatible version of cudnn") {
         (String::new(), String::new())
@@ -518,6 +522,15 @@ mod tests {
         assert_eq!(readings[0].cause, CUDNN);
         assert!(readings[0].said.contains("8.9.2") && readings[0].said.contains("8.5.0"));
         assert_eq!(cudnn_version(" 8902"), Some("8.9.2".to_string()));
+        // torch before PR #80877 (easyocr716, torch 1.11), printed without its class.
+        let older = read_alone(
+            "cuDNN version incompatibility: PyTorch was compiled against (8, 4, 0) but linked against (8, 3, 3)",
+        );
+        assert_eq!(older[0].cause, CUDNN);
+        assert!(
+            older[0].said.contains("8.4.0") && older[0].said.contains("8.3.3"),
+            "{older:?}"
+        );
     }
 
     #[test]
