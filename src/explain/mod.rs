@@ -185,7 +185,7 @@ pub fn explain<R: BufRead>(
     let bare: Vec<(usize, String)> = tracebacks
         .iter()
         .filter(|traceback| traceback.frames().next().is_none())
-        .filter_map(|traceback| Some((traceback.line, traceback.raised()?.message.to_lowercase())))
+        .filter_map(|traceback| Some((traceback.line, traceback.raised()?.message.clone())))
         .collect();
     // A warning, or a line jobs that finish also print, is an error only when
     // a known cause explains it; the rest predict nothing and are not counted,
@@ -194,13 +194,10 @@ pub fn explain<R: BufRead>(
     let (mut ranked, passed_over): (Vec<(Traceback, Vec<Candidate>)>, Vec<_>) = tracebacks
         .into_iter()
         .map(|traceback| {
-            let own: Vec<String> = traceback
-                .messages()
-                .map(|raised| raised.message.to_lowercase())
-                .collect();
+            let own: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();
             let mut context: Vec<String> = bare
                 .iter()
-                .filter(|(line, text)| *line < traceback.line && !own.contains(text))
+                .filter(|(line, text)| *line < traceback.line && !own.contains(&text.as_str()))
                 .map(|(_, text)| text.clone())
                 .collect();
             context.dedup();

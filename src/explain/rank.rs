@@ -287,7 +287,9 @@ impl<'m, 'f> Judge<'m, 'f> {
 
     /// Ranks a traceback with `context`: the log's other error and warning
     /// lines printed before it, lowercase, which weigh on the causes they name.
-    pub fn rank_in(&self, traceback: &Traceback, context: &[String]) -> Vec<Candidate> {
+    pub fn rank_in(&self, traceback: &Traceback, context_lines: &[String]) -> Vec<Candidate> {
+        let context: Vec<String> = context_lines.iter().map(|line| line.to_lowercase()).collect();
+        let context = context.as_slice();
         // Site-packages only: a system Python's prefix (/usr) holds every
         // container's /usr/local/lib/python3.x/dist-packages.
         let same_environment = self.runs_here(traceback);
@@ -354,16 +356,31 @@ impl<'m, 'f> Judge<'m, 'f> {
                 score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
             })
             .collect();
-        let readings = readers::read(
-            traceback,
-            readers::Context {
-                facts,
-                absence_is_a_fact: same_environment,
-                tables: Some(self.tables),
-            },
-        );
+        let readers_context = readers::Context {
+            facts,
+            absence_is_a_fact: same_environment,
+            tables: Some(self.tables),
+        };
+        let readings = readers::read(traceback, readers_context);
         for reading in readings {
             self.weigh_reading(&mut candidates, reading);
+        }
+        // Read only where an answer rests on an earlier line alone: rare, and
+        // a log of many tracebacks with many earlier lines each costs nothing.
+        let resting_on_context = candidates
+            .iter()
+            .any(|candidate| candidate.confidence.is_answer() && only_an_earlier_line(candidate));
+        for line in context_lines.iter().filter(|_| resting_on_context) {
+            let earlier = Traceback::bare(
+                0,
+                super::traceback::Raised {
+                    exception: String::new(),
+                    message: line.clone(),
+                },
+            );
+            for reading in readers::read(&earlier, readers_context) {
+                unsettled_by_an_earlier_line(&mut candidates, &reading);
+            }
         }
         generic_yields_to_specific(&mut candidates);
         wording_yields_to_grounds(&mut candidates);
@@ -497,6 +514,49 @@ impl Judge<'_, '_> {
             candidate.confidence = candidate.confidence.max(confidence);
         }
     }
+}
+
+/// A cause that only an earlier line of the log points to is no surer than a
+/// reader of that line finds it: a CUDA 12 runtime library that did not load
+/// is a library to install or an extension built for another CUDA, and while
+/// torch's CUDA is unknown the line alone does not tell which (genrec18:
+/// fbgemm_gpu's operators missing after `libcudart.so.12: cannot open`).
+fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading) {
+    for candidate in candidates.iter_mut() {
+        let disputed =
+            (candidate.id == reading.cause && !reading.settles) || reading.rules_out.contains(&candidate.id.as_str());
+        if disputed && candidate.confidence.is_answer() && only_an_earlier_line(candidate) {
+            candidate.confidence = Confidence::Possible;
+            candidate.evidence.push(Evidence {
+                kind: EvidenceKind::Context,
+                holds: None,
+                text: format!("the earlier line alone does not settle it: {}", reading.said),
+            });
+            candidate
+                .evidence
+                .extend(reading.node.iter().map(|(holds, text)| Evidence {
+                    kind: EvidenceKind::Node,
+                    holds: *holds,
+                    text: text.clone(),
+                }));
+        }
+    }
+}
+
+/// Whether an earlier line of the log is all that points to a candidate: no
+/// message, reading or frame of the traceback does.
+fn only_an_earlier_line(candidate: &Candidate) -> bool {
+    candidate
+        .evidence
+        .iter()
+        .any(|evidence| evidence.kind == EvidenceKind::Context)
+        && !candidate.evidence.iter().any(|evidence| {
+            evidence.holds == Some(true)
+                && matches!(
+                    evidence.kind,
+                    EvidenceKind::Message | EvidenceKind::Stated | EvidenceKind::Frame
+                )
+        })
 }
 
 /// A generic reading (an extension built for another torch) says less than a

@@ -42,21 +42,26 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             format!("{owner}'s compiled library lacks torch's symbol {symbol}"),
             None,
         )
-    } else if let Some(owner) = operator_never_registered(&lower) {
+    } else if let Some(unregistered) = operator_never_registered(&lower, traceback) {
         // `torch.ops.torchvision.nms` before `import torchvision`, or a library that did not load.
+        let Unregistered {
+            namespace,
+            module,
+            distribution,
+        } = unregistered;
         return Some(Reading {
             cause: CAUSE,
             said: format!(
-                "torch has no {owner} operators: {owner} was not imported, or its compiled library did not load"
+                "torch has no {namespace} operators: {module} was not imported, or its compiled library did not load"
             ),
             node: vec![(
                 None,
                 format!(
-                    "whether the code imported {owner} before calling torch.ops.{owner} (an import registers its operators)"
+                    "whether the code imported {module} before calling torch.ops.{namespace} (an import registers its operators)"
                 ),
             )],
             fix: format!(
-                "import {owner} before calling its operators through torch.ops (or call them as {owner}.ops...); if it is imported, install the {owner} release paired with the installed torch, from the same index"
+                "import {module} before calling its operators through torch.ops; if it is imported, install the {distribution} release made for the installed torch (its own import error, printed above the operator's, says what did not load)"
             ),
             stated: false,
             settles: false,
@@ -214,20 +219,52 @@ fn no_cuda_kernel(lower: &str) -> Option<(String, String)> {
         return None;
     }
     let (namespace, _) = operator.split_once("::")?;
-    let valid = !namespace.is_empty() && namespace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    (valid && !matches!(namespace, "aten" | "prim" | "prims" | "c10d" | "_c10d_functional"))
-        .then(|| (crate::explain::distribution_of(namespace), operator.to_string()))
+    extension_namespace(namespace).then(|| (crate::explain::distribution_of(namespace), operator.to_string()))
 }
 
-/// `No such operator torchvision::nms`: torch.ops looked the operator up and
-/// nothing had registered it, which an import does; unlike `operator
-/// torchvision::nms does not exist`, the library may never have been asked to load.
-fn operator_never_registered(lower: &str) -> Option<&'static str> {
-    OPERATOR_OWNERS
-        .iter()
-        .filter(|(words, _)| words.starts_with("operator "))
-        .find(|(words, _)| lower.contains(&format!("no such {words}")))
-        .map(|(_, owner)| *owner)
+/// Whether an operator namespace is an extension's: an identifier, and not
+/// one of torch's own (`aten::`, `prim::`, `c10d::`).
+fn extension_namespace(namespace: &str) -> bool {
+    !namespace.is_empty()
+        && namespace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(namespace, "aten" | "prim" | "prims" | "c10d" | "_c10d_functional")
+}
+
+/// `No such operator torchvision::nms`, or torch.ops' later wording
+/// `'_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'`:
+/// torch.ops looked the operator up and nothing had registered it, which an
+/// import does; unlike `operator torchvision::nms does not exist`, the
+/// library may never have been asked to load. The owner is the innermost
+/// package frame named after the namespace (`fbgemm_gpu` for `fbgemm::`),
+/// else the namespace's distribution.
+fn operator_never_registered<'t>(lower: &'t str, traceback: &'t Traceback) -> Option<Unregistered<'t>> {
+    let namespace = match text::after_marker(lower, "no such operator ") {
+        Some(rest) => rest.split_once("::")?.0,
+        None => text::after_marker(lower, "'_opnamespace' '")?.split_once('\'')?.0,
+    };
+    if !extension_namespace(namespace) {
+        return None;
+    }
+    let framed = traceback
+        .frames()
+        .filter_map(|frame| crate::explain::frame_package(&frame.file))
+        .filter(|package| package.starts_with(namespace))
+        .last();
+    let module = framed.unwrap_or(namespace);
+    Some(Unregistered {
+        namespace,
+        module,
+        distribution: crate::explain::distribution_of(module),
+    })
+}
+
+/// Operators torch.ops looked up and nothing registered.
+struct Unregistered<'t> {
+    /// As torch.ops names it: `fbgemm`.
+    namespace: &'t str,
+    /// The module whose import registers them: `fbgemm_gpu`.
+    module: &'t str,
+    distribution: String,
 }
 
 /// `ImportError: DLL load failed while importing exllamav2_ext: The specified
@@ -469,6 +506,20 @@ mod tests {
         assert!(found.fix.starts_with("import torchvision before"), "{}", found.fix);
         let loaded = reading("RuntimeError: operator torchvision::nms does not exist\n").unwrap();
         assert!(loaded.settles, "{loaded:#?}");
+        // Any extension's namespace, in torch.ops' later wording too; the owner is
+        // the package frame named after it (genrec18).
+        let fbgemm = reading("Traceback (most recent call last):\n  File \"/c/lib/python3.8/site-packages/fbgemm_gpu/docs/jagged_tensor_ops.py\", line 14, in <module>\n    torch.ops.fbgemm.jagged_2d_to_dense,\n  File \"/c/lib/python3.8/site-packages/torch/_ops.py\", line 569, in __getattr__\n    raise AttributeError(\nAttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'\n").unwrap();
+        assert!(
+            !fbgemm.settles
+                && fbgemm
+                    .said
+                    .starts_with("torch has no fbgemm operators: fbgemm_gpu was not"),
+            "{fbgemm:#?}"
+        );
+        let bare = reading("RuntimeError: No such operator mylib::fused_op\n").unwrap();
+        assert!(bare.said.starts_with("torch has no mylib operators"), "{bare:#?}");
+        // torch's own namespaces are no extension's.
+        assert!(reading("RuntimeError: No such operator aten::foo\n").is_none());
     }
 
     #[test]
