@@ -15,6 +15,9 @@ const REFUSAL: &str = "unsupported gpu architecture '";
 
 pub fn read(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
+    if let Some(reading) = unknown_standard(&lower, context) {
+        return Some(reading);
+    }
     let named = text::after_marker(&lower, REFUSAL)?;
     let arch = named.split('\'').next()?;
     let capability = capability_of(arch)?;
@@ -84,6 +87,55 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     })
 }
 
+/// The cause an nvcc too old for the build's C++ standard supports.
+pub const TOOLKIT: &str = "cuda-toolkit-mismatch";
+
+/// `nvcc fatal : Value 'c++17' is not defined for option 'std'`: nvcc learnt
+/// C++17 in CUDA 11.0 (CMake's NVIDIA-CUDA.cmake, "NVCC 11 supports
+/// cuda_std_17"), so the toolkit the build found is CUDA 10 or older: of
+/// another major than a torch built with CUDA 11 or later, which the node's
+/// torch, when known, decides. Only C++17 is dated here: the release that
+/// added C++20 is not checked.
+fn unknown_standard(lower: &str, context: Context) -> Option<Reading> {
+    let standard = text::after_marker(lower, "value '")?
+        .split_once("' is not defined for option 'std'")?
+        .0;
+    if standard != "c++17" {
+        return None;
+    }
+    let first = MajorMinor::new(11, 0);
+    let mut node = Vec::new();
+    if let Some((version, found)) = context.facts.and_then(toolkit_here) {
+        node.push((
+            Some(version < first),
+            format!("the toolkit a build uses here is CUDA {version} ({found})"),
+        ));
+    }
+    let torch_cuda = context
+        .facts
+        .and_then(|facts| facts.torch_cuda.as_ref())
+        .map(|version| version.release()[0]);
+    match torch_cuda {
+        Some(major) => node.push((
+            Some(major >= 11),
+            format!("torch here is built with CUDA {major}, and its extensions build with an nvcc of that major"),
+        )),
+        None => node.push((
+            None,
+            "torch's CUDA where the log ran (python -c 'import torch; print(torch.version.cuda)'): from 11 on, the build's nvcc is of another major".to_string(),
+        )),
+    }
+    Some(Reading {
+        cause: TOOLKIT,
+        said: format!("nvcc does not accept -std={standard}: it is older than CUDA {first}, the first nvcc that does"),
+        node,
+        fix: "build with a toolkit of torch's CUDA major: export CUDA_HOME=/usr/local/cuda-X.Y PATH=/usr/local/cuda-X.Y/bin:$PATH, X.Y from python -c 'import torch; print(torch.version.cuda)'; nvcc --version must then say release 11.0 or later".to_string(),
+        stated: true,
+        settles: torch_cuda.is_some_and(|major| major >= 11),
+        rules_out: Vec::new(),
+    })
+}
+
 /// `compute_86`, `sm_90a`, `compute_100f`: the compute capability an nvcc
 /// target names (8.6, 9.0, 10.0), the suffix letters dropped.
 fn capability_of(arch: &str) -> Option<MajorMinor> {
@@ -128,6 +180,16 @@ mod tests {
     }
 
     #[test]
+    fn an_nvcc_that_does_not_know_cpp17_is_older_than_cuda_11() {
+        let found = reading("nvcc fatal   : Value 'c++17' is not defined for option 'std'").unwrap();
+        assert_eq!(found.cause, TOOLKIT);
+        assert!(found.said.contains("older than CUDA 11.0"), "{found:#?}");
+        // torch's CUDA unknown: listed, not named.
+        assert!(!found.settles);
+        assert!(reading("nvcc fatal   : Value 'c++20' is not defined for option 'std'").is_none());
+    }
+
+    #[test]
     fn a_target_is_read_as_its_compute_capability() {
         assert_eq!(capability_of("compute_86"), Some(MajorMinor::new(8, 6)));
         assert_eq!(capability_of("sm_90a"), Some(MajorMinor::new(9, 0)));
@@ -167,6 +229,5 @@ mod tests {
     fn an_architecture_the_table_does_not_date_is_not_guessed() {
         let found = reading("nvcc fatal : Unsupported gpu architecture 'compute_75'").unwrap();
         assert!(found.said.contains("not in the GPU table"), "{}", found.said);
-        assert!(reading("nvcc fatal : Value 'c++17' is not defined for option 'std'").is_none());
     }
 }
