@@ -699,6 +699,44 @@ fn an_earlier_line_a_reader_leaves_open_does_not_name_its_cause() {
     );
 }
 
+/// The loader refusing a library because the libstdc++ it found lacks the
+/// symbol version the library was built against names the old C++ runtime
+/// and, for a conda environment's copy, conda's fix; glibc's own version
+/// missing is another failure, and is not named so.
+#[test]
+fn a_libstdcxx_older_than_a_library_needs_is_named_and_glibcs_own_version_is_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "cxx.log",
+        "ImportError: /home/u/anaconda3/envs/kt/bin/../lib/libstdc++.so.6: version `GLIBCXX_3.4.32' not found (required by /home/u/anaconda3/envs/kt/lib/python3.11/site-packages/KTransformersOps.cpython-311-x86_64-linux-gnu.so)\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("libstdcxx-older-than-library-needs"),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("conda install -c conda-forge libstdcxx-ng"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "glibc.log",
+        "OSError: /lib64/libc.so.6: version `GLIBC_2.34' not found (required by ./app)\n",
+    );
+    assert!(
+        candidate(&explanation, "libstdcxx-older-than-library-needs").is_none(),
+        "{explanation:#}"
+    );
+}
+
 /// A message pasted without its exception class (an issue's title, an
 /// assert's words) is read as one message when it is all the log holds; a
 /// report of more lines that merely prints a pin (`verify`'s fix line) is no
