@@ -63,9 +63,12 @@ enum Searcher {
     Automaton(AhoCorasick),
 }
 
-/// The words one SIMD searcher takes: aho-corasick's packed searchers refuse
-/// 128 patterns or more, whatever their configuration.
-const PACKED_WORDS: usize = 127;
+/// The most words one SIMD searcher takes. aho-corasick's packed searchers
+/// refuse 128 patterns or more, and past 64 (Teddy's own default limit) they
+/// slow down several-fold: `bench/explain.sh` read its 200 MB log at about
+/// 600 MB/s with 197 words in searchers of 127 and 70, and at 800-1000 MB/s
+/// with the same words in searchers of 66 or fewer.
+const PACKED_WORDS: usize = 64;
 
 impl Marker {
     /// ASCII case is ignored, as causes match messages: the words are
@@ -88,11 +91,12 @@ impl Marker {
             })
             .map(String::as_str)
             .collect();
-        // The SIMD searcher (Teddy) by default stops at 64 words; past that it
-        // is still several times faster than the automaton, which reads a
-        // byte at a time. Past 127 words, the words are split between searchers.
+        // The SIMD searcher (Teddy) is several times faster than the automaton,
+        // which reads a byte at a time, and fastest with at most 64 words: the
+        // words are split evenly between as few searchers as keep each so.
+        let searchers = kept.len().div_ceil(PACKED_WORDS).max(1);
         let packed: Option<Vec<aho_corasick::packed::Searcher>> = kept
-            .chunks(PACKED_WORDS)
+            .chunks(kept.len().div_ceil(searchers).max(1))
             .map(|words| {
                 aho_corasick::packed::Config::new()
                     .heuristic_pattern_limits(false)
@@ -334,14 +338,15 @@ mod tests {
 
     /// Past 127 words aho-corasick's SIMD searcher refuses them; the automaton
     /// it fell back to read 4x slower (the knowledge passed 127 words unnoticed).
-    /// Any number of words stays on SIMD searchers, and finds every word, in order.
+    /// Any number of words stays on SIMD searchers of at most 64 words each,
+    /// split evenly, and finds every word, in order.
     #[test]
     fn many_words_stay_on_simd_searchers_and_are_all_found_in_order() {
         let words: Vec<String> = (0..300)
             .map(|index| format!("error number {index:03} happened"))
             .collect();
         let marker = Marker::new(words.iter().map(String::as_str)).unwrap();
-        assert!(matches!(&marker.0, Searcher::Packed(searchers) if searchers.len() == 3));
+        assert!(matches!(&marker.0, Searcher::Packed(searchers) if searchers.len() == 5));
         let text = b"x error number 299 happened y error number 001 happened z";
         let ends: Vec<usize> = marker.ends(text).collect();
         assert_eq!(ends, [27, 55]);
