@@ -285,8 +285,9 @@ impl<'m, 'f> Judge<'m, 'f> {
         })
     }
 
-    /// Ranks a traceback with `context`: the log's other error and warning
-    /// lines printed before it, lowercase, which weigh on the causes they name.
+    /// Ranks a traceback with `context_lines`: the log's other error and
+    /// warning lines printed before it, as printed, which weigh on the causes
+    /// they name.
     pub fn rank_in(&self, traceback: &Traceback, context_lines: &[String]) -> Vec<Candidate> {
         let context: Vec<String> = context_lines.iter().map(|line| line.to_lowercase()).collect();
         let context = context.as_slice();
@@ -496,13 +497,7 @@ impl Judge<'_, '_> {
             holds: Some(true),
             text: reading.said,
         });
-        candidate
-            .evidence
-            .extend(reading.node.into_iter().map(|(holds, text)| Evidence {
-                kind: EvidenceKind::Node,
-                holds,
-                text,
-            }));
+        candidate.evidence.extend(node_evidence(reading.node));
         candidate.score += STATED + if confirmed { NODE_BASE + 1 } else { 0 };
         // The reading's fix is made for what it read: the entry's note was for its own.
         candidate.fix = reading.fix;
@@ -532,15 +527,18 @@ fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading)
                 holds: None,
                 text: format!("the earlier line alone does not settle it: {}", reading.said),
             });
-            candidate
-                .evidence
-                .extend(reading.node.iter().map(|(holds, text)| Evidence {
-                    kind: EvidenceKind::Node,
-                    holds: *holds,
-                    text: text.clone(),
-                }));
+            candidate.evidence.extend(node_evidence(reading.node.clone()));
         }
     }
+}
+
+/// A reading's comparisons with the node, as evidence.
+fn node_evidence(node: Vec<(Option<bool>, String)>) -> impl Iterator<Item = Evidence> {
+    node.into_iter().map(|(holds, text)| Evidence {
+        kind: EvidenceKind::Node,
+        holds,
+        text,
+    })
 }
 
 /// Whether an earlier line of the log is all that points to a candidate: no
