@@ -641,7 +641,7 @@ fn every_fresh_batch_case_replays() {
             replayed += 1;
         }
     }
-    assert!(replayed >= 215, "only {replayed} fresh cases replayed");
+    assert!(replayed >= 259, "only {replayed} fresh cases replayed");
 }
 
 /// A loader line is also printed by jobs that go on to finish, so beside an
@@ -735,6 +735,28 @@ fn a_libstdcxx_older_than_a_library_needs_is_named_and_glibcs_own_version_is_not
         candidate(&explanation, "libstdcxx-older-than-library-needs").is_none(),
         "{explanation:#}"
     );
+}
+
+/// A CUDA library of another major than torch's, asked for by no package
+/// the log names, is not settled as an extension built for another CUDA: a
+/// runtime that brings its own CUDA (CTranslate2 under faster-whisper,
+/// wyomingfasterwhisper30: `Library libcublas.so.12 is not found` beside
+/// torch 2.2.1+cu118) needs that CUDA's library. The log names no asker, so
+/// the answer is not decided, and says what would decide it.
+#[test]
+fn a_library_of_another_cuda_than_torchs_asked_for_by_nobody_named_is_not_decided() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain-fresh/2026-12-02-H/shared-library-missing-wyomingfasterwhisper30");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("shared-library-missing"),
+        "{explanation:#}"
+    );
+    let decide = explanation["to_decide"].to_string();
+    assert!(decide.contains("which package asks for libcublas.so.12"), "{decide}");
 }
 
 /// A message pasted without its exception class (an issue's title, an

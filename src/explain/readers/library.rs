@@ -156,8 +156,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         _ => None,
     };
     let owner = requester.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
+    // Only a package the log names is judged by torch's CUDA: a library asked
+    // for by nobody named may be wanted by a runtime that brings its own CUDA
+    // (CTranslate2, ONNX Runtime, jaxlib), whose fix is that CUDA's library.
     let other_cuda = match (cuda_major, torch_cuda) {
-        (Some(wanted), Some(torch)) if wanted != torch => Some(format!("torch here is built with CUDA {torch}")),
+        (Some(wanted), Some(torch)) if wanted != torch && requester.is_some() => {
+            Some(format!("torch here is built with CUDA {torch}"))
+        }
         (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
         _ => None,
     };
@@ -185,8 +190,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // brings its own CUDA's runtime, so the asker is rarely torch). A library
     // that another CUDA library loads for itself, of its own version, is asked
     // for by no extension: it is missing, whatever torch's CUDA.
+    // Of another major than torch's, asked for by nobody the log names: a
+    // runtime with its own CUDA missing that CUDA's library, or an extension
+    // built for that CUDA; the log does not say which.
     let loaded_by_its_own = SELF_LOADED.contains(&missing.stem);
-    let settles = loaded_by_its_own || !(cuda_major.is_some() && torch_cuda.is_none());
+    let unknown_asker_of_other_cuda =
+        matches!((cuda_major, torch_cuda), (Some(wanted), Some(torch)) if wanted != torch);
+    let settles = loaded_by_its_own || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
         return Some(Reading {
@@ -209,7 +219,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let (Some(facts), false) = (facts, snapshot_name.is_empty()) {
         node.push(present_here(facts, snapshot_name, &missing, major));
     }
-    if !settles {
+    if !settles && unknown_asker_of_other_cuda {
+        node.push((
+            None,
+            format!(
+                "which package asks for {} (the import that failed names it): a runtime that brings its own CUDA (CTranslate2, ONNX Runtime) needs CUDA {}'s library installed beside torch's CUDA {}; a torch extension was built for another CUDA than torch's",
+                missing.file,
+                major.unwrap_or("?"),
+                torch_cuda.map(|cuda| cuda.to_string()).unwrap_or_default()
+            ),
+        ));
+    } else if !settles {
         node.push((
             None,
             format!(
