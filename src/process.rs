@@ -37,6 +37,24 @@ pub enum RunError {
 /// `setsid`) and still holds them; then what was read so far is the answer.
 const PIPE_GRACE: Duration = Duration::from_millis(500);
 
+/// Starts `command`, again after a moment while the kernel answers ETXTBSY
+/// ("Text file busy"): a program written just before it runs (an installer's
+/// fresh binary, a test's script) can still be open for writing in a child
+/// that another thread forked and has not yet exec'd, and that lasts no longer.
+pub fn spawn(command: &mut Command) -> std::io::Result<std::process::Child> {
+    const ATTEMPTS: u32 = 5;
+    let mut attempt = 1;
+    loop {
+        match command.spawn() {
+            Err(error) if error.raw_os_error() == Some(libc::ETXTBSY) && attempt < ATTEMPTS => {
+                thread::sleep(Duration::from_millis(20 * u64::from(attempt)));
+                attempt += 1;
+            }
+            spawned => return spawned,
+        }
+    }
+}
+
 /// Runs `command` with stdin closed, collecting stdout and stderr, and kills its
 /// whole process group if it has not exited by `deadline`.
 pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Finished, RunError> {
@@ -45,7 +63,7 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration) -> Result<Fin
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = command.spawn().map_err(RunError::Spawn)?;
+    let mut child = spawn(&mut command).map_err(RunError::Spawn)?;
     let group = child.id() as libc::pid_t;
     let stdout = PipeReader::start(child.stdout.take());
     let stderr = PipeReader::start(child.stderr.take());
@@ -286,6 +304,31 @@ pub fn failure_line(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CI met ETXTBSY once: a test's fresh script was still open for writing
+    /// in a child another test thread had forked. Held open here on purpose,
+    /// and closed a moment later, the script still starts.
+    #[test]
+    fn a_program_still_open_for_writing_starts_once_it_is_closed() {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("tool");
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o755)
+            .open(&script)
+            .unwrap();
+        file.write_all(b"#!/bin/sh\nexit 0\n").unwrap();
+        let held = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(30));
+            drop(file);
+        });
+        let mut child = spawn(&mut Command::new(&script)).unwrap();
+        assert!(child.wait().unwrap().success());
+        held.join().unwrap();
+    }
 
     #[test]
     fn the_line_that_says_what_failed_is_kept_over_advice_after_it() {

@@ -146,12 +146,13 @@ pub(crate) fn run_steps(steps: &[Vec<String>], guard: &SignalGuard) -> Result<()
             .as_fd()
             .try_clone_to_owned()
             .map_or_else(|_| Stdio::inherit(), Stdio::from);
-        let spawned = Command::new(program)
-            .args(arguments)
-            .stdin(Stdio::null())
-            .stdout(stdout)
-            .process_group(0)
-            .spawn();
+        let spawned = crate::process::spawn(
+            Command::new(program)
+                .args(arguments)
+                .stdin(Stdio::null())
+                .stdout(stdout)
+                .process_group(0),
+        );
         let mut child = match spawned {
             Ok(child) => child,
             Err(error) => {

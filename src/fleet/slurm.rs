@@ -238,12 +238,13 @@ pub fn collect(options: &Options, sink: &mut dyn FnMut(Raw)) -> Result<(), Slurm
     {
         return Err(SlurmError::Unbuffered(unbuffered.clone()));
     }
-    let mut child = command(options)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(SlurmError::Spawn)?;
+    let mut child = crate::process::spawn(
+        command(options)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(SlurmError::Spawn)?;
     let (events, received) = mpsc::channel();
     forward_stdout(child.stdout.take().expect("piped"), events.clone());
     forward_stderr(child.stderr.take().expect("piped"), events);

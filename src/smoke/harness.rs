@@ -234,12 +234,10 @@ pub fn run(options: &Options, observer: &mut dyn Observer) -> Result<SmokeRun, S
         return Err(SmokeError::Interrupted { signal });
     }
     let began = Instant::now();
-    let mut child = command(options, directory.path())
-        .spawn()
-        .map_err(|source| SmokeError::Spawn {
-            python: options.python.clone(),
-            source,
-        })?;
+    let mut child = process::spawn(&mut command(options, directory.path())).map_err(|source| SmokeError::Spawn {
+        python: options.python.clone(),
+        source,
+    })?;
     let group = child.id() as libc::pid_t;
     guard.watch(group);
     let stderr = PipeReader::start_bounded(child.stderr.take(), STDERR_KEPT);
