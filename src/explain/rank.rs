@@ -302,7 +302,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .collect();
         let messages: Vec<String> = traceback
             .messages()
-            .map(|raised| raised.message.to_lowercase())
+            .map(|raised| unwrapped(&raised.message).to_lowercase())
             .collect();
         let seen = Seen {
             windows: windows_sign(traceback),
@@ -610,6 +610,20 @@ fn wording_yields_to_grounds(candidates: &mut [Candidate]) {
             });
         }
     }
+}
+
+/// A message as one line: a terminal or a paste that wrapped it at its width
+/// (`killed by signal: Bus` / `error. It is possible ... out of shared` /
+/// `memory.`) broke it where a space was, so each line break and the
+/// indentation after it read as that one space.
+fn unwrapped(message: &str) -> String {
+    let mut lines = message.lines();
+    let mut out = lines.next().unwrap_or_default().to_string();
+    for line in lines {
+        out.push(' ');
+        out.push_str(line.trim_start());
+    }
+    out
 }
 
 /// The first of a cause's messages an earlier line of the log gives, when the
@@ -1268,6 +1282,17 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         let traceback = parse(log).pop().unwrap();
         let best = rank(&traceback, &matrix, Some(&facts)).remove(0);
         (best.id, best.confidence)
+    }
+
+    /// fastaidockercontainers21: torch's message as a terminal wrapped it.
+    #[test]
+    fn a_message_wrapped_at_the_terminals_width_is_read_as_one_line() {
+        let log = "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\nerror. It is possible that dataloader's workers are out of shared\nmemory. Please try to raise your shared memory limit.\n";
+        assert_eq!(first(log, &node(None)).0, "dataloader-shm-too-small");
+        assert_eq!(
+            unwrapped("killed by signal: Bus\n    error. out of shared\nmemory."),
+            "killed by signal: Bus error. out of shared memory."
+        );
     }
 
     #[test]

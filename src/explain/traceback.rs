@@ -205,6 +205,10 @@ pub struct Collector {
     known: Option<signals::KnownMessages>,
     /// The line of the last exception printed without a traceback.
     last_bare_exception: Option<usize>,
+    /// An exception printed alone whose line stops mid-sentence, and how many
+    /// lines were added to it: a terminal or a paste wrapped it, and the next
+    /// line goes on with its message.
+    wrapped: Option<(usize, usize)>,
 }
 
 impl Collector {
@@ -215,7 +219,7 @@ impl Collector {
     /// Whether no traceback is open and no line is awaited: a line with none
     /// of the marker's words can then be passed over unread.
     pub fn is_idle(&self) -> bool {
-        self.streams.is_empty() && self.pending.is_none() && self.announced.is_none()
+        self.streams.is_empty() && self.pending.is_none() && self.announced.is_none() && self.wrapped.is_none()
     }
 
     /// A collector that also takes a line holding one of `messages` for an error.
@@ -227,6 +231,9 @@ impl Collector {
     }
 
     pub fn line(&mut self, number: usize, line: &str) {
+        if self.wrapped.is_some() && self.continue_wrapped(line) {
+            return;
+        }
         // Most lines of a training log are none of this; say so cheaply.
         let signal = signals::may_be_signal(line) || self.known.as_ref().is_some_and(|known| known.is_in(line));
         if let Some((start, mut raised)) = self.announced.take() {
@@ -530,11 +537,52 @@ impl Collector {
         match bare_exception_in(line) {
             Some(raised) if raised.message.is_empty() => self.pending = Some((number, raised.exception)),
             Some(raised) => {
+                let cut = stops_mid_sentence(&raised.message);
                 self.keep(Traceback::bare(number, raised));
                 self.last_bare_exception = Some(number);
+                if cut {
+                    self.wrapped = Some((number, 0));
+                }
             }
             None => {}
         }
+    }
+
+    /// Adds `line` to the wrapped exception's message when it goes on with
+    /// it: in lowercase, starting nothing of its own, within
+    /// [`MAX_MESSAGE_LINES`]. `false` when the line is read as usual.
+    fn continue_wrapped(&mut self, line: &str) -> bool {
+        let Some((start, added)) = self.wrapped.take() else {
+            return false;
+        };
+        let next = line.trim();
+        // A wrapped sentence goes on in lowercase; a log record after the
+        // message (`Epoch 3: loss 0.2`, a time stamp) does not.
+        let goes_on = next.chars().next().is_some_and(char::is_lowercase);
+        let starts_something = !goes_on
+            || line.contains(HEADER)
+            || !frames_in(line).is_empty()
+            || bare_exception_in(line).is_some()
+            || signals::may_be_signal(line);
+        if starts_something || added >= MAX_MESSAGE_LINES {
+            return false;
+        }
+        let stored = self
+            .tracebacks
+            .iter_mut()
+            .rev()
+            .find(|traceback| traceback.line == start && traceback.frames().next().is_none())
+            .and_then(|traceback| traceback.sections.last_mut()?.raised.as_mut());
+        let Some(raised) = stored else { return false };
+        if raised.message.len() + next.len() > MAX_MESSAGE_BYTES {
+            return false;
+        }
+        raised.message.push('\n');
+        raised.message.push_str(next);
+        if stops_mid_sentence(next) {
+            self.wrapped = Some((start, added + 1));
+        }
+        true
     }
 
     fn keep(&mut self, traceback: Traceback) {
@@ -795,6 +843,13 @@ fn raise_statement(source: &str) -> Option<Raised> {
         exception: exception.to_string(),
         message,
     })
+}
+
+/// Whether a message line stops where no sentence does: its last character
+/// is a letter, so a wrapped line's next one goes on with it
+/// (`... killed by signal: Bus` / `error. It is possible ...`).
+fn stops_mid_sentence(message: &str) -> bool {
+    message.trim_end().chars().next_back().is_some_and(char::is_alphabetic)
 }
 
 /// Every traceback in `text` (a whole log held in memory, such as a smoke step's).
@@ -1151,6 +1206,25 @@ SystemExit: 1
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].raised().unwrap().message.ends_with("was built for:"));
     }
+    /// fastaidockercontainers21: torch's message, alone, wrapped by a terminal.
+    #[test]
+    fn an_exception_line_wrapped_mid_sentence_takes_the_lines_that_go_on_with_it() {
+        let found = parse(concat!(
+            "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n",
+            "error. It is possible that dataloader's workers are out of shared\n",
+            "memory. Please try to raise your shared memory limit.\n",
+            "Epoch 3 finished\n",
+        ));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].raised().unwrap().message,
+            "DataLoader worker (pid 47) is killed by signal: Bus\nerror. It is possible that dataloader's workers are out of shared\nmemory. Please try to raise your shared memory limit."
+        );
+        // A message that ends as a sentence does takes no line after it.
+        let whole = parse("ValueError: learning rate is negative.\nEpoch 3 finished\n");
+        assert_eq!(whole[0].raised().unwrap().message, "learning rate is negative.");
+    }
+
     /// transformers29174: Colab's traceback, cut inside the raise statement's source.
     #[test]
     fn a_log_cut_before_its_exception_line_is_read_from_the_raise_statement() {

@@ -80,6 +80,13 @@ fn missing_module(text: &str) -> Option<String> {
     if let Some((name, from)) = text::name_not_importable(text) {
         return is_compiled_module(name).then(|| format!("{from}.{name}"));
     }
+    // A package's own wording of the failed import: `Cannot import 'detrex._C', therefore ...`.
+    if let Some(module) = text::after_marker(text, "import '").and_then(|rest| rest.split('\'').next()) {
+        let last = module.rsplit('.').next()?;
+        if module.contains('.') && is_compiled_module(last) {
+            return Some(module.to_string());
+        }
+    }
     let rest = text::after_marker(text, "name '")?;
     let (name, after) = rest.split_once('\'')?;
     (after.trim_start().starts_with("is not defined") && is_compiled_module(name) && name.starts_with('_'))
@@ -98,6 +105,12 @@ mod tests {
     fn a_packages_own_compiled_module_missing_points_at_a_build_without_a_toolkit() {
         let mmcv = reading("ModuleNotFoundError: No module named 'mmcv._ext'\n").unwrap();
         assert_eq!(mmcv.cause, CAUSE);
+        // detrex85: the package's own words for the same import.
+        let detrex = reading(
+            "ImportError: Cannot import 'detrex._C', therefore 'MultiScaleDeformableAttention' is not available\n",
+        )
+        .unwrap();
+        assert!(detrex.said.contains("detrex"), "{detrex:#?}");
         assert!(!mmcv.settles, "a lite package gives the same words");
         assert!(
             mmcv.said.starts_with("mmcv has no compiled module mmcv._ext"),
