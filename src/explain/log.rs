@@ -66,8 +66,8 @@ enum Searcher {
 /// The most words one SIMD searcher takes. aho-corasick's packed searchers
 /// refuse 128 patterns or more, and past 64 (Teddy's own default limit) they
 /// slow down several-fold: `bench/explain.sh` read its 200 MB log at about
-/// 600 MB/s with 197 words in searchers of 127 and 70, and at 800-1000 MB/s
-/// with the same words in searchers of 66 or fewer.
+/// 550-600 MB/s with 197 words in searchers of 127 and 70, and at 740-1040
+/// MB/s with the same words in searchers of 66 or fewer (noisy runs).
 const PACKED_WORDS: usize = 64;
 
 impl Marker {

@@ -206,8 +206,7 @@ pub fn explain<R: BufRead>(
             (traceback, candidates)
         })
         .partition(|(traceback, candidates)| {
-            traceback.raised().is_none_or(traceback::Raised::is_fatal)
-                || candidates.first().is_some_and(|best| best.confidence.is_answer())
+            traceback.is_fatal() || candidates.first().is_some_and(|best| best.confidence.is_answer())
         });
     if ranked.is_empty() {
         ranked = passed_over
@@ -248,10 +247,9 @@ pub fn explain<R: BufRead>(
     // the error that ended the job), unless the error's own candidates list
     // the warning's answer: then the warning says why the error happened
     // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
-    let fatal = |traceback: &Traceback| traceback.raised().is_none_or(traceback::Raised::is_fatal);
     let explains_an_error = |answer: &Candidate| {
         ranked.iter().any(|(traceback, candidates)| {
-            fatal(traceback)
+            traceback.is_fatal()
                 && candidates
                     .iter()
                     .any(|candidate| candidate.id == answer.id && candidate.confidence > Confidence::RuledOut)
@@ -259,7 +257,7 @@ pub fn explain<R: BufRead>(
     };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
-        let stands = fatal(traceback) || candidates.first().is_some_and(explains_an_error);
+        let stands = traceback.is_fatal() || candidates.first().is_some_and(explains_an_error);
         let strength = strength(candidates);
         (
             strength.map(|(confidence, _)| confidence),

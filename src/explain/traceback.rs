@@ -132,6 +132,12 @@ impl Traceback {
         self.sections.iter().rev().find_map(|section| section.raised.as_ref())
     }
 
+    /// Whether it ended a job: a traceback cut before its exception did, a
+    /// warning or a line finished jobs also print did not.
+    pub fn is_fatal(&self) -> bool {
+        self.raised().is_none_or(Raised::is_fatal)
+    }
+
     pub fn frames(&self) -> impl Iterator<Item = &Frame> {
         self.sections.iter().flat_map(|section| &section.frames)
     }
@@ -593,7 +599,7 @@ impl Collector {
         // known cause explains them: a few distinct ones are kept for that,
         // the rest neither stored nor counted, so a log of a million distinct
         // warnings costs no search through the stored ones each.
-        let fatal = traceback.raised().is_none_or(Raised::is_fatal);
+        let fatal = traceback.is_fatal();
         if !fatal && self.advisories >= MAX_ADVISORIES {
             return;
         }

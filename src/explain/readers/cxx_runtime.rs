@@ -8,14 +8,14 @@
 //! environment's lib before the system's), or the system's under a library
 //! from a conda environment.
 
-use super::{Context, Reading, text};
+use super::{Reading, text};
 
 pub const CAUSE: &str = "libstdcxx-older-than-library-needs";
 
 /// The symbol versions libstdc++ defines, as the loader quotes them.
 const VERSION_PREFIXES: [&str; 2] = ["GLIBCXX_", "CXXABI_"];
 
-pub fn read(text: &str, _context: Context) -> Option<Reading> {
+pub fn read(text: &str) -> Option<Reading> {
     let found = missing_version(text)?;
     let loaded = found.loaded.unwrap_or("the libstdc++.so.6 the loader found");
     let needs = found.required_by.map_or_else(
@@ -95,7 +95,7 @@ mod tests {
     use super::*;
 
     fn reading(log: &str) -> Option<Reading> {
-        super::super::read_alone(|text, _, context| read(text, context), log)
+        super::super::read_alone(|text, _, _| read(text), log)
     }
 
     #[test]

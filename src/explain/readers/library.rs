@@ -158,9 +158,12 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let owner = requester.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
     // Only a package the log names is judged by torch's CUDA: a library asked
     // for by nobody named may be wanted by a runtime that brings its own CUDA
-    // (CTranslate2, ONNX Runtime, jaxlib), whose fix is that CUDA's library.
+    // (CTranslate2, ONNX Runtime, jaxlib), whose fix is that CUDA's library;
+    // the log does not say which, so that case settles nothing (below).
+    let not_torchs_cuda = matches!((cuda_major, torch_cuda), (Some(wanted), Some(torch)) if wanted != torch);
+    let unknown_asker_of_other_cuda = not_torchs_cuda && requester.is_none();
     let other_cuda = match (cuda_major, torch_cuda) {
-        (Some(wanted), Some(torch)) if wanted != torch && requester.is_some() => {
+        (_, Some(torch)) if not_torchs_cuda && requester.is_some() => {
             Some(format!("torch here is built with CUDA {torch}"))
         }
         (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
@@ -190,12 +193,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // brings its own CUDA's runtime, so the asker is rarely torch). A library
     // that another CUDA library loads for itself, of its own version, is asked
     // for by no extension: it is missing, whatever torch's CUDA.
-    // Of another major than torch's, asked for by nobody the log names: a
-    // runtime with its own CUDA missing that CUDA's library, or an extension
-    // built for that CUDA; the log does not say which.
     let loaded_by_its_own = SELF_LOADED.contains(&missing.stem);
-    let unknown_asker_of_other_cuda =
-        matches!((cuda_major, torch_cuda), (Some(wanted), Some(torch)) if wanted != torch);
     let settles = loaded_by_its_own || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());

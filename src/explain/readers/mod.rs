@@ -152,7 +152,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
-    readings.extend(cxx_runtime::read(&text, context));
+    readings.extend(cxx_runtime::read(&text));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();
     readings.retain(|reading| {

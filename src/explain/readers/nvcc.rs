@@ -87,9 +87,6 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     })
 }
 
-/// The cause an nvcc too old for the build's C++ standard supports.
-pub const TOOLKIT: &str = "cuda-toolkit-mismatch";
-
 /// `nvcc fatal : Value 'c++17' is not defined for option 'std'`: nvcc learnt
 /// C++17 in CUDA 11.0 (CMake's NVIDIA-CUDA.cmake, "NVCC 11 supports
 /// cuda_std_17"), so the toolkit the build found is CUDA 10 or older: of
@@ -126,7 +123,7 @@ fn unknown_standard(lower: &str, context: Context) -> Option<Reading> {
         )),
     }
     Some(Reading {
-        cause: TOOLKIT,
+        cause: super::requirement::TOOLKIT,
         said: format!("nvcc does not accept -std={standard}: it is older than CUDA {first}, the first nvcc that does"),
         node,
         fix: "build with a toolkit of torch's CUDA major: export CUDA_HOME=/usr/local/cuda-X.Y PATH=/usr/local/cuda-X.Y/bin:$PATH, X.Y from python -c 'import torch; print(torch.version.cuda)'; nvcc --version must then say release 11.0 or later".to_string(),
@@ -182,7 +179,7 @@ mod tests {
     #[test]
     fn an_nvcc_that_does_not_know_cpp17_is_older_than_cuda_11() {
         let found = reading("nvcc fatal   : Value 'c++17' is not defined for option 'std'").unwrap();
-        assert_eq!(found.cause, TOOLKIT);
+        assert_eq!(found.cause, super::super::requirement::TOOLKIT);
         assert!(found.said.contains("older than CUDA 11.0"), "{found:#?}");
         // torch's CUDA unknown: listed, not named.
         assert!(!found.settles);
