@@ -29,6 +29,7 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<Outcome> {
         }
         None => ("-".to_string(), Box::new(std::io::stdin().lock())),
     };
+    let reader = crate::explain::encoding::as_utf8(reader).with_context(|| format!("cannot read log `{source}`"))?;
     let snapshot = replay_or_probe(&args.node, false)?;
     let facts = Facts::new(&snapshot, &configs);
     let from = match args.node.snapshot {

@@ -614,6 +614,88 @@ fn a_log_without_errors_has_nothing_to_explain() {
     assert_eq!(explanation["lines_read"], lines.len());
 }
 
+/// How a log was saved does not change what it says: PowerShell's `>`
+/// writes UTF-16 with a byte order mark, Notepad UTF-8 with one, Windows
+/// tools CRLF line ends, `rich` colour codes. Every eighteenth corpus case,
+/// saved each way, gets the answer the plain file gets.
+#[test]
+fn a_log_saved_as_utf16_with_a_byte_order_mark_crlf_or_colours_is_explained_as_the_plain_log() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(CASES))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("case.toml").is_file())
+        .collect();
+    cases.sort();
+    let utf16 = |text: &str, little: bool| -> Vec<u8> {
+        std::iter::once(0xfeff_u16)
+            .chain(text.encode_utf16())
+            .flat_map(|unit| if little { unit.to_le_bytes() } else { unit.to_be_bytes() })
+            .collect()
+    };
+    let answer = |explanation: &Value| (explanation["outcome"].clone(), first_id(explanation).map(String::from));
+    for case in cases.iter().step_by(18) {
+        let text = std::fs::read_to_string(case.join("log.txt")).unwrap();
+        let (plain, _) = explain_dir_json(cache.path(), case);
+        let savings: [(&str, Vec<u8>); 5] = [
+            ("utf-16le", utf16(&text, true)),
+            ("utf-16be", utf16(&text, false)),
+            (
+                "utf-8 with a byte order mark",
+                [&[0xef, 0xbb, 0xbf][..], text.as_bytes()].concat(),
+            ),
+            ("crlf", text.replace('\n', "\r\n").into_bytes()),
+            (
+                "coloured",
+                text.lines()
+                    .map(|line| format!("\x1b[1;31m{line}\x1b[0m\n"))
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
+        ];
+        for (how, bytes) in savings {
+            let path = dir.path().join("saved.log");
+            std::fs::write(&path, bytes).unwrap();
+            let (saved, _) =
+                parsed(&explain(cache.path(), &path, &case.join("snapshot.json"), &["--format", "json"]).assert());
+            assert_eq!(answer(&saved), answer(&plain), "{} saved as {how}", case.display());
+        }
+    }
+}
+
+/// nvcc's refusal of its host compiler names the bound it checked, and the
+/// fix takes it (`gcc versions later than 11` gives gcc-11); another
+/// compiler error of the same build is not read as one.
+#[test]
+fn nvccs_refusal_of_the_host_compiler_is_named_with_the_compiler_its_bound_allows() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "gcc.log",
+        "In file included from /usr/local/cuda-11.8/include/cuda_runtime.h:83,\n                 from <command-line>:\n/usr/local/cuda-11.8/include/crt/host_config.h:132:2: error: #error -- unsupported GNU version! gcc versions later than 11 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your own risk.\n  132 | #error -- unsupported GNU version! gcc versions later than 11 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your own risk.\n      |  ^~~~~\nninja: build stopped: subcommand failed.\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("nvcc-host-compiler-unsupported"),
+        "{explanation:#}"
+    );
+    let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
+    assert!(fix.contains("CC=gcc-11 CXX=g++-11"), "{fix}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "atomic.log",
+        "hashencoder.cu(25): error: no instance of overloaded function \"atomicAdd\" matches the argument list\n            argument types are: (__half *, c10::Half)\nninja: build stopped: subcommand failed.\n",
+    );
+    assert!(
+        candidate(&explanation, "nvcc-host-compiler-unsupported").is_none(),
+        "{explanation:#}"
+    );
+}
+
 /// The fresh batches (`tests/fixtures/explain-fresh/`) are measured, not
 /// scored here: each case must still replay, so that its figure can be taken again.
 #[test]

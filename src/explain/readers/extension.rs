@@ -129,15 +129,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .as_ref()
         .is_some_and(|built| built.ran_with.as_deref().is_some_and(|torch| torch.ends_with("+cpu")));
     if ran_with_cpu_torch {
-        return Some(Reading {
-            cause: CPU_TORCH,
-            said,
-            node: Vec::new(),
-            fix: "install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, XYZ the CUDA the driver supports)".to_string(),
-            stated: true,
-            settles: true,
-            rules_out: Vec::new(),
-        });
+        return Some(Reading::stated_outright(CPU_TORCH, said, Vec::new(), "install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, XYZ the CUDA the driver supports)".to_string()));
     }
     let mut node = Vec::new();
     let mut stated = built_for.is_some();

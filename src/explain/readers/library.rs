@@ -150,17 +150,28 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 
     // A CUDA runtime library of another CUDA major than torch's: whatever asks
     // for it was built for that CUDA (torch brings its own CUDA's libraries).
-    // No pip wheel ships CUDA 10 or older.
-    let cuda_major = match provider {
-        Provider::Wheel(_, true) => major.and_then(|major| major.parse::<u64>().ok()),
-        _ => None,
+    // No pip wheel ships CUDA 10 or older. A library versioned on its own
+    // (`libcufft.so.10`) is dated by the CUDA wheels that ship it.
+    let cuda_majors: Vec<u64> = match (provider, major) {
+        (Provider::Wheel(_, true), Some(major)) => major.parse::<u64>().into_iter().collect(),
+        (Provider::Wheel(_, false), Some(major)) => OWN_VERSIONED
+            .iter()
+            .find(|(stem, soname_major, _)| missing.stem.starts_with(stem) && *soname_major == major)
+            .map(|(_, _, cudas)| cudas.to_vec())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let cuda_major = cuda_majors.last().copied();
+    let wanted_cuda = match cuda_majors.as_slice() {
+        [] => "?".to_string(),
+        majors => majors.iter().map(u64::to_string).collect::<Vec<_>>().join(" or "),
     };
     let owner = requester.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
     // Only a package the log names is judged by torch's CUDA: a library asked
     // for by nobody named may be wanted by a runtime that brings its own CUDA
     // (CTranslate2, ONNX Runtime, jaxlib), whose fix is that CUDA's library;
     // the log does not say which, so that case settles nothing (below).
-    let not_torchs_cuda = matches!((cuda_major, torch_cuda), (Some(wanted), Some(torch)) if wanted != torch);
+    let not_torchs_cuda = matches!(torch_cuda, Some(torch) if !cuda_majors.is_empty() && !cuda_majors.contains(&torch));
     let unknown_asker_of_other_cuda = not_torchs_cuda && requester.is_none();
     let other_cuda = match (cuda_major, torch_cuda) {
         (_, Some(torch)) if not_torchs_cuda && requester.is_some() => {
@@ -169,10 +180,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
         _ => None,
     };
-    if let (Some(why), Some(wanted)) = (other_cuda, cuda_major) {
+    if let (Some(why), false) = (other_cuda, cuda_majors.is_empty()) {
         return Some(Reading {
             cause: OTHER_BUILD,
-            said: format!("{owner} asks for {}, a CUDA {wanted} library, and {why}", missing.file),
+            said: format!(
+                "{owner} asks for {}, a CUDA {wanted_cuda} library, and {why}",
+                missing.file
+            ),
             node: Vec::new(),
             fix: match &requester {
                 Some(owner) => format!(
@@ -223,7 +237,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             format!(
                 "which package asks for {} (the import that failed names it): a runtime that brings its own CUDA (CTranslate2, ONNX Runtime) needs CUDA {}'s library installed beside torch's CUDA {}; a torch extension was built for another CUDA than torch's",
                 missing.file,
-                major.unwrap_or("?"),
+                wanted_cuda,
                 torch_cuda.map(|cuda| cuda.to_string()).unwrap_or_default()
             ),
         ));
@@ -232,21 +246,26 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             None,
             format!(
                 "torch's CUDA version where the log ran (python -c 'import torch; print(torch.version.cuda)'): if it is not CUDA {}, {owner} was built for another CUDA",
-                major.unwrap_or("?")
+                wanted_cuda
             ),
         ));
     }
     let wanted_by = requester
         .map(|owner| format!(" ({owner} asks for it)"))
         .unwrap_or_default();
-    let cuda_suffix = |soname_is_cuda: bool| match (soname_is_cuda, major, torch_cuda) {
-        (true, Some(major), _) => format!("cu{major}"),
-        (_, _, Some(cuda)) => format!("cu{cuda}"),
-        _ => "cuXX (XX: torch's CUDA major)".to_string(),
+    // The CUDA whose wheel ships this soname: torch's, where it is one of them.
+    let wheel_cuda = match (torch_cuda, cuda_majors.as_slice()) {
+        (Some(torch), []) => Some(torch),
+        (Some(torch), majors) if majors.contains(&torch) => Some(torch),
+        (_, majors) => majors.first().copied(),
     };
     let fix = match provider {
-        Provider::Wheel(wheel, soname_is_cuda) => {
-            let distribution = format!("nvidia-{wheel}-{}", cuda_suffix(soname_is_cuda));
+        Provider::Wheel(wheel, _) => {
+            let distribution = match wheel_cuda {
+                Some(cuda) => wheel_for_cuda(wheel, cuda),
+                None if RELEASED_ON_THEIR_OWN.contains(&wheel) => format!("nvidia-{wheel}-cuXX (XX: torch's CUDA major)"),
+                None => format!("nvidia-{wheel}-cuXX (XX: torch's CUDA major; for CUDA 13, nvidia-{wheel})"),
+            };
             let bound = match (wheel, major) {
                 ("cudnn", Some(major)) => major
                     .parse::<u32>()
@@ -276,6 +295,37 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         rules_out: Vec::new(),
     })
 }
+
+/// NVIDIA's wheel of `wheel` for CUDA `cuda`. From CUDA 13 the toolkit's
+/// libraries are published without the `-cuNN` suffix (nvidia-cublas 13.x;
+/// nvidia-cublas-cu13 holds only 0.0.1 placeholders), while cuDNN and NCCL,
+/// released on their own, keep it (nvidia-cudnn-cu13 9.x, nvidia-nccl-cu13
+/// 2.x): PyPI's release histories of each, read 2026-12-02.
+fn wheel_for_cuda(wheel: &str, cuda: u64) -> String {
+    if cuda >= 13 && !RELEASED_ON_THEIR_OWN.contains(&wheel) {
+        format!("nvidia-{wheel}")
+    } else {
+        format!("nvidia-{wheel}-cu{cuda}")
+    }
+}
+
+/// NVIDIA's wheels that keep the `-cuNN` suffix from CUDA 13 on.
+const RELEASED_ON_THEIR_OWN: [&str; 2] = ["cudnn", "nccl"];
+
+/// Libraries whose soname carries their own version, not CUDA's: (stem,
+/// soname major, the CUDA majors whose wheels ship it). A wheel's version
+/// major is its soname's: nvidia-cufft-cu11 is 10.x (libcufft.so.10),
+/// nvidia-cufft-cu12 11.x, nvidia-cufft (CUDA 13) 12.x; nvidia-cusolver-cu11
+/// and -cu12 are 11.x, nvidia-cusolver 12.x (PyPI's release histories, read
+/// 2026-12-02). libcurand.so.10 comes with every CUDA from 11 to 13, and cuDNN
+/// and NCCL wheels exist for each CUDA: their sonames date nothing.
+const OWN_VERSIONED: [(&str, &str, &[u64]); 5] = [
+    ("cufft", "10", &[11]),
+    ("cufft", "11", &[12]),
+    ("cufft", "12", &[13]),
+    ("cusolver", "11", &[11, 12]),
+    ("cusolver", "12", &[13]),
+];
 
 /// Libraries a CUDA library loads for itself at its own version: NVRTC its builtins.
 const SELF_LOADED: [&str; 1] = ["nvrtc-builtins"];
@@ -356,6 +406,28 @@ mod tests {
             "{}",
             cudnn.fix
         );
+    }
+
+    #[test]
+    fn a_library_versioned_on_its_own_is_dated_by_the_cuda_whose_wheel_ships_it() {
+        // libcufft.so.10 is CUDA 11's (nvidia-cufft-cu11 10.x; -cu12 ships libcufft.so.11).
+        let found = reading("Failed to load library libonnxruntime_providers_cuda.so with error: libcufft.so.10: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(found.fix.starts_with("pip install nvidia-cufft-cu11;"), "{}", found.fix);
+        // Whoever asks may be built for CUDA 11 beside a torch of another: not settled without torch's CUDA.
+        assert!(!found.settles, "{found:#?}");
+        // libcurand.so.10 comes with every CUDA: it dates nothing.
+        let curand =
+            reading("OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(curand.settles, "{curand:#?}");
+    }
+
+    #[test]
+    fn cuda_13s_toolkit_wheels_are_named_without_a_suffix_and_cudnns_with_one() {
+        let cublas =
+            reading("OSError: libcublas.so.13: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(cublas.fix.starts_with("pip install nvidia-cublas;"), "{}", cublas.fix);
+        assert_eq!(wheel_for_cuda("cudnn", 13), "nvidia-cudnn-cu13");
+        assert_eq!(wheel_for_cuda("cufft", 12), "nvidia-cufft-cu12");
     }
 
     #[test]

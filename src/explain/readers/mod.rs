@@ -12,6 +12,7 @@ mod collective;
 mod cxx_runtime;
 mod driver;
 mod extension;
+mod host_compiler;
 mod library;
 mod nvcc;
 mod requirement;
@@ -44,6 +45,22 @@ pub struct Reading {
     /// Sibling causes the reading shows are not the cause (a missing CUDA 10
     /// runtime is an extension built for CUDA 10, not a library to install).
     pub rules_out: Vec<&'static str>,
+}
+
+impl Reading {
+    /// A reading whose words name its cause outright and settle it, ruling
+    /// out no sibling: most readings of a stated requirement or refusal.
+    fn stated_outright(cause: &'static str, said: String, node: Vec<(Option<bool>, String)>, fix: String) -> Reading {
+        Reading {
+            cause,
+            said,
+            node,
+            fix,
+            stated: true,
+            settles: true,
+            rules_out: Vec::new(),
+        }
+    }
 }
 
 /// The causes the readers read, which are generic: any package's requirement,
@@ -151,6 +168,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));
+    readings.extend(host_compiler::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
     readings.extend(cxx_runtime::read(&text));
     // One reading per cause: the first (the most specific reader) wins.

@@ -76,15 +76,7 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             "compare `nvcc --list-gpu-arch` with the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, the package's setup.py): install a toolkit that lists it, or take it out of the build's list".to_string(),
         ),
     };
-    Some(Reading {
-        cause: CAUSE,
-        said,
-        node,
-        fix,
-        stated: true,
-        settles: true,
-        rules_out: Vec::new(),
-    })
+    Some(Reading::stated_outright(CAUSE, said, node, fix))
 }
 
 /// `nvcc fatal : Value 'c++17' is not defined for option 'std'`: nvcc learnt

@@ -321,15 +321,7 @@ fn cudnn(text: &str, context: Context) -> Option<Reading> {
     if let Some(path) = context.facts.and_then(|facts| facts.env("LD_LIBRARY_PATH")) {
         node.push((None, format!("LD_LIBRARY_PATH here is {path}")));
     }
-    Some(Reading {
-        cause: CUDNN,
-        said,
-        node,
-        fix: "let torch load the cuDNN its wheel depends on: remove the directory of the other cuDNN (a system or toolkit lib64) from LD_LIBRARY_PATH, or install the nvidia-cudnn wheel torch requires (pip install --force-reinstall torch to restore it)".to_string(),
-        stated: true,
-        settles: true,
-        rules_out: Vec::new(),
-    })
+    Some(Reading::stated_outright(CUDNN, said, node, "let torch load the cuDNN its wheel depends on: remove the directory of the other cuDNN (a system or toolkit lib64) from LD_LIBRARY_PATH, or install the nvidia-cudnn wheel torch requires (pip install --force-reinstall torch to restore it)".to_string()))
 }
 
 /// `(8, 9, 2)` or `8.9.2` or `8902`, as cuDNN versions are printed.
