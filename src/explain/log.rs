@@ -281,7 +281,8 @@ impl<'m, R: BufRead> Lines<'m, R> {
         Ok(true)
     }
 
-    /// The current line as text: invalid UTF-8 replaced, colour codes dropped.
+    /// The current line as text: invalid UTF-8 replaced, colour codes
+    /// dropped, curly quotes straightened.
     pub fn text(&mut self) -> &str {
         if self.text.is_empty() && !self.buffer.is_empty() {
             match std::str::from_utf8(&self.buffer) {
@@ -291,10 +292,19 @@ impl<'m, R: BufRead> Lines<'m, R> {
             if self.text.contains('\u{1b}') {
                 self.text = strip_ansi(&self.text);
             }
+            // A forum or a word processor curls quotes: `File “train.py”`.
+            if self.text.contains(CURLY_QUOTES) {
+                self.text = self
+                    .text
+                    .replace(['\u{2018}', '\u{2019}'], "'")
+                    .replace(['\u{201c}', '\u{201d}'], "\"");
+            }
         }
         &self.text
     }
 }
+
+const CURLY_QUOTES: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];
 
 /// Drops the words that end by `end`, the reader's place; whether one of
 /// them ended after `start`, in the line being read.

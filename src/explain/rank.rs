@@ -289,7 +289,7 @@ impl<'m, 'f> Judge<'m, 'f> {
     /// warning lines printed before it, as printed, which weigh on the causes
     /// they name.
     pub fn rank_in(&self, traceback: &Traceback, context_lines: &[String]) -> Vec<Candidate> {
-        let context: Vec<String> = context_lines.iter().map(|line| line.to_lowercase()).collect();
+        let context: Vec<String> = context_lines.iter().map(|line| comparable(line)).collect();
         let context = context.as_slice();
         // Site-packages only: a system Python's prefix (/usr) holds every
         // container's /usr/local/lib/python3.x/dist-packages.
@@ -302,7 +302,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .collect();
         let messages: Vec<String> = traceback
             .messages()
-            .map(|raised| unwrapped(&raised.message).to_lowercase())
+            .map(|raised| comparable(&unwrapped(&raised.message)))
             .collect();
         let seen = Seen {
             windows: windows_sign(traceback),
@@ -631,16 +631,18 @@ fn unwrapped(message: &str) -> String {
 fn context_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<&'m str> {
     cause.symptoms.messages.iter().map(String::as_str).find(|symptom| {
         let core = symptom_core(symptom);
-        seen.context.iter().any(|line| line.contains(core.as_str()))
+        seen.context
+            .iter()
+            .any(|line| found_at(line, &core, closed_by_a_quote(symptom)).is_some())
     })
 }
 
 fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
     cause.symptoms.messages.iter().find_map(|symptom| {
         let core = symptom_core(symptom);
+        let closed = closed_by_a_quote(symptom);
         let (at, offset, cut) = seen.messages.iter().enumerate().find_map(|(at, message)| {
-            message
-                .find(core.as_str())
+            found_at(message, &core, closed)
                 .map(|offset| (at, offset, false))
                 .or_else(|| cut_short(message, &core).map(|offset| (at, offset, true)))
         })?;
@@ -1058,8 +1060,35 @@ fn only_memory(when: &When, condition: &Condition) -> bool {
 /// lowercase: torch has reworded what follows ", but" ("but found at least
 /// two devices" became "but got mat1 is on cpu"); the opening has not.
 fn symptom_core(symptom: &str) -> String {
-    symptom_core_as_written(symptom).to_lowercase()
+    comparable(symptom_core_as_written(symptom))
 }
+
+/// Text as messages and a cause's words are compared: lowercase, without
+/// the quote marks a paste changes or loses. Markdown takes a backtick for
+/// code (`version `GLIBCXX_3.4.29' not found` arrives as `version
+/// GLIBCXX_3.4.29' not found`), forums and word processors curl quotes.
+fn comparable(text: &str) -> String {
+    text.chars()
+        .filter(|c| !QUOTE_MARKS.contains(c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether a known message ends on a quote mark (`No module named
+/// 'pkg_resources'`): the quote ended the name, and without it the name must
+/// still end there (`pkg_resources_extra` is another module).
+fn closed_by_a_quote(symptom: &str) -> bool {
+    symptom_core_as_written(symptom).trim_end().ends_with(QUOTE_MARKS)
+}
+
+/// Where `core` is in `text` (both [`comparable`]), ending a word where it is `closed`.
+fn found_at(text: &str, core: &str, closed: bool) -> Option<usize> {
+    text.match_indices(core).map(|(at, _)| at).find(|&at| {
+        !closed || !text[at + core.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+    })
+}
+
+const QUOTE_MARKS: [char; 8] = ['\'', '"', '`', '\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}', '\u{b4}'];
 
 pub(super) fn symptom_core_as_written(symptom: &str) -> &str {
     match symptom.split_once(", but") {

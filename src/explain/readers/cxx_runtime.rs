@@ -57,15 +57,19 @@ struct MissingVersion<'t> {
 }
 
 /// `PATH: version `GLIBCXX_3.4.30' not found (required by LIB)`, with the
-/// backtick older glibc prints or a plain quote.
+/// backtick older glibc prints, a plain quote, or neither.
 fn missing_version(text: &str) -> Option<MissingVersion<'_>> {
-    let (at, prefix) = VERSION_PREFIXES
-        .iter()
-        .flat_map(|prefix| ["version `", "version '"].map(|quote| (format!("{quote}{prefix}"), quote.len())))
-        .find_map(|(marker, quote)| text.find(&marker).map(|at| (at, quote)))?;
-    let rest = &text[at + prefix..];
-    let version = rest.split('\'').next()?;
-    if !rest[version.len()..].starts_with("' not found") {
+    // A paste through Markdown may lose the backtick: `version GLIBCXX_3.4.29' not found`.
+    let (at, start) = VERSION_PREFIXES.iter().find_map(|prefix| {
+        ["version `", "version '", "version "].iter().find_map(|opening| {
+            let at = text.find(&format!("{opening}{prefix}"))?;
+            Some((at, at + opening.len()))
+        })
+    })?;
+    let rest = &text[start..];
+    let version = rest.split(['\'', ' ']).next()?;
+    let after = &rest[version.len()..];
+    if !after.strip_prefix('\'').unwrap_or(after).starts_with(" not found") {
         return None;
     }
     let loaded = text[..at]
@@ -124,6 +128,19 @@ mod tests {
             found.said
         );
         assert!(found.fix.starts_with("put a newer libstdc++ first"), "{}", found.fix);
+    }
+
+    #[test]
+    fn a_version_whose_backtick_markdown_took_is_read() {
+        // pirender21, as posted.
+        let found = reading("ImportError: /miniconda3/envs/PIRender/lib/python3.6/site-packages/torch/lib/../../../.././libstdc++.so.6: version GLIBCXX_3.4.29 not found (required by .cache/torch_extensions/nvdiffrast_plugin/nvdiffrast_plugin.so)").unwrap();
+        assert!(
+            found
+                .said
+                .contains("has no GLIBCXX_3.4.29, which nvdiffrast_plugin.so needs"),
+            "{}",
+            found.said
+        );
     }
 
     #[test]
