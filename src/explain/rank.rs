@@ -1032,6 +1032,10 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         Condition::GpuCount | Condition::AnyGpu | Condition::AllGpus if facts.gpus.is_empty() => open(format!(
             "no GPU is visible here, so the GPUs the log ran on are unknown ({ELSEWHERE})"
         )),
+        Condition::AnyGpu | Condition::AllGpus if gpu_fact_unknown(when, &verdict.condition, facts) => open(format!(
+            "{}, but what the condition asks of a GPU (its compute capability or memory) is not known here for every GPU; nvidia-smi --query-gpu=name,compute_cap,memory.total --format=csv where the job ran tells ({ELSEWHERE})",
+            verdict.fact
+        )),
         Condition::AnyGpu | Condition::AllGpus if only_memory(when, &verdict.condition) => open(format!(
             "{}; the job may have had less: other processes on the GPU, max_memory, or a memory fraction (nvidia-smi while the job runs shows what it had)",
             verdict.fact
@@ -1044,6 +1048,22 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         )),
         _ => None,
     }
+}
+
+/// Whether a GPU condition asks for a fact that some GPU here lacks: a
+/// report names a T4 without its compute capability, and an unknown is no "no".
+fn gpu_fact_unknown(when: &When, condition: &Condition, facts: &Facts) -> bool {
+    let gpu = match condition {
+        Condition::AnyGpu => when.any_gpu.as_ref(),
+        Condition::AllGpus => when.all_gpus.as_ref(),
+        _ => None,
+    };
+    gpu.is_some_and(|wanted| {
+        facts.gpus.iter().any(|gpu| {
+            (wanted.compute_capability.is_some() && gpu.compute_capability.is_none())
+                || (wanted.memory_mib.is_some() && gpu.gpu.memory_total_mib.is_none())
+        })
+    })
 }
 
 /// Whether a GPU condition is about memory alone.

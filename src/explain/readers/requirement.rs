@@ -36,6 +36,14 @@ const REQUIRING: [&str; 9] = [
     "support",
 ];
 
+/// pip's words when the index has no file of a requirement for this
+/// interpreter and platform: the requirement is what the user asked pip
+/// for, not one a library stated, and installing it is what failed.
+const INSTALLER_FOUND_NONE: [&str; 2] = [
+    "could not find a version that satisfies the requirement",
+    "no matching distribution found for",
+];
+
 /// Names that are not distributions one installs with pip: the platform's
 /// parts, and words messages compare (`CUDA Capability >= 7.0`, `batch>=2`).
 const NOT_PACKAGES: [&str; 14] = [
@@ -73,7 +81,9 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
 /// message says was found (`but found accelerate==0.18.0`, `MMCV==1.3.5 is used`).
 fn package_bound(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
-    if !REQUIRING.iter().any(|word| lower.contains(word)) {
+    if !REQUIRING.iter().any(|word| lower.contains(word))
+        || INSTALLER_FOUND_NONE.iter().any(|words| lower.contains(words))
+    {
         return None;
     }
     let clauses = text::clauses(text);
@@ -450,6 +460,17 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pips_failure_to_find_a_requirement_is_no_requirement_a_library_stated() {
+        let log = "ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: none)\nERROR: No matching distribution found for torch==1.11.0+cu113\n";
+        let readings = super::super::parsed(log);
+        assert!(read(&readings.1, Context::alone()).is_empty());
+        // A library's own requirement is still read.
+        let stated = "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install transformers[torch]`\n";
+        let (_, text) = super::super::parsed(stated);
+        assert_eq!(read(&text, Context::alone())[0].cause, PACKAGE);
+    }
 
     fn read_alone(text: &str) -> Vec<Reading> {
         read(&text::squeeze_spaces(text), Context::alone())
