@@ -20,19 +20,21 @@ enum Utf16 {
 
 /// The log as UTF-8: UTF-16 (with a byte order mark, or ASCII text whose every
 /// other byte is NUL) is transcoded, a UTF-8 byte order mark is dropped.
-pub fn as_utf8<'r>(mut reader: Box<dyn BufRead + 'r>) -> io::Result<Box<dyn BufRead + 'r>> {
-    let start = peek(&mut reader, 4)?;
+pub fn as_utf8<'r>(reader: Box<dyn BufRead + 'r>) -> io::Result<Box<dyn BufRead + 'r>> {
+    let (start, mut reader) = peek(reader, 4)?;
     let (order, mark) = match start.as_slice() {
         [0xff, 0xfe, ..] => (Utf16::Little, 2),
         [0xfe, 0xff, ..] => (Utf16::Big, 2),
         [a, 0, b, 0, ..] if is_text(*a) && is_text(*b) => (Utf16::Little, 0),
         [0, a, 0, b, ..] if is_text(*a) && is_text(*b) => (Utf16::Big, 0),
         bytes if bytes.starts_with(UTF8_BOM) => {
+            reader.fill_buf()?;
             reader.consume(UTF8_BOM.len());
             return Ok(reader);
         }
         _ => return Ok(reader),
     };
+    reader.fill_buf()?;
     reader.consume(mark);
     Ok(Box::new(BufReader::with_capacity(
         1 << 16,
@@ -47,11 +49,20 @@ pub fn as_utf8<'r>(mut reader: Box<dyn BufRead + 'r>) -> io::Result<Box<dyn BufR
     )))
 }
 
-/// Up to `wanted` of the log's first bytes, left unread: what the first fill
-/// holds (a pipe's first write may be shorter; a log's first is not).
-fn peek(reader: &mut Box<dyn BufRead + '_>, wanted: usize) -> io::Result<Vec<u8>> {
+/// Up to `wanted` of the log's first bytes (fewer only at its end), and the
+/// log with them still unread. A pipe's first write may be shorter (a byte
+/// order mark written alone): what it gave is read on to `wanted` and put
+/// back in front.
+fn peek<'r>(mut reader: Box<dyn BufRead + 'r>, wanted: usize) -> io::Result<(Vec<u8>, Box<dyn BufRead + 'r>)> {
     let available = reader.fill_buf()?;
-    Ok(available[..available.len().min(wanted)].to_vec())
+    if available.len() >= wanted || available.is_empty() {
+        let start = available[..available.len().min(wanted)].to_vec();
+        return Ok((start, reader));
+    }
+    let mut start = Vec::with_capacity(wanted);
+    reader.by_ref().take(wanted as u64).read_to_end(&mut start)?;
+    let rejoined = io::Cursor::new(start.clone()).chain(reader);
+    Ok((start, Box::new(BufReader::with_capacity(1 << 16, rejoined))))
 }
 
 /// Printable ASCII or a line break, as the first characters of a log are.
@@ -206,6 +217,20 @@ mod tests {
         assert_eq!(read_as_utf8(LOG.as_bytes().to_vec()), LOG.as_bytes());
         assert_eq!(read_as_utf8(b"a".to_vec()), b"a");
         assert_eq!(read_as_utf8(Vec::new()), b"");
+    }
+
+    #[test]
+    fn a_byte_order_mark_a_pipe_wrote_alone_is_still_seen() {
+        for (bytes, expected) in [
+            (utf16(LOG, Utf16::Little, true), LOG.as_bytes().to_vec()),
+            ([UTF8_BOM, LOG.as_bytes()].concat(), LOG.as_bytes().to_vec()),
+            (b"ab".to_vec(), b"ab".to_vec()),
+        ] {
+            let reader: Box<dyn BufRead> = Box::new(BufReader::with_capacity(1, io::Cursor::new(bytes)));
+            let mut read = Vec::new();
+            as_utf8(reader).unwrap().read_to_end(&mut read).unwrap();
+            assert_eq!(read, expected);
+        }
     }
 
     #[test]

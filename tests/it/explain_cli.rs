@@ -732,6 +732,33 @@ fn an_unknown_gpu_fact_rules_nothing_out_and_pips_own_refusal_is_no_stated_requi
     );
 }
 
+/// ONNX Runtime's CUDA provider asking for another CUDA's cuBLAS than torch's
+/// is not a torch extension built for another torch: reinstalling it as one
+/// would bring its CPU-only package. It is left undecided, and says what the
+/// runtime needs.
+#[test]
+fn a_runtime_with_its_own_cuda_build_asking_for_another_cuda_is_no_torch_extension() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("h100.json");
+    std::fs::write(&snapshot, serde_json::to_vec(&h100_snapshot()).unwrap()).unwrap();
+    let log = dir.path().join("ort.log");
+    std::fs::write(&log, "[E:onnxruntime:Default, provider_bridge_ort.cc:1480 TryGetProviderInfo_CUDA] Failed to load library /opt/venv/lib/python3.11/site-packages/onnxruntime/capi/libonnxruntime_providers_cuda.so with error: libcublas.so.11: cannot open shared object file: No such file or directory\n").unwrap();
+    let (explanation, _) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
+    assert_ne!(
+        first_id(&explanation),
+        Some("extension-built-for-other-torch"),
+        "{explanation:#}"
+    );
+    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    assert!(
+        explanation
+            .to_string()
+            .contains("onnxruntime brings its own CUDA build"),
+        "{explanation:#}"
+    );
+}
+
 /// nvcc's refusal of its host compiler names the bound it checked, and the
 /// fix takes it (`gcc versions later than 11` gives gcc-11); another
 /// compiler error of the same build is not read as one.

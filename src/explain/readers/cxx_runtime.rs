@@ -67,9 +67,9 @@ fn missing_version(text: &str) -> Option<MissingVersion<'_>> {
         })
     })?;
     let rest = &text[start..];
-    let version = rest.split(['\'', ' ']).next()?;
+    let version = rest.split(['\'', ' ', '`', '"']).next()?;
     let after = &rest[version.len()..];
-    if !after.strip_prefix('\'').unwrap_or(after).starts_with(" not found") {
+    if !after.trim_start_matches(['\'', '`', '"']).starts_with(" not found") {
         return None;
     }
     let loaded = text[..at]

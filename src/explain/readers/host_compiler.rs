@@ -11,10 +11,11 @@ use super::{Context, Reading, text};
 pub const CAUSE: &str = "nvcc-host-compiler-unsupported";
 
 /// What the toolkit's check accepts, as its message states it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Accepted {
-    /// gcc of this major or older.
-    GccUpTo(u64),
+    /// gcc of this version or older: a major (`11`), or a major and minor
+    /// from toolkits before CUDA 9 (`4.9`).
+    GccUpTo(String),
     /// clang older than this major.
     ClangBelow(u64),
     /// Visual Studio of these years.
@@ -25,21 +26,21 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let accepted = accepted(&lower)?;
     let newer_toolkit = "or build with a newer CUDA toolkit, whose nvcc accepts the compiler installed (export CUDA_HOME=/usr/local/cuda-X.Y, its bin first on PATH; where several are installed, the build found an older one first)";
-    let (said, fix) = match accepted {
+    let (said, fix) = match &accepted {
         Accepted::GccUpTo(major) => (
             format!("nvcc's toolkit accepts gcc {major} and older, and the build's gcc is newer"),
             format!(
                 "install gcc-{major} and g++-{major} (or older) and hand them to nvcc: export CC=gcc-{major} CXX=g++-{major} NVCC_PREPEND_FLAGS='-ccbin g++-{major}' (CMake: -DCMAKE_CUDA_HOST_COMPILER=g++-{major}); {newer_toolkit}"
             ),
         ),
-        Accepted::ClangBelow(major) => (
+        &Accepted::ClangBelow(major) => (
             format!("nvcc's toolkit accepts clang older than {major}, and the build's clang is not"),
             format!(
                 "install clang-{} (or older) and hand it to nvcc: export CC=clang-{0} CXX=clang++-{0} NVCC_PREPEND_FLAGS='-ccbin clang++-{0}' (CMake: -DCMAKE_CUDA_HOST_COMPILER=clang++-{0}); {newer_toolkit}",
                 major.saturating_sub(1)
             ),
         ),
-        Accepted::VisualStudio(first, last) => (
+        &Accepted::VisualStudio(first, last) => (
             format!("nvcc's toolkit accepts Visual Studio {first} to {last}, and the build found another"),
             format!(
                 "install the Visual Studio {last} Build Tools (the C++ workload) and build from its x64 Native Tools prompt; {newer_toolkit}"
@@ -47,9 +48,12 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         ),
     };
     let mut node = Vec::new();
-    if let (Accepted::GccUpTo(major), Some(gcc)) = (accepted, context.facts.and_then(|facts| facts.host_gcc.as_ref())) {
-        let here = gcc.release().first().copied().unwrap_or(0);
-        node.push((Some(here > major), format!("the gcc a build uses here is {gcc}")));
+    let gcc_here = context.facts.and_then(|facts| facts.host_gcc.as_ref());
+    if let (Accepted::GccUpTo(bound), Some(gcc)) = (&accepted, gcc_here) {
+        // gcc 11.4 is within "later than 11": compared on the bound's own places.
+        let bound: Vec<u64> = bound.split('.').filter_map(|part| part.parse().ok()).collect();
+        let here: Vec<u64> = gcc.release().iter().copied().take(bound.len()).collect();
+        node.push((Some(here > bound), format!("the gcc a build uses here is {gcc}")));
     }
     Some(Reading::stated_outright(CAUSE, said, node, fix))
 }
@@ -57,7 +61,9 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
 /// The bound a `host_config.h` message states.
 fn accepted(lower: &str) -> Option<Accepted> {
     if let Some(rest) = text::after_marker(lower, "gcc versions later than ") {
-        return Some(Accepted::GccUpTo(leading_number(rest)?));
+        let version: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let version = version.trim_end_matches('.');
+        return (!version.is_empty()).then(|| Accepted::GccUpTo(version.to_string()));
     }
     if let Some(rest) = text::after_marker(lower, "clang version must be less than ") {
         return Some(Accepted::ClangBelow(leading_number(rest)?));
@@ -89,6 +95,8 @@ mod tests {
         assert!(gcc.fix.starts_with("install gcc-6 and g++-6"), "{}", gcc.fix);
         let clang = reading("host_config.h:151:2: error: -- unsupported clang version! clang version must be less than 16 and greater than 3.2 . The nvcc flag '-allow-unsupported-compiler' can be used\n").unwrap();
         assert!(clang.fix.starts_with("install clang-15"), "{}", clang.fix);
+        let old = reading("/usr/local/cuda-7.5/include/host_config.h:115:2: error: #error -- unsupported GNU version! gcc versions later than 4.9 are not supported!\n").unwrap();
+        assert!(old.fix.starts_with("install gcc-4.9 and g++-4.9"), "{}", old.fix);
         let msvc = reading("host_config.h(164): fatal error C1189: #error:  -- unsupported Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are supported!\n").unwrap();
         assert!(msvc.said.contains("Visual Studio 2017 to 2022"), "{}", msvc.said);
     }

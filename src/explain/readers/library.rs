@@ -172,9 +172,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // (CTranslate2, ONNX Runtime, jaxlib), whose fix is that CUDA's library;
     // the log does not say which, so that case settles nothing (below).
     let not_torchs_cuda = matches!(torch_cuda, Some(torch) if !cuda_majors.is_empty() && !cuda_majors.contains(&torch));
-    let unknown_asker_of_other_cuda = not_torchs_cuda && requester.is_none();
+    // A runtime with its own CUDA build (ONNX Runtime's, CTranslate2's) is no
+    // torch extension: torch's CUDA says nothing of it, and reinstalling it
+    // as one (`pip install onnxruntime`) would bring its CPU-only build.
+    let brings_own_cuda = requester.as_deref().is_some_and(brings_its_own_cuda);
+    let unknown_asker_of_other_cuda = not_torchs_cuda && (requester.is_none() || brings_own_cuda);
     let other_cuda = match (cuda_major, torch_cuda) {
-        (_, Some(torch)) if not_torchs_cuda && requester.is_some() => {
+        (_, Some(torch)) if not_torchs_cuda && requester.is_some() && !brings_own_cuda => {
             Some(format!("torch here is built with CUDA {torch}"))
         }
         (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
@@ -231,7 +235,16 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let (Some(facts), false) = (facts, snapshot_name.is_empty()) {
         node.push(present_here(facts, snapshot_name, &missing, major));
     }
-    if !settles && unknown_asker_of_other_cuda {
+    if let (false, true, Some(runtime)) = (settles, brings_own_cuda, &requester) {
+        node.push((
+            None,
+            format!(
+                "{runtime} brings its own CUDA build: its build for CUDA {wanted_cuda} needs that CUDA's {} installed beside torch's CUDA {}, or its build for torch's CUDA replaces it (its install page lists one per CUDA)",
+                missing.file,
+                torch_cuda.map(|cuda| cuda.to_string()).unwrap_or_default()
+            ),
+        ));
+    } else if !settles && unknown_asker_of_other_cuda {
         node.push((
             None,
             format!(
@@ -307,6 +320,26 @@ fn wheel_for_cuda(wheel: &str, cuda: u64) -> String {
     } else {
         format!("nvidia-{wheel}-cu{cuda}")
     }
+}
+
+/// Runtimes whose GPU builds are made per CUDA on their own, not against
+/// torch: ONNX Runtime, CTranslate2, jaxlib, TensorFlow, PaddlePaddle, CuPy,
+/// TensorRT, llama-cpp-python.
+const OWN_CUDA_RUNTIMES: [&str; 8] = [
+    "onnxruntime",
+    "ctranslate2",
+    "jaxlib",
+    "tensorflow",
+    "paddlepaddle",
+    "cupy",
+    "tensorrt",
+    "llama-cpp-python",
+];
+
+fn brings_its_own_cuda(distribution: &str) -> bool {
+    OWN_CUDA_RUNTIMES
+        .iter()
+        .any(|runtime| distribution == *runtime || distribution.starts_with(&format!("{runtime}-")))
 }
 
 /// NVIDIA's wheels that keep the `-cuNN` suffix from CUDA 13 on.
@@ -419,6 +452,11 @@ mod tests {
         let curand =
             reading("OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(curand.settles, "{curand:#?}");
+    }
+
+    #[test]
+    fn a_runtime_with_its_own_cuda_build_is_not_judged_as_a_torch_extension() {
+        assert!(brings_its_own_cuda("onnxruntime-gpu") && !brings_its_own_cuda("flash-attn"));
     }
 
     #[test]
