@@ -59,8 +59,17 @@ fn peek<'r>(mut reader: Box<dyn BufRead + 'r>, wanted: usize) -> io::Result<(Vec
         let start = available[..available.len().min(wanted)].to_vec();
         return Ok((start, reader));
     }
-    let mut start = Vec::with_capacity(wanted);
-    reader.by_ref().take(wanted as u64).read_to_end(&mut start)?;
+    let mut start = vec![0; wanted];
+    let mut filled = 0;
+    while filled < wanted {
+        match reader.read(&mut start[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    start.truncate(filled);
     let rejoined = io::Cursor::new(start.clone()).chain(reader);
     Ok((start, Box::new(BufReader::with_capacity(1 << 16, rejoined))))
 }
