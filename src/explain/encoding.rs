@@ -38,14 +38,7 @@ pub fn as_utf8<'r>(reader: Box<dyn BufRead + 'r>) -> io::Result<Box<dyn BufRead 
     reader.consume(mark);
     Ok(Box::new(BufReader::with_capacity(
         1 << 16,
-        Utf16Reader {
-            inner: reader,
-            order,
-            odd_byte: None,
-            high_surrogate: None,
-            out: Vec::new(),
-            at: 0,
-        },
+        Utf16Reader::new(reader, order),
     )))
 }
 
@@ -86,17 +79,30 @@ struct Utf16Reader<R> {
     odd_byte: Option<u8>,
     /// A surrogate pair's first half, read without its second.
     high_surrogate: Option<u16>,
+    /// The block read from the log, reused.
+    bytes: Vec<u8>,
     /// Transcoded text not yet handed over, from `at`.
-    out: Vec<u8>,
+    out: String,
     at: usize,
 }
 
 impl<R: Read> Utf16Reader<R> {
+    fn new(inner: R, order: Utf16) -> Self {
+        Utf16Reader {
+            inner,
+            order,
+            odd_byte: None,
+            high_surrogate: None,
+            bytes: vec![0; UNITS_PER_READ * 2],
+            out: String::new(),
+            at: 0,
+        }
+    }
+
     /// Transcodes the next block; `false` at the end of the log.
     fn refill(&mut self) -> io::Result<bool> {
-        let mut bytes = vec![0u8; UNITS_PER_READ * 2];
         let read = loop {
-            match self.inner.read(&mut bytes) {
+            match self.inner.read(&mut self.bytes) {
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
                 other => break other?,
             }
@@ -106,37 +112,35 @@ impl<R: Read> Utf16Reader<R> {
         if read == 0 {
             // A lone half at the end is one character that cannot be decoded.
             if self.odd_byte.take().is_some() || self.high_surrogate.take().is_some() {
-                self.out
-                    .extend_from_slice(char::REPLACEMENT_CHARACTER.to_string().as_bytes());
+                self.out.push(char::REPLACEMENT_CHARACTER);
                 return Ok(true);
             }
             return Ok(false);
         }
         let mut units = Vec::with_capacity(read / 2 + 2);
         units.extend(self.high_surrogate.take());
-        let mut data = &bytes[..read];
+        let mut data = &self.bytes[..read];
         if let Some(first) = self.odd_byte.take() {
-            units.push(self.unit([first, data[0]]));
+            units.push(unit(self.order, [first, data[0]]));
             data = &data[1..];
         }
         let pairs = data.chunks_exact(2);
         self.odd_byte = pairs.remainder().first().copied();
-        units.extend(pairs.map(|pair| self.unit([pair[0], pair[1]])));
+        let order = self.order;
+        units.extend(pairs.map(|pair| unit(order, [pair[0], pair[1]])));
         if units.last().is_some_and(|unit| (0xd800..0xdc00).contains(unit)) {
             self.high_surrogate = units.pop();
         }
-        let text: String = char::decode_utf16(units)
-            .map(|decoded| decoded.unwrap_or(char::REPLACEMENT_CHARACTER))
-            .collect();
-        self.out.extend_from_slice(text.as_bytes());
+        self.out
+            .extend(char::decode_utf16(units).map(|decoded| decoded.unwrap_or(char::REPLACEMENT_CHARACTER)));
         Ok(true)
     }
+}
 
-    fn unit(&self, pair: [u8; 2]) -> u16 {
-        match self.order {
-            Utf16::Little => u16::from_le_bytes(pair),
-            Utf16::Big => u16::from_be_bytes(pair),
-        }
+fn unit(order: Utf16, pair: [u8; 2]) -> u16 {
+    match order {
+        Utf16::Little => u16::from_le_bytes(pair),
+        Utf16::Big => u16::from_be_bytes(pair),
     }
 }
 
@@ -148,7 +152,7 @@ impl<R: Read> Read for Utf16Reader<R> {
             }
         }
         let taken = buf.len().min(self.out.len() - self.at);
-        buf[..taken].copy_from_slice(&self.out[self.at..self.at + taken]);
+        buf[..taken].copy_from_slice(&self.out.as_bytes()[self.at..self.at + taken]);
         self.at += taken;
         Ok(taken)
     }
@@ -197,14 +201,7 @@ mod tests {
         // Reads of 3 bytes cut units in half and the emoji's pair between reads.
         let mut text = String::new();
         let bytes = utf16(LOG, Utf16::Little, true);
-        let mut odd = Utf16Reader {
-            inner: ThreeBytesAtATime(io::Cursor::new(bytes)),
-            order: Utf16::Little,
-            odd_byte: None,
-            high_surrogate: None,
-            out: Vec::new(),
-            at: 0,
-        };
+        let mut odd = Utf16Reader::new(ThreeBytesAtATime(io::Cursor::new(bytes)), Utf16::Little);
         odd.read_to_string(&mut text).unwrap();
         assert_eq!(text, format!("\u{feff}{LOG}"));
     }

@@ -14,7 +14,7 @@ use super::readers::{self, Reading};
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
-use crate::matrix::rule::{DeviceKind, DevicePair, PackageCondition, Symptoms, When};
+use crate::matrix::rule::{DeviceKind, DevicePair, GpuCondition, PackageCondition, Symptoms, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
 use crate::packaging::normalize_name;
 
@@ -1053,12 +1053,7 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
 /// Whether a GPU condition asks for a fact that some GPU here lacks: a
 /// report names a T4 without its compute capability, and an unknown is no "no".
 fn gpu_fact_unknown(when: &When, condition: &Condition, facts: &Facts) -> bool {
-    let gpu = match condition {
-        Condition::AnyGpu => when.any_gpu.as_ref(),
-        Condition::AllGpus => when.all_gpus.as_ref(),
-        _ => None,
-    };
-    gpu.is_some_and(|wanted| {
+    gpu_condition(when, condition).is_some_and(|wanted| {
         facts.gpus.iter().any(|gpu| {
             (wanted.compute_capability.is_some() && gpu.compute_capability.is_none())
                 || (wanted.memory_mib.is_some() && gpu.gpu.memory_total_mib.is_none())
@@ -1068,12 +1063,17 @@ fn gpu_fact_unknown(when: &When, condition: &Condition, facts: &Facts) -> bool {
 
 /// Whether a GPU condition is about memory alone.
 fn only_memory(when: &When, condition: &Condition) -> bool {
-    let gpu = match condition {
+    gpu_condition(when, condition)
+        .is_some_and(|gpu| gpu.memory_mib.is_some() && gpu.name.is_empty() && gpu.compute_capability.is_none())
+}
+
+/// What a GPU condition of `when` asks of a GPU.
+fn gpu_condition<'w>(when: &'w When, condition: &Condition) -> Option<&'w GpuCondition> {
+    match condition {
         Condition::AnyGpu => when.any_gpu.as_ref(),
         Condition::AllGpus => when.all_gpus.as_ref(),
         _ => None,
-    };
-    gpu.is_some_and(|gpu| gpu.memory_mib.is_some() && gpu.name.is_empty() && gpu.compute_capability.is_none())
+    }
 }
 
 /// The part of a symptom message that stays the same across releases,

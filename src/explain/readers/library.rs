@@ -455,7 +455,7 @@ mod tests {
     }
 
     #[test]
-    fn a_runtime_with_its_own_cuda_build_is_not_judged_as_a_torch_extension() {
+    fn runtimes_with_their_own_cuda_builds_are_told_by_distribution_name() {
         assert!(brings_its_own_cuda("onnxruntime-gpu") && !brings_its_own_cuda("flash-attn"));
     }
 

@@ -463,13 +463,12 @@ mod tests {
 
     #[test]
     fn pips_failure_to_find_a_requirement_is_no_requirement_a_library_stated() {
-        let log = "ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: none)\nERROR: No matching distribution found for torch==1.11.0+cu113\n";
-        let readings = super::super::parsed(log);
-        assert!(read(&readings.1, Context::alone()).is_empty());
+        assert!(read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: none)\nERROR: No matching distribution found for torch==1.11.0+cu113").is_empty());
         // A library's own requirement is still read.
-        let stated = "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install transformers[torch]`\n";
-        let (_, text) = super::super::parsed(stated);
-        assert_eq!(read(&text, Context::alone())[0].cause, PACKAGE);
+        assert_eq!(
+            read_alone("Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install transformers[torch]`")[0].cause,
+            PACKAGE
+        );
     }
 
     fn read_alone(text: &str) -> Vec<Reading> {
