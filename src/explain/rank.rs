@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
 use super::traceback::Traceback;
-use crate::facts::Facts;
+use crate::facts::{Facts, dotted};
 use crate::knowledge::tables::Tables;
 use crate::matrix::rule::{DeviceKind, DevicePair, GpuCondition, PackageCondition, Symptoms, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
@@ -1046,7 +1046,31 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         Condition::TorchCuda if facts.torch.is_none() => open(format!(
             "torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"
         )),
+        // A fact this node does not have (no toolkit on PATH, no GCC, a
+        // Snapshot that never recorded glibc) is no fact of the node the log
+        // ran on, unless the traceback ran from this very environment.
+        condition if !seen.run.same_environment && !known_here(condition, facts) => open(format!(
+            "{}: not known here, and nothing shows the log ran here ({ELSEWHERE})",
+            verdict.fact
+        )),
         _ => None,
+    }
+}
+
+/// Whether this node has the fact a version condition compares: a condition
+/// on a fact it lacks fails here whatever the log's node had.
+fn known_here(condition: &Condition, facts: &Facts) -> bool {
+    match condition {
+        Condition::Python => facts.python_version.is_some(),
+        Condition::Glibc => facts.glibc.is_some(),
+        Condition::HostGcc => facts.host_gcc.is_some(),
+        Condition::CudaToolkit => facts
+            .active_toolkit()
+            .is_some_and(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted).is_some()),
+        Condition::CompatLibcuda => facts.compat_libcuda.is_some(),
+        Condition::Driver => facts.driver.is_some(),
+        Condition::DriverCuda => facts.driver_cuda.is_some(),
+        _ => true,
     }
 }
 
@@ -1736,5 +1760,39 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 .any(|e| e.holds == Some(true) && e.text.contains("CUDA 10.1")),
             "{best:#?}"
         );
+    }
+
+    /// DeepSpeed's refusal of an nvcc whose CUDA minor differs from torch's,
+    /// as a reporter pastes it: no toolkit is known where explain runs.
+    const DEEPSPEED_NVCC_REFUSED: &str = "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 12.4 does not match the version torch was compiled with 12.8, unable to compile cuda/cpp extensions without a matching cuda version.\n";
+    const NVCC_RULE: &str = "deepspeed-below-0-16-4-cpu-optimizer-torch-cuda-12-8-nvcc-other-12-minor";
+
+    fn toolkit_verdict(candidates: &[Candidate]) -> Option<bool> {
+        let rule = candidates.iter().find(|candidate| candidate.id == NVCC_RULE).unwrap();
+        let evidence = rule
+            .evidence
+            .iter()
+            .find(|evidence| evidence.text.starts_with("the CUDA toolkit"))
+            .unwrap();
+        evidence.holds
+    }
+
+    #[test]
+    fn a_fact_this_node_lacks_leaves_a_condition_on_it_open_for_a_log_from_elsewhere() {
+        let reported = with_torch(node(Some("0.16.2")), "2.7.0+cu128");
+        let candidates = ranked(DEEPSPEED_NVCC_REFUSED, &reported);
+        assert_eq!(toolkit_verdict(&candidates), None);
+        let rule = candidates.iter().find(|candidate| candidate.id == NVCC_RULE).unwrap();
+        assert_ne!(rule.confidence, Confidence::RuledOut);
+    }
+
+    #[test]
+    fn a_fact_this_node_lacks_rules_out_for_a_log_that_ran_here() {
+        let here = with_torch(node(Some("0.16.2")), "2.7.0+cu128");
+        let log = format!(
+            "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/deepspeed/ops/op_builder/builder.py\", line 100, in assert_no_cuda_mismatch\n    raise CUDAMismatchException(\n{DEEPSPEED_NVCC_REFUSED}"
+        );
+        let candidates = ranked(&log, &here);
+        assert_eq!(toolkit_verdict(&candidates), Some(false));
     }
 }
