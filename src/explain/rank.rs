@@ -305,7 +305,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .map(|raised| comparable(&unwrapped(&raised.message)))
             .collect();
         let seen = Seen {
-            windows: windows_sign(traceback),
+            other_system: other_system_sign(traceback),
             devices: devices_named(traceback),
             has_frames: traceback.frames().next().is_some(),
             text: messages.join("\n"),
@@ -396,8 +396,8 @@ impl<'m, 'f> Judge<'m, 'f> {
 
 /// What the traceback shows, worked out once for all causes.
 struct Seen<'j> {
-    /// What shows the log ran on Windows (a frame on `C:\...`), if anything does.
-    windows: Option<String>,
+    /// The system other than Linux the log ran on, and what shows it (a frame on `C:\...`).
+    other_system: Option<(&'static str, String)>,
     devices: Vec<Device>,
     /// Distributions (normalized names) the frames run through.
     packages: Vec<String>,
@@ -695,6 +695,8 @@ fn score(
 
     let mut frame_hits = 0;
     let mut function_hit = false;
+    // A function of the rule's code ran, not merely its module imported.
+    let mut code_path_hit = false;
     for pattern in &symptoms.frames {
         if let Some(frame) = traceback
             .frames()
@@ -702,6 +704,10 @@ fn score(
         {
             frame_hits += 1;
             function_hit |= pattern.function.is_some();
+            code_path_hit |= pattern
+                .function
+                .as_deref()
+                .is_some_and(|function| function != MODULE_LEVEL);
             score += if pattern.function.is_some() {
                 FRAME_WITH_FUNCTION
             } else {
@@ -804,10 +810,12 @@ fn score(
 
     let pairs = pairs_named(named);
     let mut devices_contradict = false;
+    let mut devices_fit = false;
     if !symptoms.devices.is_empty() && !pairs.is_empty() {
         let wanted = &symptoms.devices;
         let found: Vec<String> = named.iter().map(Device::describe).collect();
         if pairs.iter().any(|pair| wanted.contains(pair)) {
+            devices_fit = true;
             score += DEVICES;
             evidence.push(Evidence {
                 kind: EvidenceKind::Devices,
@@ -887,12 +895,12 @@ fn score(
         text: verdict.fact,
     }));
     // The log's own paths say which system it ran on, whoever runs explain.
-    let wrong_system = seen.windows.as_ref().filter(|_| needs_linux(cause.when));
-    if let Some(sign) = wrong_system {
+    let wrong_system = seen.other_system.as_ref().filter(|_| needs_linux(cause.when));
+    if let Some((system, sign)) = wrong_system {
         evidence.push(Evidence {
             kind: EvidenceKind::Node,
             holds: Some(false),
-            text: format!("the log ran on Windows ({sign}), and this cause is Linux's"),
+            text: format!("the log ran on {system} ({sign}), and this cause is Linux's"),
         });
     }
     let mut fix = cause.fix.to_string();
@@ -915,13 +923,24 @@ fn score(
             text: test.text,
         });
     }
+    // A rule is a combination of versions: an import of its module with
+    // nothing of the failure it gives (its message, its devices, an earlier
+    // line) and none of its versions seen (a report that states none) shows
+    // only that the module loaded. Every import of torch passes through
+    // torch/__init__.py.
+    let frames_alone_unproven = cause.kind == CauseKind::Rule
+        && !code_path_hit
+        && message_hit.is_none()
+        && context_hit.is_none()
+        && !devices_fit
+        && !strong_holds;
     let mut confidence = if node_fails || devices_contradict || message_contradicts || wrong_system.is_some() {
         Confidence::RuledOut
     } else if message_differs || outdone.is_some() {
         Confidence::Possible
     } else if (function_hit && strong_holds) || (message_specific && confirmed) {
         Confidence::NearCertain
-    } else if frame_hits > 0
+    } else if (frame_hits > 0 && !frames_alone_unproven)
         || message_specific
         || context_specific
         || (pinned && message_hit.is_some())
@@ -1167,17 +1186,31 @@ impl Device {
     }
 }
 
-/// What shows that a traceback was printed on Windows: a frame's file on a
-/// drive letter (`C:\\Users\\...`) or Windows' own error numbers (`[WinError 126]`).
-fn windows_sign(traceback: &Traceback) -> Option<String> {
-    if let Some(frame) = traceback.frames().find(|frame| super::on_a_drive(&frame.file)) {
-        return Some(format!("a frame in {}", frame.file));
+/// What shows that a traceback was printed on a system other than Linux, and
+/// which: a frame's file on a drive letter (`C:\\Users\\...`) or Windows' own
+/// error numbers (`[WinError 126]`); a frame under macOS's home directories
+/// or its Python framework.
+fn other_system_sign(traceback: &Traceback) -> Option<(&'static str, String)> {
+    for frame in traceback.frames() {
+        if super::on_a_drive(&frame.file) {
+            return Some(("Windows", format!("a frame in {}", frame.file)));
+        }
+        if MACOS_PATHS.iter().any(|prefix| frame.file.starts_with(prefix)) {
+            return Some(("macOS", format!("a frame in {}", frame.file)));
+        }
     }
     traceback
         .messages()
         .find(|raised| raised.message.contains("[WinError "))
-        .map(|_| "the message gives a WinError".to_string())
+        .map(|_| ("Windows", "the message gives a WinError".to_string()))
 }
+
+/// The function name Python gives a module's top level: a frame there is an import.
+const MODULE_LEVEL: &str = "<module>";
+
+/// Where only macOS keeps Python code: its users' homes, its Python framework,
+/// Homebrew on Apple silicon.
+const MACOS_PATHS: [&str; 3] = ["/Users/", "/Library/Frameworks/Python.framework/", "/opt/homebrew/"];
 
 /// Whether a cause exists only on Linux: it needs a glibc, a Linux
 /// distribution, or the Linux loader's `LD_` variables.
@@ -1760,6 +1793,76 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 .any(|e| e.holds == Some(true) && e.text.contains("CUDA 10.1")),
             "{best:#?}"
         );
+    }
+
+    /// `snapshot` as a report that does not say which torch it ran.
+    fn without_torch(snapshot: crate::snapshot::Snapshot) -> crate::snapshot::Snapshot {
+        let mut value = serde_json::to_value(&snapshot).unwrap();
+        value["frameworks"].as_object_mut().unwrap().remove("torch");
+        value["packages"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|package| package["name"] != "torch");
+        serde_json::from_value(value).unwrap()
+    }
+
+    /// pytorchgeometric5218: torch_sparse's CUDA library asks for CUDA 10's
+    /// cuSPARSE; the thread found it in the node's CUDA 10 toolkit, off the
+    /// loader's path.
+    const CUDA_10_LIBRARY: &str = "Traceback (most recent call last):
+  File \"/home/u/envs/dev3/lib/python3.6/site-packages/torch_sparse/__init__.py\", line 15, in <module>
+    library, [osp.dirname(__file__)]).origin)
+  File \"/home/u/envs/dev3/lib/python3.6/site-packages/torch/_ops.py\", line 106, in load_library
+    ctypes.CDLL(path)
+OSError: libcusparse.so.10: cannot open shared object file: No such file or directory
+";
+
+    #[test]
+    fn a_cuda_10_library_is_not_blamed_on_the_extension_while_torch_and_the_toolkit_are_unknown() {
+        let candidates = ranked(CUDA_10_LIBRARY, &without_torch(node(None)));
+        assert!(
+            candidates.iter().all(|candidate| !candidate.confidence.is_answer()),
+            "{:#?}",
+            candidates.first()
+        );
+    }
+
+    #[test]
+    fn a_cuda_10_library_on_a_node_whose_toolkit_is_another_cudas_is_the_extensions_build() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/snapshots/h200-torch2.11-cu130-recorded.json"
+        );
+        let recorded = crate::snapshot::read(std::path::Path::new(path)).unwrap();
+        let best = ranked(CUDA_10_LIBRARY, &without_torch(recorded)).remove(0);
+        assert_eq!(best.id, "extension-built-for-other-torch");
+        assert!(best.confidence.is_answer(), "{best:#?}");
+    }
+
+    /// The glibc rule's candidate for a failed `import torch` under `home`,
+    /// on a node whose torch the report does not give.
+    fn glibc_rule_importing_torch_from(home: &str) -> Candidate {
+        let log = format!(
+            "Traceback (most recent call last):\n  File \"{home}/env/lib/python3.12/site-packages/torch/__init__.py\", line 1477, in <module>\n    from .functional import *\nImportError: something failed\n"
+        );
+        ranked(&log, &without_torch(node(None)))
+            .into_iter()
+            .find(|candidate| candidate.id == "torch-2-7-x86-64-glibc-below-2-28")
+            .unwrap()
+    }
+
+    #[test]
+    fn a_log_from_macos_rules_out_causes_only_linux_has() {
+        let glibc = glibc_rule_importing_torch_from("/Users/me");
+        assert_eq!(glibc.confidence, Confidence::RuledOut, "{:?}", glibc.evidence);
+    }
+
+    /// numpy-2-abi-break-nam494 before its macOS paths were read: a rule
+    /// whose only evidence is that torch was imported is no answer.
+    #[test]
+    fn an_import_of_a_rules_module_alone_is_no_answer() {
+        let glibc = glibc_rule_importing_torch_from("/home/me");
+        assert!(!glibc.confidence.is_answer(), "{:?}", glibc.evidence);
     }
 
     /// DeepSpeed's refusal of an nvcc whose CUDA minor differs from torch's,

@@ -206,7 +206,11 @@ fn judge_case(case: &Case, explanation: &Value, code: i32) -> (Verdict, Vec<Stri
         let Some(found) = candidate(explanation, id) else {
             continue;
         };
-        if found["confidence"] != "ruled-out" {
+        // Where explain says it cannot decide, a cause the thread excluded on
+        // facts the log does not hold may still stand as possible; as an
+        // answer, or beside another cause named, it must be ruled out.
+        let left_open = outcome == "undecided" && found["confidence"] == "possible";
+        if found["confidence"] != "ruled-out" && !left_open {
             let place = if first == id { "first, " } else { "" };
             problems.push(format!(
                 "{id} must be ruled out, yet it is {place}{}",

@@ -150,8 +150,8 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 
     // A CUDA runtime library of another CUDA major than torch's: whatever asks
     // for it was built for that CUDA (torch brings its own CUDA's libraries).
-    // No pip wheel ships CUDA 10 or older. A library versioned on its own
-    // (`libcufft.so.10`) is dated by the CUDA wheels that ship it.
+    // A library versioned on its own (`libcufft.so.10`) is dated by the CUDA
+    // wheels that ship it.
     let cuda_majors: Vec<u64> = match (provider, major) {
         (Provider::Wheel(_, true), Some(major)) => major.parse::<u64>().into_iter().collect(),
         (Provider::Wheel(_, false), Some(major)) => OWN_VERSIONED
@@ -177,11 +177,21 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // as one (`pip install onnxruntime`) would bring its CPU-only build.
     let brings_own_cuda = requester.as_deref().is_some_and(brings_its_own_cuda);
     let unknown_asker_of_other_cuda = not_torchs_cuda && (requester.is_none() || brings_own_cuda);
-    let other_cuda = match (cuda_major, torch_cuda) {
-        (_, Some(torch)) if not_torchs_cuda && requester.is_some() && !brings_own_cuda => {
+    // No pip wheel ships CUDA 10's libraries or older: a torch of that CUDA
+    // (1.x, cu101/cu102) and the extensions built for it load them from a toolkit.
+    let no_wheel = !cuda_majors.is_empty() && cuda_majors.iter().all(|cuda| *cuda <= LAST_CUDA_WITHOUT_WHEELS);
+    let toolkit_cuda = facts
+        .and_then(|facts| facts.active_toolkit())
+        .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted))
+        .map(|version| version.release()[0]);
+    let other_cuda = match (cuda_major, torch_cuda, toolkit_cuda) {
+        (_, Some(torch), _) if not_torchs_cuda && requester.is_some() && !brings_own_cuda => {
             Some(format!("torch here is built with CUDA {torch}"))
         }
-        (Some(wanted), _) if wanted <= 10 => Some(format!("no pip wheel ships CUDA {wanted}'s libraries")),
+        // Only a toolkit could bring that library, and the toolkit here is another CUDA's.
+        (Some(wanted), None, Some(toolkit)) if no_wheel && toolkit != wanted && !brings_own_cuda => Some(format!(
+            "no pip wheel ships CUDA {wanted}'s libraries, and the CUDA toolkit here is CUDA {toolkit}'s"
+        )),
         _ => None,
     };
     if let (Some(why), false) = (other_cuda, cuda_majors.is_empty()) {
@@ -272,6 +282,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         (Some(torch), majors) if majors.contains(&torch) => Some(torch),
         (_, majors) => majors.first().copied(),
     };
+    let provider = match provider {
+        Provider::Wheel(..) if no_wheel => Provider::Toolkit,
+        provider => provider,
+    };
     let fix = match provider {
         Provider::Wheel(wheel, _) => {
             let distribution = match wheel_cuda {
@@ -291,6 +305,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             )
         }
         Provider::Driver => "the NVIDIA driver's libraries are not visible: install the driver, or in a container run it with the GPUs passed in (docker run --gpus all, with the NVIDIA Container Toolkit)".to_string(),
+        Provider::Toolkit if no_wheel => format!(
+            "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's lib64 on the loader path (export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH, where /usr/local/cuda is that toolkit), or install the builds of torch and its extensions made for a CUDA with pip wheels",
+            missing.file
+        ),
         Provider::Toolkit => format!(
             "install a CUDA toolkit that ships {} (NVIDIA's installer, or conda install -c nvidia cuda-nvcc) and make it findable (CUDA_HOME, LD_LIBRARY_PATH)",
             missing.file
@@ -359,6 +377,10 @@ const OWN_VERSIONED: [(&str, &str, &[u64]); 5] = [
     ("cusolver", "11", &[11, 12]),
     ("cusolver", "12", &[13]),
 ];
+
+/// The last CUDA major whose libraries no NVIDIA pip wheel ships: the
+/// `nvidia-*-cu11` wheels are the first.
+const LAST_CUDA_WITHOUT_WHEELS: u64 = 10;
 
 /// Libraries a CUDA library loads for itself at its own version: NVRTC its builtins.
 const SELF_LOADED: [&str; 1] = ["nvrtc-builtins"];
@@ -505,21 +527,28 @@ mod tests {
         assert!(!other.settles, "{other:#?}");
     }
 
+    /// No pip wheel ships CUDA 9's or 10's libraries, yet torch 1.x was built
+    /// for those CUDAs: with torch's CUDA unknown, the library may be the
+    /// extension's other build or a toolkit's off the loader's path.
     #[test]
-    fn a_library_of_another_cuda_asked_for_by_nobody_named_reads_as_a_sentence() {
+    fn a_library_of_a_cuda_without_wheels_is_not_settled_by_its_version_alone() {
         let found = reading("libcudart.so.9.2: cannot open shared object file: No such file or directory\n").unwrap();
-        assert_eq!(found.cause, OTHER_BUILD);
+        assert_eq!(found.cause, MISSING);
+        assert!(!found.settles, "{found:#?}");
         assert!(
-            found
-                .said
-                .starts_with("a compiled library of this run asks for libcudart.so.9.2"),
-            "{}",
-            found.said
-        );
-        assert!(
-            !found.fix.contains("the a compiled") && found.fix.contains("ldd"),
+            found.fix.contains("only a CUDA 9 toolkit ships") && !found.fix.contains("pip install nvidia-"),
             "{}",
             found.fix
+        );
+        let question = found
+            .node
+            .iter()
+            .map(|(_, text)| text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            question.contains("if it is not CUDA 9, a compiled library of this run was built for another CUDA"),
+            "{question}"
         );
     }
 }
