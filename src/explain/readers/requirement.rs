@@ -72,7 +72,11 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
     // A platform requirement's message also names packages in passing
     // (`--tf32 requires Ampere ..., cuda>=11 and torch>=1.7`): it is the reading.
     if readings.is_empty() {
-        readings.extend(package_bound(text, context).or_else(|| package_absent(text, context)));
+        readings.extend(
+            package_bound(text, context)
+                .or_else(|| version_in_words(text, context))
+                .or_else(|| package_absent(text, context)),
+        );
     }
     readings
 }
@@ -128,6 +132,47 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         rules_out: Vec::new(),
     })
 }
+
+/// A bound said in words rather than as a clause: `jaxlib is version 0.1.69,
+/// but this version of jax requires version 0.1.74.` (jax before 0.4.14; later
+/// `requires version >= 0.4.14`). A version without an operator, above the
+/// one found, is a minimum: the sentence calls the found one too old.
+fn version_in_words(text: &str, context: Context) -> Option<Reading> {
+    let at = text.find(IS_VERSION)?;
+    let name = normalize_name(text::name_before(&text[..at])?);
+    let found = Version::from_str(text::version_at(&text[at + IS_VERSION.len()..])?).ok()?;
+    let rest = text::after_marker(&text[at..], REQUIRES_VERSION)?.trim_start();
+    let operator = text::OPERATORS.iter().find(|operator| rest.starts_with(**operator));
+    let wanted = Version::from_str(text::version_at(
+        rest[operator.map_or(0, |op| op.len())..].trim_start(),
+    )?)
+    .ok()?;
+    let operator = match operator {
+        Some(operator) => *operator,
+        None if found < wanted => ">=",
+        None => "==",
+    };
+    let specifier = format!("{operator}{wanted}");
+    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
+    if specifiers.contains(&found) {
+        return None;
+    }
+    let node = context
+        .facts
+        .map(|facts| installed_against(facts, &name, &specifiers, &specifier, context.absence_is_a_fact));
+    Some(Reading {
+        cause: PACKAGE,
+        said: format!("the message requires {name}{specifier} and says {found} was found"),
+        node: node.into_iter().collect(),
+        fix: format!("pip install \"{name}{specifier}\""),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+const IS_VERSION: &str = " is version ";
+const REQUIRES_VERSION: &str = "requires version";
 
 /// The node's copy of a package, judged against the bound a message states.
 fn installed_against(
@@ -473,6 +518,20 @@ mod tests {
 
     fn read_alone(text: &str) -> Vec<Reading> {
         read(&text::squeeze_spaces(text), Context::alone())
+    }
+
+    /// jax's own words before and after 0.4.14 (jax/_src/lib/__init__.py).
+    #[test]
+    fn a_bound_said_in_words_is_read_with_the_version_found() {
+        let old = read_alone("ValueError: jaxlib is version 0.1.69, but this version of jax requires version 0.1.74.");
+        assert_eq!(old.len(), 1, "{old:?}");
+        assert_eq!(old[0].fix, "pip install \"jaxlib>=0.1.74\"");
+        assert!(old[0].stated);
+        let new =
+            read_alone("RuntimeError: jaxlib is version 0.4.7, but this version of jax requires version >= 0.4.14.");
+        assert_eq!(new[0].fix, "pip install \"jaxlib>=0.4.14\"");
+        // A version that meets what is said to be required is no failure of it.
+        assert!(read_alone("jaxlib is version 0.4.20, but this version of jax requires version >= 0.4.14.").is_empty());
     }
 
     #[test]
