@@ -232,6 +232,8 @@ pub fn explain<R: BufRead>(
     // A paste with no error line (an error's message copied without its
     // class, a library's own words) is read as one message: a cause it names
     // is an answer; else there is no error.
+    // A paste in an error's own words that no cause fits is an error still:
+    // not explained, never "no error found".
     if ranked.is_empty()
         && let Some(traceback) = pasted.as_message(bytes_read)
     {
@@ -239,6 +241,7 @@ pub fn explain<R: BufRead>(
         if candidates
             .first()
             .is_some_and(|best| best.confidence > Confidence::RuledOut)
+            || pasted.reads_as_an_error()
         {
             ranked.push((traceback, candidates));
         }
@@ -372,6 +375,14 @@ impl PastedText {
         self.lines.push((number, text.to_string()));
     }
 
+    /// Whether the lines say something failed, in words any library uses.
+    fn reads_as_an_error(&self) -> bool {
+        self.lines.iter().any(|(_, text)| {
+            let text = text.to_ascii_lowercase();
+            FAILURE_WORDS.iter().any(|word| text.contains(word))
+        })
+    }
+
     /// The lines as one message, when the whole log was kept.
     fn as_message(&self, bytes_read: u64) -> Option<Traceback> {
         let (first, _) = self.lines.first()?;
@@ -389,6 +400,26 @@ impl PastedText {
         Some(traceback)
     }
 }
+
+/// Words that say a thing failed, lowercase: a paste holding one is an error.
+const FAILURE_WORDS: [&str; 16] = [
+    "error",
+    "fail",
+    "undefined symbol",
+    "no module named",
+    "cannot ",
+    "can't ",
+    "could not",
+    "not found",
+    "mismatch",
+    "incompatible",
+    "not compatible",
+    "exception",
+    "unable to",
+    "doesn't have",
+    "does not have",
+    "segmentation fault",
+];
 
 /// What a paste read as one message is shown as, in place of an exception class.
 pub const PASTED: &str = "pasted text";

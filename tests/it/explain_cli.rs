@@ -1391,3 +1391,30 @@ fn control_characters_from_a_log_are_escaped_in_the_text_explanation() {
     );
     assert!(text.contains("boom"), "{text}");
 }
+
+/// A paste in an error's own words that no cause fits (batch K's
+/// horovod2224, mpi4py's build, JAX's CUDA check) is an error explain cannot
+/// explain, never "no error found"; a few lines that say nothing failed are
+/// no error.
+#[test]
+fn a_short_paste_of_an_unknown_error_is_unexplained_and_a_calm_one_no_error() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for log in [
+        "mpi_lib.cpython-36m-x86_64-linux-gnu.so: undefined symbol: cudaLaunch\n",
+        "Failed to build mpi4py\nERROR: Could not build wheels for mpi4py\n",
+        "CUDA backend failed to initialize: Found CUDA version 12010, but JAX was built against version 12020, which is newer.\n",
+    ] {
+        let (explanation, code) = explain_text_json(cache.path(), dir.path(), "paste.txt", log);
+        assert_eq!(explanation["outcome"], "unexplained", "{log}: {explanation:#}");
+        assert_eq!(code, 1, "{log}");
+    }
+    let (explanation, code) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "calm.txt",
+        "Epoch 3/10\nloss 0.412, accuracy 0.871\n",
+    );
+    assert_eq!(explanation["outcome"], "no_error", "{explanation:#}");
+    assert_eq!(code, 0);
+}
