@@ -195,7 +195,7 @@ pub fn read(line: &str) -> Option<SignalLine> {
         Signal::Nccl => after(text, "NCCL WARN ").unwrap_or(text),
         Signal::DeviceAssertion => return assertion(text).map(|message| SignalLine::Line(raised(signal, message))),
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
-        Signal::Killed if text == "Killed" => KILLED,
+        Signal::Killed if text == "Killed" || after_a_progress_bar(text) => KILLED,
         Signal::Killed if &line[found.range()] != "Killed" => {
             return Some(SignalLine::Line(raised(signal, format!("{text} ({EXIT_137})"))));
         }
@@ -203,6 +203,13 @@ pub fn read(line: &str) -> Option<SignalLine> {
         _ => text,
     };
     Some(SignalLine::Line(raised(signal, message.to_string())))
+}
+
+/// The shell's `Killed` printed on a progress bar's line, which ends in a
+/// carriage return or its `it/s]`, not a newline: `... 0/2 [00:00<?, ?it/s]Killed`.
+fn after_a_progress_bar(text: &str) -> bool {
+    text.strip_suffix("Killed")
+        .is_some_and(|before| before.ends_with(']') || before.ends_with('\r'))
 }
 
 fn raised(signal: Signal, message: impl Into<String>) -> Raised {
@@ -302,6 +309,16 @@ mod tests {
 
     #[test]
     fn only_a_bare_killed_line_is_the_shells_report_of_sigkill() {
+        // batch L's videollava13: the shell's line after tqdm's, which has no newline.
+        assert_eq!(
+            message("Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]Killed"),
+            Some(("killed".into(), KILLED.into()))
+        );
+        assert_eq!(
+            message("shards: 0/2 [00:00<?, ?it/s]\rKilled"),
+            Some(("killed".into(), KILLED.into()))
+        );
+        assert_eq!(message("[rank0] worker Killed"), None);
         assert_eq!(message("Killed").unwrap(), ("killed".into(), KILLED.into()));
         assert!(message("Killed process 4100 (python) total-vm:1000kB").is_none());
         assert!(message("[rank0] Killed by the watchdog, see above").is_none());

@@ -17,9 +17,40 @@ use crate::facts::Facts;
 pub const CAUSE: &str = "extension-built-for-other-torch";
 pub const CPU_TORCH: &str = "torch-cpu-only-build";
 
-/// torch's C++ namespaces as they appear in mangled names (c10, at, torch,
-/// caffe2) and its C APIs (the THC of torch 1.x, the THP of its Python bindings).
-const TORCH_NAMES: [&str; 6] = ["3c10", "2at", "5torch", "6caffe2", "THC", "THP"];
+/// torch's C++ namespaces (c10, at, torch, caffe2), and the prefixes of its C
+/// APIs (the THC of torch 1.x, the THP of its Python bindings).
+const TORCH_NAMESPACES: [&str; 4] = ["c10", "at", "torch", "caffe2"];
+const TORCH_C_PREFIXES: [&str; 2] = ["THC", "THP"];
+
+/// Whether a mangled symbol is torch's own: the first name it mangles (its
+/// namespace, or a free function's name) is torch's. A function of another
+/// library that takes an `at::Tensor` (`_Z36three_interpolate_grad_wrapper_stackN2at6TensorE...`)
+/// mentions torch in its parameters only, and is that library's.
+fn is_torch_symbol(symbol: &str) -> bool {
+    let Some(rest) = symbol.strip_prefix("_Z") else {
+        return false;
+    };
+    // typeinfo and vtables (`_ZTIN3c10...`), then a nested name and its qualifiers (`_ZNK2at...`).
+    let rest = rest
+        .strip_prefix("TI")
+        .or_else(|| rest.strip_prefix("TV"))
+        .or_else(|| rest.strip_prefix("TS"))
+        .unwrap_or(rest);
+    let rest = rest
+        .strip_prefix('N')
+        .unwrap_or(rest)
+        .trim_start_matches(['K', 'V', 'r']);
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let Ok(length) = rest[..digits].parse::<usize>() else {
+        return false;
+    };
+    let Some(name) = rest.get(digits..digits + length) else {
+        return false;
+    };
+    // `__THCudaCheck`: torch 1.x's C API kept its prefix behind underscores too.
+    let c_name = name.trim_start_matches('_');
+    TORCH_NAMESPACES.contains(&name) || TORCH_C_PREFIXES.iter().any(|prefix| c_name.starts_with(prefix))
+}
 
 /// Packages whose libraries are built with torch, release for release: any
 /// symbol missing from them is torch's.
@@ -42,6 +73,21 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             format!("{owner}'s compiled library lacks torch's symbol {symbol}"),
             None,
         )
+    } else if let Some(built_here) = torch_symbol_in_a_source_tree(text) {
+        // Built in its source tree (`python setup.py develop`), not installed:
+        // no index has it, so the fix is a rebuild where it lies.
+        let BuiltHere { symbol, module, tree } = built_here;
+        return Some(Reading {
+            cause: CAUSE,
+            said: format!("{module}'s compiled library, built in {tree}, lacks torch's symbol {symbol}"),
+            node: Vec::new(),
+            fix: format!(
+                "rebuild {module} against the installed torch where it lies: cd to the source tree holding {tree}, remove its build/ directory and the old .so, and rerun its build (pip install -e . --no-build-isolation, or the python setup.py develop its README gives)"
+            ),
+            stated: false,
+            settles: true,
+            rules_out: Vec::new(),
+        });
     } else if let Some(unregistered) = operator_never_registered(&lower, traceback) {
         // `torch.ops.torchvision.nms` before `import torchvision`, or a library that did not load.
         let Unregistered {
@@ -195,10 +241,38 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
         .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
         .next()?;
     let owner = super::owner_of_failure(text, traceback)?;
-    let torchs = (symbol.starts_with("_Z") && TORCH_NAMES.iter().any(|name| symbol.contains(name)))
-        || symbol.starts_with("torch_")
-        || TORCH_COMPANIONS.contains(&owner.as_str());
+    let torchs = is_torch_symbol(symbol) || symbol.starts_with("torch_") || TORCH_COMPANIONS.contains(&owner.as_str());
     torchs.then_some((symbol, owner))
+}
+
+/// A Python extension module compiled in a project's own tree, not in
+/// site-packages, that lacks a torch symbol:
+/// `/home/me/FCOS/maskrcnn_benchmark/_C.cpython-37m-x86_64-linux-gnu.so:
+/// undefined symbol: _ZN6caffe26detail...`.
+struct BuiltHere<'t> {
+    symbol: &'t str,
+    /// The directory the module sits in: the Python package it belongs to.
+    module: &'t str,
+    tree: &'t str,
+}
+
+fn torch_symbol_in_a_source_tree(text: &str) -> Option<BuiltHere<'_>> {
+    let at = text.find(": undefined symbol: ")?;
+    let symbol = text[at + ": undefined symbol: ".len()..]
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
+        .next()?;
+    if !is_torch_symbol(symbol) {
+        return None;
+    }
+    let path = text[..at].rsplit([' ', '\n', '\'', '"']).next()?;
+    let (tree, file) = path.rsplit_once('/')?;
+    // A Python extension module (`_C.cpython-37m-...so`, `ops.abi3.so`), outside any installed environment.
+    let extension_module = file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."));
+    if !extension_module || tree.contains("-packages/") || !tree.starts_with('/') {
+        return None;
+    }
+    let module = tree.rsplit('/').next().filter(|name| !name.is_empty())?;
+    Some(BuiltHere { symbol, module, tree })
 }
 
 /// `Could not run 'torchvision::nms' with arguments from the 'CUDA' backend`:
@@ -576,6 +650,52 @@ mod tests {
             assert_eq!(found[0].cause, CAUSE);
             assert!(found[0].settles && found[0].rules_out == [super::super::requirement::TOOLKIT]);
             assert!(found[0].fix.contains("--index-url"), "{}", found[0].fix);
+        }
+    }
+    /// batch L's fcos51: maskrcnn_benchmark built in FCOS's tree for an older torch.
+    #[test]
+    fn an_extension_built_in_its_source_tree_is_rebuilt_where_it_lies() {
+        let found = reading("ImportError: /home/me/FCOS/maskrcnn_benchmark/_C.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZN6caffe26detail37_typeMetaDataInstance_preallocated_30E\n").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found
+                .said
+                .starts_with("maskrcnn_benchmark's compiled library, built in /home/me/FCOS/maskrcnn_benchmark"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.starts_with("rebuild maskrcnn_benchmark") && !found.fix.contains("pip install --force-reinstall"),
+            "{}",
+            found.fix
+        );
+        // A library that is no Python extension module, or no torch symbol, is not read so.
+        assert!(reading("OSError: /home/me/lib/libfoo.so: undefined symbol: _ZN6caffe26detail\n").is_none());
+        assert!(
+            reading("ImportError: /home/me/x/_C.cpython-37m-x86_64-linux-gnu.so: undefined symbol: png_read\n")
+                .is_none()
+        );
+    }
+    #[test]
+    fn a_symbol_is_torchs_by_the_name_it_mangles_first_not_its_parameters() {
+        for torchs in [
+            "_ZN3c104cuda20CUDACachingAllocator9allocatorE",
+            "_ZNK2at6Tensor7is_cudaEv",
+            "_ZN5torch3jit17parseSchemaOrNameERKSs",
+            "_ZN6caffe26detail37_typeMetaDataInstance_preallocated_30E",
+            "_ZTIN3c1021AutogradMetaInterfaceE",
+            "_Z16THPVariable_WrapN2at10TensorBaseE",
+            "_Z13__THCudaCheck9cudaErrorPKci",
+        ] {
+            assert!(is_torch_symbol(torchs), "{torchs}");
+        }
+        // batch F's openpcdet216: pcdet's own function, which takes at::Tensor.
+        for others in [
+            "_Z36three_interpolate_grad_wrapper_stackN2at6TensorES0_S0_S0_",
+            "png_read_info",
+            "_ZN2cv3Mat5dealloEv",
+        ] {
+            assert!(!is_torch_symbol(others), "{others}");
         }
     }
 }

@@ -12,8 +12,10 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 8] = [
+const LOADER_WORDS: [&str; 9] = [
     "cannot open shared object file",
+    // Libraries that dlopen on their own (cuda-python's `Failed to dlopen libcuda.so`).
+    "failed to dlopen",
     // NVRTC's own words for its builtins library: `failed to open libnvrtc-builtins.so.11.5`.
     "failed to open",
     "could not load library",
@@ -550,5 +552,12 @@ mod tests {
             question.contains("if it is not CUDA 9, a compiled library of this run was built for another CUDA"),
             "{question}"
         );
+    }
+    /// batch L's cudapython17: cuda-python opens the driver library itself.
+    #[test]
+    fn a_library_a_package_dlopens_itself_is_read() {
+        let found = reading("RuntimeError: Failed to dlopen libcuda.so\n").unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(found.fix.contains("NVIDIA driver"), "{}", found.fix);
     }
 }
