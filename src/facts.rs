@@ -142,6 +142,12 @@ impl<'a> Facts<'a> {
         self.package(name).is_some()
     }
 
+    /// The version of [`Facts::active_toolkit`], where it is known.
+    pub fn active_toolkit_version(&self) -> Option<Version> {
+        self.active_toolkit()
+            .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted))
+    }
+
     /// The toolkit torch's cpp_extension (and so DeepSpeed's JIT ops and
     /// flash-attn's source build) would use: `CUDA_HOME`, else `CUDA_PATH`,
     /// else the `nvcc` on `PATH`, else `/usr/local/cuda` (`_find_cuda_home` in

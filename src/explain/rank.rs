@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
 use super::traceback::Traceback;
-use crate::facts::{Facts, dotted};
+use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
 use crate::matrix::rule::{DeviceKind, DevicePair, GpuCondition, PackageCondition, Symptoms, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
@@ -1083,11 +1083,9 @@ fn known_here(condition: &Condition, facts: &Facts) -> bool {
         Condition::Python => facts.python_version.is_some(),
         Condition::Glibc => facts.glibc.is_some(),
         Condition::HostGcc => facts.host_gcc.is_some(),
-        Condition::CudaToolkit => facts
-            .active_toolkit()
-            .is_some_and(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted).is_some()),
+        Condition::CudaToolkit => facts.active_toolkit_version().is_some(),
         Condition::CompatLibcuda => facts.compat_libcuda.is_some(),
-        Condition::Driver => facts.driver.is_some(),
+        // A missing driver is left open by its own arm above.
         Condition::DriverCuda => facts.driver_cuda.is_some(),
         _ => true,
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::rule::*;
 use super::template;
 use crate::configs::{AccelerateConfig, DeepSpeedConfig};
-use crate::facts::{Facts, VisibleGpu, dotted};
+use crate::facts::{Facts, VisibleGpu};
 use crate::findings::Finding;
 use crate::knowledge::tables::Tables;
 use crate::torch_install::{self, Prefer};
@@ -217,9 +217,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     }
     if let Some(spec) = &when.cuda_toolkit {
         // The toolkit a build would use, not any toolkit left on disk.
-        let active = facts
-            .active_toolkit()
-            .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted));
+        let active = facts.active_toolkit_version();
         judged.push(version_verdict(
             Condition::CudaToolkit,
             "the CUDA toolkit",

@@ -236,14 +236,23 @@ struct Built {
 
 /// A torch symbol the loader could not resolve in a package's library, and that package.
 fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, String)> {
-    let rest = text::after_marker(text, "undefined symbol: ")?;
-    let symbol = rest
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
-        .next()?;
+    let (_, symbol) = undefined_symbol(text)?;
     let owner = super::owner_of_failure(text, traceback)?;
     let torchs = is_torch_symbol(symbol) || symbol.starts_with("torch_") || TORCH_COMPANIONS.contains(&owner.as_str());
     torchs.then_some((symbol, owner))
 }
+
+/// The symbol the loader reports undefined, and the text before its words
+/// (which names the library: `/path/_C.so: undefined symbol: _ZN...`).
+fn undefined_symbol(text: &str) -> Option<(&str, &str)> {
+    let at = text.to_ascii_lowercase().find(UNDEFINED_SYMBOL)?;
+    let symbol = text[at + UNDEFINED_SYMBOL.len()..]
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
+        .next()?;
+    Some((&text[..at], symbol))
+}
+
+const UNDEFINED_SYMBOL: &str = "undefined symbol: ";
 
 /// A Python extension module compiled in a project's own tree, not in
 /// site-packages, that lacks a torch symbol:
@@ -257,14 +266,14 @@ struct BuiltHere<'t> {
 }
 
 fn torch_symbol_in_a_source_tree(text: &str) -> Option<BuiltHere<'_>> {
-    let at = text.find(": undefined symbol: ")?;
-    let symbol = text[at + ": undefined symbol: ".len()..]
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
-        .next()?;
+    let (before, symbol) = undefined_symbol(text)?;
     if !is_torch_symbol(symbol) {
         return None;
     }
-    let path = text[..at].rsplit([' ', '\n', '\'', '"']).next()?;
+    let path = before
+        .trim_end_matches([':', ' '])
+        .rsplit([' ', '\n', '\'', '"'])
+        .next()?;
     let (tree, file) = path.rsplit_once('/')?;
     // A Python extension module (`_C.cpython-37m-...so`, `ops.abi3.so`), outside any installed environment.
     let extension_module = file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."));

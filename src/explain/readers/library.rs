@@ -183,8 +183,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // (1.x, cu101/cu102) and the extensions built for it load them from a toolkit.
     let no_wheel = !cuda_majors.is_empty() && cuda_majors.iter().all(|cuda| *cuda <= LAST_CUDA_WITHOUT_WHEELS);
     let toolkit_cuda = facts
-        .and_then(|facts| facts.active_toolkit())
-        .and_then(|(toolkit, _)| toolkit.version.as_deref().and_then(dotted))
+        .and_then(Facts::active_toolkit_version)
         .map(|version| version.release()[0]);
     let other_cuda = match (cuda_major, torch_cuda, toolkit_cuda) {
         (_, Some(torch), _) if not_torchs_cuda && requester.is_some() && !brings_own_cuda => {

@@ -113,16 +113,28 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         .iter()
         .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
         .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok());
-    let found_unmet = found.as_ref().is_some_and(|version| !specifiers.contains(version));
+    Some(bound_reading(context, &name, &specifier, &specifiers, found.as_ref()))
+}
+
+/// The reading of a bound a message states on a package, and the version it
+/// says was found: stated when that version, or the node's, is outside it.
+fn bound_reading(
+    context: Context,
+    name: &str,
+    specifier: &str,
+    specifiers: &VersionSpecifiers,
+    found: Option<&Version>,
+) -> Reading {
+    let found_unmet = found.is_some_and(|version| !specifiers.contains(version));
     let mut said = format!("the message requires {name}{specifier}");
-    if let Some(version) = &found {
+    if let Some(version) = found {
         said.push_str(&format!(" and says {version} was found"));
     }
     let node = context
         .facts
-        .map(|facts| installed_against(facts, &name, &specifiers, &specifier, context.absence_is_a_fact));
+        .map(|facts| installed_against(facts, name, specifiers, specifier, context.absence_is_a_fact));
     let confirmed = node.as_ref().is_some_and(|(holds, _)| *holds == Some(true));
-    Some(Reading {
+    Reading {
         cause: PACKAGE,
         said,
         node: node.into_iter().collect(),
@@ -130,7 +142,7 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         stated: found_unmet || confirmed,
         settles: true,
         rules_out: Vec::new(),
-    })
+    }
 }
 
 /// A bound said in words rather than as a clause: `jaxlib is version 0.1.69,
@@ -157,18 +169,7 @@ fn version_in_words(text: &str, context: Context) -> Option<Reading> {
     if specifiers.contains(&found) {
         return None;
     }
-    let node = context
-        .facts
-        .map(|facts| installed_against(facts, &name, &specifiers, &specifier, context.absence_is_a_fact));
-    Some(Reading {
-        cause: PACKAGE,
-        said: format!("the message requires {name}{specifier} and says {found} was found"),
-        node: node.into_iter().collect(),
-        fix: format!("pip install \"{name}{specifier}\""),
-        stated: true,
-        settles: true,
-        rules_out: Vec::new(),
-    })
+    Some(bound_reading(context, &name, &specifier, &specifiers, Some(&found)))
 }
 
 const IS_VERSION: &str = " is version ";
