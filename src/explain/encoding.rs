@@ -46,7 +46,7 @@ pub fn as_utf8<'r>(reader: Box<dyn BufRead + 'r>) -> io::Result<Box<dyn BufRead 
 /// log with them still unread. A pipe's first write may be shorter (a byte
 /// order mark written alone): what it gave is read on to `wanted` and put
 /// back in front.
-fn peek<'r>(mut reader: Box<dyn BufRead + 'r>, wanted: usize) -> io::Result<(Vec<u8>, Box<dyn BufRead + 'r>)> {
+pub fn peek<'r>(mut reader: Box<dyn BufRead + 'r>, wanted: usize) -> io::Result<(Vec<u8>, Box<dyn BufRead + 'r>)> {
     let available = reader.fill_buf()?;
     if available.len() >= wanted || available.is_empty() {
         let start = available[..available.len().min(wanted)].to_vec();

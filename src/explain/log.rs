@@ -1,14 +1,16 @@
 //! Reads a log line by line in bounded memory: a line longer than
 //! [`MAX_LINE`] keeps its beginning and the rest is skipped, so a 200 MB log
 //! with no newline costs no more than one with short lines. Bytes that are not
-//! UTF-8 are read lossily; terminal colour codes are dropped, because tools
-//! such as `rich` and `loguru` colour tracebacks and the escapes would split
-//! the words matched against.
+//! UTF-8 are read lossily; what the log picked up on its way here (colour
+//! codes, HTML entities, a prefix on every line) is taken off each line read
+//! ([`super::presentation`]).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use super::presentation::{self, Presentation};
 
 /// Bytes of one line that are kept. Python prints no traceback line near this
 /// long; a longer line is a progress bar or a dump, and its start is enough.
@@ -17,8 +19,9 @@ pub const MAX_LINE: usize = 16 * 1024;
 /// Starts a terminal colour code.
 const ESCAPE: u8 = 0x1b;
 
-/// How much of the start of a log decides whether it is text at all.
-const SNIFF: usize = 8 * 1024;
+/// How much of the start of a log decides whether it is text at all, and
+/// how it was presented.
+pub const SNIFF: usize = 8 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
@@ -50,6 +53,9 @@ pub struct Lines<'m, R> {
     /// The log is searched up to here.
     searched_to: u64,
     marked: bool,
+    presentation: Presentation,
+    /// Whether the current line's wrapping held a time stamp.
+    stamped: bool,
 }
 
 /// The words that make a line worth reading, searched for in whole blocks.
@@ -153,7 +159,14 @@ impl<'m, R: BufRead> Lines<'m, R> {
             match_ends: VecDeque::new(),
             searched_to: 0,
             marked: true,
+            presentation: Presentation::default(),
+            stamped: false,
         }
+    }
+
+    /// Lines whose wrapping (see [`Presentation`]) is taken off as they are read.
+    pub fn presented_as(self, presentation: Presentation) -> Lines<'m, R> {
+        Lines { presentation, ..self }
     }
 
     /// Lines that are told whether they hold one of the marker's words.
@@ -190,6 +203,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
     /// unread: its [`Lines::text`] is empty.
     pub fn advance(&mut self, keep_unmarked: bool) -> Result<bool, LogError> {
         self.buffer.clear();
+        self.stamped = false;
         let line_start = self.bytes_read;
         let mut any = false;
         let mut blocks = 0;
@@ -281,30 +295,32 @@ impl<'m, R: BufRead> Lines<'m, R> {
         Ok(true)
     }
 
-    /// The current line as text: invalid UTF-8 replaced, colour codes
-    /// dropped, curly quotes straightened.
+    /// The current line as text: invalid UTF-8 replaced, read through what
+    /// it was presented in ([`presentation::plain`]), its wrapping taken off.
     pub fn text(&mut self) -> &str {
         if self.text.is_empty() && !self.buffer.is_empty() {
+            // The line's own allocation is reused: a long log costs none per line.
+            let mut text = std::mem::take(&mut self.text);
             match std::str::from_utf8(&self.buffer) {
-                Ok(text) => self.text.push_str(text),
-                Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.buffer)),
+                Ok(line) => text.push_str(line),
+                Err(_) => text.push_str(&String::from_utf8_lossy(&self.buffer)),
             }
-            if self.text.contains('\u{1b}') {
-                self.text = strip_ansi(&self.text);
-            }
-            // A forum or a word processor curls quotes: `File “train.py”`.
-            if self.text.contains(CURLY_QUOTES) {
-                self.text = self
-                    .text
-                    .replace(['\u{2018}', '\u{2019}'], "'")
-                    .replace(['\u{201c}', '\u{201d}'], "\"");
-            }
+            let mut text = presentation::plain(text);
+            let unwrapped = self.presentation.unwrap(&text);
+            self.stamped = unwrapped.stamped;
+            text.drain(..unwrapped.length);
+            self.text = text;
         }
         &self.text
     }
-}
 
-const CURLY_QUOTES: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];
+    /// The current line's [`Lines::text`], and whether its wrapping held a
+    /// time stamp: a log record's start.
+    pub fn text_and_stamp(&mut self) -> (&str, bool) {
+        self.text();
+        (&self.text, self.stamped)
+    }
+}
 
 /// Drops the words that end by `end`, the reader's place; whether one of
 /// them ended after `start`, in the line being read.
@@ -315,31 +331,6 @@ fn passed_words(match_ends: &mut VecDeque<u64>, start: u64, end: u64) -> bool {
         match_ends.pop_front();
     }
     hit
-}
-
-/// The text without ANSI escape sequences (CSI `ESC [ ... letter` and the
-/// two-byte ones).
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        if chars.peek() == Some(&'[') {
-            chars.next();
-            // Parameters and intermediates, then one final byte in @..~.
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        } else {
-            chars.next();
-        }
-    }
-    out
 }
 
 #[cfg(test)]

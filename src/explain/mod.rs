@@ -9,6 +9,7 @@
 pub mod encoding;
 pub mod log;
 pub mod node;
+pub mod presentation;
 pub mod rank;
 mod readers;
 pub mod signals;
@@ -134,7 +135,7 @@ pub enum FactsFrom {
 const CONTEXT_LINES: usize = 32;
 
 /// Reads the whole log and explains it.
-pub fn explain<R: BufRead>(
+pub fn explain<'r, R: BufRead + 'r>(
     reader: R,
     source: &str,
     matrix: &Matrix,
@@ -158,11 +159,16 @@ pub fn explain<R: BufRead>(
     let mut words: Vec<&str> = exception_words.iter().map(String::as_str).collect();
     words.extend(signals::trigger_words());
     words.extend(messages.iter().copied());
+    // A line in disguise (HTML entities, curly quotes) may hold any of them.
+    words.extend(presentation::DISGUISES);
     let marker = log::Marker::new(words);
-    let mut lines = match &marker {
+    let (start, reader) = encoding::peek(Box::new(reader), log::SNIFF)?;
+    let presented = presentation::Presentation::of(&start, start.len() < log::SNIFF);
+    let lines = match &marker {
         Some(marker) => log::Lines::marked_by(reader, marker),
         None => log::Lines::new(reader),
     };
+    let mut lines = lines.presented_as(presented);
     let mut pasted = PastedText::default();
     while lines.advance(!collector.is_idle() || pasted.reading(lines.bytes_read()))? {
         let number = lines.lines_read();
@@ -172,7 +178,10 @@ pub fn explain<R: BufRead>(
         if !lines.marked() && collector.is_idle() {
             continue;
         }
-        collector.line(number, lines.text());
+        match lines.text_and_stamp() {
+            (line, true) => collector.stamped_line(number, line),
+            (line, false) => collector.line(number, line),
+        }
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
     let (tracebacks, dropped) = collector.finish();

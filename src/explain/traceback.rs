@@ -173,8 +173,9 @@ impl Traceback {
 enum Phase {
     /// Reading frames.
     Frames,
-    /// After the exception line: continuation lines of the message.
-    Message { lines: usize, closed: bool },
+    /// After the exception line: continuation lines of the message, and
+    /// whether its first line was a stamped log record.
+    Message { lines: usize, closed: bool, stamped: bool },
 }
 
 struct Stream {
@@ -209,6 +210,8 @@ pub struct Collector {
     /// Error messages known causes give, found even without an exception
     /// class in front (a pasted excerpt, a logger that prints only the message).
     known: Option<signals::KnownMessages>,
+    /// Whether the line being read carried a time stamp, taken off it.
+    stamped: bool,
     /// The line of the last exception printed without a traceback.
     last_bare_exception: Option<usize>,
     /// An exception printed alone whose line stops mid-sentence, and how many
@@ -236,7 +239,18 @@ impl Collector {
         }
     }
 
+    /// A line whose time stamp was taken off (see [`super::presentation`]).
+    pub fn stamped_line(&mut self, number: usize, line: &str) {
+        self.stamped = true;
+        self.read(number, line);
+        self.stamped = false;
+    }
+
     pub fn line(&mut self, number: usize, line: &str) {
+        self.read(number, line);
+    }
+
+    fn read(&mut self, number: usize, line: &str) {
         if self.wrapped.is_some() && self.continue_wrapped(line) {
             return;
         }
@@ -339,6 +353,11 @@ impl Collector {
         // A log that ends on an announcing line keeps it, with nothing after it.
         if let Some((start, raised)) = self.announced.take() {
             self.keep(Traceback::bare(start, raised));
+        }
+        // So does one whose message was to come on the next line.
+        if let Some((start, exception)) = self.pending.take() {
+            let message = String::new();
+            self.keep(Traceback::bare(start, Raised { exception, message }));
         }
         while !self.streams.is_empty() {
             self.close(0);
@@ -444,25 +463,37 @@ impl Collector {
                     stream.phase = Phase::Message {
                         lines: 1,
                         closed: false,
+                        stamped: self.stamped,
                     };
                     return true;
                 }
                 stream.stray_lines += 1;
                 stream.stray_lines <= MAX_STRAY_LINES
             }
-            Phase::Message { lines, closed } => {
+            Phase::Message { lines, closed, stamped } => {
                 if CHAIN_SEPARATORS.contains(&trimmed) {
                     stream.chained = true;
-                    stream.phase = Phase::Message { lines, closed: true };
+                    stream.phase = Phase::Message {
+                        lines,
+                        closed: true,
+                        stamped,
+                    };
                     return true;
                 }
                 if trimmed.is_empty() {
-                    stream.phase = Phase::Message { lines, closed: true };
+                    stream.phase = Phase::Message {
+                        lines,
+                        closed: true,
+                        stamped,
+                    };
                     return true;
                 }
                 let raised = section.raised.as_mut().expect("a message follows a raise");
-                // A log record after the message: a time stamp, `[rank0]`, `(pid=1)`.
-                let log_record = rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
+                // A log record after the message: a time stamp (one taken off
+                // the line counts, unless the message had one too: every line
+                // of the log carries it), `[rank0]`, `(pid=1)`.
+                let log_record =
+                    (self.stamped && !stamped) || rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
                 if log_record
                     || closed
                     || lines >= MAX_MESSAGE_LINES
@@ -475,6 +506,7 @@ impl Collector {
                 stream.phase = Phase::Message {
                     lines: lines + 1,
                     closed,
+                    stamped,
                 };
                 true
             }
@@ -883,7 +915,7 @@ next log line
 "#;
 
     #[test]
-    fn an_exception_awaiting_its_message_does_not_swallow_a_header_or_vanish_at_a_blank() {
+    fn an_exception_awaiting_its_message_does_not_swallow_a_header_or_vanish_at_a_blank_or_the_end() {
         let tracebacks =
             parse("x KeyError:\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: bad\n");
         let raised: Vec<(&str, &str)> = tracebacks
@@ -895,6 +927,9 @@ next log line
         let alone = parse("IndexError: \n\nstep 2\n");
         assert_eq!(alone.len(), 1);
         assert_eq!(alone[0].raised().unwrap().exception, "IndexError");
+        // pipedream76: the launcher's last line, nothing after it.
+        let last = parse("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ");
+        assert_eq!(last.len(), 1, "{last:?}");
     }
 
     #[test]

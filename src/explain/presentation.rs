@@ -1,0 +1,591 @@
+//! What a log picked up on its way to explain, taken off before any reader
+//! sees a line: terminal colour codes, HTML entities (a log saved from a web
+//! page's source), curly quotes (a forum or word processor), and the prefix a
+//! tool put before every line: `docker compose logs`' `service-1  | `,
+//! `kubectl logs --timestamps`' and CI runners' time stamps, torchrun's
+//! `[rank0]: ` on a one-rank job, an e-mail or Markdown quote's `> `, a
+//! Markdown code block's indent.
+//!
+//! Every reader matches messages at the start of a line (`Killed`, `ERROR:`,
+//! an exception's name); without this, one prefix hides a cause the same log
+//! shows plainly (tests/it/explain_presentation.rs replays the corpus under
+//! each). A prefix is taken off only where the log's first lines nearly all
+//! carry it: a time stamp on a few logging lines between raw traceback lines
+//! is part of what those lines say, and stays.
+
+use std::borrow::Cow;
+
+/// The share of a sample's non-blank lines that must carry a prefix for it
+/// to be the log's: one line in ten, or one line of a short paste, may come
+/// from elsewhere (the shell command that started the job, pasted above its output).
+const SHARE_WRAPPED: f64 = 0.9;
+
+/// Layers of wrapping taken off, outermost first: a quoted compose log with
+/// time stamps is three.
+const MAX_LAYERS: usize = 4;
+
+/// The indent a Markdown code block or a quoted paste adds, at least.
+/// Narrower is Python's own: a paste of frames alone is indented two.
+const MIN_SHARED_INDENT: usize = 3;
+
+/// The words that make a line worth reading because it may hold another
+/// reader's words in disguise (see [`plain`]).
+pub const DISGUISES: [&str; 10] = [
+    "&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "\u{2018}", "\u{2019}", "\u{201c}", "\u{201d}",
+];
+
+/// How every line of one log is unwrapped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Presentation {
+    layers: Vec<Wrapping>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Wrapping {
+    /// `> ` (or a lone `>` on a quoted blank line).
+    Quote,
+    /// A date and time, or a time alone, maybe bracketed, maybe followed by
+    /// a log level: `2024-05-01T12:00:00.123Z`, `[2024-05-01 12:00:00,123] ERROR -`.
+    TimeStamp,
+    /// A Compose service's name and bar: `app-worker-1  | `.
+    Service,
+    /// One label before every line, the same on each: `[rank0]:`,
+    /// `[1,0]<stderr>:`, and the blank after it where the tool adds one
+    /// (torchrun does, mpirun does not: a frame's indent is the line's own).
+    /// Only one: where several ranks interleave, the traceback reader tells
+    /// them apart by their labels.
+    Label { label: String, spaced: bool },
+    /// Spaces every line starts with.
+    Indent(usize),
+}
+
+impl Presentation {
+    /// The wrapping `sample`, the log's start, shows. Its last line may be
+    /// cut short by the sample's end and is left out.
+    pub fn of(sample: &[u8], complete: bool) -> Presentation {
+        let text = String::from_utf8_lossy(sample);
+        let mut lines: Vec<Cow<str>> = text
+            .split('\n')
+            .map(|line| plain(line.trim_end_matches('\r').to_string()).into())
+            .collect();
+        if !complete && lines.len() > 1 {
+            lines.pop();
+        }
+        lines.retain(|line| !line.trim().is_empty());
+        let mut layers = Vec::new();
+        while layers.len() < MAX_LAYERS && !lines.is_empty() {
+            let Some(wrapping) = Wrapping::shared_by(&lines) else {
+                break;
+            };
+            for line in &mut lines {
+                if let Some(length) = wrapping.length_in(line) {
+                    *line = Cow::Owned(line[length..].to_string());
+                }
+            }
+            lines.retain(|line| !line.trim().is_empty());
+            layers.push(wrapping);
+        }
+        Presentation { layers }
+    }
+
+    /// Whether lines are read as they are.
+    pub fn is_bare(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    /// What of `line` (already [`plain`]) is wrapping.
+    pub fn unwrap(&self, line: &str) -> Unwrapped {
+        let mut unwrapped = Unwrapped::default();
+        for wrapping in &self.layers {
+            match wrapping.length_in(&line[unwrapped.length..]) {
+                Some(length) => {
+                    unwrapped.length += length;
+                    unwrapped.stamped |= *wrapping == Wrapping::TimeStamp;
+                }
+                None => break,
+            }
+        }
+        unwrapped
+    }
+}
+
+/// The wrapping found at the start of one line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unwrapped {
+    /// Bytes of wrapping, taken off.
+    pub length: usize,
+    /// Whether they held a time stamp: the start of a log record, which ends
+    /// a message that began without one (a raw traceback among a logger's lines).
+    pub stamped: bool,
+}
+
+/// How many of `lines` non-blank lines must carry a prefix for it to be the
+/// log's: nine in ten, and in a short paste all but one.
+fn needed_share(lines: usize) -> usize {
+    let nine_in_ten = ((lines as f64) * SHARE_WRAPPED).ceil() as usize;
+    nine_in_ten.min(lines.saturating_sub(1)).max(1)
+}
+
+impl Wrapping {
+    /// The wrapping nearly every line of `lines` starts with.
+    fn shared_by(lines: &[Cow<str>]) -> Option<Wrapping> {
+        let needed = needed_share(lines.len());
+        let share = |wrapping: &Wrapping| lines.iter().filter(|line| wrapping.length_in(line).is_some()).count();
+        let shapes = [Wrapping::Quote, Wrapping::TimeStamp, Wrapping::Service];
+        if let Some(shape) = shapes.into_iter().find(|shape| share(shape) >= needed) {
+            return Some(shape);
+        }
+        if let Some(label) = lines.iter().find_map(|line| label_in(line)) {
+            let unspaced = Wrapping::Label {
+                label: label.to_string(),
+                spaced: false,
+            };
+            if share(&unspaced) >= needed {
+                // Spaced when nearly every line with more than the label has a blank next.
+                let said: Vec<&str> = lines
+                    .iter()
+                    .filter_map(|line| line.strip_prefix(label).filter(|rest| !rest.is_empty()))
+                    .collect();
+                let blank_next = said.iter().filter(|rest| rest.starts_with(' ')).count();
+                let spaced = blank_next >= needed_share(said.len());
+                return Some(Wrapping::Label {
+                    label: label.to_string(),
+                    spaced,
+                });
+            }
+        }
+        let indent = lines
+            .iter()
+            .map(|line| line.len() - line.trim_start_matches(' ').len())
+            .min()?;
+        (indent >= MIN_SHARED_INDENT).then_some(Wrapping::Indent(indent))
+    }
+
+    /// How many bytes at the start of `line` this wrapping takes, if the line has it.
+    fn length_in(&self, line: &str) -> Option<usize> {
+        match self {
+            Wrapping::Quote => {
+                let rest = line.strip_prefix('>')?;
+                match rest.chars().next() {
+                    None => Some(1),
+                    Some(' ') => Some(2),
+                    Some(_) => None,
+                }
+            }
+            Wrapping::TimeStamp => time_stamp_length(line),
+            Wrapping::Service => service_length(line),
+            Wrapping::Label { label, spaced } => {
+                let rest = line.strip_prefix(label.as_str())?;
+                Some(label.len() + usize::from(*spaced && rest.starts_with(' ')))
+            }
+            Wrapping::Indent(indent) => line
+                .get(..*indent)
+                .filter(|start| start.bytes().all(|byte| byte == b' '))
+                .map(|_| *indent),
+        }
+    }
+}
+
+/// `line` without colour codes and HTML entities, with straight quotes.
+pub fn plain(mut line: String) -> String {
+    if line.contains('\u{1b}') {
+        line = strip_ansi(&line);
+    }
+    if line.contains('&') {
+        line = unescape_html(&line);
+    }
+    // A forum or a word processor curls quotes: `File “train.py”`.
+    if line.contains(CURLY_QUOTES) {
+        line = line
+            .replace(['\u{2018}', '\u{2019}'], "'")
+            .replace(['\u{201c}', '\u{201d}'], "\"");
+    }
+    line
+}
+
+const CURLY_QUOTES: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];
+
+/// The entities an HTML page escapes text with. `&amp;` goes last, so that
+/// `&amp;lt;` (a page that escaped `&lt;`) is read as the `&lt;` it showed.
+const ENTITIES: [(&str, &str); 7] = [
+    ("&quot;", "\""),
+    ("&#39;", "'"),
+    ("&#x27;", "'"),
+    ("&#34;", "\""),
+    ("&lt;", "<"),
+    ("&gt;", ">"),
+    ("&amp;", "&"),
+];
+
+fn unescape_html(line: &str) -> String {
+    let mut out = line.to_string();
+    for (entity, character) in ENTITIES {
+        if out.contains(entity) {
+            out = out.replace(entity, character);
+        }
+    }
+    out
+}
+
+/// The text without ANSI escape sequences (CSI `ESC [ ... letter` and the
+/// two-byte ones).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, then one final byte in @..~.
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        } else {
+            chars.next();
+        }
+    }
+    out
+}
+
+/// Levels a logger prints after its time stamp.
+const LEVELS: [&str; 9] = [
+    "DEBUG", "INFO", "NOTICE", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL", "TRACE",
+];
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// The length of a time stamp at the start of `line`, with what a logger
+/// prints after it: `2024-05-01T12:00:00.123Z `, `[2024-05-01
+/// 12:00:00,123] - root - ERROR - `, `12:00:00 | INFO | `, syslog's and
+/// journalctl's `May  1 12:00:00 node7 python[1234]: `. A stamp alone is a
+/// blank line of the log.
+fn time_stamp_length(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut at = usize::from(bytes.first() == Some(&b'['));
+    let opened = at == 1;
+    let syslog = syslog_date_end(line, at);
+    // A date: 2024-05-01, 2024/05/01, May  1.
+    if let Some(after) = date_end(bytes, at).or(syslog) {
+        at = after;
+        if !matches!(bytes.get(at), Some(b'T' | b' ')) {
+            return None;
+        }
+        at += 1;
+    }
+    at = time_end(bytes, at)?;
+    // Fractions of a second, then a zone: Z, +00:00, +0000.
+    if matches!(bytes.get(at), Some(b'.' | b',')) && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) {
+        at = digits_end(bytes, at + 1);
+    }
+    if bytes.get(at) == Some(&b'Z') {
+        at += 1;
+    } else if matches!(bytes.get(at), Some(b'+' | b'-')) && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) {
+        at = digits_end(bytes, at + 1);
+        if bytes.get(at) == Some(&b':') {
+            at = digits_end(bytes, at + 1);
+        }
+    }
+    if opened {
+        if bytes.get(at) != Some(&b']') {
+            return None;
+        }
+        at += 1;
+    }
+    // The stamp must end where a word would: `12:00:00abc` is no stamp.
+    if !matches!(bytes.get(at), Some(b' ' | b'\t') | None) {
+        return None;
+    }
+    at = separator_end(bytes, at);
+    if syslog.is_some() {
+        return Some(syslog_source_end(line, at).unwrap_or(at));
+    }
+    // The logger's level, maybe after its name: `ERROR - `, `root - ERROR - `.
+    let level = level_end(line, at).or_else(|| {
+        let name = at
+            + line[at..]
+                .bytes()
+                .take_while(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'.'))
+                .count();
+        let after_name = separator_end(bytes, name);
+        (name > at && after_name > name)
+            .then(|| level_end(line, after_name))
+            .flatten()
+    });
+    Some(level.unwrap_or(at))
+}
+
+/// Past a log level at `at` and the separator after it. `ERROR: message`
+/// may be the program's own words (pip prints them), and is no level;
+/// `ERROR - message`, `[ERROR] message` are a logger's.
+fn level_end(line: &str, at: usize) -> Option<usize> {
+    let rest = &line[at..];
+    let bracketed = rest.strip_prefix('[');
+    let words = bracketed.unwrap_or(rest);
+    let level = LEVELS.iter().find(|level| {
+        words.starts_with(**level) && matches!(words.as_bytes().get(level.len()), Some(b' ' | b'\t' | b']'))
+    })?;
+    let after = at + usize::from(bracketed.is_some()) + level.len();
+    Some(separator_end(line.as_bytes(), after))
+}
+
+/// `May  1` or `Dec 31`: the date syslog and journalctl print.
+fn syslog_date_end(line: &str, at: usize) -> Option<usize> {
+    let rest = line.get(at..)?;
+    MONTHS.iter().find(|month| rest.starts_with(**month))?;
+    let blanks = rest[3..].len() - rest[3..].trim_start_matches(' ').len();
+    if !(1..=2).contains(&blanks) {
+        return None;
+    }
+    let day = at + 3 + blanks;
+    let end = digits_end(line.as_bytes(), day);
+    (1..=2).contains(&(end - day)).then_some(end)
+}
+
+/// Past syslog's host and tag after the time: `node7 python[1234]: `.
+fn syslog_source_end(line: &str, at: usize) -> Option<usize> {
+    let rest = &line[at..];
+    let host = rest.find(' ')?;
+    let tag = &rest[host + 1..];
+    let colon = tag.find(": ").filter(|&colon| !tag[..colon].contains(' '))?;
+    Some(at + host + 1 + colon + 2)
+}
+
+fn date_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let year = digits_end(bytes, at);
+    if year - at != 4 || !matches!(bytes.get(year), Some(b'-' | b'/')) {
+        return None;
+    }
+    let separator = bytes[year];
+    let month = digits_end(bytes, year + 1);
+    if !(1..=2).contains(&(month - year - 1)) || bytes.get(month) != Some(&separator) {
+        return None;
+    }
+    let day = digits_end(bytes, month + 1);
+    (1..=2).contains(&(day - month - 1)).then_some(day)
+}
+
+/// `12:00:00` or `9:05:03`.
+fn time_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let hours = digits_end(bytes, at);
+    if !(1..=2).contains(&(hours - at)) || bytes.get(hours) != Some(&b':') {
+        return None;
+    }
+    let minutes = digits_end(bytes, hours + 1);
+    if minutes - hours - 1 != 2 || bytes.get(minutes) != Some(&b':') {
+        return None;
+    }
+    let seconds = digits_end(bytes, minutes + 1);
+    (seconds - minutes - 1 == 2).then_some(seconds)
+}
+
+fn digits_end(bytes: &[u8], at: usize) -> usize {
+    at + bytes[at.min(bytes.len())..]
+        .iter()
+        .take_while(|byte| byte.is_ascii_digit())
+        .count()
+}
+
+/// Past one separator between a prefix's parts (` - `, ` | `, `] `, a
+/// blank or a tab), and no further: what follows may be indented.
+fn separator_end(bytes: &[u8], at: usize) -> usize {
+    const SEPARATORS: [&[u8]; 6] = [b" - ", b" | ", b"] ", b"]", b" ", b"\t"];
+    let rest = &bytes[at.min(bytes.len())..];
+    at + SEPARATORS
+        .iter()
+        .find(|separator| rest.starts_with(separator))
+        .map_or(0, |separator| separator.len())
+}
+
+/// `app-worker-1  | ` or `web_1 | `: a name, blanks, a bar and a blank (or the line's end).
+fn service_length(line: &str) -> Option<usize> {
+    let name = line
+        .bytes()
+        .take_while(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.'))
+        .count();
+    if name == 0 || !line.as_bytes()[..name].iter().any(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let rest = &line[name..];
+    let blanks = rest.len() - rest.trim_start_matches(' ').len();
+    let rest = rest[blanks..].strip_prefix('|')?;
+    if blanks == 0 {
+        return None;
+    }
+    match rest.chars().next() {
+        None => Some(line.len()),
+        Some(' ') => Some(line.len() - rest.len() + 1),
+        Some(_) => None,
+    }
+}
+
+/// `[rank0]:`, `[default3]:`, `[1,0]<stderr>:`: a bracketed name of
+/// letters, digits and commas, maybe a stream, then a colon; or `srun -l`'s
+/// task number and colon, `0:`.
+fn label_in(line: &str) -> Option<&str> {
+    let task = line.bytes().take_while(u8::is_ascii_digit).count();
+    if task > 0 && line[task..].starts_with(": ") {
+        return Some(&line[..task + 1]);
+    }
+    let inside = line.strip_prefix('[')?;
+    let close = inside.find(']')?;
+    if close == 0
+        || !inside[..close]
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b',' | b'_'))
+    {
+        return None;
+    }
+    let mut rest = &inside[close + 1..];
+    for stream in ["<stderr>", "<stdout>"] {
+        rest = rest.strip_prefix(stream).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix(':')?;
+    Some(&line[..line.len() - rest.len()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unwrapped(log: &str) -> Vec<String> {
+        let presentation = Presentation::of(log.as_bytes(), true);
+        log.lines()
+            .map(|line| {
+                let line = plain(line.to_string());
+                line[presentation.unwrap(&line).length..].to_string()
+            })
+            .collect()
+    }
+
+    const LOG: [&str; 5] = [
+        "Traceback (most recent call last):",
+        "  File \"train.py\", line 3, in <module>",
+        "    model.cuda()",
+        "RuntimeError: CUDA error: no kernel image is available",
+        "Killed",
+    ];
+
+    fn wrapped(prefix: impl Fn(usize) -> String) -> String {
+        LOG.iter()
+            .enumerate()
+            .map(|(index, line)| format!("{}{line}\n", prefix(index)))
+            .collect()
+    }
+
+    #[test]
+    fn each_tools_prefix_comes_off_every_line() {
+        type Prefix = Box<dyn Fn(usize) -> String>;
+        let prefixes: [(&str, Prefix); 12] = [
+            ("compose", Box::new(|_| "app-worker-1  | ".into())),
+            (
+                "iso",
+                Box::new(|index| format!("2024-05-01T12:00:0{index}.123456789Z ")),
+            ),
+            (
+                "logging",
+                Box::new(|index| format!("2024-05-01 12:00:0{index},123 - ERROR - ")),
+            ),
+            (
+                "bracketed",
+                Box::new(|index| format!("[2024-05-01 12:00:0{index}] [INFO] ")),
+            ),
+            ("time only", Box::new(|index| format!("12:00:0{index} | WARNING | "))),
+            ("rank", Box::new(|_| "[rank0]: ".into())),
+            ("mpirun", Box::new(|_| "[1,0]<stderr>:".into())),
+            ("srun -l", Box::new(|_| "0: ".into())),
+            (
+                "logger name",
+                Box::new(|index| format!("2024-05-01 12:00:0{index},5 - torch.distributed - ERROR - ")),
+            ),
+            (
+                "journalctl",
+                Box::new(|index| format!("May  1 12:00:0{index} node7 python[1234]: ")),
+            ),
+            ("quote", Box::new(|_| "> ".into())),
+            ("code block", Box::new(|_| "    ".into())),
+        ];
+        for (name, prefix) in prefixes {
+            assert_eq!(unwrapped(&wrapped(prefix)), LOG, "{name}");
+        }
+        let layered = wrapped(|index| format!("> web-1  | 2024-05-01T12:00:0{index}Z "));
+        assert_eq!(unwrapped(&layered), LOG, "three layers");
+    }
+
+    #[test]
+    fn a_log_read_as_it_is_stays_as_it_is() {
+        assert!(Presentation::of(wrapped(|_| String::new()).as_bytes(), true).is_bare());
+        // Frames alone are indented two by Python itself.
+        assert!(Presentation::of(LOG[1..3].join("\n").as_bytes(), true).is_bare());
+    }
+
+    /// A time stamp on some lines is what those lines say, and a prefix
+    /// that varies (two ranks) is left to the traceback reader's labels.
+    #[test]
+    fn a_prefix_on_only_some_lines_stays() {
+        let mixed = wrapped(|index| {
+            if index % 2 == 0 {
+                "2024-05-01 12:00:00 INFO ".into()
+            } else {
+                String::new()
+            }
+        });
+        assert!(Presentation::of(mixed.as_bytes(), true).is_bare());
+        let ranks = wrapped(|index| format!("[rank{}]: ", index % 2));
+        assert!(Presentation::of(ranks.as_bytes(), true).is_bare());
+    }
+
+    #[test]
+    fn a_level_that_starts_the_message_is_kept() {
+        assert_eq!(
+            unwrapped("2024-05-01 12:00:00 ERROR: could not load libcudnn\n"),
+            ["ERROR: could not load libcudnn"]
+        );
+        assert_eq!(
+            unwrapped("2024-05-01 12:00:00 ERROR - could not load libcudnn\n"),
+            ["could not load libcudnn"]
+        );
+    }
+
+    #[test]
+    fn things_that_look_like_prefixes_are_not() {
+        for line in [
+            ">>> import torch",
+            "12:00:00abc",
+            "| a | b |",
+            "x=1 | y",
+            "[W socket.cpp:601] [c10d] The client socket has failed to connect",
+            "2024-05-01T12:00:00Zulu",
+        ] {
+            assert!(Presentation::of(line.as_bytes(), true).is_bare(), "{line}");
+        }
+    }
+
+    #[test]
+    fn html_entities_curly_quotes_and_colour_codes_are_read_through() {
+        assert_eq!(
+            plain("No module named &#39;torch&#39; &amp;&amp; x &lt;module&gt; &quot;a&quot;".into()),
+            "No module named 'torch' && x <module> \"a\""
+        );
+        assert_eq!(
+            plain("File \u{201c}train.py\u{201d}, don\u{2019}t".into()),
+            "File \"train.py\", don't"
+        );
+        assert_eq!(
+            plain("\u{1b}[31mRuntimeError\u{1b}[0m: bad".into()),
+            "RuntimeError: bad"
+        );
+    }
+
+    #[test]
+    fn a_sample_cut_mid_line_does_not_judge_by_its_last_half_line() {
+        let log = "> a\n> b\n> c\nplain start of a long li";
+        assert!(!Presentation::of(log.as_bytes(), false).is_bare());
+    }
+}
