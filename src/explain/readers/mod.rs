@@ -14,6 +14,7 @@ mod driver;
 mod extension;
 mod host_compiler;
 mod library;
+mod names;
 mod nvcc;
 mod requirement;
 mod text;
@@ -66,7 +67,7 @@ impl Reading {
 /// The causes the readers read, which are generic: any package's requirement,
 /// any library, any extension. An entry about one package's case of them
 /// (flash-attn built for another torch) says more.
-pub const GENERIC: [&str; 7] = [
+pub const GENERIC: [&str; 8] = [
     requirement::PACKAGE,
     requirement::TOOLKIT,
     requirement::CUDA_HOME,
@@ -74,6 +75,7 @@ pub const GENERIC: [&str; 7] = [
     requirement::ARCH,
     library::MISSING,
     extension::CAUSE,
+    names::CAUSE,
 ];
 
 /// What the readers know of the run: the node's facts, when they are the log's.
@@ -165,6 +167,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));
     readings.extend(extension::read_cuda_disagreement(&text));
+    readings.extend(names::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));

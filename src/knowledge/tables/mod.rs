@@ -2,8 +2,9 @@
 //! CUDA (`drivers`, `cuda-drivers.toml`), which GPU architectures each
 //! official torch build carries and which Python each torch release supports
 //! (`torch`, `torch-builds.toml`), which compute capability a GPU model has
-//! (`gpus`, `gpus.toml`) and the newest release of each package the rules
-//! name (`releases`, `releases.toml`). Built-in checks compute from these;
+//! (`gpus`, `gpus.toml`), the newest release of each package the rules
+//! name (`releases`, `releases.toml`) and the release that removed or added
+//! a name a failure says is missing (`names`, `names.toml`). Built-in checks compute from these;
 //! the facts themselves live in the TOML, each row with its source.
 //!
 //! There is no global copy: a [`Tables`] value travels with the matrix it was
@@ -13,6 +14,7 @@
 
 mod drivers;
 mod gpus;
+mod names;
 mod releases;
 mod torch;
 
@@ -23,6 +25,7 @@ use pep440_rs::Version;
 
 pub use drivers::{CudaDrivers, DriverBranch, DriverVersion, MvcFloor, ToolkitRelease};
 pub use gpus::{Architecture, FirstCuda, GpuModel, GpuTables};
+pub use names::{Change, NameChange, NameChanges};
 pub use releases::{PackageRelease, Releases};
 pub use torch::{
     ArchEntry, RowEvidence, TorchBuildRow, TorchRelease, TorchSet, TorchTables, cubin_runs_on, variant_cuda,
@@ -35,6 +38,7 @@ const DRIVERS_FILE: &str = "cuda-drivers.toml";
 const TORCH_FILE: &str = "torch-builds.toml";
 const GPUS_FILE: &str = "gpus.toml";
 const RELEASES_FILE: &str = "releases.toml";
+const NAMES_FILE: &str = "names.toml";
 
 /// Where the compiled-in tables come from, as `matrix lint` names them.
 const BUILTIN_DIR: &str = "compat-matrix/tables";
@@ -42,7 +46,7 @@ const BUILTIN_DIR: &str = "compat-matrix/tables";
 /// How many table files are compiled in, for `matrix lint`'s count.
 pub const BUILTIN_FILE_COUNT: usize = BUILTIN.len();
 
-const BUILTIN: [(&str, &str); 4] = [
+const BUILTIN: [(&str, &str); 5] = [
     (
         DRIVERS_FILE,
         include_str!("../../../compat-matrix/tables/cuda-drivers.toml"),
@@ -56,6 +60,7 @@ const BUILTIN: [(&str, &str); 4] = [
         RELEASES_FILE,
         include_str!("../../../compat-matrix/tables/releases.toml"),
     ),
+    (NAMES_FILE, include_str!("../../../compat-matrix/tables/names.toml")),
 ];
 
 /// Every table of one matrix: the compiled-in one, or a matrix directory's.
@@ -65,6 +70,7 @@ pub struct Tables {
     pub torch: TorchTables,
     pub gpus: GpuTables,
     pub releases: Releases,
+    pub names: NameChanges,
 }
 
 /// `major.minor`: a CUDA release, a torch release, a Python version or a
@@ -165,13 +171,13 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
     for (path, text) in sources {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         let mut reader = Reader::new(path, text);
-        let known = [DRIVERS_FILE, TORCH_FILE, GPUS_FILE, RELEASES_FILE].contains(&name);
+        let known = [DRIVERS_FILE, TORCH_FILE, GPUS_FILE, RELEASES_FILE, NAMES_FILE].contains(&name);
         if !known {
             reader.problem(
                 None,
                 format!(
-                    "not a table envdoctor knows; the tables are {DRIVERS_FILE}, {TORCH_FILE}, {GPUS_FILE} and \
-                     {RELEASES_FILE}"
+                    "not a table envdoctor knows; the tables are {DRIVERS_FILE}, {TORCH_FILE}, {GPUS_FILE}, \
+                     {RELEASES_FILE} and {NAMES_FILE}"
                 ),
             );
         } else if let Some(document) = reader.document("not valid TOML") {
@@ -180,6 +186,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
                 DRIVERS_FILE => tables.drivers = drivers::read(root, &mut reader),
                 TORCH_FILE => tables.torch = torch::read(root, &mut reader),
                 GPUS_FILE => tables.gpus = gpus::read(root, &mut reader),
+                NAMES_FILE => tables.names = names::read(root, &mut reader),
                 _ => tables.releases = releases::read(root, &mut reader),
             }
         }
