@@ -45,6 +45,8 @@ WRAPPINGS = {
     "colour": each_line(lambda _: "\x1b[31m"),
     "CRLF": lambda log: log.replace("\n", "\r\n"),
     "tabs for 4 spaces": lambda log: log.replace("    ", "\t"),
+    "shell prompt above": lambda log: "(venv) user@gpu-node:~/run$ python train.py --bf16\n" + log,
+    "Windows prompt above": lambda log: "C:\\Users\\me\\sd>python launch.py\n" + log,
 }
 
 

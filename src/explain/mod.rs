@@ -373,7 +373,8 @@ impl PastedText {
 
     fn line(&mut self, number: usize, text: &str) {
         let text = text.trim();
-        if text.is_empty() {
+        // The command the paste starts with is not what failed.
+        if text.is_empty() || presentation::is_prompt(text) {
             return;
         }
         if self.lines.len() == Self::LINES {

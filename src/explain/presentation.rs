@@ -186,6 +186,42 @@ impl Wrapping {
     }
 }
 
+/// Whether `line` is a shell's or Python's prompt with the command typed at
+/// it, pasted above the output it started: `$ python train.py`, `(venv)
+/// user@host:~/run$ torchrun ...`, `PS C:\\work> python x.py`,
+/// `C:\\work>python x.py`, `>>> import torch`. It is no part of the failure.
+pub fn is_prompt(line: &str) -> bool {
+    let line = line.trim_start();
+    // A virtual environment's name before the prompt: `(venv) `.
+    let line = match line.strip_prefix('(').and_then(|rest| rest.split_once(") ")) {
+        Some((name, rest)) if !name.contains(' ') => rest,
+        _ => line,
+    };
+    if line.starts_with("$ ") || line.starts_with(">>> ") || (line.starts_with("PS ") && line.contains("> ")) {
+        return true;
+    }
+    // `user@host:~/dir$ cmd`, `root@host:/w# cmd`: a name, `@`, a host, a path, then `$ ` or `# `.
+    if let Some((user, rest)) = line.split_once('@')
+        && !user.is_empty()
+        && !user.contains(char::is_whitespace)
+        && let Some((host, rest)) = rest.split_once(':')
+        && !host.contains(char::is_whitespace)
+    {
+        let end = rest.find(['$', '#']);
+        return end.is_some_and(|end| !rest[..end].contains(' ') && rest[end + 1..].starts_with(' '));
+    }
+    // `C:\work>python x.py`: a drive's path, `>`, the command; not a file's
+    // line in a warning (`C:\x.py:12: ... ->`).
+    let bytes = line.as_bytes();
+    bytes.len() > 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && bytes[2] == b'\\'
+        && line.find('>').is_some_and(|end| {
+            !line[2..end].contains([':', '\'', '"']) && !line[..end].ends_with(['-', '=']) && end + 1 < line.len()
+        })
+}
+
 /// `line` without colour codes and HTML entities, with straight quotes.
 pub fn plain(mut line: String) -> String {
     if line.contains('\u{1b}') {
@@ -564,6 +600,30 @@ mod tests {
             "2024-05-01T12:00:00Zulu",
         ] {
             assert!(Presentation::of(line.as_bytes(), true).is_bare(), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_prompt_and_its_command_are_told_from_output() {
+        for prompt in [
+            "$ python train.py --bf16",
+            "(venv) user@gpu-node:~/run$ torchrun --nproc_per_node 8 train.py",
+            "root@3f2a9c:/workspace# python app.py",
+            "PS C:\\Users\\me\\sd> python launch.py",
+            "C:\\Users\\me\\sd>python launch.py",
+            ">>> import torch",
+        ] {
+            assert!(is_prompt(prompt), "{prompt}");
+        }
+        for output in [
+            "RuntimeError: CUDA error: out of memory",
+            "OSError: [WinError 126] C:\\Python310\\lib\\torch\\lib\\c10.dll > not found",
+            "user@example.com: permission denied",
+            "C:\\sd\\venv\\lib\\torch\\cuda\\__init__.py:123: UserWarning: x -> y",
+            "Traceback (most recent call last):",
+            "  File \"C:\\sd\\launch.py\", line 3, in <module>",
+        ] {
+            assert!(!is_prompt(output), "{output}");
         }
     }
 

@@ -28,7 +28,7 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 15] = [
+const WRAPPINGS: [(&str, Wrap); 17] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
     ("CI runner", |log| {
         each_line(log, |index| format!("2024-05-01T12:{}.1234567Z ", second(index)))
@@ -68,6 +68,12 @@ const WRAPPINGS: [(&str, Wrap); 15] = [
         log.replace('\'', "\u{2019}").replace('"', "\u{201d}")
     }),
     ("colour", |log| each_line(log, |_| "\u{1b}[31m".into()) + "\u{1b}[0m"),
+    ("shell prompt above", |log| {
+        format!("(venv) user@gpu-node:~/run$ python train.py\n{log}")
+    }),
+    ("Windows prompt above", |log| {
+        format!("C:\\Users\\me\\sd>python launch.py\n{log}")
+    }),
 ];
 
 /// What decides a verdict: the outcome, and the first cause with its confidence.
@@ -84,7 +90,7 @@ fn explained(log: &str, matrix: &Matrix, facts: &Facts) -> String {
     verdict(&explanation)
 }
 
-/// Wrappings each case is checked under, in turn: every wrapping meets 40
+/// Wrappings each case is checked under, in turn: every wrapping meets 35
 /// or more of the corpus's cases, which keeps the test to seconds in a debug build.
 const WRAPPINGS_PER_CASE: usize = 4;
 
@@ -166,4 +172,34 @@ fn a_stamped_record_after_a_raw_traceback_ends_its_message() {
     .unwrap();
     let traceback = explanation.traceback.expect("a traceback");
     assert_eq!(traceback.message.as_deref(), Some("the batch holds no tokens"));
+}
+
+/// A short paste read as a failure in words (no exception class; four lines,
+/// the most a paste may have) keeps its answer when the command that started
+/// the job is pasted above it, at a shell's or Windows' prompt: the prompt's
+/// line is no part of the failure (wekws93).
+#[test]
+fn a_prompt_pasted_above_a_short_paste_is_not_part_of_it() {
+    let paste = concat!(
+        "Start training ...\n",
+        "[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29400 (errno: 98 - Address already in use).\n",
+        "[W socket.cpp:401] [c10d] The server socket has failed to bind to 0.0.0.0:29400 (errno: 98 - Address already in use).\n",
+        "[E socket.cpp:435] [c10d] The server socket has failed to listen on any local network address.\n",
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain/deepspeed-zero3-offload-h100-recorded/snapshot.json");
+    let snapshot = envdoctor::snapshot::parse(&std::fs::read(&path).unwrap(), &path).unwrap();
+    let configs = envdoctor::configs::TrainingConfigs::default();
+    let facts = Facts::new(&snapshot, &configs);
+    let matrix = Matrix::load(&[]).unwrap();
+    let plain = explain(paste.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
+    assert_ne!(format!("{:?}", plain.outcome), "NoError", "{plain:#?}");
+    for prompt in [
+        "(venv) user@gpu-node:~/run$ torchrun --nproc_per_node 2 train.py\n",
+        "C:\\Users\\me\\wekws>python train.py\n",
+    ] {
+        let pasted = format!("{prompt}{paste}");
+        let explanation = explain(pasted.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
+        assert_eq!(verdict(&explanation), verdict(&plain), "{prompt}");
+    }
 }
