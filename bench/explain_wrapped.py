@@ -36,6 +36,7 @@ WRAPPINGS = {
     "logger with name": each_line(lambda i: f"2024-05-01 {clock(i)},123 - root - WARNING - "),
     "journalctl": each_line(lambda i: f"May  1 {clock(i)} node7 python3[4242]: "),
     "torchrun one rank": each_line(lambda _: "[rank0]: "),
+    "torchrun two ranks": lambda log: "\n".join(f"[rank{rank}]: {line}" for line in log.split("\n") for rank in (0, 1)),
     "mpirun": each_line(lambda _: "[1,0]<stderr>:"),
     "srun -l": each_line(lambda _: "0: "),
     "quote": each_line(lambda _: "> "),

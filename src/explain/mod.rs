@@ -372,9 +372,10 @@ impl PastedText {
     }
 
     fn line(&mut self, number: usize, text: &str) {
-        let text = text.trim();
+        // Ranks that fail alike print the same words, each after its label.
+        let text = traceback::unlabelled(text).trim();
         // The command the paste starts with is not what failed.
-        if text.is_empty() || presentation::is_prompt(text) {
+        if text.is_empty() || presentation::is_prompt(text) || self.lines.last().is_some_and(|(_, last)| last == text) {
             return;
         }
         if self.lines.len() == Self::LINES {

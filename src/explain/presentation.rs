@@ -464,7 +464,7 @@ fn service_length(line: &str) -> Option<usize> {
 /// `[rank0]:`, `[default3]:`, `[1,0]<stderr>:`: a bracketed name of
 /// letters, digits and commas, maybe a stream, then a colon; or `srun -l`'s
 /// task number and colon, `0:`.
-fn label_in(line: &str) -> Option<&str> {
+pub fn label_in(line: &str) -> Option<&str> {
     let task = line.bytes().take_while(u8::is_ascii_digit).count();
     if task > 0 && line[task..].starts_with(": ") {
         return Some(&line[..task + 1]);

@@ -251,13 +251,17 @@ impl Collector {
     }
 
     fn read(&mut self, number: usize, line: &str) {
-        if self.wrapped.is_some() && self.continue_wrapped(line) {
+        // A rank's label (`[rank1]: `, `0: `) is what tracebacks are routed
+        // by; what reads a line's own words reads them after it, so that
+        // interleaved ranks' `Killed` or loader lines are still read.
+        let own = unlabelled(line);
+        if self.wrapped.is_some() && self.continue_wrapped(own) {
             return;
         }
         // Most lines of a training log are none of this; say so cheaply.
-        let signal = signals::may_be_signal(line) || self.known.as_ref().is_some_and(|known| known.is_in(line));
+        let signal = signals::may_be_signal(own) || self.known.as_ref().is_some_and(|known| known.is_in(own));
         if let Some((start, mut raised)) = self.announced.take() {
-            let next = line.trim();
+            let next = own.trim();
             if !next.is_empty() && !line.contains(HEADER) {
                 raised.message.push(' ');
                 raised.message.push_str(next);
@@ -273,7 +277,7 @@ impl Collector {
             // starts something of its own: the exception then stands alone.
             let starts_something =
                 line.contains(HEADER) || !frames_in(line).is_empty() || bare_exception_in(line).is_some();
-            let message = if starts_something { "" } else { line.trim() };
+            let message = if starts_something { "" } else { own.trim() };
             let message = message.to_string();
             if !starts_something && exception == signals::Signal::Nccl.label() {
                 self.give_reason(start, &message);
@@ -288,7 +292,7 @@ impl Collector {
             message_of_pending = !starts_something;
         }
         if signal && !message_of_pending {
-            self.signal(number, line);
+            self.signal(number, own);
         }
         if let Some(at) = line.find(HEADER) {
             self.header(number, line, at);
@@ -330,7 +334,7 @@ impl Collector {
     /// exception line.
     fn unrouted(&mut self, number: usize, line: &str) {
         let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
-            self.bare_exception(number, line);
+            self.bare_exception(number, unlabelled(line));
             return;
         };
         // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
@@ -888,6 +892,18 @@ fn raise_statement(source: &str) -> Option<Raised> {
 /// (`... killed by signal: Bus` / `error. It is possible ...`).
 fn stops_mid_sentence(message: &str) -> bool {
     message.trim_end().chars().next_back().is_some_and(char::is_alphabetic)
+}
+
+/// `line` after a rank's label, if it starts with one (see
+/// [`super::presentation::label_in`]), and the blank the launcher adds.
+pub fn unlabelled(line: &str) -> &str {
+    match super::presentation::label_in(line) {
+        Some(label) => {
+            let rest = &line[label.len()..];
+            rest.strip_prefix(' ').unwrap_or(rest)
+        }
+        None => line,
+    }
 }
 
 /// Every traceback in `text` (a whole log held in memory, such as a smoke step's).

@@ -1,7 +1,7 @@
 //! A log's cause does not depend on how the log reached explain. Each corpus
 //! log is rewrapped as tools, pages and people present logs (`docker compose
 //! logs`, `kubectl logs --timestamps`, a CI runner, a Python logger,
-//! journalctl, torchrun with one rank, mpirun, `srun -l`, an e-mail quote, a
+//! journalctl, torchrun with one rank or two failing alike, mpirun, `srun -l`, an e-mail quote, a
 //! Markdown code block, a page's HTML source, a word processor, a coloured
 //! terminal) and must get the
 //! answer the log itself gets. Before the wrapping was read through, one
@@ -28,7 +28,7 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 17] = [
+const WRAPPINGS: [(&str, Wrap); 18] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
     ("CI runner", |log| {
         each_line(log, |index| format!("2024-05-01T12:{}.1234567Z ", second(index)))
@@ -50,6 +50,12 @@ const WRAPPINGS: [(&str, Wrap); 17] = [
         })
     }),
     ("torchrun, one rank", |log| each_line(log, |_| "[rank0]: ".into())),
+    ("torchrun, two ranks failing alike", |log| {
+        log.split('\n')
+            .flat_map(|line| [format!("[rank0]: {line}"), format!("[rank1]: {line}")])
+            .collect::<Vec<_>>()
+            .join("\n")
+    }),
     ("mpirun", |log| each_line(log, |_| "[1,0]<stderr>:".into())),
     ("srun -l", |log| each_line(log, |_| "0: ".into())),
     ("quote", |log| each_line(log, |_| "> ".into())),
@@ -177,9 +183,10 @@ fn a_stamped_record_after_a_raw_traceback_ends_its_message() {
 /// A short paste read as a failure in words (no exception class; four lines,
 /// the most a paste may have) keeps its answer when the command that started
 /// the job is pasted above it, at a shell's or Windows' prompt: the prompt's
-/// line is no part of the failure (wekws93).
+/// line is no part of the failure (wekws93). Nor are the labels of two ranks
+/// that print the same words.
 #[test]
-fn a_prompt_pasted_above_a_short_paste_is_not_part_of_it() {
+fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
     let paste = concat!(
         "Start training ...\n",
         "[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29400 (errno: 98 - Address already in use).\n",
@@ -194,11 +201,17 @@ fn a_prompt_pasted_above_a_short_paste_is_not_part_of_it() {
     let matrix = Matrix::load(&[]).unwrap();
     let plain = explain(paste.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
     assert_ne!(format!("{:?}", plain.outcome), "NoError", "{plain:#?}");
-    for prompt in [
-        "(venv) user@gpu-node:~/run$ torchrun --nproc_per_node 2 train.py\n",
-        "C:\\Users\\me\\wekws>python train.py\n",
+    // Two ranks that fail alike, each line after its rank's label.
+    let ranks: String = paste
+        .lines()
+        .flat_map(|line| [format!("[rank0]: {line}\n"), format!("[rank1]: {line}\n")])
+        .collect();
+    for pasted in [
+        format!("(venv) user@gpu-node:~/run$ torchrun --nproc_per_node 2 train.py\n{paste}"),
+        format!("C:\\Users\\me\\wekws>python train.py\n{paste}"),
+        ranks,
     ] {
-        let pasted = format!("{prompt}{paste}");
+        let prompt = pasted.lines().next().unwrap().to_string();
         let explanation = explain(pasted.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
         assert_eq!(verdict(&explanation), verdict(&plain), "{prompt}");
     }
