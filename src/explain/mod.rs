@@ -373,7 +373,7 @@ impl PastedText {
 
     fn line(&mut self, number: usize, text: &str) {
         // Ranks that fail alike print the same words, each after its label.
-        let text = traceback::unlabelled(text).trim();
+        let text = presentation::unlabelled(text).trim();
         // The command the paste starts with is not what failed.
         if text.is_empty() || presentation::is_prompt(text) || self.lines.last().is_some_and(|(_, last)| last == text) {
             return;

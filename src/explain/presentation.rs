@@ -13,8 +13,6 @@
 //! carry it: a time stamp on a few logging lines between raw traceback lines
 //! is part of what those lines say, and stays.
 
-use std::borrow::Cow;
-
 /// The share of a sample's non-blank lines that must carry a prefix for it
 /// to be the log's: one line in ten, or one line of a short paste, may come
 /// from elsewhere (the shell command that started the job, pasted above its output).
@@ -64,9 +62,9 @@ impl Presentation {
     /// cut short by the sample's end and is left out.
     pub fn of(sample: &[u8], complete: bool) -> Presentation {
         let text = String::from_utf8_lossy(sample);
-        let mut lines: Vec<Cow<str>> = text
+        let mut lines: Vec<String> = text
             .split('\n')
-            .map(|line| plain(line.trim_end_matches('\r').to_string()).into())
+            .map(|line| plain(line.trim_end_matches('\r').to_string()))
             .collect();
         if !complete && lines.len() > 1 {
             lines.pop();
@@ -79,7 +77,7 @@ impl Presentation {
             };
             for line in &mut lines {
                 if let Some(length) = wrapping.length_in(line) {
-                    *line = Cow::Owned(line[length..].to_string());
+                    line.drain(..length);
                 }
             }
             lines.retain(|line| !line.trim().is_empty());
@@ -89,7 +87,8 @@ impl Presentation {
     }
 
     /// Whether lines are read as they are.
-    pub fn is_bare(&self) -> bool {
+    #[cfg(test)]
+    fn is_bare(&self) -> bool {
         self.layers.is_empty()
     }
 
@@ -128,7 +127,7 @@ fn needed_share(lines: usize) -> usize {
 
 impl Wrapping {
     /// The wrapping nearly every line of `lines` starts with.
-    fn shared_by(lines: &[Cow<str>]) -> Option<Wrapping> {
+    fn shared_by(lines: &[String]) -> Option<Wrapping> {
         let needed = needed_share(lines.len());
         let share = |wrapping: &Wrapping| lines.iter().filter(|line| wrapping.length_in(line).is_some()).count();
         let shapes = [Wrapping::Quote, Wrapping::TimeStamp, Wrapping::Service];
@@ -461,10 +460,23 @@ fn service_length(line: &str) -> Option<usize> {
     }
 }
 
+/// `line` after a rank's label, if it starts with one, and the blank the
+/// launcher adds: the traceback reader routes interleaved ranks by their
+/// labels, and every other reader reads a line's own words after them.
+pub fn unlabelled(line: &str) -> &str {
+    match label_in(line) {
+        Some(label) => {
+            let rest = &line[label.len()..];
+            rest.strip_prefix(' ').unwrap_or(rest)
+        }
+        None => line,
+    }
+}
+
 /// `[rank0]:`, `[default3]:`, `[1,0]<stderr>:`: a bracketed name of
 /// letters, digits and commas, maybe a stream, then a colon; or `srun -l`'s
 /// task number and colon, `0:`.
-pub fn label_in(line: &str) -> Option<&str> {
+fn label_in(line: &str) -> Option<&str> {
     let task = line.bytes().take_while(u8::is_ascii_digit).count();
     if task > 0 && line[task..].starts_with(": ") {
         return Some(&line[..task + 1]);
@@ -645,7 +657,10 @@ mod tests {
 
     #[test]
     fn a_sample_cut_mid_line_does_not_judge_by_its_last_half_line() {
-        let log = "> a\n> b\n> c\nplain start of a long li";
+        // Nine quoted lines of ten are the log's wrapping; the cut half line
+        // would make them nine of eleven.
+        let log = "> a\n".repeat(9) + "a line of its own\nplain start of a long li";
+        assert!(Presentation::of(log.as_bytes(), true).is_bare());
         assert!(!Presentation::of(log.as_bytes(), false).is_bare());
     }
 }

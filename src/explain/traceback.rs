@@ -254,7 +254,7 @@ impl Collector {
         // A rank's label (`[rank1]: `, `0: `) is what tracebacks are routed
         // by; what reads a line's own words reads them after it, so that
         // interleaved ranks' `Killed` or loader lines are still read.
-        let own = unlabelled(line);
+        let own = super::presentation::unlabelled(line);
         if self.wrapped.is_some() && self.continue_wrapped(own) {
             return;
         }
@@ -334,7 +334,7 @@ impl Collector {
     /// exception line.
     fn unrouted(&mut self, number: usize, line: &str) {
         let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
-            self.bare_exception(number, unlabelled(line));
+            self.bare_exception(number, super::presentation::unlabelled(line));
             return;
         };
         // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
@@ -892,18 +892,6 @@ fn raise_statement(source: &str) -> Option<Raised> {
 /// (`... killed by signal: Bus` / `error. It is possible ...`).
 fn stops_mid_sentence(message: &str) -> bool {
     message.trim_end().chars().next_back().is_some_and(char::is_alphabetic)
-}
-
-/// `line` after a rank's label, if it starts with one (see
-/// [`super::presentation::label_in`]), and the blank the launcher adds.
-pub fn unlabelled(line: &str) -> &str {
-    match super::presentation::label_in(line) {
-        Some(label) => {
-            let rest = &line[label.len()..];
-            rest.strip_prefix(' ').unwrap_or(rest)
-        }
-        None => line,
-    }
 }
 
 /// Every traceback in `text` (a whole log held in memory, such as a smoke step's).
