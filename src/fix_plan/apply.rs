@@ -300,7 +300,21 @@ mod tests {
             "{message}"
         );
         drop(first);
-        EnvironmentLock::take(prefix.path()).expect("free again once the first lets go");
+        // The lock belongs to the open file, and a sibling test that spawns
+        // a process copies every descriptor into its child until that
+        // child's exec closes them; for that moment the dropped lock is
+        // still held. Waiting out such a window is what this test allows;
+        // a lock that drop never lets go still fails it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match EnvironmentLock::take(prefix.path()) {
+                Ok(_) => break,
+                Err(ApplyError::Busy { .. }) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                Err(error) => panic!("free again once the first lets go: {error}"),
+            }
+        }
     }
 
     #[test]
