@@ -1423,3 +1423,77 @@ fn a_short_paste_of_an_unknown_error_is_unexplained_and_a_calm_one_no_error() {
     assert_eq!(explanation["outcome"], "no_error", "{explanation:#}");
     assert_eq!(code, 0);
 }
+
+/// Causes a failure names in its own words, one per platform or setup:
+/// each entry is named first on a line as a real report posted it, and not
+/// on the nearest line that means something else.
+#[test]
+fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // (entry, a line as posted (the fixture it comes from), the nearest line of another cause)
+    let cases = [
+        (
+            "docker-gpu-runtime-missing",
+            // voicecraft31
+            "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n",
+            // The toolkit is there (its own CLI speaks); the driver's library is not.
+            "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown.\n",
+        ),
+        (
+            "docker-gpu-runtime-missing",
+            // localmultimodalaichat31
+            "Error response from daemon: unknown or invalid runtime name: nvidia\n",
+            "Error response from daemon: unknown or invalid runtime name: runsc\n",
+        ),
+        (
+            "torch-distributed-without-nccl",
+            // llama699
+            "Traceback (most recent call last):\n  File \"C:\\llama\\example_text_completion.py\", line 55, in <module>\n    fire.Fire(main)\n  File \"U:\\Miniconda3\\envs\\llama2env\\lib\\site-packages\\torch\\distributed\\distributed_c10d.py\", line 1013, in _new_process_group_helper\n    raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")\nRuntimeError: Distributed package doesn't have NCCL built in\n",
+            "RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build PyTorch from source on a host that has MPI installed.\n",
+        ),
+        (
+            "torch-tcpstore-without-libuv",
+            // fluxgym504
+            "torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built without libuv support, run with USE_LIBUV=0 to disable it.\n",
+            "torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.\n",
+        ),
+        (
+            "port-already-in-use",
+            // wekws93
+            "[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29400 (errno: 98 - Address already in use).\n[W socket.cpp:401] [c10d] The server socket has failed to bind to 0.0.0.0:29400 (errno: 98 - Address already in use).\n[E socket.cpp:435] [c10d] The server socket has failed to listen on any local network address.\n",
+            // Nobody listens where the client calls: another cause (the first rank is not up, or the address is wrong).
+            "[W socket.cpp:601] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 111 - Connection refused).\n",
+        ),
+        (
+            "package-cpu-only-build",
+            // gpwcantonese1
+            "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n",
+            // onnxruntime-gpu is there; the CUDA libraries its provider loads are not.
+            "[E:onnxruntime:Default, provider_bridge_ort.cc:1548 TryGetProviderInfo_CUDA] Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory\n[W:onnxruntime:Default, onnxruntime_pybind_state.cc:541 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements to ensure all dependencies are met.\n",
+        ),
+        (
+            "package-cpu-only-build",
+            // graphmae9
+            "dgl._ffi.base.DGLError: [21:48:49] /opt/dgl/src/runtime/c_runtime_api.cc:88: Check failed: allow_missing: Device API gpu is not enabled. Please install the cuda version of dgl.\n",
+            // A CUDA build of DGL handed a graph on the CPU and features on the GPU: the job's own code.
+            "dgl._ffi.base.DGLError: Cannot assign node feature \"feat\" on device cuda:0 to a graph on device cpu. Call DGLGraph.to() to copy the graph to the same device first.\n",
+        ),
+        (
+            "package-cpu-only-build",
+            // pipa12
+            "Traceback (most recent call last):\n  File \"/home/u/PiPa/mmseg/models/decode_heads/uper_head.py\", line 12, in forward\n    return nms(boxes, scores, 0.5)\nRuntimeError: nms is not compiled with GPU support\n",
+            "RuntimeError: nms is not implemented for the CPU\n",
+        ),
+    ];
+    for (number, (id, fires, quiet)) in cases.into_iter().enumerate() {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), &format!("fires-{number}.log"), fires);
+        assert_eq!(first_id(&explanation), Some(id), "{id} on {fires}: {explanation:#}");
+        assert_eq!(explanation["outcome"], "explained", "{id} on {fires}: {explanation:#}");
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), &format!("quiet-{number}.log"), quiet);
+        assert!(
+            candidate(&explanation, id).is_none(),
+            "{id} on {quiet}: {explanation:#}"
+        );
+    }
+}
