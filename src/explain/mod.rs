@@ -24,7 +24,8 @@ use crate::matrix::Matrix;
 use crate::packaging::normalize_name;
 pub use log::LogError;
 pub use rank::{Candidate, Confidence};
-use traceback::{Collector, Traceback};
+use signals::Signal;
+use traceback::{Collector, Raised, Traceback};
 
 pub const SCHEMA: &str = "envdoctor.explain/1";
 
@@ -268,11 +269,30 @@ pub fn explain<'r, R: BufRead + 'r>(
                     .any(|candidate| candidate.id == answer.id && candidate.confidence > Confidence::RuledOut)
         })
     };
+    // A loader's complaint is also printed by jobs that go on without the
+    // library (ONNX Runtime falls back to the CPU): beside an error that
+    // ended the job it is no answer, unless that error's own lines, not only
+    // the loader's line before it, point to the same cause.
+    let an_error_ended_the_job = ranked.iter().any(|(traceback, _)| traceback.is_fatal());
+    let explains_an_error_itself = |answer: &Candidate| {
+        ranked.iter().any(|(traceback, candidates)| {
+            traceback.is_fatal()
+                && candidates.iter().any(|candidate| {
+                    candidate.id == answer.id
+                        && candidate.confidence > Confidence::RuledOut
+                        && !candidate.rests_on_an_earlier_line_only()
+                })
+        })
+    };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
         let stands = traceback.is_fatal() || candidates.first().is_some_and(explains_an_error);
+        let passed_over = an_error_ended_the_job
+            && traceback.raised().and_then(Raised::signal) == Some(Signal::Loader)
+            && !candidates.first().is_some_and(explains_an_error_itself);
         let strength = strength(candidates);
         (
+            !passed_over,
             strength.map(|(confidence, _)| confidence),
             stands,
             strength.map(|(_, score)| score),

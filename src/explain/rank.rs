@@ -370,7 +370,7 @@ impl<'m, 'f> Judge<'m, 'f> {
         // a log of many tracebacks with many earlier lines each costs nothing.
         let resting_on_context = candidates
             .iter()
-            .any(|candidate| candidate.confidence.is_answer() && only_an_earlier_line(candidate));
+            .any(|candidate| candidate.confidence.is_answer() && candidate.rests_on_an_earlier_line_only());
         for line in context_lines.iter().filter(|_| resting_on_context) {
             let earlier = Traceback::bare(
                 0,
@@ -516,16 +516,25 @@ impl Judge<'_, '_> {
 /// is a library to install or an extension built for another CUDA, and while
 /// torch's CUDA is unknown the line alone does not tell which (genrec18:
 /// fbgemm_gpu's operators missing after `libcudart.so.12: cannot open`).
+///
+/// A library that did not load, however sure, is no surer a cause of what
+/// failed after it: jobs that go on without it print the same line (ONNX
+/// Runtime falls back to the CPU), so only the error's own lines tie it there.
 fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading) {
+    let gone_on_without = reading.cause == readers::LIBRARY_MISSING;
     for candidate in candidates.iter_mut() {
-        let disputed =
-            (candidate.id == reading.cause && !reading.settles) || reading.rules_out.contains(&candidate.id.as_str());
-        if disputed && candidate.confidence.is_answer() && only_an_earlier_line(candidate) {
+        let disputed = (candidate.id == reading.cause && (!reading.settles || gone_on_without))
+            || reading.rules_out.contains(&candidate.id.as_str());
+        if disputed && candidate.confidence.is_answer() && candidate.rests_on_an_earlier_line_only() {
             candidate.confidence = Confidence::Possible;
+            let why = match reading.settles {
+                true => "a library that did not load is printed by jobs that go on without it too",
+                false => "the earlier line alone does not settle it",
+            };
             candidate.evidence.push(Evidence {
                 kind: EvidenceKind::Context,
                 holds: None,
-                text: format!("the earlier line alone does not settle it: {}", reading.said),
+                text: format!("{why}: {}", reading.said),
             });
             candidate.evidence.extend(node_evidence(reading.node.clone()));
         }
@@ -541,20 +550,21 @@ fn node_evidence(node: Vec<(Option<bool>, String)>) -> impl Iterator<Item = Evid
     })
 }
 
-/// Whether an earlier line of the log is all that points to a candidate: no
-/// message, reading or frame of the traceback does.
-fn only_an_earlier_line(candidate: &Candidate) -> bool {
-    candidate
-        .evidence
-        .iter()
-        .any(|evidence| evidence.kind == EvidenceKind::Context)
-        && !candidate.evidence.iter().any(|evidence| {
-            evidence.holds == Some(true)
-                && matches!(
-                    evidence.kind,
-                    EvidenceKind::Message | EvidenceKind::Stated | EvidenceKind::Frame
-                )
-        })
+impl Candidate {
+    /// Whether an earlier line of the log is all that points here: no
+    /// message, reading or frame of its own traceback does.
+    pub fn rests_on_an_earlier_line_only(&self) -> bool {
+        self.evidence
+            .iter()
+            .any(|evidence| evidence.kind == EvidenceKind::Context)
+            && !self.evidence.iter().any(|evidence| {
+                evidence.holds == Some(true)
+                    && matches!(
+                        evidence.kind,
+                        EvidenceKind::Message | EvidenceKind::Stated | EvidenceKind::Frame
+                    )
+            })
+    }
 }
 
 /// A generic reading (an extension built for another torch) says less than a

@@ -738,8 +738,8 @@ fn an_unknown_gpu_fact_rules_nothing_out_and_pips_own_refusal_is_no_stated_requi
 
 /// ONNX Runtime's CUDA provider asking for another CUDA's cuBLAS than torch's
 /// is not a torch extension built for another torch: reinstalling it as one
-/// would bring its CPU-only package. It is left undecided, and says what the
-/// runtime needs.
+/// would bring its CPU-only package. Its library is missing, and the runtime's
+/// own CUDA build, not torch's, says which: the fix gives both ways out.
 #[test]
 fn a_runtime_with_its_own_cuda_build_asking_for_another_cuda_is_no_torch_extension() {
     let cache = tempfile::tempdir().unwrap();
@@ -749,17 +749,18 @@ fn a_runtime_with_its_own_cuda_build_asking_for_another_cuda_is_no_torch_extensi
     let log = dir.path().join("ort.log");
     std::fs::write(&log, "[E:onnxruntime:Default, provider_bridge_ort.cc:1480 TryGetProviderInfo_CUDA] Failed to load library /opt/venv/lib/python3.11/site-packages/onnxruntime/capi/libonnxruntime_providers_cuda.so with error: libcublas.so.11: cannot open shared object file: No such file or directory\n").unwrap();
     let (explanation, _) = parsed(&explain(cache.path(), &log, &snapshot, &["--format", "json"]).assert());
-    assert_ne!(
+    assert_eq!(
         first_id(&explanation),
-        Some("extension-built-for-other-torch"),
+        Some("shared-library-missing"),
         "{explanation:#}"
     );
-    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
     assert!(
-        explanation
-            .to_string()
-            .contains("onnxruntime brings its own CUDA build"),
-        "{explanation:#}"
+        fix.starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11")
+            && fix.contains("pip install nvidia-cublas-cu11")
+            && fix.contains("or install the onnxruntime-gpu build made for the CUDA and cuDNN the node has"),
+        "{fix}"
     );
 }
 
@@ -825,11 +826,12 @@ fn every_fresh_batch_case_replays() {
     assert!(replayed >= 481, "only {replayed} fresh cases replayed");
 }
 
-/// A loader line is also printed by jobs that go on to finish, so beside an
-/// error it counts for nothing; but in a log that holds nothing else it is
-/// what there is to go on: not decided, with what would decide, never "no error".
+/// A loader line is also printed by jobs that go on to finish (ONNX Runtime
+/// falls back to the CPU), so beside an error it answers nothing, however
+/// sure its own reading; in a log that holds nothing else it is what there is
+/// to go on: the library and the runtime that wanted it, never "no error".
 #[test]
-fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
+fn a_loader_line_alone_names_its_library_and_beside_an_error_it_answers_nothing() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let loader = "2025-11-08 19:02:18 [E:onnxruntime:Default, provider_bridge_ort.cc:1546] FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory";
@@ -839,7 +841,7 @@ fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
         "alone.log",
         &format!("{loader}\nInference finished in 12.3 s\n"),
     );
-    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
     assert_eq!(
         explanation["candidates"][0]["id"], "shared-library-missing",
         "{explanation:#}"
@@ -853,6 +855,7 @@ fn a_loader_line_alone_is_not_decided_and_beside_an_error_it_is_passed_over() {
         ),
     );
     assert_eq!(explanation["traceback"]["exception"], "ValueError", "{explanation:#}");
+    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
 }
 
 /// A cause that only an earlier line points to is no surer than a reader of

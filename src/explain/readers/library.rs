@@ -63,8 +63,9 @@ const PROVIDERS: [(&str, Provider, &str); 17] = [
     ("GL", Provider::System("libgl1"), ""),
 ];
 
-/// The driver's libraries: matched exactly, `libcuda` is a prefix of `libcudart`.
-const DRIVER: [&str; 2] = ["cuda", "nvidia-ml"];
+/// The driver's libraries: matched exactly, `libcuda` is a prefix of
+/// `libcudart`; `nvcuda.dll` and `nvml.dll` are their Windows names.
+const DRIVER: [&str; 4] = ["cuda", "nvidia-ml", "nvcuda", "nvml"];
 
 /// A library file name: `libcublas.so.11` gives (`cublas`, `11`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +77,15 @@ struct Soname<'t> {
 }
 
 fn soname(token: &str) -> Option<Soname<'_>> {
-    let file = token.rsplit('/').next()?;
+    let file = token.rsplit(['/', '\\']).next()?;
+    if let Some(base) = file
+        .len()
+        .checked_sub(4)
+        .filter(|&at| file.is_char_boundary(at) && file[at..].eq_ignore_ascii_case(".dll"))
+        .map(|at| &file[..at])
+    {
+        return windows_library(file, base);
+    }
     let rest = file.strip_prefix("lib")?;
     let at = rest.find(".so")?;
     let stem = &rest[..at];
@@ -87,6 +96,39 @@ fn soname(token: &str) -> Option<Soname<'_>> {
     let version = after
         .strip_prefix('.')
         .filter(|version| version.starts_with(|c: char| c.is_ascii_digit()));
+    Some(Soname { file, stem, version })
+}
+
+/// A Windows library's file name as a soname: NVIDIA's DLLs carry the
+/// soname's major after `64_` (`cublas64_12.dll` is libcublas.so.12,
+/// `cudnn_ops_infer64_8.dll` libcudnn_ops_infer.so.8, as the win_amd64
+/// wheels of nvidia-cublas-cu12 and nvidia-cudnn-cu12 ship them). Three
+/// digits are a CUDA release (`cudart64_110.dll` is CUDA 11.0's,
+/// `nvrtc64_112_0.dll` 11.2's), which gives the major of a library that
+/// CUDA versions, and nothing of one versioned on its own (`cufft64_100.dll`
+/// is CUDA 10.0's, not libcufft.so.10).
+fn windows_library<'t>(file: &'t str, base: &'t str) -> Option<Soname<'t>> {
+    let (stem, digits) = match base.find("64_") {
+        Some(at) => (
+            &base[..at],
+            base[at + 3..]
+                .split('_')
+                .next()
+                .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())),
+        ),
+        None => (base, None),
+    };
+    if stem.is_empty() {
+        return None;
+    }
+    let versioned_by_cuda = PROVIDERS
+        .iter()
+        .any(|(prefix, provider, _)| stem.starts_with(prefix) && matches!(provider, Provider::Wheel(_, true)));
+    let version = digits.and_then(|digits| match digits.len() {
+        1 | 2 => Some(digits),
+        _ if versioned_by_cuda => Some(&digits[..digits.len() - 1]),
+        _ => None,
+    });
     Some(Soname { file, stem, version })
 }
 
@@ -143,8 +185,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .version
         .map(|version| version.split('.').next().unwrap_or(version));
     // torch and NVIDIA's wheels load the CUDA libraries for everyone: they ask on no package's behalf.
-    let requester =
-        super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"));
+    let requester = asker_by_library(text).map(str::to_string).or_else(|| {
+        super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"))
+    });
     let facts = context.facts;
     let torch_cuda = facts
         .and_then(|facts| facts.torch_cuda.as_ref())
@@ -223,7 +266,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // that another CUDA library loads for itself, of its own version, is asked
     // for by no extension: it is missing, whatever torch's CUDA.
     let loaded_by_its_own = SELF_LOADED.contains(&missing.stem);
-    let settles = loaded_by_its_own || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
+    // A runtime with its own CUDA build is judged by that build alone: the
+    // library it asks for is missing, whatever torch's CUDA.
+    let settles = loaded_by_its_own
+        || brings_own_cuda
+        || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
         return Some(Reading {
@@ -246,16 +293,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let (Some(facts), false) = (facts, snapshot_name.is_empty()) {
         node.push(present_here(facts, snapshot_name, &missing, major));
     }
-    if let (false, true, Some(runtime)) = (settles, brings_own_cuda, &requester) {
-        node.push((
-            None,
-            format!(
-                "{runtime} brings its own CUDA build: its build for CUDA {wanted_cuda} needs that CUDA's {} installed beside torch's CUDA {}, or its build for torch's CUDA replaces it (its install page lists one per CUDA)",
-                missing.file,
-                torch_cuda.map(|cuda| cuda.to_string()).unwrap_or_default()
-            ),
-        ));
-    } else if !settles && unknown_asker_of_other_cuda {
+    if !settles && unknown_asker_of_other_cuda {
         node.push((
             None,
             format!(
@@ -275,6 +313,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         ));
     }
     let wanted_by = requester
+        .as_ref()
         .map(|owner| format!(" ({owner} asks for it)"))
         .unwrap_or_default();
     // The CUDA whose wheel ships this soname: torch's, where it is one of them.
@@ -289,10 +328,15 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     };
     let fix = match provider {
         Provider::Wheel(wheel, _) => {
+            // Whose CUDA the wheel must match: the asking runtime's own build, else torch's.
+            let whose = match (&requester, brings_own_cuda) {
+                (Some(runtime), true) => format!("the CUDA major {runtime} is built for"),
+                _ => "torch's CUDA major".to_string(),
+            };
             let distribution = match wheel_cuda {
                 Some(cuda) => wheel_for_cuda(wheel, cuda),
-                None if RELEASED_ON_THEIR_OWN.contains(&wheel) => format!("nvidia-{wheel}-cuXX (XX: torch's CUDA major)"),
-                None => format!("nvidia-{wheel}-cuXX (XX: torch's CUDA major; for CUDA 13, nvidia-{wheel})"),
+                None if RELEASED_ON_THEIR_OWN.contains(&wheel) => format!("nvidia-{wheel}-cuXX (XX: {whose})"),
+                None => format!("nvidia-{wheel}-cuXX (XX: {whose}; for CUDA 13, nvidia-{wheel})"),
             };
             let bound = match (wheel, major) {
                 ("cudnn", Some(major)) => major
@@ -301,9 +345,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
                     .unwrap_or(distribution.clone()),
                 _ => distribution.clone(),
             };
-            format!(
-                "pip install {bound}; it installs the library under site-packages/nvidia/, where torch finds it; for any other program add that lib directory to LD_LIBRARY_PATH"
-            )
+            if missing.file.to_ascii_lowercase().ends_with(".dll") {
+                let folder = wheel.replace('-', "_");
+                format!(
+                    "pip install {bound}; it puts {} in site-packages\\nvidia\\{folder}\\bin, which Windows searches only when that folder is on PATH (or added with os.add_dll_directory); or put on PATH another folder that holds it (a CUDA toolkit's bin, for the libraries a toolkit ships)",
+                    missing.file
+                )
+            } else {
+                format!(
+                    "pip install {bound}; it installs the library under site-packages/nvidia/, where torch finds it; for any other program add that lib directory to LD_LIBRARY_PATH"
+                )
+            }
         }
         Provider::Driver => "the NVIDIA driver's libraries are not visible: install the driver, or in a container run it with the GPUs passed in (docker run --gpus all, with the NVIDIA Container Toolkit)".to_string(),
         Provider::Toolkit if no_wheel => format!(
@@ -316,6 +368,21 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         ),
         Provider::System(package) => format!("apt-get install {package} (or the distribution's package that ships {})", missing.file),
         Provider::Torch => unreachable!("handled above"),
+    };
+    // A runtime with its own CUDA build has two fixes: the library its build
+    // wants, or its build for the CUDA the node has.
+    let fix = match (&requester, brings_own_cuda) {
+        (Some(runtime), true) => {
+            let build = match cuda_majors.is_empty() {
+                true => String::new(),
+                false => format!(", and the one installed is for CUDA {wanted_cuda}"),
+            };
+            format!(
+                "{runtime} brings its own CUDA build{build}: either give it the {} it wants: {fix}; or install the {runtime} build made for the CUDA and cuDNN the node has (its install page lists one per CUDA)",
+                missing.file
+            )
+        }
+        _ => fix,
     };
     Some(Reading {
         cause: MISSING,
@@ -353,6 +420,32 @@ const OWN_CUDA_RUNTIMES: [&str; 8] = [
     "cupy",
     "tensorrt",
     "llama-cpp-python",
+];
+
+/// The runtime whose library a loader line says it was loading when the
+/// missing one was wanted (`Failed to load library
+/// libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: ...`):
+/// the log names who asks even where no frame does.
+fn asker_by_library(text: &str) -> Option<&'static str> {
+    const LOADING: &str = "failed to load library ";
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find(LOADING)? + LOADING.len();
+    let file = lower[at..].split_whitespace().next()?.rsplit(['/', '\\']).next()?;
+    let name = file.strip_prefix("lib").unwrap_or(file);
+    RUNTIME_LIBRARIES
+        .iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map(|(_, distribution)| *distribution)
+}
+
+/// The file names of runtimes' own libraries, by the distribution that ships them.
+const RUNTIME_LIBRARIES: [(&str, &str); 5] = [
+    // The CUDA provider is onnxruntime-gpu's; `onnxruntime` is the CPU build.
+    ("onnxruntime", "onnxruntime-gpu"),
+    ("ctranslate2", "ctranslate2"),
+    ("nvinfer", "tensorrt"),
+    ("tensorflow", "tensorflow"),
+    ("paddle", "paddlepaddle"),
 ];
 
 fn brings_its_own_cuda(distribution: &str) -> bool {
@@ -467,7 +560,8 @@ mod tests {
     #[test]
     fn a_library_versioned_on_its_own_is_dated_by_the_cuda_whose_wheel_ships_it() {
         // libcufft.so.10 is CUDA 11's (nvidia-cufft-cu11 10.x; -cu12 ships libcufft.so.11).
-        let found = reading("Failed to load library libonnxruntime_providers_cuda.so with error: libcufft.so.10: cannot open shared object file: No such file or directory\n").unwrap();
+        let found =
+            reading("OSError: libcufft.so.10: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(found.fix.starts_with("pip install nvidia-cufft-cu11;"), "{}", found.fix);
         // Whoever asks may be built for CUDA 11 beside a torch of another: not settled without torch's CUDA.
         assert!(!found.settles, "{found:#?}");
@@ -475,6 +569,78 @@ mod tests {
         let curand =
             reading("OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(curand.settles, "{curand:#?}");
+    }
+
+    /// ONNX Runtime's loader names the library it was loading (champ95,
+    /// facefusion256): the asker is known, and its CUDA build is its own.
+    #[test]
+    fn a_runtime_named_by_the_library_it_was_loading_settles_with_both_fixes() {
+        let found = reading("[E:onnxruntime:Default, provider_bridge_ort.cc:1480 TryGetProviderInfo_CUDA] Failed to load library libonnxruntime_providers_cuda.so with error: libcufft.so.10: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(found.settles, "{found:#?}");
+        assert!(found.said.contains("(onnxruntime-gpu asks for it)"), "{}", found.said);
+        assert!(
+            found
+                .fix
+                .starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11")
+                && found.fix.contains("pip install nvidia-cufft-cu11;")
+                && found
+                    .fix
+                    .contains("or install the onnxruntime-gpu build made for the CUDA and cuDNN the node has"),
+            "{}",
+            found.fix
+        );
+        // cuDNN's soname dates no CUDA: the wheel is the runtime's CUDA's, not torch's (heygemlinuxpythonhack5).
+        let cudnn = reading("1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcudnn.so.9: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(
+            cudnn.fix.contains("(XX: the CUDA major onnxruntime-gpu is built for)") && !cudnn.fix.contains("torch's"),
+            "{}",
+            cudnn.fix
+        );
+        // A library being loaded that is no runtime's says nothing of who asks.
+        let plain = reading("Failed to load library libcudnn.so.8 with error: libcudnn.so.8: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(!plain.said.contains("asks for it"), "{}", plain.said);
+    }
+
+    #[test]
+    fn windows_library_names_read_as_sonames() {
+        let stem_and_version = |file| soname(file).map(|found| (found.stem, found.version));
+        assert_eq!(stem_and_version("cublas64_12.dll"), Some(("cublas", Some("12"))));
+        assert_eq!(stem_and_version("cublasLt64_11.dll"), Some(("cublasLt", Some("11"))));
+        assert_eq!(
+            stem_and_version("cudnn_ops_infer64_8.dll"),
+            Some(("cudnn_ops_infer", Some("8")))
+        );
+        // Three digits are the CUDA release: 11.0, 11.2.
+        assert_eq!(stem_and_version("cudart64_110.dll"), Some(("cudart", Some("11"))));
+        assert_eq!(stem_and_version("nvrtc64_112_0.dll"), Some(("nvrtc", Some("11"))));
+        // CUDA 10.0's cuFFT is not libcufft.so.10.
+        assert_eq!(stem_and_version("cufft64_100.dll"), Some(("cufft", None)));
+        assert_eq!(
+            stem_and_version("C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"),
+            Some(("fbgemm", None))
+        );
+    }
+
+    /// ballonstranslator404: CTranslate2 4.x on Windows, CUDA 11 there.
+    #[test]
+    fn a_missing_windows_cuda_library_is_traced_to_its_wheel_and_its_folder() {
+        let found = reading("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n").unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(
+            found.fix.starts_with("pip install nvidia-cublas-cu12;")
+                && found.fix.contains("site-packages\\nvidia\\cublas\\bin")
+                && found.fix.contains("PATH"),
+            "{}",
+            found.fix
+        );
+        // A DLL no provider is known for is not read.
+        assert!(
+            reading(
+                "OSError: [WinError 126] Error loading \"C:\\x\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n"
+            )
+            .is_none()
+        );
     }
 
     #[test]

@@ -20,6 +20,9 @@ mod requirement;
 mod text;
 mod unbuilt;
 
+/// The cause of a library the loader could not find.
+pub use library::MISSING as LIBRARY_MISSING;
+
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
