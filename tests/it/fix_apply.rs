@@ -392,9 +392,19 @@ fn apply_refuses_what_it_must_not_change() {
 /// gamma: an apply that is stopped mid-way, with alpha gone.
 fn stalled_node() -> (SiteNode, Server) {
     let node = SiteNode::new();
+    let mark = node.path(STALL_MARK);
     let server = Server::start(
         &node.path(""),
-        &["--mode", "html", "--stall-project", "gamma", "--stall-seconds", "120"],
+        &[
+            "--mode",
+            "html",
+            "--stall-project",
+            "gamma",
+            "--stall-seconds",
+            "120",
+            "--stall-mark",
+            mark.to_str().unwrap(),
+        ],
     );
     node.rule(
         "site-alpha-needs-2-0",
@@ -407,8 +417,11 @@ fn stalled_node() -> (SiteNode, Server) {
     (node, server)
 }
 
+/// The file the index writes when the request it stalls arrives.
+const STALL_MARK: &str = "stalled";
+
 /// Starts `fix --apply --yes` on `node` and returns it once the install
-/// that stalls has started (alpha is uninstalled by then).
+/// that stalls has asked the index for gamma (alpha is uninstalled by then).
 fn apply_until_stalled(node: &SiteNode) -> std::process::Child {
     use std::io::{BufRead, BufReader};
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("envdoctor"))
@@ -435,9 +448,22 @@ fn apply_until_stalled(node: &SiteNode) -> std::process::Child {
             break;
         }
     }
-    // pip is asking the index for gamma's page now; let it get there.
-    std::thread::sleep(std::time::Duration::from_secs(2));
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    // Waits for the index to say pip asked for gamma, however long the
+    // uninstall before it takes on a loaded machine (a fixed two seconds
+    // was once too short); a step that never gets there fails here.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !node.path(STALL_MARK).exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "envdoctor ended before pip asked for gamma: {seen}"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pip never asked for gamma: {seen}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     child
 }
 

@@ -133,21 +133,39 @@ fn a_directory_named_by_a_pth_file_is_seen_when_it_appears() {
 
 #[test]
 fn a_change_while_the_interpreter_answers_is_not_cached_over() {
-    // sitecustomize holds the interpreter for a second; meanwhile a .pth file
-    // appears. The answer predates it, so it must not be stored as current.
+    // site has read site-packages by the time it runs sitecustomize, which
+    // then holds the interpreter until a .pth file appears there. The answer
+    // predates that file, so it must not be stored as current. The two sides
+    // wait for each other's files, not for a guessed time.
     let root = tempfile::tempdir().unwrap();
     let python = settled_venv(&root.path().join("venv"));
     let site = site_packages(&python);
-    std::fs::write(site.join("sitecustomize.py"), "import time\ntime.sleep(1)\n").unwrap();
+    let pth = site.join("raced.pth");
+    let mark = root.path().join("site-was-read");
+    std::fs::write(
+        site.join("sitecustomize.py"),
+        format!(
+            "import os, time\nopen({mark:?}, 'w').close()\ndeadline = time.time() + 60\nwhile not os.path.exists({pth:?}) and time.time() < deadline:\n    time.sleep(0.01)\n",
+            mark = mark.display().to_string(),
+            pth = pth.display().to_string()
+        ),
+    )
+    .unwrap();
     let extra = root.path().join("extra");
     write_dist_info(&extra, "raced", "1.0");
     std::thread::sleep(std::time::Duration::from_millis(50));
     let cache = root.path().join("cache");
 
-    let pth = site.join("raced.pth");
     let extra_line = format!("{}\n", extra.display());
     let writer = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !mark.exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the interpreter never ran sitecustomize"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         std::fs::write(pth, extra_line).unwrap();
     });
     let during = probe_json(&cache, &python, &[], &[]);
