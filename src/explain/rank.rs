@@ -1154,9 +1154,22 @@ fn closed_by_a_quote(symptom: &str) -> bool {
 
 /// Where `core` is in `text` (both [`comparable`]), ending a word where it is `closed`.
 fn found_at(text: &str, core: &str, closed: bool) -> Option<usize> {
-    text.match_indices(core).map(|(at, _)| at).find(|&at| {
-        !closed || !text[at + core.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
-    })
+    text.match_indices(core)
+        .map(|(at, _)| at)
+        .find(|&at| !closed || !continues_a_name(&text[at + core.len()..]))
+}
+
+/// Whether text right after a quoted name goes on with the name: a letter,
+/// `_`, or a dot before one (`pkg_resources.extern`); a sentence's full stop
+/// (`from False to True.`) does not.
+fn continues_a_name(rest: &str) -> bool {
+    let mut chars = rest.chars();
+    let part_of_a_name = |c: char| c.is_alphanumeric() || c == '_';
+    match chars.next() {
+        Some('.') => chars.next().is_some_and(part_of_a_name),
+        Some(c) => part_of_a_name(c),
+        None => false,
+    }
 }
 
 const QUOTE_MARKS: [char; 8] = ['\'', '"', '`', '\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}', '\u{b4}'];
@@ -1563,6 +1576,29 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         );
         let (_, confidence) = first(&here, &node(None));
         assert_eq!(confidence, Confidence::RuledOut);
+    }
+
+    #[test]
+    fn a_quoted_name_ends_where_the_name_ends_not_at_a_full_stop() {
+        let closed = |symptom: &str, text: &str| {
+            found_at(&comparable(text), &symptom_core(symptom), closed_by_a_quote(symptom)).is_some()
+        };
+        assert!(closed(
+            "No module named 'pkg_resources'",
+            "No module named 'pkg_resources'"
+        ));
+        assert!(!closed(
+            "No module named 'pkg_resources'",
+            "No module named 'pkg_resources_extra'"
+        ));
+        assert!(!closed(
+            "No module named 'pkg_resources'",
+            "No module named 'pkg_resources.extern'"
+        ));
+        assert!(closed(
+            "from `False` to `True`",
+            "we changed the default from `False` to `True`. Re-running"
+        ));
     }
 
     #[test]

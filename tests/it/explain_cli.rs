@@ -1488,6 +1488,20 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "Traceback (most recent call last):\n  File \"/home/u/PiPa/mmseg/models/decode_heads/uper_head.py\", line 12, in forward\n    return nms(boxes, scores, 0.5)\nRuntimeError: nms is not compiled with GPU support\n",
             "RuntimeError: nms is not implemented for the CPU\n",
         ),
+        (
+            "torch-load-weights-only-default",
+            // comfyui9385's wording, as torch 2.6's serialization.py prints it
+            "_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in the following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray._reconstruct was not an allowed global by default.\n",
+            // Before torch 2.6 the caller chose weights_only=True: no default changed under it.
+            "_pickle.UnpicklingError: Weights only load failed. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted source. Please file an issue with the following so that we can make `weights_only=True` compatible with your use case: WeightsUnpickler error: Unsupported global: GLOBAL argparse.Namespace was not an allowed global by default.\n",
+        ),
+        (
+            "transformers-too-old-for-model",
+            // comfyuiqwenvl3
+            "ERROR: The checkpoint you are trying to load has model type `qwen3_vl` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.\n",
+            // A checkpoint without a model type is the checkpoint's fault, whatever the release.
+            "ValueError: Unrecognized model in ./checkpoints/run3. Should have a `model_type` key in its config.json, or contain one of the following strings in its name: albert, bart, bert\n",
+        ),
     ];
     for (number, (id, fires, quiet)) in cases.into_iter().enumerate() {
         let (explanation, _) = explain_text_json(cache.path(), dir.path(), &format!("fires-{number}.log"), fires);
