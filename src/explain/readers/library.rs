@@ -273,19 +273,38 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
+        // Every torch ships these, and importing torch loads them: not finding
+        // one says torch was not imported first (mambainstall1: `import
+        // causal_conv1d_cuda` in a fresh shell), not which torch the extension
+        // was built for. A library only some torch releases have
+        // (libtorch_cuda_cpp.so, 1.8-1.12) is another torch's.
+        let in_every_torch = IN_EVERY_TORCH.contains(&missing.stem);
+        let node = match in_every_torch {
+            true => vec![(
+                None,
+                format!(
+                    "whether torch was imported before {owner}: if `import torch` first makes the error go, nothing is wrong with the build"
+                ),
+            )],
+            false => Vec::new(),
+        };
         return Some(Reading {
             cause: OTHER_BUILD,
             said: format!(
                 "{owner} links torch's own {} and the loader did not find it",
                 missing.file
             ),
-            node: Vec::new(),
+            node,
             fix: format!(
                 "import torch before {owner}; if that does not help, {owner} was built for another torch: install its build for the torch installed here"
             ),
             stated: false,
-            settles: true,
-            rules_out: Vec::new(),
+            settles: !in_every_torch,
+            // torch has the file: nothing is to be installed for it.
+            rules_out: match in_every_torch {
+                true => vec![MISSING],
+                false => Vec::new(),
+            },
         });
     }
 
@@ -453,6 +472,10 @@ fn brings_its_own_cuda(distribution: &str) -> bool {
         .iter()
         .any(|runtime| distribution == *runtime || distribution.starts_with(&format!("{runtime}-")))
 }
+
+/// torch's libraries that every release since 1.5 ships (`libc10.so`,
+/// `libtorch_cpu.so`, ...), which `import torch` loads for everyone after it.
+const IN_EVERY_TORCH: [&str; 4] = ["c10", "torch", "torch_cpu", "torch_python"];
 
 /// NVIDIA's wheels that keep the `-cuNN` suffix from CUDA 13 on.
 const RELEASED_ON_THEIR_OWN: [&str; 2] = ["cudnn", "nccl"];
@@ -641,6 +664,20 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    /// mambainstall1 (import order) against audacitorch9 (another torch).
+    #[test]
+    fn a_torch_library_every_torch_has_missing_is_the_import_order_not_another_build() {
+        let first =
+            reading("ImportError: libc10.so: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!(first.cause, OTHER_BUILD);
+        assert!(!first.settles, "{first:#?}");
+        assert!(first.fix.starts_with("import torch before"), "{}", first.fix);
+        let other =
+            reading("OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or directory\n")
+                .unwrap();
+        assert!(other.settles, "{other:#?}");
     }
 
     #[test]

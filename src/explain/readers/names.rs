@@ -14,10 +14,15 @@ use crate::knowledge::tables::{Change, NameChange};
 pub const CAUSE: &str = "package-lacks-used-name";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    let (module, name) = missing_name(text)?;
+    let (module, name, dotted) = match unexpected_keyword(text) {
+        Some((class, keyword)) => (class, keyword, format!("{class}({keyword}=...)")),
+        None => {
+            let (module, name) = missing_name(text)?;
+            (module, name, format!("{module}.{name}"))
+        }
+    };
     let row = context.tables?.names.of(module, name)?;
     let caller = caller(traceback, &row.package);
-    let dotted = format!("{module}.{name}");
     let (bound, when) = match row.change {
         Change::Removed => (format!("<{}", row.version), "removed"),
         Change::Added => (format!(">={}", row.version), "added"),
@@ -61,6 +66,23 @@ fn missing_name(text: &str) -> Option<(&str, &str)> {
         return Some(found);
     }
     text::module_not_found(text)?.rsplit_once('.')
+}
+
+/// `TrainingArguments.__init__() got an unexpected keyword argument
+/// 'evaluation_strategy'`: the class and the keyword its constructor lacks.
+/// Python names the class from 3.10 on; a paste whose markdown ate the
+/// underscores says `.init()`.
+fn unexpected_keyword(text: &str) -> Option<(&str, &str)> {
+    const MARK: &str = "() got an unexpected keyword argument '";
+    let at = text.find(MARK)?;
+    let keyword = text[at + MARK.len()..].split_once('\'')?.0;
+    let callable = text[..at]
+        .rsplit(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ':'))
+        .next()?;
+    let class = callable
+        .strip_suffix(".__init__")
+        .or_else(|| callable.strip_suffix(".init"))?;
+    Some((class.rsplit('.').next()?, keyword))
 }
 
 /// `module 'numpy' has no attribute 'float'`; not `'Foo' object has no attribute`.
@@ -156,6 +178,50 @@ mod tests {
     fn an_added_name_asks_for_the_release_that_has_it() {
         let found = reading("ImportError: cannot import name 'EncoderDecoderCache' from 'transformers'\n").unwrap();
         assert_eq!(found.fix, "python -m pip install \"transformers>=4.43.0\"");
+    }
+
+    /// Whisper-Finetune#112 (removed) and poseidon3 (added): a keyword
+    /// argument the constructor of a class the table lists lacks.
+    #[test]
+    fn a_keyword_argument_is_dated_by_the_class_the_type_error_names() {
+        let removed = reading(
+            "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'\n",
+        )
+        .unwrap();
+        assert!(
+            removed
+                .said
+                .contains("uses TrainingArguments(evaluation_strategy=...), which transformers 4.51.0 removed"),
+            "{}",
+            removed.said
+        );
+        assert!(
+            removed.fix.starts_with("python -m pip install \"transformers<4.51.0\""),
+            "{}",
+            removed.fix
+        );
+        // A paste whose markdown ate the underscores.
+        let pasted = reading(
+            "TypeError: Seq2SeqTrainingArguments.init() got an unexpected keyword argument 'evaluation_strategy'\n",
+        )
+        .unwrap();
+        assert!(
+            pasted.fix.starts_with("python -m pip install \"transformers<4.51.0\""),
+            "{}",
+            pasted.fix
+        );
+        let added =
+            reading("TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'eval_strategy'\n")
+                .unwrap();
+        assert_eq!(added.fix, "python -m pip install \"transformers>=4.41.0\"");
+        // Another class's keyword, or no class named (Python before 3.10): nothing.
+        for log in [
+            "TypeError: Trainer.__init__() got an unexpected keyword argument 'evaluation_strategy'\n",
+            "TypeError: __init__() got an unexpected keyword argument 'evaluation_strategy'\n",
+            "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'eval_steps_typo'\n",
+        ] {
+            assert_eq!(reading(log), None, "{log}");
+        }
     }
 
     /// A typo, a name no release dated, another module's attribute: nothing.
