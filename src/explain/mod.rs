@@ -270,10 +270,14 @@ pub fn explain<'r, R: BufRead + 'r>(
         })
     };
     // A loader's complaint is also printed by jobs that go on without the
-    // library (ONNX Runtime falls back to the CPU): beside an error that
+    // library (ONNX Runtime falls back to the CPU): before an error that
     // ended the job it is no answer, unless that error's own lines, not only
     // the loader's line before it, point to the same cause.
-    let an_error_ended_the_job = ranked.iter().any(|(traceback, _)| traceback.is_fatal());
+    let an_error_ended_the_job_after = |loader: &Traceback| {
+        ranked
+            .iter()
+            .any(|(traceback, _)| traceback.is_fatal() && traceback.line > loader.last_line)
+    };
     let explains_an_error_itself = |answer: &Candidate| {
         ranked.iter().any(|(traceback, candidates)| {
             traceback.is_fatal()
@@ -287,8 +291,8 @@ pub fn explain<'r, R: BufRead + 'r>(
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
         let stands = traceback.is_fatal() || candidates.first().is_some_and(explains_an_error);
-        let passed_over = an_error_ended_the_job
-            && traceback.raised().and_then(Raised::signal) == Some(Signal::Loader)
+        let passed_over = traceback.raised().and_then(Raised::signal) == Some(Signal::Loader)
+            && an_error_ended_the_job_after(traceback)
             && !candidates.first().is_some_and(explains_an_error_itself);
         let strength = strength(candidates);
         (

@@ -527,7 +527,7 @@ fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading)
             || reading.rules_out.contains(&candidate.id.as_str());
         if disputed && candidate.confidence.is_answer() && candidate.rests_on_an_earlier_line_only() {
             candidate.confidence = Confidence::Possible;
-            let why = match reading.settles {
+            let why = match gone_on_without && reading.settles && candidate.id == reading.cause {
                 true => "a library that did not load is printed by jobs that go on without it too",
                 false => "the earlier line alone does not settle it",
             };

@@ -757,9 +757,8 @@ fn a_runtime_with_its_own_cuda_build_asking_for_another_cuda_is_no_torch_extensi
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
     let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
     assert!(
-        fix.starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11")
-            && fix.contains("pip install nvidia-cublas-cu11")
-            && fix.contains("or install the onnxruntime-gpu build made for the CUDA and cuDNN the node has"),
+        fix.starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11: install the onnxruntime-gpu build made for the CUDA and cuDNN the node has")
+            && fix.contains("pip install nvidia-cublas-cu11"),
         "{fix}"
     );
 }
@@ -856,6 +855,16 @@ fn a_loader_line_alone_names_its_library_and_beside_an_error_it_answers_nothing(
     );
     assert_eq!(explanation["traceback"]["exception"], "ValueError", "{explanation:#}");
     assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    // An error the job got past, printed before the loader line, does not outrank it.
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "after.log",
+        &format!(
+            "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nValueError: learning rate schedule is empty\n{loader}\n"
+        ),
+    );
+    assert_eq!(explanation["traceback"]["exception"], "loader error", "{explanation:#}");
 }
 
 /// A cause that only an earlier line points to is no surer than a reader of

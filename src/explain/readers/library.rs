@@ -124,7 +124,10 @@ fn windows_library<'t>(file: &'t str, base: &'t str) -> Option<Soname<'t>> {
     let versioned_by_cuda = PROVIDERS
         .iter()
         .any(|(prefix, provider, _)| stem.starts_with(prefix) && matches!(provider, Provider::Wheel(_, true)));
+    // CUDA 8 and 9 wrote their release in two digits (`cudart64_92.dll` is 9.2).
+    let release_in_two = |digits: &str| digits.len() == 2 && digits >= "80";
     let version = digits.and_then(|digits| match digits.len() {
+        _ if versioned_by_cuda && release_in_two(digits) => Some(&digits[..1]),
         1 | 2 => Some(digits),
         _ if versioned_by_cuda => Some(&digits[..digits.len() - 1]),
         _ => None,
@@ -221,6 +224,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // torch extension: torch's CUDA says nothing of it, and reinstalling it
     // as one (`pip install onnxruntime`) would bring its CPU-only build.
     let brings_own_cuda = requester.as_deref().is_some_and(brings_its_own_cuda);
+    // What a runtime's own CUDA build decides: the CUDA libraries, not the
+    // driver's or the system's (no build of it brings a missing libcuda.so.1).
+    let runtime_cuda = brings_own_cuda && matches!(provider, Provider::Wheel(..) | Provider::Toolkit);
     let unknown_asker_of_other_cuda = not_torchs_cuda && (requester.is_none() || brings_own_cuda);
     // No pip wheel ships CUDA 10's libraries or older: a torch of that CUDA
     // (1.x, cu101/cu102) and the extensions built for it load them from a toolkit.
@@ -269,7 +275,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // A runtime with its own CUDA build is judged by that build alone: the
     // library it asks for is missing, whatever torch's CUDA.
     let settles = loaded_by_its_own
-        || brings_own_cuda
+        || runtime_cuda
         || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
@@ -278,6 +284,22 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         // causal_conv1d_cuda` in a fresh shell), not which torch the extension
         // was built for. A library only some torch releases have
         // (libtorch_cuda_cpp.so, 1.8-1.12) is another torch's.
+        // torch itself failing on its own file is a broken torch install.
+        let torch_itself = requester.is_none()
+            && traceback
+                .frames()
+                .any(|frame| crate::explain::frame_package(&frame.file) == Some("torch"));
+        if torch_itself {
+            return Some(Reading {
+                cause: MISSING,
+                said: format!("torch's own {} is missing from its install", missing.file),
+                node: Vec::new(),
+                fix: "reinstall the torch installed, whose files are incomplete: python -m pip install --force-reinstall --no-deps torch==VERSION (VERSION from pip show torch, from the index it came from)".to_string(),
+                stated: true,
+                settles: false,
+                rules_out: Vec::new(),
+            });
+        }
         let in_every_torch = IN_EVERY_TORCH.contains(&missing.stem);
         let node = match in_every_torch {
             true => vec![(
@@ -377,6 +399,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             }
         }
         Provider::Driver => "the NVIDIA driver's libraries are not visible: install the driver, or in a container run it with the GPUs passed in (docker run --gpus all, with the NVIDIA Container Toolkit)".to_string(),
+        Provider::Toolkit if no_wheel && missing.file.to_ascii_lowercase().ends_with(".dll") => format!(
+            "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's bin folder on PATH, or install the builds of torch and its extensions made for a CUDA with pip wheels",
+            missing.file
+        ),
         Provider::Toolkit if no_wheel => format!(
             "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's lib64 on the loader path (export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH, where /usr/local/cuda is that toolkit), or install the builds of torch and its extensions made for a CUDA with pip wheels",
             missing.file
@@ -390,14 +416,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     };
     // A runtime with its own CUDA build has two fixes: the library its build
     // wants, or its build for the CUDA the node has.
-    let fix = match (&requester, brings_own_cuda) {
+    // The runtime's build for the node comes first: the library it wants may
+    // be another major of one torch pins (nvidia-cudnn-cu12 9.x), which the
+    // other way would replace.
+    let fix = match (&requester, runtime_cuda) {
         (Some(runtime), true) => {
             let build = match cuda_majors.is_empty() {
                 true => String::new(),
                 false => format!(", and the one installed is for CUDA {wanted_cuda}"),
             };
             format!(
-                "{runtime} brings its own CUDA build{build}: either give it the {} it wants: {fix}; or install the {runtime} build made for the CUDA and cuDNN the node has (its install page lists one per CUDA)",
+                "{runtime} brings its own CUDA build{build}: install the {runtime} build made for the CUDA and cuDNN the node has (its install page lists one per CUDA); or give it the {} it wants, where that replaces no copy torch depends on: {fix}",
                 missing.file
             )
         }
@@ -603,13 +632,8 @@ mod tests {
         assert!(found.settles, "{found:#?}");
         assert!(found.said.contains("(onnxruntime-gpu asks for it)"), "{}", found.said);
         assert!(
-            found
-                .fix
-                .starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11")
-                && found.fix.contains("pip install nvidia-cufft-cu11;")
-                && found
-                    .fix
-                    .contains("or install the onnxruntime-gpu build made for the CUDA and cuDNN the node has"),
+            found.fix.starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11: install the onnxruntime-gpu build made for the CUDA and cuDNN the node has")
+                && found.fix.contains("where that replaces no copy torch depends on: pip install nvidia-cufft-cu11;"),
             "{}",
             found.fix
         );
@@ -636,6 +660,8 @@ mod tests {
         );
         // Three digits are the CUDA release: 11.0, 11.2.
         assert_eq!(stem_and_version("cudart64_110.dll"), Some(("cudart", Some("11"))));
+        // CUDA 8 and 9 wrote two digits: 9.2.
+        assert_eq!(stem_and_version("cudart64_92.dll"), Some(("cudart", Some("9"))));
         assert_eq!(stem_and_version("nvrtc64_112_0.dll"), Some(("nvrtc", Some("11"))));
         // CUDA 10.0's cuFFT is not libcufft.so.10.
         assert_eq!(stem_and_version("cufft64_100.dll"), Some(("cufft", None)));
@@ -678,6 +704,25 @@ mod tests {
             reading("OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or directory\n")
                 .unwrap();
         assert!(other.settles, "{other:#?}");
+        // torch's own import failing on its own file: torch's install is broken.
+        let broken = reading("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import torch\n  File \"/v/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n    from torch._C import *\nImportError: libtorch_cpu.so: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!(broken.cause, MISSING);
+        assert!(
+            broken.fix.starts_with("reinstall the torch installed"),
+            "{}",
+            broken.fix
+        );
+    }
+
+    /// A runtime's own build decides its CUDA libraries, not the driver's.
+    #[test]
+    fn a_runtime_asking_for_the_drivers_library_is_told_of_the_driver_only() {
+        let found = reading("Failed to load library libonnxruntime_providers_cuda.so with error: libcuda.so.1: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(
+            found.fix.contains("NVIDIA driver") && !found.fix.contains("build made for"),
+            "{}",
+            found.fix
+        );
     }
 
     #[test]

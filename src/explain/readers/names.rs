@@ -46,11 +46,21 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         ),
         (_, None) => String::new(),
     };
+    let pin = format!("python -m pip install \"{}{bound}\"{other_side}", row.package);
+    // A renamed keyword is the code's to follow: pinning the package back
+    // would hold back every other user of it.
+    let fix = match &row.renamed_to {
+        Some(new) => format!(
+            "pass {new}= in place of {name}= to {module} (in {}); or {pin}",
+            caller.as_deref().unwrap_or("the code")
+        ),
+        None => pin,
+    };
     Some(Reading {
         cause: CAUSE,
         said,
         node: node.into_iter().collect(),
-        fix: format!("python -m pip install \"{}{bound}\"{other_side}", row.package),
+        fix,
         stated: confirmed,
         settles: true,
         rules_out: Vec::new(),
@@ -196,7 +206,10 @@ mod tests {
             removed.said
         );
         assert!(
-            removed.fix.starts_with("python -m pip install \"transformers<4.51.0\""),
+            removed
+                .fix
+                .starts_with("pass eval_strategy= in place of evaluation_strategy= to TrainingArguments")
+                && removed.fix.contains("or python -m pip install \"transformers<4.51.0\""),
             "{}",
             removed.fix
         );
@@ -206,7 +219,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            pasted.fix.starts_with("python -m pip install \"transformers<4.51.0\""),
+            pasted.fix.contains("python -m pip install \"transformers<4.51.0\""),
             "{}",
             pasted.fix
         );

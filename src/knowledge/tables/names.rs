@@ -36,6 +36,8 @@ pub struct NameChange {
     pub names: Vec<String>,
     pub version: Version,
     pub source: String,
+    /// For a keyword argument: the name the package took in its place.
+    pub renamed_to: Option<String>,
 }
 
 impl NameChanges {
@@ -47,7 +49,7 @@ impl NameChanges {
     }
 }
 
-const FIELDS: [&str; 5] = ["package", "modules", "names", "version", "source"];
+const FIELDS: [&str; 6] = ["package", "modules", "names", "version", "source", "renamed_to"];
 
 pub(super) fn read(root: &Table, reader: &mut Reader) -> NameChanges {
     reader.only_kinds(root, &["removed", "added"]);
@@ -69,6 +71,9 @@ pub(super) fn read(root: &Table, reader: &mut Reader) -> NameChanges {
                     parsed
                 });
             let source = source_url(&mut row);
+            let renamed_to = row
+                .optional_string("renamed_to", "the name the package took in its place")
+                .map(str::to_string);
             if let (Some(package), Some(version)) = (package, &version) {
                 order.push(((normalize_name(package), version.clone()), row.span()));
             }
@@ -82,6 +87,7 @@ pub(super) fn read(root: &Table, reader: &mut Reader) -> NameChanges {
                     names: names.iter().map(|name| name.to_string()).collect(),
                     version,
                     source,
+                    renamed_to,
                 });
             }
         }
