@@ -123,6 +123,28 @@ impl Marker {
         };
         Some(Marker(searcher))
     }
+
+    fn is_in(&self, bytes: &[u8]) -> bool {
+        self.ends(&bytes.to_ascii_lowercase()).next().is_some()
+    }
+
+    /// Where each word found in `lowered` (a lowercased block) ends, in order.
+    fn ends<'b>(&'b self, lowered: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
+        match &self.0 {
+            Searcher::Packed(packed) if packed.len() == 1 => {
+                Box::new(packed[0].find_iter(lowered).map(|found| found.end()))
+            }
+            Searcher::Packed(packed) => {
+                let mut ends: Vec<usize> = packed
+                    .iter()
+                    .flat_map(|searcher| searcher.find_iter(lowered).map(|found| found.end()))
+                    .collect();
+                ends.sort_unstable();
+                Box::new(ends.into_iter())
+            }
+            Searcher::Automaton(automaton) => Box::new(automaton.find_iter(lowered).map(|found| found.end())),
+        }
+    }
 }
 
 /// The words, with those that open alike (the first [`OPENING`] bytes)
@@ -154,30 +176,6 @@ fn shared_openings(sorted: Vec<String>) -> Vec<String> {
 
 /// How many opening bytes two words share before they are searched for as one.
 const OPENING: usize = 16;
-
-impl Marker {
-    fn is_in(&self, bytes: &[u8]) -> bool {
-        self.ends(&bytes.to_ascii_lowercase()).next().is_some()
-    }
-
-    /// Where each word found in `lowered` (a lowercased block) ends, in order.
-    fn ends<'b>(&'b self, lowered: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
-        match &self.0 {
-            Searcher::Packed(packed) if packed.len() == 1 => {
-                Box::new(packed[0].find_iter(lowered).map(|found| found.end()))
-            }
-            Searcher::Packed(packed) => {
-                let mut ends: Vec<usize> = packed
-                    .iter()
-                    .flat_map(|searcher| searcher.find_iter(lowered).map(|found| found.end()))
-                    .collect();
-                ends.sort_unstable();
-                Box::new(ends.into_iter())
-            }
-            Searcher::Automaton(automaton) => Box::new(automaton.find_iter(lowered).map(|found| found.end())),
-        }
-    }
-}
 
 impl<'m, R: BufRead> Lines<'m, R> {
     pub fn new(reader: R) -> Lines<'m, R> {

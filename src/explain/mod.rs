@@ -261,12 +261,15 @@ pub fn explain<'r, R: BufRead + 'r>(
     // the error that ended the job), unless the error's own candidates list
     // the warning's answer: then the warning says why the error happened
     // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
-    let explains_an_error = |answer: &Candidate| {
+    // `by_its_own_lines`: not only through an earlier line of the log.
+    let explains_an_error = |answer: &Candidate, by_its_own_lines: bool| {
         ranked.iter().any(|(traceback, candidates)| {
             traceback.is_fatal()
-                && candidates
-                    .iter()
-                    .any(|candidate| candidate.id == answer.id && candidate.confidence > Confidence::RuledOut)
+                && candidates.iter().any(|candidate| {
+                    candidate.id == answer.id
+                        && candidate.confidence > Confidence::RuledOut
+                        && !(by_its_own_lines && candidate.rests_on_an_earlier_line_only())
+                })
         })
     };
     // A loader's complaint is also printed by jobs that go on without the
@@ -278,22 +281,12 @@ pub fn explain<'r, R: BufRead + 'r>(
             .iter()
             .any(|(traceback, _)| traceback.is_fatal() && traceback.line > loader.last_line)
     };
-    let explains_an_error_itself = |answer: &Candidate| {
-        ranked.iter().any(|(traceback, candidates)| {
-            traceback.is_fatal()
-                && candidates.iter().any(|candidate| {
-                    candidate.id == answer.id
-                        && candidate.confidence > Confidence::RuledOut
-                        && !candidate.rests_on_an_earlier_line_only()
-                })
-        })
-    };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
-        let stands = traceback.is_fatal() || candidates.first().is_some_and(explains_an_error);
+        let stands = traceback.is_fatal() || candidates.first().is_some_and(|best| explains_an_error(best, false));
         let passed_over = traceback.raised().and_then(Raised::signal) == Some(Signal::Loader)
             && an_error_ended_the_job_after(traceback)
-            && !candidates.first().is_some_and(explains_an_error_itself);
+            && !candidates.first().is_some_and(|best| explains_an_error(best, true));
         let strength = strength(candidates);
         (
             !passed_over,

@@ -76,6 +76,13 @@ struct Soname<'t> {
     version: Option<&'t str>,
 }
 
+impl Soname<'_> {
+    /// A Windows library (`cublas64_12.dll`), found through PATH, not the loader path.
+    fn is_dll(&self) -> bool {
+        self.file.to_ascii_lowercase().ends_with(".dll")
+    }
+}
+
 fn soname(token: &str) -> Option<Soname<'_>> {
     let file = token.rsplit(['/', '\\']).next()?;
     if let Some(base) = file
@@ -279,11 +286,6 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         || !(cuda_major.is_some() && (torch_cuda.is_none() || unknown_asker_of_other_cuda));
     if provider == Provider::Torch {
         let owner = requester.clone().unwrap_or_else(|| "the extension".to_string());
-        // Every torch ships these, and importing torch loads them: not finding
-        // one says torch was not imported first (mambainstall1: `import
-        // causal_conv1d_cuda` in a fresh shell), not which torch the extension
-        // was built for. A library only some torch releases have
-        // (libtorch_cuda_cpp.so, 1.8-1.12) is another torch's.
         // torch itself failing on its own file is a broken torch install.
         let torch_itself = requester.is_none()
             && traceback
@@ -300,6 +302,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
                 rules_out: Vec::new(),
             });
         }
+        // Every torch ships these, and importing torch loads them: not finding
+        // one says torch was not imported first (mambainstall1: `import
+        // causal_conv1d_cuda` in a fresh shell), not which torch the extension
+        // was built for. A library only some torch releases have
+        // (libtorch_cuda_cpp.so, 1.8-1.12) is another torch's.
         let in_every_torch = IN_EVERY_TORCH.contains(&missing.stem);
         let node = match in_every_torch {
             true => vec![(
@@ -386,7 +393,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
                     .unwrap_or(distribution.clone()),
                 _ => distribution.clone(),
             };
-            if missing.file.to_ascii_lowercase().ends_with(".dll") {
+            if missing.is_dll() {
                 let folder = wheel.replace('-', "_");
                 format!(
                     "pip install {bound}; it puts {} in site-packages\\nvidia\\{folder}\\bin, which Windows searches only when that folder is on PATH (or added with os.add_dll_directory); or put on PATH another folder that holds it (a CUDA toolkit's bin, for the libraries a toolkit ships)",
@@ -399,7 +406,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             }
         }
         Provider::Driver => "the NVIDIA driver's libraries are not visible: install the driver, or in a container run it with the GPUs passed in (docker run --gpus all, with the NVIDIA Container Toolkit)".to_string(),
-        Provider::Toolkit if no_wheel && missing.file.to_ascii_lowercase().ends_with(".dll") => format!(
+        Provider::Toolkit if no_wheel && missing.is_dll() => format!(
             "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's bin folder on PATH, or install the builds of torch and its extensions made for a CUDA with pip wheels",
             missing.file
         ),
@@ -414,11 +421,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         Provider::System(package) => format!("apt-get install {package} (or the distribution's package that ships {})", missing.file),
         Provider::Torch => unreachable!("handled above"),
     };
-    // A runtime with its own CUDA build has two fixes: the library its build
-    // wants, or its build for the CUDA the node has.
-    // The runtime's build for the node comes first: the library it wants may
-    // be another major of one torch pins (nvidia-cudnn-cu12 9.x), which the
-    // other way would replace.
+    // A runtime with its own CUDA build has two fixes: its build for the CUDA
+    // the node has, first, and the library its build wants, which may be
+    // another major of one torch pins (nvidia-cudnn-cu12 9.x).
     let fix = match (&requester, runtime_cuda) {
         (Some(runtime), true) => {
             let build = match cuda_majors.is_empty() {
