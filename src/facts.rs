@@ -14,6 +14,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::configs::TrainingConfigs;
+use crate::knowledge::tables::DriverVersion;
 use crate::packaging::normalize_name as normalize;
 use crate::snapshot::Snapshot;
 use crate::snapshot::cuda::{CompilerFamily, Toolkit, ToolkitFoundVia};
@@ -34,7 +35,8 @@ pub struct Facts<'a> {
     pub torch: Option<&'a TorchBuild>,
     /// `torch.version.cuda`: `None` for a CPU or ROCm build, or no torch.
     pub torch_cuda: Option<Version>,
-    pub driver: Option<Version>,
+    /// As the node wrote it (`580.65.06`), with its value for comparison.
+    pub driver: Option<DriverVersion>,
     /// The newest CUDA the driver supports (what `nvidia-smi` prints as "CUDA Version").
     pub driver_cuda: Option<Version>,
     /// The newest forward-compatibility `libcuda` in a compat directory;
@@ -113,7 +115,9 @@ impl<'a> Facts<'a> {
                 .and_then(dotted),
             torch,
             torch_cuda: torch.and_then(|build| build.cuda.as_deref()).and_then(dotted),
-            driver: nvidia.and_then(|n| n.driver_version.as_deref()).and_then(dotted),
+            driver: nvidia
+                .and_then(|n| n.driver_version.as_deref())
+                .and_then(DriverVersion::reported),
             driver_cuda: nvidia.and_then(|n| n.cuda_driver_version.as_deref()).and_then(dotted),
             compat_libcuda: snapshot
                 .cuda
@@ -232,5 +236,21 @@ mod tests {
         assert_eq!(dotted("12.8"), Version::from_str("12.8").ok());
         assert_eq!(dotted("3.11.7+"), Version::from_str("3.11.7").ok());
         assert_eq!(dotted("unknown"), None);
+    }
+
+    /// A driver's `06` is shown as written and compared as 6: every sentence
+    /// that names the driver prints its text, no parsed version.
+    #[test]
+    fn the_driver_keeps_the_text_the_node_wrote() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/snapshots/h200-torch2.11-cu130-handmade.json"
+        );
+        let snapshot = crate::snapshot::read(std::path::Path::new(path)).unwrap();
+        let configs = TrainingConfigs::default();
+        let facts = Facts::new(&snapshot, &configs);
+        let driver = facts.driver.unwrap();
+        assert_eq!(driver.to_string(), "580.65.06");
+        assert_eq!(driver.version, Version::from_str("580.65.6").unwrap());
     }
 }

@@ -53,7 +53,7 @@ pub fn driver_cuda(facts: &Facts, tables: &Tables) -> Option<(MajorMinor, bool)>
     let driver = facts.driver.as_ref()?;
     tables
         .drivers
-        .newest_release_for(driver)
+        .newest_release_for(&driver.version)
         .map(|release| (release.cuda, false))
 }
 
@@ -72,7 +72,7 @@ pub fn builds_the_driver_runs<'t>(facts: &Facts, tables: &'t Tables, release: Ma
         .iter()
         .filter(|row| row.torch == release && row.platform == platform)
         .filter(|row| match (&facts.driver, tables.drivers.floor(row.cuda.major)) {
-            (Some(driver), Some(floor)) => *driver >= floor.linux_min_driver.version,
+            (Some(driver), Some(floor)) => driver.version >= floor.linux_min_driver.version,
             (Some(_), None) => false,
             (None, _) => driver_cuda.is_none_or(|cuda| row.cuda.major <= cuda.major),
         })

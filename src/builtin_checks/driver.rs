@@ -97,8 +97,7 @@ fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
         None => String::new(),
     };
     let floor = tables.drivers.floor(torch_cuda.major);
-    let below_floor =
-        matches!((&facts.driver, floor), (Some(driver), Some(floor)) if *driver < floor.linux_min_driver.version);
+    let below_floor = matches!((&facts.driver, floor), (Some(driver), Some(floor)) if driver.version < floor.linux_min_driver.version);
     let major_behind = reported.is_some_and(|(cuda, _)| cuda.major < torch_cuda.major);
 
     if below_floor || major_behind {

@@ -13,6 +13,7 @@ pub mod presentation;
 pub mod rank;
 mod readers;
 pub mod signals;
+mod stdlib_modules;
 pub mod traceback;
 
 use std::io::BufRead;
@@ -185,12 +186,14 @@ pub fn explain<'r, R: BufRead + 'r>(
         }
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
+    let system_sign = collector.system_sign();
     let (tracebacks, dropped) = collector.finish();
 
     let judge = match from {
         FactsFrom::TheLogsNode => rank::Judge::new(matrix, Some(facts)),
         FactsFrom::ThisNode => rank::Judge::new(matrix, Some(facts)).facts_probed_here(),
-    };
+    }
+    .ran_on(system_sign);
     // Lines printed without a traceback (warnings, loader and NCCL lines, a
     // known message): the context that weighs on what failed after them.
     let bare: Vec<(usize, String)> = tracebacks

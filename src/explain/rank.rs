@@ -14,7 +14,7 @@ use super::readers::{self, Reading};
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
-use crate::matrix::rule::{DeviceKind, DevicePair, GpuCondition, PackageCondition, Symptoms, When};
+use crate::matrix::rule::{DeviceKind, DevicePair, GpuCondition, PackageCondition, Symptoms, System, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
 use crate::packaging::normalize_name;
 
@@ -141,6 +141,8 @@ struct Cause<'m> {
     title: &'m str,
     symptoms: &'m Symptoms,
     when: &'m When,
+    /// The systems where it cannot happen, with the reason.
+    not_on: &'m [(System, String)],
     why: &'m str,
     fix: &'m str,
     fix_note: Option<&'m str>,
@@ -158,6 +160,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
             title: &rule.title,
             symptoms: &rule.symptoms,
             when: &rule.when,
+            not_on: &[],
             why: &rule.why,
             fix: &rule.fix,
             fix_note: rule.fix_note.as_deref(),
@@ -169,6 +172,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
         title: &entry.title,
         symptoms: &entry.symptoms,
         when: &entry.when,
+        not_on: &entry.not_on,
         why: &entry.why,
         fix: &entry.fix,
         fix_note: entry.fix_note.as_deref(),
@@ -206,6 +210,9 @@ pub struct Judge<'m, 'f> {
     /// What the caller knows of the run (`same_environment` is read from
     /// each traceback's frames).
     run: TheRun,
+    /// What the whole log shows of the system it ran on, for a traceback
+    /// whose own lines do not (a pasted message, frames cut off).
+    log_system: Option<(System, String)>,
 }
 
 impl<'m, 'f> Judge<'m, 'f> {
@@ -235,6 +242,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             tables: &matrix.tables,
             node,
             run: TheRun::default(),
+            log_system: None,
         }
     }
 
@@ -259,6 +267,12 @@ impl<'m, 'f> Judge<'m, 'f> {
     /// A judge for facts probed on this node while the log may come from
     /// another: a log whose frames run from site-packages elsewhere is judged
     /// without them.
+    /// The system the log's other lines show it ran on (see [`system_sign_in_line`]).
+    pub fn ran_on(mut self, sign: Option<(System, String)>) -> Self {
+        self.log_system = sign;
+        self
+    }
+
     pub fn facts_probed_here(mut self) -> Self {
         self.run.probed_here = true;
         self
@@ -305,7 +319,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .map(|raised| comparable(&unwrapped(&raised.message)))
             .collect();
         let seen = Seen {
-            other_system: other_system_sign(traceback),
+            other_system: other_system_sign(traceback).or_else(|| self.log_system.clone()),
             devices: devices_named(traceback),
             has_frames: traceback.frames().next().is_some(),
             text: messages.join("\n"),
@@ -397,7 +411,7 @@ impl<'m, 'f> Judge<'m, 'f> {
 /// What the traceback shows, worked out once for all causes.
 struct Seen<'j> {
     /// The system other than Linux the log ran on, and what shows it (a frame on `C:\...`).
-    other_system: Option<(&'static str, String)>,
+    other_system: Option<(System, String)>,
     devices: Vec<Device>,
     /// Distributions (normalized names) the frames run through.
     packages: Vec<String>,
@@ -905,12 +919,19 @@ fn score(
         text: verdict.fact,
     }));
     // The log's own paths say which system it ran on, whoever runs explain.
-    let wrong_system = seen.other_system.as_ref().filter(|_| needs_linux(cause.when));
-    if let Some((system, sign)) = wrong_system {
+    let wrong_system = seen.other_system.as_ref().and_then(|(system, sign)| {
+        let reason = match cause.not_on.iter().find(|(excluded, _)| excluded == system) {
+            Some((_, reason)) => reason.clone(),
+            None if needs_linux(cause.when) => "this cause is Linux's".to_string(),
+            None => return None,
+        };
+        Some(format!("the log ran on {} ({sign}): {reason}", system.name()))
+    });
+    if let Some(text) = &wrong_system {
         evidence.push(Evidence {
             kind: EvidenceKind::Node,
             holds: Some(false),
-            text: format!("the log ran on {system} ({sign}), and this cause is Linux's"),
+            text: text.clone(),
         });
     }
     let mut fix = cause.fix.to_string();
@@ -1210,20 +1231,44 @@ impl Device {
 /// What shows that a traceback was printed on a system other than Linux, and
 /// which: a frame's file on a drive letter (`C:\\Users\\...`) or Windows' own
 /// error numbers (`[WinError 126]`); a frame under macOS's home directories
-/// or its Python framework.
-fn other_system_sign(traceback: &Traceback) -> Option<(&'static str, String)> {
+/// or its Python framework, or a message that shows macOS as a line of the
+/// log can.
+fn other_system_sign(traceback: &Traceback) -> Option<(System, String)> {
     for frame in traceback.frames() {
         if super::on_a_drive(&frame.file) {
-            return Some(("Windows", format!("a frame in {}", frame.file)));
+            return Some((System::Windows, format!("a frame in {}", frame.file)));
         }
         if MACOS_PATHS.iter().any(|prefix| frame.file.starts_with(prefix)) {
-            return Some(("macOS", format!("a frame in {}", frame.file)));
+            return Some((System::MacOs, format!("a frame in {}", frame.file)));
         }
     }
-    traceback
-        .messages()
-        .find(|raised| raised.message.contains("[WinError "))
-        .map(|_| ("Windows", "the message gives a WinError".to_string()))
+    traceback.messages().find_map(|raised| {
+        if raised.message.contains("[WinError ") {
+            Some((System::Windows, "the message gives a WinError".to_string()))
+        } else {
+            raised.message.lines().find_map(system_sign_in_line)
+        }
+    })
+}
+
+/// What one line of a log shows of a system other than Linux: a path under
+/// macOS's own directories where a Python file or a site-packages lies (a
+/// warning's location, a path a library prints), or a `.dylib`. Windows' drive
+/// letters are read only from frames: free text names `C:` for other reasons.
+pub(super) fn system_sign_in_line(line: &str) -> Option<(System, String)> {
+    let path = line
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | '`'))
+        .find(|token| {
+            MACOS_PATHS.iter().any(|prefix| token.starts_with(prefix))
+                && (token.contains(".py") || token.contains("/site-packages/") || token.contains(".dylib"))
+        });
+    if let Some(path) = path {
+        let path = path.trim_end_matches([':', ',']);
+        return Some((System::MacOs, format!("a path in the log, {path}")));
+    }
+    line.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | '`' | ':'))
+        .find(|token| token.ends_with(".dylib") && token.len() > ".dylib".len())
+        .map(|library| (System::MacOs, format!("the log names {library}, a macOS library")))
 }
 
 /// The function name Python gives a module's top level: a frame there is an import.
@@ -1941,5 +1986,166 @@ OSError: libcusparse.so.10: cannot open shared object file: No such file or dire
         );
         let candidates = ranked(&log, &here);
         assert_eq!(toolkit_verdict(&candidates), Some(false));
+    }
+
+    /// An installed package importing a name the other installed package
+    /// lacks: its own Requires-Dist, where the node has it, decides and
+    /// gives the release to install.
+    const PEFT_IMPORTS_FROM_TRANSFORMERS: &str = "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/peft/tuners/lora.py\", line 20, in <module>\n    from transformers.pytorch_utils import Conv1D\nImportError: cannot import name 'Conv1D' from 'transformers.pytorch_utils' (/opt/venv/lib/python3.11/site-packages/transformers/pytorch_utils.py)\n";
+
+    fn peft_requiring_transformers(transformers: &str) -> crate::snapshot::Snapshot {
+        let mut snapshot = node(None);
+        snapshot
+            .packages
+            .retain(|package| !matches!(package.normalized_name.as_str(), "transformers" | "peft"));
+        let mut snapshot = with(with(snapshot, "transformers", transformers), "peft", "0.11.1");
+        let peft = snapshot.packages.last_mut().unwrap();
+        peft.requires_dist = vec!["transformers>=4.36.0".into()];
+        snapshot
+    }
+
+    #[test]
+    fn a_name_one_installed_package_lacks_for_another_is_judged_by_its_requirement() {
+        let best = ranked(PEFT_IMPORTS_FROM_TRANSFORMERS, &peft_requiring_transformers("4.30.0")).remove(0);
+        assert_eq!(best.id, "package-lacks-used-name");
+        assert!(best.confidence.is_answer(), "{best:#?}");
+        assert!(
+            best.evidence.iter().any(|evidence| evidence.holds == Some(true)
+                && evidence.text == "peft 0.11.1 requires transformers>=4.36.0; transformers 4.30.0 is installed here"),
+            "{:#?}",
+            best.evidence
+        );
+        assert!(
+            best.fix.starts_with("python -m pip install \"transformers>=4.36.0\""),
+            "{}",
+            best.fix
+        );
+        // The installed one meets the requirement: the name's absence is not
+        // the releases disagreeing, and nothing is named.
+        let inside = ranked(PEFT_IMPORTS_FROM_TRANSFORMERS, &peft_requiring_transformers("4.40.0"));
+        let candidate = inside
+            .iter()
+            .find(|candidate| candidate.id == "package-lacks-used-name")
+            .unwrap();
+        assert!(!candidate.confidence.is_answer(), "{candidate:#?}");
+    }
+
+    const NOT_A_CUDA_TORCH: &str = "AssertionError: Torch not compiled with CUDA enabled\n";
+
+    #[test]
+    fn a_cause_its_entry_says_cannot_happen_on_macos_is_ruled_out_there() {
+        let on_a_mac = format!(
+            "Traceback (most recent call last):\n  File \"/Users/me/venv/lib/python3.11/site-packages/torch/cuda/__init__.py\", line 310, in _lazy_init\n    raise AssertionError(\"Torch not compiled with CUDA enabled\")\n{NOT_A_CUDA_TORCH}"
+        );
+        let cpu_only = |candidates: Vec<Candidate>| {
+            candidates
+                .into_iter()
+                .find(|candidate| candidate.id == "torch-cpu-only-build")
+                .unwrap()
+        };
+        let ruled_out = cpu_only(ranked(&on_a_mac, &without_torch(node(None))));
+        assert_eq!(ruled_out.confidence, Confidence::RuledOut);
+        assert!(
+            ruled_out
+                .evidence
+                .iter()
+                .any(|evidence| evidence.text.contains("the log ran on macOS") && evidence.text.contains("\"mps\"")),
+            "{:#?}",
+            ruled_out.evidence
+        );
+        // Windows has CUDA builds of torch: the same message there is the cause.
+        let on_windows = on_a_mac.replace("/Users/me/venv/lib/", "C:\\venv\\Lib\\");
+        assert!(
+            cpu_only(ranked(&on_windows, &without_torch(node(None))))
+                .confidence
+                .is_answer()
+        );
+        // A log whose other lines show macOS rules it out for a bare message too.
+        let matrix = Matrix::load(&[]).unwrap();
+        let judge = Judge::new(&matrix, None).ran_on(system_sign_in_line(
+            "/Users/me/venv/lib/python3.11/site-packages/langchain_core/_api/deprecation.py:117: LangChainDeprecationWarning: old",
+        ));
+        let bare = cpu_only(judge.rank_in(&parse(NOT_A_CUDA_TORCH).pop().unwrap(), &[]));
+        assert_eq!(bare.confidence, Confidence::RuledOut, "{:#?}", bare.evidence);
+        assert!(
+            cpu_only(ranked(NOT_A_CUDA_TORCH, &without_torch(node(None))))
+                .confidence
+                .is_answer()
+        );
+    }
+
+    #[test]
+    fn only_paths_macos_alone_has_show_a_log_ran_there() {
+        for line in [
+            "/Users/me/env/lib/python3.11/site-packages/x/y.py:3: UserWarning: z",
+            "OSError: dlopen(/opt/homebrew/lib/libomp.dylib, 0x0001): tried",
+            "Library not loaded: @rpath/libc10.dylib",
+        ] {
+            assert_eq!(
+                system_sign_in_line(line).map(|(system, _)| system),
+                Some(System::MacOs),
+                "{line}"
+            );
+        }
+        for line in [
+            "saving to /Users/ (no file named)",
+            "C:\\Users\\me\\env\\lib\\site-packages\\x.py:3: UserWarning: z",
+            "/home/me/Users/x.py is fine",
+            "libtorch_cuda.so: cannot open shared object file",
+        ] {
+            assert_eq!(system_sign_in_line(line), None, "{line}");
+        }
+    }
+
+    const INSUFFICIENT: &str =
+        "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n";
+
+    /// immich349: the runtime's "insufficient" is also what it says with no
+    /// driver to load. A driver of the job's CUDA major runs every runtime of
+    /// it, so the reading points at the job not seeing the driver; an older
+    /// driver leaves both ways open, in that order of checking.
+    #[test]
+    fn an_insufficient_driver_on_a_node_whose_driver_runs_its_major_is_a_job_that_did_not_see_it() {
+        let best = ranked(INSUFFICIENT, &without_torch(node(None))).remove(0);
+        assert_eq!(best.id, "driver-too-old-for-torch");
+        assert!(best.confidence.is_answer());
+        assert!(
+            best.evidence.iter().any(|evidence| evidence
+                .text
+                .contains("the driver here, 580.65.06 (CUDA 13.0), runs every CUDA 13 runtime")
+                && evidence.text.contains("did not see this driver")),
+            "{:#?}",
+            best.evidence
+        );
+        assert!(
+            best.fix
+                .starts_with("run nvidia-smi where the job runs (in its container"),
+            "{}",
+            best.fix
+        );
+        let mut old = without_torch(node(None));
+        let nvidia = old.nvidia.as_mut().unwrap();
+        nvidia.driver_version = Some("470.256.02".into());
+        nvidia.cuda_driver_version = Some("11.4".into());
+        let best = ranked(INSUFFICIENT, &old).remove(0);
+        assert!(
+            best.evidence
+                .iter()
+                .any(|evidence| evidence.text.contains("470.256.02, runs CUDA 11.4 and older")),
+            "{:#?}",
+            best.evidence
+        );
+        assert!(best.fix.contains("else upgrade the NVIDIA driver"), "{}", best.fix);
+        // torch's own words give the driver's CUDA: a driver is there.
+        let torch_says = "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n";
+        let best = ranked(torch_says, &without_torch(node(None))).remove(0);
+        assert!(
+            !best
+                .evidence
+                .iter()
+                .any(|evidence| evidence.text.contains("did not see")),
+            "{:#?}",
+            best.evidence
+        );
     }
 }

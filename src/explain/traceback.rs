@@ -14,6 +14,7 @@
 use serde::Serialize;
 
 use super::signals;
+use crate::matrix::rule::System;
 
 const HEADER: &str = "Traceback (most recent call last):";
 const FRAME: &str = "File \"";
@@ -218,6 +219,9 @@ pub struct Collector {
     /// lines were added to it: a terminal or a paste wrapped it, and the next
     /// line goes on with its message.
     wrapped: Option<(usize, usize)>,
+    /// The first line read whose own paths show the log ran on a system
+    /// other than Linux (a Python warning's location under `/Users/`).
+    system_sign: Option<(System, String)>,
 }
 
 impl Collector {
@@ -251,6 +255,9 @@ impl Collector {
     }
 
     fn read(&mut self, number: usize, line: &str) {
+        if self.system_sign.is_none() {
+            self.system_sign = super::rank::system_sign_in_line(line);
+        }
         // A rank's label (`[rank1]: `, `0: `) is what tracebacks are routed
         // by; what reads a line's own words reads them after it, so that
         // interleaved ranks' `Killed` or loader lines are still read.
@@ -353,6 +360,11 @@ impl Collector {
     }
 
     /// Every traceback, in the order they were first seen.
+    /// What the lines read show of the system the log ran on, if not Linux.
+    pub fn system_sign(&self) -> Option<(System, String)> {
+        self.system_sign.clone()
+    }
+
     pub fn finish(mut self) -> (Vec<Traceback>, usize) {
         // A log that ends on an announcing line keeps it, with nothing after it.
         if let Some((start, raised)) = self.announced.take() {

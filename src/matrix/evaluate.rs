@@ -187,27 +187,35 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
         };
         judged.push(Judged::new(Condition::Package(name.clone()), holds, fact));
     }
-    let versions: [(Condition, &str, &Option<Spec>, &Option<pep440_rs::Version>); 6] = [
-        (Condition::Python, "Python", &when.python, &facts.python_version),
-        (Condition::Glibc, "glibc", &when.glibc, &facts.glibc),
+    // Each version with the text to show: a driver as the node wrote it
+    // (`580.65.06`), the rest as parsed.
+    let shown =
+        |version: &Option<pep440_rs::Version>| version.as_ref().map(|version| (version.clone(), version.to_string()));
+    let driver = facts
+        .driver
+        .as_ref()
+        .map(|driver| (driver.version.clone(), driver.text.clone()));
+    let versions: [(Condition, &str, &Option<Spec>, Option<Shown>); 6] = [
+        (Condition::Python, "Python", &when.python, shown(&facts.python_version)),
+        (Condition::Glibc, "glibc", &when.glibc, shown(&facts.glibc)),
         (
             Condition::HostGcc,
             "the GCC a CUDA extension build would use",
             &when.host_gcc,
-            &facts.host_gcc,
+            shown(&facts.host_gcc),
         ),
-        (Condition::Driver, "the NVIDIA driver", &when.driver, &facts.driver),
+        (Condition::Driver, "the NVIDIA driver", &when.driver, driver),
         (
             Condition::DriverCuda,
             "the driver's CUDA",
             &when.driver_cuda,
-            &facts.driver_cuda,
+            shown(&facts.driver_cuda),
         ),
         (
             Condition::TorchCuda,
             "torch's CUDA",
             &when.torch_cuda,
-            &facts.torch_cuda,
+            shown(&facts.torch_cuda),
         ),
     ];
     for (condition, what, spec, version) in versions {
@@ -217,7 +225,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     }
     if let Some(spec) = &when.cuda_toolkit {
         // The toolkit a build would use, not any toolkit left on disk.
-        let active = facts.active_toolkit_version();
+        let active = shown(&facts.active_toolkit_version());
         judged.push(version_verdict(
             Condition::CudaToolkit,
             "the CUDA toolkit",
@@ -235,7 +243,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     }
     if let Some(wanted) = when.compat_libcuda_newer_than_driver {
         let (newer, fact) = match (&facts.compat_libcuda, &facts.driver) {
-            (Some(compat), Some(driver)) if compat > driver => (
+            (Some(compat), Some(driver)) if *compat > driver.version => (
                 true,
                 format!("a forward-compatibility libcuda {compat} is newer than the driver {driver}"),
             ),
@@ -334,17 +342,20 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     judged
 }
 
+/// A version and the text to show for it.
+type Shown = (pep440_rs::Version, String);
+
 fn version_verdict<'f, 'a>(
     condition: Condition,
     what: &str,
     spec: &Spec,
-    version: Option<&pep440_rs::Version>,
+    version: Option<&Shown>,
 ) -> Judged<'f, 'a> {
     match version {
-        Some(version) => Judged::new(
+        Some((version, shown)) => Judged::new(
             condition,
             spec.contains(version),
-            format!("{what} is {version} (needs {})", spec.text),
+            format!("{what} is {shown} (needs {})", spec.text),
         ),
         None => Judged::new(
             condition,

@@ -62,6 +62,7 @@ const SYMPTOM_ENTRY_KEYS: &[&str] = &[
     "checked",
     "symptoms",
     "when",
+    "not_on",
 ];
 const SYMPTOMS_KEYS: &[&str] = &[
     "messages",
@@ -182,6 +183,11 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         .get("when")
         .and_then(|item| reader.table(item, "when").map(|table| when(&mut reader, table)))
         .unwrap_or_default();
+    let not_on = root
+        .get("not_on")
+        .and_then(|item| reader.table(item, "not_on"))
+        .map(|table| not_on(&mut reader, table))
+        .unwrap_or_default();
     reader.finish()?;
     let missing = "validated above";
     Ok(SymptomEntry {
@@ -194,10 +200,30 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         checked: checked.expect(missing),
         symptoms: symptoms.expect(missing),
         when,
+        not_on,
         path: path.to_path_buf(),
         site: None,
         text: text.to_string(),
     })
+}
+
+/// `[not_on]`: the systems where the cause cannot happen, each with the
+/// reason in words (`macOS = "no torch build for macOS has CUDA ..."`).
+fn not_on(reader: &mut Reader, table: &dyn TableLike) -> Vec<(System, String)> {
+    let mut systems = Vec::new();
+    for (key, item) in table.iter() {
+        let Some(system) = System::named(key) else {
+            reader.problem(
+                item.span(),
+                format!("`not_on.{key}` is no system explain tells apart (expected one of: Windows, macOS)"),
+            );
+            continue;
+        };
+        if let Some(reason) = reader.string(item, &format!("not_on.{key}")) {
+            systems.push((system, reason));
+        }
+    }
+    systems
 }
 
 /// A required string every report shows on one line (an id, a title): a
@@ -659,6 +685,30 @@ mod tests {
                 .any(|error| error.contains("`title` holds a control character")),
             "{shown:?}"
         );
+    }
+
+    /// `[not_on]` names only systems a log can show, each with its reason.
+    #[test]
+    fn a_system_a_cause_cannot_happen_on_is_one_explain_tells_apart() {
+        let path = std::path::Path::new("symptoms/torch-cpu-only-build.toml");
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/compat-matrix/symptoms/torch-cpu-only-build.toml"
+        ))
+        .unwrap();
+        let id = "torch-cpu-only-build";
+        let entry = super::symptom_entry(path, &text, id).unwrap();
+        assert_eq!(entry.not_on.len(), 1);
+        assert_eq!(entry.not_on[0].0, super::System::MacOs);
+        let reason_line = text.lines().find(|line| line.starts_with("macOS = ")).unwrap();
+        for (forged, problem) in [
+            (text.replace("\nmacOS = ", "\nLinux = "), "`not_on.Linux` is no system"),
+            (text.replace(reason_line, "macOS = \"  \""), "`not_on.macOS` is empty"),
+        ] {
+            let errors = super::symptom_entry(path, &forged, id).unwrap_err();
+            let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            assert!(shown.iter().any(|error| error.contains(problem)), "{shown:?}");
+        }
     }
 
     #[test]

@@ -55,9 +55,36 @@ pub struct SymptomEntry {
     pub checked: Date,
     pub symptoms: Symptoms,
     pub when: When,
+    /// The systems where the cause cannot happen, with the reason: a log
+    /// from one of them rules it out.
+    pub not_on: Vec<(System, String)>,
     pub path: PathBuf,
     pub site: Option<PathBuf>,
     pub text: String,
+}
+
+/// A system other than Linux that a log's own paths can show it ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum System {
+    Windows,
+    MacOs,
+}
+
+impl System {
+    pub fn named(name: &str) -> Option<System> {
+        match name {
+            "Windows" => Some(System::Windows),
+            "macOS" => Some(System::MacOs),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            System::Windows => "Windows",
+            System::MacOs => "macOS",
+        }
+    }
 }
 
 /// The marks a cause leaves in a traceback. Every list is optional; what is

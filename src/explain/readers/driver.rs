@@ -12,7 +12,9 @@ use crate::explain::traceback::Traceback;
 pub const CAUSE: &str = "driver-too-old-for-torch";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    let symbol = driver_symbol(text)?;
+    let Some(symbol) = driver_symbol(text) else {
+        return insufficient(text, context);
+    };
     let owner = super::owner_of_failure(text, traceback).filter(|owner| owner != "nvidia");
     let asker = owner.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
     let mut node = Vec::new();
@@ -40,6 +42,57 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         fix: format!(
             "upgrade the NVIDIA driver to one whose CUDA (nvidia-smi's \"CUDA Version\") is at least the CUDA {asker} was built with, or {rebuild}"
         ),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The CUDA runtime's "driver version is insufficient" (cudaErrorInsufficientDriver,
+/// 35) is also what it says when it finds no driver library at all: in a
+/// container started without the NVIDIA runtime, on a machine without the
+/// driver. Since CUDA 11 a driver of a major's branch (525 or newer for CUDA
+/// 12) runs every runtime of that major (minor-version compatibility), so
+/// where the node's driver is known, its major says which of the two the job
+/// met.
+fn insufficient(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    if !(lower.contains("driver version is insufficient for cuda runtime version")
+        || lower.contains("cudaerrorinsufficientdriver"))
+    {
+        return None;
+    }
+    let facts = context.facts?;
+    let driver = facts.driver.as_ref()?;
+    // The CUDA the driver reports, else what NVIDIA's table of toolkit
+    // drivers says it runs (a report that gives only the driver's version).
+    let (cuda, _) = crate::torch_install::driver_cuda(facts, context.tables?)?;
+    let (major, minor) = (cuda.major, cuda.minor);
+    let (said, fix) = if major >= 12 {
+        (
+            format!(
+                "the CUDA runtime found no driver it can use, and the driver here, {driver} (CUDA {major}.{minor}), runs every CUDA {major} runtime: a job with a CUDA {major} runtime that says this did not see this driver (a container started without the NVIDIA runtime, a job on another node), or its runtime is CUDA {} or newer",
+                major + 1
+            ),
+            format!(
+                "run nvidia-smi where the job runs (in its container: docker exec CONTAINER nvidia-smi): if it fails there, start the container with the GPUs (docker run --gpus all, or Compose's device reservation with capabilities [gpu]; the host needs the NVIDIA Container Toolkit); if it shows this driver, the job's runtime is newer than CUDA {major}.{minor}: upgrade the driver to a branch of that CUDA, or install the job's packages built for CUDA {major}"
+            ),
+        )
+    } else {
+        (
+            format!(
+                "the CUDA runtime found no driver it can use, and the driver here, {driver}, runs CUDA {major}.{minor} and older: a newer runtime needs a newer driver, and a job whose runtime this driver runs did not see it (a container started without the NVIDIA runtime)"
+            ),
+            format!(
+                "run nvidia-smi where the job runs (in its container: docker exec CONTAINER nvidia-smi): if it fails there, start the container with the GPUs (docker run --gpus all; the host needs the NVIDIA Container Toolkit); else upgrade the NVIDIA driver to a branch whose CUDA (nvidia-smi's 'CUDA Version') is at least the job's, or install the job's packages built for CUDA {major}.{minor} or older"
+            ),
+        )
+    };
+    Some(Reading {
+        cause: CAUSE,
+        said,
+        node: Vec::new(),
+        fix,
         stated: false,
         settles: true,
         rules_out: Vec::new(),

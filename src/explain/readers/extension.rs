@@ -7,8 +7,6 @@
 //! 'is_compiling'`). The owner is named, with the torch it was built for
 //! (where the log or its `Requires-Dist` says) and the torch installed.
 
-use std::str::FromStr;
-
 use super::text;
 use super::{Context, Reading};
 use crate::explain::traceback::Traceback;
@@ -180,7 +178,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let mut node = Vec::new();
     let mut stated = built_for.is_some();
     if let Some(facts) = context.facts {
-        if let Some(judged) = torch_required(facts, &owner) {
+        if let Some(judged) = super::required_by(facts, &owner, "torch") {
             stated |= judged.0 == Some(true);
             node.push(judged);
         } else if let Some(torch) = torch_here(facts) {
@@ -475,26 +473,6 @@ fn torch_here(facts: &Facts) -> Option<String> {
         .torch
         .and_then(|build| build.version.clone())
         .or_else(|| facts.package_version("torch").map(|version| version.to_string()))
-}
-
-/// The owner's own `Requires-Dist` on torch, judged against the torch installed.
-fn torch_required(facts: &Facts, owner: &str) -> Option<(Option<bool>, String)> {
-    let package = facts.package(owner)?;
-    let torch = facts.package_version("torch")?;
-    let requirement = package
-        .requires_dist
-        .iter()
-        .filter_map(|line| crate::packaging::names::parse_requirement(line).ok())
-        .find(|requirement| requirement.name.as_ref() == "torch")?;
-    let pep508_rs::VersionOrUrl::VersionSpecifier(specifiers) = requirement.version_or_url.as_ref()? else {
-        return None;
-    };
-    let version = package.version.as_deref().unwrap_or("?");
-    let holds = !specifiers.contains(&pep508_rs::pep440_rs::Version::from_str(&torch.to_string()).ok()?);
-    Some((
-        Some(holds),
-        format!("{owner} {version} requires torch{specifiers}; torch {torch} is installed here"),
-    ))
 }
 
 #[cfg(test)]

@@ -160,6 +160,42 @@ fn owner_of_failure(text: &str, traceback: &Traceback) -> Option<String> {
         .map(super::distribution_of)
 }
 
+/// What `owner`'s own `Requires-Dist` asks of `dependency`, judged against
+/// the version installed: `Some(true)` where the installed one is outside it.
+fn required_by(facts: &Facts, owner: &str, dependency: &str) -> Option<(Option<bool>, String)> {
+    requirement_judged(facts, owner, dependency).map(|judged| (Some(judged.outside), judged.text))
+}
+
+/// `owner`'s requirement on `dependency` and whether the installed one is outside it.
+struct Judged {
+    outside: bool,
+    /// `>=0.4.2,<0.5`
+    specifiers: String,
+    text: String,
+}
+
+fn requirement_judged(facts: &Facts, owner: &str, dependency: &str) -> Option<Judged> {
+    let package = facts.package(owner)?;
+    let installed = facts.package_version(dependency)?;
+    let requirement = package
+        .requires_dist
+        .iter()
+        .filter_map(|line| crate::packaging::names::parse_requirement(line).ok())
+        .find(|requirement| crate::packaging::normalize_name(requirement.name.as_ref()) == dependency)?;
+    let pep508_rs::VersionOrUrl::VersionSpecifier(specifiers) = requirement.version_or_url.as_ref()? else {
+        return None;
+    };
+    let version = package.version.as_deref().unwrap_or("?");
+    let outside = !specifiers.contains(&std::str::FromStr::from_str(&installed.to_string()).ok()?);
+    Some(Judged {
+        outside,
+        specifiers: specifiers.to_string(),
+        text: format!(
+            "{owner} {version} requires {dependency}{specifiers}; {dependency} {installed} is installed here"
+        ),
+    })
+}
+
 /// Every reading of one traceback, its messages and frames.
 pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     let messages: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();

@@ -14,14 +14,19 @@ use crate::knowledge::tables::{Change, NameChange};
 pub const CAUSE: &str = "package-lacks-used-name";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    let (module, name, dotted) = match unexpected_keyword(text) {
-        Some((class, keyword)) => (class, keyword, format!("{class}({keyword}=...)")),
+    let (module, name, dotted, keyword) = match unexpected_keyword(text) {
+        Some((class, keyword)) => (class, keyword, format!("{class}({keyword}=...)"), true),
         None => {
             let (module, name) = missing_name(text)?;
-            (module, name, format!("{module}.{name}"))
+            (module, name, format!("{module}.{name}"), false)
         }
     };
-    let row = context.tables?.names.of(module, name)?;
+    let Some(row) = context.tables.and_then(|tables| tables.names.of(module, name)) else {
+        // A class's name says nothing of the package it is from.
+        return (!keyword)
+            .then(|| undated(text, traceback, context, module, &dotted))
+            .flatten();
+    };
     let caller = caller(traceback, &row.package);
     let (bound, when) = match row.change {
         Change::Removed => (format!("<{}", row.version), "removed"),
@@ -65,6 +70,137 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         settles: true,
         rules_out: Vec::new(),
     })
+}
+
+/// A name no row dates, missing from an installed package. Where another
+/// installed package is what uses it, the two are at releases that do not
+/// agree: released code does not ship a typo in an import that every user runs
+/// into, and a file shadowing the package would not be under site-packages.
+/// Where the job's own code uses it, a typo reads the same: the reading is
+/// listed, not named.
+fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, dotted: &str) -> Option<Reading> {
+    if text.contains("partially initialized module") || text.contains("circular import") {
+        return None;
+    }
+    // A compiled module missing, or lacking a function, is a build's, not a
+    // release's: an extension never built, or built from older sources.
+    let last = module.rsplit('.').next().unwrap_or(module);
+    if super::unbuilt::names_a_compiled_module(text) || super::unbuilt::is_compiled_module(last) {
+        return None;
+    }
+    let top = module.split('.').next()?;
+    // torch's own names are the extension reader's: a package made for another torch.
+    if top == "torch" || crate::explain::stdlib_modules::is_stdlib_module(top) {
+        return None;
+    }
+    let lacking = crate::explain::distribution_of(top);
+    let facts = context.facts;
+    let installed = facts.and_then(|facts| facts.package_version(&lacking));
+    // The message's own path (`from 'x' (/v/lib/python3.10/site-packages/x/__init__.py)`)
+    // says where the module was found; without one, that it was found at
+    // all (its name is missing, not the module) is what there is.
+    let found_at = text::after_marker(text, &format!("'{module}' (")).and_then(|rest| rest.split_once(')'));
+    if let Some((path, _)) = found_at
+        && crate::explain::frame_package(path) != Some(top)
+    {
+        return None;
+    }
+    let user = innermost_user(traceback, &lacking);
+    let versions = |name: &str| {
+        facts
+            .and_then(|facts| facts.package_version(name))
+            .map_or_else(|| name.to_string(), |version| format!("{name} {version}"))
+    };
+    let node = match (facts, &installed) {
+        (Some(_), Some(version)) => vec![(None, format!("{lacking} {version} is installed here"))],
+        _ => Vec::new(),
+    };
+    Some(match user {
+        User::Package(caller) => {
+            // The caller's own Requires-Dist, where the node has it, says
+            // which releases it was made for.
+            let judged = facts.and_then(|facts| super::requirement_judged(facts, &caller, &lacking));
+            let fix = match &judged {
+                Some(judged) if judged.outside => format!(
+                    "python -m pip install \"{lacking}{}\" (what {} requires), or the {caller} release made for {}",
+                    judged.specifiers,
+                    versions(&caller),
+                    versions(&lacking)
+                ),
+                _ => format!(
+                    "install the {lacking} release {} was made for (its requirements: python -m pip show {caller}; python -m pip check names a conflict pip knows), or the {caller} release made for {}",
+                    versions(&caller),
+                    versions(&lacking)
+                ),
+            };
+            let node = match judged {
+                Some(judged) => vec![(Some(judged.outside), judged.text)],
+                None => node,
+            };
+            Reading {
+            cause: CAUSE,
+            said: format!(
+                "{caller}, an installed package, uses {dotted}, which the {lacking} installed does not have: their releases do not agree"
+            ),
+            node,
+            fix,
+            stated: false,
+            settles: true,
+            rules_out: Vec::new(),
+        }
+        }
+        User::TheJob => Reading {
+            node: node
+                .into_iter()
+                .chain([(
+                    None,
+                    format!(
+                        "which {lacking} release the code was written for (the project's requirements file pins it) and whether that release has {dotted} ({lacking}'s changelog); if it does, python -m pip install \"{lacking}==THAT_RELEASE\""
+                    ),
+                ), (
+                    None,
+                    format!(
+                        "which {top} the job imports (python -c \"import {top}; print({top}.__file__)\"): a file or folder named {top} where the job starts shadows the installed one"
+                    ),
+                )])
+                .collect(),
+            cause: CAUSE,
+            said: format!(
+                "the job's code (not an installed package) uses {dotted}, which the {lacking} installed does not have: a {lacking} release without it, or a mistake in that code"
+            ),
+            fix: format!(
+                "find the {lacking} release that has {dotted} (its changelog, or the project's requirements file) and install it: python -m pip install \"{lacking}==VERSION\""
+            ),
+            stated: false,
+            settles: false,
+            rules_out: Vec::new(),
+        },
+    })
+}
+
+/// Who used the missing name: the innermost frame that is neither the
+/// package lacking it nor the interpreter's import machinery; the job's
+/// code when no frame was posted.
+enum User {
+    Package(String),
+    TheJob,
+}
+
+fn innermost_user(traceback: &Traceback, lacking: &str) -> User {
+    let user = traceback
+        .frames()
+        .filter_map(|frame| match crate::explain::frame_package(&frame.file) {
+            Some(crate::explain::STDLIB | "importlib") => None,
+            Some(package) => Some(Some(crate::explain::distribution_of(package))),
+            None => Some(None),
+        })
+        .filter(|package| package.as_deref() != Some(lacking))
+        .last()
+        .flatten();
+    match user {
+        Some(package) => User::Package(package),
+        None => User::TheJob,
+    }
 }
 
 /// The module and the name a message says is missing from it.
@@ -237,15 +373,70 @@ mod tests {
         }
     }
 
-    /// A typo, a name no release dated, another module's attribute: nothing.
+    /// A name no row dates, used by the job's own code: a typo reads the
+    /// same, so the reading is listed and never named, and says what decides.
     #[test]
-    fn a_name_the_table_does_not_date_says_nothing() {
+    fn an_undated_name_the_jobs_code_uses_is_listed_not_named() {
         for log in [
             "AttributeError: module 'numpy' has no attribute 'arrray'\n",
-            "AttributeError: 'numpy.ndarray' object has no attribute 'float'\n",
-            "AttributeError: module 'numpy.random' has no attribute 'float'\n",
             "ModuleNotFoundError: No module named 'numpy.linalg.lapack_lite2'\n",
-            "ImportError: cannot import name 'float' from partially initialized module 'numpy'\n",
+            "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other' (/v/lib/python3.10/site-packages/peft/utils/other.py)\n",
+        ] {
+            let found = reading(log).unwrap_or_else(|| panic!("{log}"));
+            assert!(!found.settles, "{log}");
+            assert!(
+                found.said.starts_with("the job's code (not an installed package)"),
+                "{}",
+                found.said
+            );
+            assert!(found.node.iter().all(|(holds, _)| holds.is_none()), "{log}");
+            assert!(found.node.iter().any(|(_, text)| text.contains(".__file__")), "{log}");
+        }
+    }
+
+    /// spconv367: an installed package imports a name its companion package
+    /// lacks. Their releases disagree, and the reading says so.
+    #[test]
+    fn an_undated_name_another_installed_package_uses_is_their_releases_disagreeing() {
+        let log = "Traceback (most recent call last):\n  File \"D:\\Anaconda3\\lib\\site-packages\\spconv\\core.py\", line 21, in <module>\n    from cumm.conv.main import ConvFwdAndBwdInput\nImportError: cannot import name 'ConvFwdAndBwdInput' from 'cumm.conv.main'\n";
+        let found = reading(log).unwrap();
+        assert!(found.settles && !found.stated);
+        assert!(
+            found.said.starts_with(
+                "spconv, an installed package, uses cumm.conv.main.ConvFwdAndBwdInput, which the cumm installed"
+            ),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.starts_with("install the cumm release spconv was made for"),
+            "{}",
+            found.fix
+        );
+        // The package's own frame raising the error is passed over for its caller.
+        let inside = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/basicsr/data/degradations.py\", line 8, in <module>\n    from torchvision.transforms.functional_tensor import rgb_to_grayscale\n  File \"/v/lib/python3.10/site-packages/torchvision/__init__.py\", line 5, in <module>\n    x\nModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'\n";
+        let found = reading(inside).unwrap();
+        assert!(
+            found.settles && found.said.starts_with("basicsr, an installed package"),
+            "{}",
+            found.said
+        );
+    }
+
+    /// What is not a package's release: the interpreter's own library, a
+    /// module of the job found outside site-packages, a circular import, and
+    /// a keyword whose class names no package.
+    #[test]
+    fn what_is_not_a_packages_release_reads_as_nothing() {
+        for log in [
+            "ImportError: cannot import name 'Mapping' from 'collections' (/usr/lib/python3.10/collections/__init__.py)\n",
+            "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/old/x.py\", line 1, in <module>\n    from collections import Mapping\nImportError: cannot import name 'Mapping' from 'collections'\n",
+            "ImportError: cannot import name 'load_data' from 'utils' (/home/me/proj/utils.py)\n",
+            "AttributeError: 'numpy.ndarray' object has no attribute 'float'\n",
+            "ImportError: cannot import name 'float' from partially initialized module 'numpy' (most likely due to a circular import)\n",
+            "TypeError: Linear.__init__() got an unexpected keyword argument 'optimize_fallback'\n",
+            "ImportError: cannot import name '_C' from 'groundingdino' (/v/lib/python3.10/site-packages/groundingdino/__init__.py)\n",
+            "AttributeError: module 'alpaca_lora_4bit.quant_cuda' has no attribute 'vecquant4recons_v2'\n",
         ] {
             assert_eq!(reading(log), None, "{log}");
         }

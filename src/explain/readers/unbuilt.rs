@@ -13,7 +13,7 @@ use crate::explain::traceback::Traceback;
 pub const CAUSE: &str = "cuda-home-missing";
 
 /// Whether a module path's last part is named as packages name their compiled module.
-fn is_compiled_module(name: &str) -> bool {
+pub(super) fn is_compiled_module(name: &str) -> bool {
     super::extension::EXTENSION_SUFFIXES
         .iter()
         .any(|suffix| name.ends_with(suffix))
@@ -68,6 +68,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         settles: false,
         rules_out: Vec::new(),
     })
+}
+
+/// Whether the message says a package's compiled module is missing.
+pub(super) fn names_a_compiled_module(text: &str) -> bool {
+    missing_module(text).is_some()
 }
 
 /// The compiled module a message says is missing: `No module named 'mmcv._ext'`,

@@ -19,6 +19,23 @@ pub struct DriverVersion {
     pub version: Version,
 }
 
+impl DriverVersion {
+    /// A driver version as a node reports it (`580.65.06`), its text kept
+    /// for display; `None` for anything not dotted digits.
+    pub fn reported(text: &str) -> Option<DriverVersion> {
+        let text = text.trim();
+        let dotted = !text.is_empty()
+            && text
+                .split('.')
+                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+        let version = dotted.then(|| Version::from_str(text).ok()).flatten()?;
+        Some(DriverVersion {
+            text: text.to_string(),
+            version,
+        })
+    }
+}
+
 impl fmt::Display for DriverVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
@@ -222,15 +239,8 @@ pub(super) fn read(root: &Table, reader: &mut Reader) -> CudaDrivers {
 
 fn driver_version(row: &mut Row, key: &str) -> Option<DriverVersion> {
     let text = row.string(key, "a driver version such as \"580.65.06\"")?;
-    let dotted = !text.is_empty()
-        && text
-            .split('.')
-            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
-    match dotted.then(|| Version::from_str(text).ok()).flatten() {
-        Some(version) => Some(DriverVersion {
-            text: text.to_string(),
-            version,
-        }),
+    match DriverVersion::reported(text) {
+        Some(driver) => Some(driver),
         None => {
             row.wrong(
                 key,
