@@ -195,10 +195,13 @@ pub fn explain<'r, R: BufRead + 'r>(
     }
     .ran_on(system_sign);
     // Lines printed without a traceback (warnings, loader and NCCL lines, a
-    // known message): the context that weighs on what failed after them.
+    // known message): the context that weighs on what failed after them. Not
+    // a line its printer logged as a warning: the job went on past it
+    // (torch's c10d binds `0.0.0.0` after `[W socket.cpp] ... [::]:29500 ...
+    // Address already in use`).
     let bare: Vec<(usize, String)> = tracebacks
         .iter()
-        .filter(|traceback| traceback.frames().next().is_none())
+        .filter(|traceback| traceback.frames().next().is_none() && !logged_as_warning(traceback))
         .filter_map(|traceback| Some((traceback.line, traceback.raised()?.message.clone())))
         .collect();
     // A warning, or a line jobs that finish also print, is an error only when
@@ -276,9 +279,10 @@ pub fn explain<'r, R: BufRead + 'r>(
         })
     };
     // A loader's complaint is also printed by jobs that go on without the
-    // library (ONNX Runtime falls back to the CPU): before an error that
-    // ended the job it is no answer, unless that error's own lines, not only
-    // the loader's line before it, point to the same cause.
+    // library (ONNX Runtime falls back to the CPU), and a line logged as a
+    // warning by jobs that go on past it: before an error that ended the job
+    // either is no answer, unless that error's own lines, not only the line
+    // before it, point to the same cause.
     let an_error_ended_the_job_after = |loader: &Traceback| {
         ranked
             .iter()
@@ -287,8 +291,10 @@ pub fn explain<'r, R: BufRead + 'r>(
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
         let stands = traceback.is_fatal() || candidates.first().is_some_and(|best| explains_an_error(best, false));
-        let passed_over = traceback.raised().and_then(Raised::signal) == Some(Signal::Loader)
-            && an_error_ended_the_job_after(traceback)
+        let passed_over = matches!(
+            traceback.raised().and_then(Raised::signal),
+            Some(Signal::Loader | Signal::LoggedWarning)
+        ) && an_error_ended_the_job_after(traceback)
             && !candidates.first().is_some_and(|best| explains_an_error(best, true));
         let strength = strength(candidates);
         (
@@ -457,6 +463,11 @@ pub const PASTED: &str = "pasted text";
 
 /// What would tell the standing causes apart, or explain an error none fits:
 /// the node facts they left open, and what the log lacks.
+/// Whether a traceback is a line its printer logged at the warning level.
+fn logged_as_warning(traceback: &Traceback) -> bool {
+    traceback.raised().and_then(Raised::signal) == Some(Signal::LoggedWarning)
+}
+
 fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<String> {
     let mut wanted: Vec<String> = Vec::new();
     let mut add = |text: String| {

@@ -36,6 +36,9 @@ pub enum Signal {
     KnownMessage,
     /// The shell's `Killed` alone on its line: the job got SIGKILL.
     Killed,
+    /// One of the above that its printer logged at the warning level
+    /// (`[W socket.cpp:464]`, `WARNING:root:`): the job went on past it.
+    LoggedWarning,
 }
 
 impl Signal {
@@ -51,6 +54,7 @@ impl Signal {
             Signal::Bitsandbytes => "bitsandbytes setup",
             Signal::KnownMessage => "error message",
             Signal::Killed => "killed",
+            Signal::LoggedWarning => "warning line",
         }
     }
 
@@ -71,7 +75,7 @@ impl Signal {
     }
 }
 
-const ALL: [Signal; 9] = [
+const ALL: [Signal; 10] = [
     Signal::Cuda,
     Signal::DeviceAssertion,
     Signal::CppException,
@@ -81,6 +85,7 @@ const ALL: [Signal; 9] = [
     Signal::Bitsandbytes,
     Signal::KnownMessage,
     Signal::Killed,
+    Signal::LoggedWarning,
 ];
 
 /// The text that marks each kind of line, as the tools print it.
@@ -167,7 +172,68 @@ impl KnownMessages {
 
 /// A line that holds a known message, as a bare error of no class.
 pub fn known_message(line: &str) -> Raised {
-    raised(Signal::KnownMessage, line.trim())
+    raised(at_its_level(Signal::KnownMessage, line), line.trim())
+}
+
+/// A fatal kind of line that its printer logged as a warning is a warning:
+/// torch's c10d logs a failed bind to `[::]` as `[W socket.cpp:464] ...
+/// Address already in use` and goes on to bind `0.0.0.0`.
+fn at_its_level(signal: Signal, line: &str) -> Signal {
+    if signal.is_fatal() && logged_as_warning(line) {
+        Signal::LoggedWarning
+    } else {
+        signal
+    }
+}
+
+/// Whether a line starts with a warning level as loggers print it: glog's
+/// and c10d's `W1203 12:00:00.123 ...`, `[W1203 ...]`, `[W socket.cpp:464]`;
+/// Python logging's `WARNING:root:`, `[WARNING]`, `2024-01-01 12:00:00 - WARNING - `,
+/// loguru's `| WARNING  |`. A rank's label (`[rank0]: `) may come first.
+pub fn logged_as_warning(line: &str) -> bool {
+    let mut text = line.trim_start();
+    if let Some(rest) = text.strip_prefix("[rank")
+        && let Some((_, after)) = rest.split_once("]:")
+    {
+        text = after.trim_start();
+    }
+    let glog = |rest: &str| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits == 4 && rest[digits..].starts_with(' ')
+    };
+    if let Some(rest) = text.strip_prefix("[W")
+        && (rest.starts_with(' ') || glog(rest))
+    {
+        return true;
+    }
+    if let Some(rest) = text.strip_prefix('W')
+        && glog(rest)
+    {
+        return true;
+    }
+    // A level word among the first words, set apart as loggers set it.
+    let head = match text.char_indices().nth(64) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    };
+    head.match_indices("WARN").any(|(at, _)| {
+        let before = head[..at].chars().next_back();
+        let word_end = head[at..]
+            .find(|c: char| !c.is_ascii_uppercase())
+            .map_or(head.len(), |end| at + end);
+        let word = &head[at..word_end];
+        let after = head[word_end..].chars().next();
+        // Only a time stamp, brackets and separators come before a level,
+        // or one logger's name (`wandb: WARNING`): not a sentence.
+        let prefix = &head[..at];
+        let logger = prefix
+            .strip_suffix(": ")
+            .is_some_and(|name| !name.is_empty() && !name.contains(' '));
+        matches!(word, "WARN" | "WARNING")
+            && before.is_none_or(|c| matches!(c, ' ' | '[' | '|' | '-' | ':' | '('))
+            && after.is_none_or(|c| matches!(c, ' ' | ']' | '|' | '-' | ':' | ')'))
+            && (logger || !prefix.chars().any(|c| c.is_ascii_lowercase()))
+    })
 }
 
 /// What a signal line says, when it is one.
@@ -202,7 +268,10 @@ pub fn read(line: &str) -> Option<SignalLine> {
         Signal::Killed => return None,
         _ => text,
     };
-    Some(SignalLine::Line(raised(signal, message.to_string())))
+    Some(SignalLine::Line(raised(
+        at_its_level(signal, line),
+        message.to_string(),
+    )))
 }
 
 /// The shell's `Killed` printed on a progress bar's line, which ends in a
@@ -254,6 +323,39 @@ mod tests {
             SignalLine::Line(raised) => Some((raised.exception, raised.message)),
             SignalLine::OnNextLine(_) => Some(("next".into(), String::new())),
         }
+    }
+
+    #[test]
+    fn a_warning_level_is_read_as_loggers_print_it() {
+        for line in [
+            "[W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+            "[W1203 12:00:00.123456 4242 torch/csrc/distributed/c10d/socket.cpp:462] [c10d] failed",
+            "W1203 12:00:00.123456  4242 file.cc:12] failed",
+            "[rank1]: [W socket.cpp:464] failed",
+            "WARNING:root:CUDA out of memory, retrying with a smaller batch",
+            "2024-01-01 12:00:00,123 - WARNING - CUDA out of memory",
+            "[WARNING] CUDA out of memory",
+            "2024-01-01 12:00:00.123 | WARNING  | app:run:12 - CUDA out of memory",
+            "wandb: WARNING Address already in use",
+        ] {
+            assert!(logged_as_warning(line), "{line}");
+        }
+        for line in [
+            "[E socket.cpp:500] [c10d] The server socket has failed to listen on any local network address.",
+            "RuntimeError: CUDA error: out of memory",
+            "ERROR:root:CUDA out of memory",
+            "Wrote 1203 files",
+            "W1203x",
+            "the run printed a WARNING in a sentence",
+            "RuntimeError: CUDA error: out of memory; see the WARNING above",
+            "UserWarning: CUDA initialization: CUDA driver version is insufficient",
+        ] {
+            assert!(!logged_as_warning(line), "{line}");
+        }
+        let demoted = known_message("[W socket.cpp:464] failed to bind (errno: 98 - Address already in use)");
+        assert_eq!(demoted.signal(), Some(Signal::LoggedWarning));
+        assert!(!demoted.is_fatal());
+        assert!(known_message("failed to bind (errno: 98 - Address already in use)").is_fatal());
     }
 
     #[test]

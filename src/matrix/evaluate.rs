@@ -345,12 +345,7 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
 /// A version and the text to show for it.
 type Shown = (pep440_rs::Version, String);
 
-fn version_verdict<'f, 'a>(
-    condition: Condition,
-    what: &str,
-    spec: &Spec,
-    version: Option<&Shown>,
-) -> Judged<'f, 'a> {
+fn version_verdict<'f, 'a>(condition: Condition, what: &str, spec: &Spec, version: Option<&Shown>) -> Judged<'f, 'a> {
     match version {
         Some((version, shown)) => Judged::new(
             condition,

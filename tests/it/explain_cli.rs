@@ -867,6 +867,47 @@ fn a_loader_line_alone_names_its_library_and_beside_an_error_it_answers_nothing(
     assert_eq!(explanation["traceback"]["exception"], "loader error", "{explanation:#}");
 }
 
+/// torch's c10d logs a failed bind to `[::]` as a warning and binds
+/// `0.0.0.0`: before an error that ended the job the line is no answer and
+/// weighs on nothing, and that error is the one explained. In a log with no
+/// other error (wekws93: both binds failed, and the job stopped there) it is
+/// what there is; the same words in the exception name the cause.
+#[test]
+fn a_line_logged_as_a_warning_is_never_the_answer_to_a_job_that_went_on() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bind = "[W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).";
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "before-an-error.log",
+        &format!(
+            "{bind}\nepoch 1 step 10 loss 2.31\nTraceback (most recent call last):\n  File \"/home/u/train.py\", line 50, in forward\n    x = self.fc(x)\nValueError: Expected input batch_size (16) to match target batch_size (32).\n"
+        ),
+    );
+    assert_eq!(explanation["traceback"]["exception"], "ValueError", "{explanation:#}");
+    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "alone.log",
+        &format!("{bind}\nepoch 1 step 10 loss 2.31\n"),
+    );
+    assert_eq!(explanation["traceback"]["exception"], "warning line", "{explanation:#}");
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(first_id(&explanation), Some("port-already-in-use"), "{explanation:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "fatal.log",
+        &format!(
+            "{bind}\nTraceback (most recent call last):\n  File \"/opt/venv/bin/torchrun\", line 8, in <module>\n    sys.exit(main())\ntorch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).\n"
+        ),
+    );
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(first_id(&explanation), Some("port-already-in-use"), "{explanation:#}");
+}
+
 /// A cause that only an earlier line points to is no surer than a reader of
 /// that line finds it (genrec18): `libcudart.so.12: cannot open` before
 /// fbgemm_gpu's missing operators is a library to install or fbgemm_gpu built

@@ -437,9 +437,24 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
         _ => fix,
     };
+    // Windows' error 126 (ERROR_MOD_NOT_FOUND) is also what loading a DLL
+    // that is there gives when a DLL it loads is not.
+    let (module_or_dependency, fix) = match missing.is_dll() && text.contains("rror code 126") {
+        true => (
+            ", or a DLL it loads (Windows' error 126 says either)",
+            format!(
+                "{fix}; if {} is there, a DLL it loads is not: cuDNN 8 for Windows from 8.3 loads zlibwapi.dll, which the zlib step of cuDNN's install guide puts on PATH",
+                missing.file
+            ),
+        ),
+        false => ("", fix),
+    };
     Some(Reading {
         cause: MISSING,
-        said: format!("the loader could not find {}{wanted_by}", missing.file),
+        said: format!(
+            "the loader could not find {}{module_or_dependency}{wanted_by}",
+            missing.file
+        ),
         node,
         fix,
         stated: true,
@@ -673,6 +688,24 @@ mod tests {
         assert_eq!(
             stem_and_version("C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"),
             Some(("fbgemm", None))
+        );
+    }
+
+    /// Windows' error 126 is the DLL or one it loads: cuDNN 8's own DLL
+    /// present and zlibwapi.dll missing reads the same.
+    #[test]
+    fn windows_error_126_leaves_the_dll_or_one_it_loads() {
+        let found = reading("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\nPlease make sure cudnn_cnn_infer64_8.dll is in your library path!\n").unwrap();
+        assert!(
+            found.said.contains("or a DLL it loads (Windows' error 126"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.contains("zlibwapi.dll"), "{}", found.fix);
+        let linux = reading("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(
+            !linux.said.contains("error 126") && !linux.fix.contains("zlibwapi"),
+            "{linux:?}"
         );
     }
 
