@@ -12,7 +12,7 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 9] = [
+const LOADER_WORDS: [&str; 10] = [
     "cannot open shared object file",
     // Libraries that dlopen on their own (cuda-python's `Failed to dlopen libcuda.so`).
     "failed to dlopen",
@@ -25,6 +25,8 @@ const LOADER_WORDS: [&str; 9] = [
     "could not load dynamic library",
     "is not found",
     "library not found",
+    // Python's ctypes on Windows: `Could not find module 'nvrtc64_112_0.dll' (or one of its dependencies)`.
+    "could not find module",
 ];
 
 /// Who provides a library, by the name between `lib` and `.so`.
@@ -195,9 +197,12 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .version
         .map(|version| version.split('.').next().unwrap_or(version));
     // torch and NVIDIA's wheels load the CUDA libraries for everyone: they ask on no package's behalf.
-    let requester = asker_by_library(text).map(str::to_string).or_else(|| {
-        super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"))
-    });
+    let requester = asker_by_library(text)
+        .map(str::to_string)
+        .or_else(|| asker_by_own_words(text))
+        .or_else(|| {
+            super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"))
+        });
     let facts = context.facts;
     let torch_cuda = facts
         .and_then(|facts| facts.torch_cuda.as_ref())
@@ -437,16 +442,23 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
         _ => fix,
     };
-    // Windows' error 126 (ERROR_MOD_NOT_FOUND) is also what loading a DLL
-    // that is there gives when a DLL it loads is not.
-    let (module_or_dependency, fix) = match missing.is_dll() && text.contains("rror code 126") {
-        true => (
-            ", or a DLL it loads (Windows' error 126 says either)",
-            format!(
-                "{fix}; if {} is there, a DLL it loads is not: cuDNN 8 for Windows from 8.3 loads zlibwapi.dll, which the zlib step of cuDNN's install guide puts on PATH",
-                missing.file
-            ),
-        ),
+    // Windows' error 126 (ERROR_MOD_NOT_FOUND), which Python's ctypes words
+    // "(or one of its dependencies)", is also what loading a DLL that is
+    // there gives when a DLL it loads is not.
+    let either = text.contains("rror code 126") || text.contains("or one of its dependencies");
+    let (module_or_dependency, fix) = match missing.is_dll() && either {
+        true => {
+            let zlib = match missing.stem.starts_with("cudnn") {
+                true => {
+                    ": cuDNN 8 for Windows from 8.3 loads zlibwapi.dll, which the zlib step of cuDNN's install guide puts on PATH"
+                }
+                false => " (dumpbin /dependents, from Visual Studio's build tools, lists what it loads)",
+            };
+            (
+                ", or a DLL it loads (Windows' error 126 says either)",
+                format!("{fix}; if {} is there, a DLL it loads is not{zlib}", missing.file),
+            )
+        }
         false => ("", fix),
     };
     Some(Reading {
@@ -504,6 +516,15 @@ fn asker_by_library(text: &str) -> Option<&'static str> {
         .iter()
         .find(|(prefix, _)| name.starts_with(prefix))
         .map(|(_, distribution)| *distribution)
+}
+
+/// A runtime with its own CUDA build that names itself as the one loading:
+/// `CuPy failed to load nvrtc64_112_0.dll`.
+fn asker_by_own_words(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find(" failed to load ")?;
+    let name = lower[..at].rsplit([' ', '\n', ':']).next()?;
+    brings_its_own_cuda(name).then(|| name.to_string())
 }
 
 /// The file names of runtimes' own libraries, by the distribution that ships them.
@@ -707,6 +728,26 @@ mod tests {
             !linux.said.contains("error 126") && !linux.fix.contains("zlibwapi"),
             "{linux:?}"
         );
+    }
+
+    /// Python's ctypes on Windows says "Could not find module"; CuPy names
+    /// itself as the one loading, and brings its own CUDA build.
+    #[test]
+    fn a_module_ctypes_could_not_find_is_read_with_the_runtime_that_wanted_it() {
+        let found = reading("RuntimeError: CuPy failed to load nvrtc64_112_0.dll: FileNotFoundError: Could not find module 'nvrtc64_112_0.dll' (or one of its dependencies). Try using the full path with constructor syntax.\n").unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(
+            found
+                .said
+                .starts_with("the loader could not find nvrtc64_112_0.dll, or a DLL it loads"),
+            "{}",
+            found.said
+        );
+        assert!(found.said.contains("cupy"), "{}", found.said);
+        assert!(found.settles, "{found:?}");
+        assert!(found.fix.contains("dumpbin /dependents"), "{}", found.fix);
+        // Failing to load a model names no library.
+        assert!(reading("RuntimeError: failed to load model weights from ./ckpt\n").is_none());
     }
 
     /// ballonstranslator404: CTranslate2 4.x on Windows, CUDA 11 there.
