@@ -93,7 +93,16 @@ fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, do
     if top == "torch" || crate::explain::stdlib_modules::is_stdlib_module(top) {
         return None;
     }
-    let lacking = crate::explain::distribution_of(top);
+    let lacking = match NAMESPACES.contains(&top) {
+        // A namespace is no distribution: the one under it is (`google.protobuf`
+        // is protobuf's); the namespace alone lacking a module is a package
+        // not installed, not a release.
+        true => match module.split('.').nth(1) {
+            Some("protobuf") => "protobuf".to_string(),
+            _ => return None,
+        },
+        false => crate::explain::distribution_of(top),
+    };
     let facts = context.facts;
     let installed = facts.and_then(|facts| facts.package_version(&lacking));
     // The message's own path (`from 'x' (/v/lib/python3.10/site-packages/x/__init__.py)`)
@@ -105,7 +114,7 @@ fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, do
     {
         return None;
     }
-    let user = innermost_user(traceback, &lacking);
+    let user = innermost_user(traceback, &lacking, top);
     let versions = |name: &str| {
         facts
             .and_then(|facts| facts.package_version(name))
@@ -178,6 +187,10 @@ fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, do
     })
 }
 
+/// Namespace packages that many distributions share (`google.protobuf`,
+/// `google.cloud`, `nvidia.cudnn`, `azure.storage`).
+const NAMESPACES: [&str; 6] = ["google", "azure", "nvidia", "backports", "mpl_toolkits", "zope"];
+
 /// Who used the missing name: the innermost frame that is neither the
 /// package lacking it nor the interpreter's import machinery; the job's
 /// code when no frame was posted.
@@ -186,11 +199,14 @@ enum User {
     TheJob,
 }
 
-fn innermost_user(traceback: &Traceback, lacking: &str) -> User {
+fn innermost_user(traceback: &Traceback, lacking: &str, top: &str) -> User {
     let user = traceback
         .frames()
         .filter_map(|frame| match crate::explain::frame_package(&frame.file) {
+            // The lacking package's own frames (under its import name, a
+            // namespace's included) and the import machinery's.
             Some(crate::explain::STDLIB | "importlib") => None,
+            Some(package) if package == top => None,
             Some(package) => Some(Some(crate::explain::distribution_of(package))),
             None => Some(None),
         })
@@ -421,6 +437,14 @@ mod tests {
             "{}",
             found.said
         );
+        // Under a namespace, the distribution is the package below it.
+        let protobuf = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/onnx/onnx_pb.py\", line 4, in <module>\n    from google.protobuf.internal import builder\nImportError: cannot import name 'builder' from 'google.protobuf.internal' (/v/lib/python3.10/site-packages/google/protobuf/internal/__init__.py)\n";
+        let found = reading(protobuf).unwrap();
+        assert!(
+            found.said.contains("which the protobuf installed does not have"),
+            "{}",
+            found.said
+        );
     }
 
     /// What is not a package's release: the interpreter's own library, a
@@ -437,6 +461,8 @@ mod tests {
             "TypeError: Linear.__init__() got an unexpected keyword argument 'optimize_fallback'\n",
             "ImportError: cannot import name '_C' from 'groundingdino' (/v/lib/python3.10/site-packages/groundingdino/__init__.py)\n",
             "AttributeError: module 'alpaca_lora_4bit.quant_cuda' has no attribute 'vecquant4recons_v2'\n",
+            // A package under a namespace not installed at all, which no release of another fixes.
+            "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/tensorboard/compat/proto/x.py\", line 5, in <module>\n    from google.protobuf import descriptor\nModuleNotFoundError: No module named 'google.protobuf'\n",
         ] {
             assert_eq!(reading(log), None, "{log}");
         }
