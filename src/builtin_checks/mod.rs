@@ -18,6 +18,7 @@ mod frameworks;
 pub use frameworks::{BUILD_UNKNOWN, cuda_of_toolkit};
 mod hardware;
 mod requirements;
+pub(crate) use requirements::specifiers_on;
 mod shadowing;
 pub mod smoke_test;
 

@@ -216,6 +216,31 @@ fn check_package(
     }
 }
 
+/// The version specifiers `owner`'s Requires-Dist puts on `dependency` where
+/// they apply here, read as this check reads them (pip's markers, no extra; a
+/// marker on an unknown variable is not evaluated): what explain judges an
+/// installed dependency by.
+pub(crate) fn specifiers_on(
+    facts: &Facts,
+    owner: &Package,
+    dependency: &str,
+) -> Option<pep508_rs::pep440_rs::VersionSpecifiers> {
+    let markers = MarkerContext::for_snapshot(facts.snapshot);
+    owner.requires_dist.iter().find_map(|line| {
+        let parsed = parsed(line);
+        let (requirement, variables) = parsed.as_ref().as_ref().ok()?;
+        let applies = !variables.iter().any(|name| markers.unknown.contains(name.as_str()))
+            && requirement.marker.evaluate(&markers.environment, &[]);
+        if !applies || normalize_name(requirement.name.as_ref()) != dependency {
+            return None;
+        }
+        match &requirement.version_or_url {
+            Some(VersionOrUrl::VersionSpecifier(specifiers)) => Some(specifiers.clone()),
+            _ => None,
+        }
+    })
+}
+
 /// `name[extras]specifiers` or `name[extras] @ url`: the requirement without its
 /// marker, which is what to hand to `pip install`.
 /// Where the wrong version is torch's, reinstalling torch alone would break

@@ -2028,6 +2028,26 @@ OSError: libcusparse.so.10: cannot open shared object file: No such file or dire
             .find(|candidate| candidate.id == "package-lacks-used-name")
             .unwrap();
         assert!(!candidate.confidence.is_answer(), "{candidate:#?}");
+        // A requirement of an extra does not apply, as pip reads it: the
+        // judgement is the requirements check's.
+        let mut with_extra = peft_requiring_transformers("4.40.0");
+        with_extra.packages.last_mut().unwrap().requires_dist = vec![
+            "transformers>=4.99.0; extra == \"dev\"".into(),
+            "transformers>=4.36.0".into(),
+        ];
+        let candidates = ranked(PEFT_IMPORTS_FROM_TRANSFORMERS, &with_extra);
+        let candidate = candidates
+            .iter()
+            .find(|candidate| candidate.id == "package-lacks-used-name")
+            .unwrap();
+        assert!(
+            candidate
+                .evidence
+                .iter()
+                .any(|evidence| evidence.text.contains("requires transformers>=4.36.0")),
+            "{:#?}",
+            candidate.evidence
+        );
     }
 
     const NOT_A_CUDA_TORCH: &str = "AssertionError: Torch not compiled with CUDA enabled\n";

@@ -178,7 +178,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let mut node = Vec::new();
     let mut stated = built_for.is_some();
     if let Some(facts) = context.facts {
-        if let Some(judged) = super::required_by(facts, &owner, "torch") {
+        if let Some(judged) =
+            super::requirement_judged(facts, &owner, "torch").map(|judged| (Some(judged.outside), judged.text))
+        {
             stated |= judged.0 == Some(true);
             node.push(judged);
         } else if let Some(torch) = torch_here(facts) {

@@ -160,31 +160,22 @@ fn owner_of_failure(text: &str, traceback: &Traceback) -> Option<String> {
         .map(super::distribution_of)
 }
 
-/// What `owner`'s own `Requires-Dist` asks of `dependency`, judged against
-/// the version installed: `Some(true)` where the installed one is outside it.
-fn required_by(facts: &Facts, owner: &str, dependency: &str) -> Option<(Option<bool>, String)> {
-    requirement_judged(facts, owner, dependency).map(|judged| (Some(judged.outside), judged.text))
-}
-
-/// `owner`'s requirement on `dependency` and whether the installed one is outside it.
-struct Judged {
-    outside: bool,
+/// `owner`'s requirement on `dependency`, where it applies here, judged
+/// against the version installed.
+pub(super) struct Judged {
+    /// The installed one is outside it.
+    pub outside: bool,
     /// `>=0.4.2,<0.5`
-    specifiers: String,
-    text: String,
+    pub specifiers: String,
+    pub text: String,
 }
 
-fn requirement_judged(facts: &Facts, owner: &str, dependency: &str) -> Option<Judged> {
+/// Read as the requirements check reads it (pip's markers, no extra), so
+/// explain and `check` never judge one pair two ways.
+pub(super) fn requirement_judged(facts: &Facts, owner: &str, dependency: &str) -> Option<Judged> {
     let package = facts.package(owner)?;
     let installed = facts.package_version(dependency)?;
-    let requirement = package
-        .requires_dist
-        .iter()
-        .filter_map(|line| crate::packaging::names::parse_requirement(line).ok())
-        .find(|requirement| crate::packaging::normalize_name(requirement.name.as_ref()) == dependency)?;
-    let pep508_rs::VersionOrUrl::VersionSpecifier(specifiers) = requirement.version_or_url.as_ref()? else {
-        return None;
-    };
+    let specifiers = crate::builtin_checks::specifiers_on(facts, package, dependency)?;
     let version = package.version.as_deref().unwrap_or("?");
     let outside = !specifiers.contains(&std::str::FromStr::from_str(&installed.to_string()).ok()?);
     Some(Judged {

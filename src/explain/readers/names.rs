@@ -114,7 +114,7 @@ fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, do
     {
         return None;
     }
-    let user = innermost_user(traceback, &lacking, top);
+    let user = innermost_user(traceback, top);
     let versions = |name: &str| {
         facts
             .and_then(|facts| facts.package_version(name))
@@ -199,7 +199,7 @@ enum User {
     TheJob,
 }
 
-fn innermost_user(traceback: &Traceback, lacking: &str, top: &str) -> User {
+fn innermost_user(traceback: &Traceback, top: &str) -> User {
     let user = traceback
         .frames()
         .filter_map(|frame| match crate::explain::frame_package(&frame.file) {
@@ -210,7 +210,6 @@ fn innermost_user(traceback: &Traceback, lacking: &str, top: &str) -> User {
             Some(package) => Some(Some(crate::explain::distribution_of(package))),
             None => Some(None),
         })
-        .filter(|package| package.as_deref() != Some(lacking))
         .last()
         .flatten();
     match user {
