@@ -268,13 +268,17 @@ pub fn explain<'r, R: BufRead + 'r>(
     // the warning's answer: then the warning says why the error happened
     // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
     // `by_its_own_lines`: not only through an earlier line of the log.
-    let explains_an_error = |answer: &Candidate, by_its_own_lines: bool| {
-        ranked.iter().any(|(traceback, candidates)| {
-            traceback.is_fatal()
+    // `other_than`: the line giving the answer, which is no error it explains.
+    let explains_an_error = |answer: &Candidate, by_its_own_lines: bool, other_than: usize| {
+        ranked.iter().enumerate().any(|(index, (traceback, candidates))| {
+            index != other_than
+                && traceback.is_fatal()
                 && candidates.iter().any(|candidate| {
                     candidate.id == answer.id
                         && candidate.confidence > Confidence::RuledOut
-                        && !(by_its_own_lines && candidate.rests_on_an_earlier_line_only())
+                        && !(by_its_own_lines
+                            && candidate.rests_on_an_earlier_line_only()
+                            && !candidate.confidence.is_answer())
                 })
         })
     };
@@ -288,14 +292,33 @@ pub fn explain<'r, R: BufRead + 'r>(
             .iter()
             .any(|(traceback, _)| traceback.is_fatal() && traceback.line > loader.last_line)
     };
+    // So is any bare error line when a Python traceback with an exception of
+    // its own ended the job after it: the job went on past the line, and a
+    // traceback whose own lines do not point to the line's cause (`KeyError:
+    // 'model'` in the job's code) failed for a reason of its own. A traceback
+    // cut before its exception may be the line's own, printed again.
+    let a_traceback_ended_the_job_after = |line: &Traceback| {
+        ranked.iter().any(|(traceback, _)| {
+            traceback.is_fatal()
+                && traceback.frames().next().is_some()
+                && traceback.raised().is_some()
+                && traceback.line > line.last_line
+        })
+    };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
         let (traceback, candidates) = &ranked[index];
-        let stands = traceback.is_fatal() || candidates.first().is_some_and(|best| explains_an_error(best, false));
-        let passed_over = matches!(
-            traceback.raised().and_then(Raised::signal),
-            Some(Signal::Loader | Signal::LoggedWarning)
-        ) && an_error_ended_the_job_after(traceback)
-            && !candidates.first().is_some_and(|best| explains_an_error(best, true));
+        let stands = traceback.is_fatal()
+            || candidates
+                .first()
+                .is_some_and(|best| explains_an_error(best, false, index));
+        let gone_past = match traceback.raised().and_then(Raised::signal) {
+            Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback),
+            _ => traceback.frames().next().is_none() && a_traceback_ended_the_job_after(traceback),
+        };
+        let passed_over = gone_past
+            && !candidates
+                .first()
+                .is_some_and(|best| explains_an_error(best, true, index));
         let strength = strength(candidates);
         (
             !passed_over,

@@ -331,9 +331,24 @@ impl<'m, 'f> Judge<'m, 'f> {
             },
             message_owners: &self.message_owners,
             context,
+            message_known: false,
         };
         // Each cause's message that fits, found once for all.
+        let readers_context = readers::Context {
+            facts,
+            absence_is_a_fact: same_environment,
+            tables: Some(self.tables),
+        };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
+        let readings = readers::read(traceback, readers_context);
+        let seen = Seen {
+            message_known: seen.messages.is_empty()
+                || hits.iter().any(Option::is_some)
+                || !readings.is_empty()
+                || super::signals::may_be_signal(&seen.text)
+                || readers::is_loader_failure(&seen.text),
+            ..seen
+        };
         let mut candidates: Vec<Candidate> = self
             .causes
             .iter()
@@ -371,12 +386,6 @@ impl<'m, 'f> Judge<'m, 'f> {
                 score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
             })
             .collect();
-        let readers_context = readers::Context {
-            facts,
-            absence_is_a_fact: same_environment,
-            tables: Some(self.tables),
-        };
-        let readings = readers::read(traceback, readers_context);
         for reading in readings {
             self.weigh_reading(&mut candidates, reading);
         }
@@ -423,6 +432,11 @@ struct Seen<'j> {
     message_owners: &'j [(&'j str, String)],
     /// The log's other error and warning lines before this traceback, lowercase.
     context: &'j [String],
+    /// The traceback's message is a failure some cause gives (a symptom, one
+    /// a reader reads, a CUDA, NCCL or loader failure of any cause), or it has
+    /// none: an earlier line's cause may have led to it. A message no cause gives (`KeyError: 'model'` in the job's
+    /// code) is an error of its own, whatever a line before it said.
+    message_known: bool,
     /// Its `same_environment`: a frame runs from this node's Python
     /// environment, so its facts are the log's.
     run: TheRun,
@@ -766,7 +780,8 @@ fn score(
             ),
         });
     }
-    let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause));
+    let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause))
+        && (seen.message_known || frame_hits > 0);
     // A message that is there and is none of the cause's: another error at the
     // same place, unless an earlier line named this cause (the error is its consequence).
     let message_differs =

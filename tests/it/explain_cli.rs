@@ -908,6 +908,112 @@ fn a_line_logged_as_a_warning_is_never_the_answer_to_a_job_that_went_on() {
     assert_eq!(first_id(&explanation), Some("port-already-in-use"), "{explanation:#}");
 }
 
+/// A line the job went past (a warning, a library's setup complaint, an
+/// error it logged and survived) says nothing of a later error in the job's
+/// own code that no cause gives: each such line before `KeyError: 'model'`
+/// leaves the answer not decided, never "likely". The same line before an
+/// error it leads to still names its cause (YOLOv5's `CUDA unavailable,
+/// invalid device` after torch's "driver too old" warning,
+/// smartconstruction39, is a GPU not seen).
+#[test]
+fn an_earlier_line_does_not_answer_a_later_error_no_cause_gives() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let unrelated = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 40, in <module>\n    cfg = config[\"model\"]\nKeyError: 'model'\n";
+    for (name, earlier) in [
+        (
+            "warning.log",
+            "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 10010).",
+        ),
+        (
+            "setup.log",
+            "The installed version of bitsandbytes was compiled without GPU support.",
+        ),
+        (
+            "error.log",
+            "ERROR: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+        ),
+        ("stated.log", "FlashAttention only supports Ampere GPUs or newer."),
+    ] {
+        let (explanation, _) = explain_text_json(
+            cache.path(),
+            dir.path(),
+            name,
+            &format!("{earlier}\nepoch 1 step 10 loss 2.31\n{unrelated}"),
+        );
+        assert_eq!(
+            explanation["traceback"]["exception"], "KeyError",
+            "{name}: {explanation:#}"
+        );
+        assert_ne!(explanation["outcome"], "explained", "{name}: {explanation:#}");
+    }
+    let (explanation, _) = explain_case_json(cache.path(), "driver-too-old-for-torch-smartconstruction39");
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("driver-too-old-for-torch"),
+        "{explanation:#}"
+    );
+}
+
+/// pip's list of the releases it can install here says which side a pin
+/// missed: torch 1.13.1 below every torch offered to Python 3.11
+/// (groqcasters1) is a release made before this interpreter; a pin of
+/// another package the same way is no torch matter, and the torch entry is
+/// ruled out; a pin newer than everything offered (an interpreter too old,
+/// or a platform dropped) and an empty list (an index never reached) are
+/// not decided.
+#[test]
+fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_all() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain-fresh/2026-12-03-P/python-supported-by-torch-groqcasters1");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("python-supported-by-torch"),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("pip install \"torch>=2.0.0\""),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "tensorflow.log",
+        "ERROR: Could not find a version that satisfies the requirement tensorflow==1.15.5 (from versions: 2.12.0, 2.13.0)\nERROR: No matching distribution found for tensorflow==1.15.5\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("pip-finds-no-release-here"),
+        "{explanation:#}"
+    );
+    assert_eq!(
+        candidate(&explanation, "python-supported-by-torch").unwrap()["confidence"],
+        "ruled-out",
+        "{explanation:#}"
+    );
+    for (name, log) in [
+        (
+            "newer.log",
+            "ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: 2.0.0, 2.2.2)\n",
+        ),
+        (
+            "none.log",
+            "ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: none)\n",
+        ),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), name, log);
+        assert_eq!(explanation["outcome"], "undecided", "{name}: {explanation:#}");
+    }
+}
+
 /// A cause that only an earlier line points to is no surer than a reader of
 /// that line finds it (genrec18): `libcudart.so.12: cannot open` before
 /// fbgemm_gpu's missing operators is a library to install or fbgemm_gpu built

@@ -29,6 +29,21 @@ const LOADER_WORDS: [&str; 10] = [
     "could not find module",
 ];
 
+/// Windows' words for a DLL that did not load, which name no file the
+/// readers can trace (`DLL load failed while importing _C`, torch's `Error
+/// loading "...\\c10.dll" or one of its dependencies`).
+const WINDOWS_LOADER_WORDS: [&str; 2] = ["dll load failed", "or one of its dependencies"];
+
+/// Whether the text is a loader's failure to load a library, traced or not:
+/// a failure that a cause elsewhere (a runtime missing, a PATH) may lead to.
+pub fn is_loader_failure(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    LOADER_WORDS
+        .iter()
+        .chain(&WINDOWS_LOADER_WORDS)
+        .any(|words| lower.contains(words))
+}
+
 /// Who provides a library, by the name between `lib` and `.so`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Provider {

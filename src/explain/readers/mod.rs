@@ -16,12 +16,14 @@ mod host_compiler;
 mod library;
 mod names;
 mod nvcc;
+mod pip_index;
 mod requirement;
 mod text;
 mod unbuilt;
 
 /// The cause of a library the loader could not find.
 pub use library::MISSING as LIBRARY_MISSING;
+pub use library::is_loader_failure;
 
 use super::traceback::Traceback;
 use crate::facts::Facts;
@@ -194,6 +196,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     let text = text::squeeze_spaces(&messages.join("\n"));
     let mut readings = Vec::new();
     readings.extend(requirement::read(&text, context));
+    readings.extend(pip_index::read(&text, context));
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));
     readings.extend(extension::read_cuda_disagreement(&text));

@@ -1,0 +1,343 @@
+//! pip's own account of a requirement it could not install: `Could not find a
+//! version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0,
+//! ..., 2.4.1)`. The list is every release of which the index offers a file this
+//! interpreter and platform can install (a wheel whose tags fit, or an sdist),
+//! less the releases whose Requires-Python excludes the interpreter, which pip
+//! names just above (`Ignored the following versions that require a different
+//! python version: 1.21.2 Requires-Python >=3.7,<3.11`). So where the pin falls
+//! against the list says which side is wrong: a pin older than every release
+//! offered is a release made before this interpreter (it is too new for it);
+//! one newer than every release offered is an interpreter or a platform the
+//! release no longer builds for; an empty list is nothing at all for it here,
+//! or an index pip never reached.
+
+use std::str::FromStr;
+
+use pep508_rs::VersionOrUrl;
+use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
+
+use super::{Context, Reading};
+use crate::knowledge::tables::MajorMinor;
+use crate::packaging::{names::parse_requirement, normalize_name};
+
+/// torch's release does not publish for this interpreter.
+pub const TORCH_PYTHON: &str = "python-supported-by-torch";
+/// Any package: the index has no file of the pinned release for this
+/// interpreter and platform.
+pub const NO_RELEASE: &str = "pip-finds-no-release-here";
+
+/// Released together with torch, for the same interpreters (RELEASE.md's
+/// compatibility matrix lists them beside it).
+const TORCH_FAMILY: [&str; 3] = ["torch", "torchvision", "torchaudio"];
+
+const NOT_FOUND: &str = "satisfies the requirement ";
+const OFFERED: &str = "(from versions: ";
+const SKIPPED: &str = "require a different python version: ";
+
+/// Where the pin falls against what pip offers.
+#[derive(Debug, PartialEq, Eq)]
+enum Side {
+    /// pip names the pinned release among those it skipped for Requires-Python.
+    Skipped(String),
+    /// Older than every release offered: made before this interpreter.
+    Older,
+    /// Newer than every release offered.
+    Newer,
+    /// Nothing offered at all.
+    Nothing,
+    /// A local build (`+cu113`) of a release that is offered without it.
+    LocalBuild(String),
+}
+
+pub fn read(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_lowercase();
+    let at = lower.find(NOT_FOUND)? + NOT_FOUND.len();
+    let rest = &text[at..];
+    let rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    // Older pip names who asked instead of what it found: `spconv (from pcdet)`.
+    let open = rest.find(OFFERED).or_else(|| rest.find(" ("));
+    let pinned = rest[..open.unwrap_or(rest.len())].trim();
+    let requirement = parse_requirement(pinned).ok()?;
+    let name = normalize_name(requirement.name.as_ref());
+    let torch = TORCH_FAMILY.contains(&name.as_str());
+    let Some(listed) = open.and_then(|open| rest[open..].strip_prefix(OFFERED)) else {
+        return Some(unlisted(&name, torch));
+    };
+    let listed = &listed[..listed.find(')')?];
+    let offered: Vec<Version> = listed
+        .split(',')
+        .filter_map(|version| Version::from_str(version.trim()).ok())
+        .collect();
+    let specifiers = match &requirement.version_or_url {
+        Some(VersionOrUrl::VersionSpecifier(specifiers)) => Some(specifiers.clone()),
+        _ => None,
+    };
+    let side = side(&lower, specifiers.as_ref(), &offered)?;
+    let (lowest, highest) = (offered.first(), offered.last());
+    let range = match (lowest, highest) {
+        (Some(low), Some(high)) if low != high => format!("{name} {low} to {high}"),
+        (Some(only), _) => format!("only {name} {only}"),
+        _ => format!("no release of {name}"),
+    };
+    let interpreter = interpreter_note(context, torch, specifiers.as_ref());
+    let reach_a_release = lowest
+        .map(|low| {
+            format!(", or pin a release this interpreter has (pip offers {range} here): pip install \"{name}>={low}\"")
+        })
+        .unwrap_or_default();
+    let (said, fix, settles) = match &side {
+        Side::Skipped(requires) => (
+            format!("pip skipped {pinned}: it requires Python {requires}, which this interpreter is not"),
+            format!(
+                "run the job with a Python that {requires} admits, in a new environment (python3.X -m venv, or conda create -n NAME python=3.X){reach_a_release}"
+            ),
+            true,
+        ),
+        Side::Older => (
+            format!(
+                "pip offers {range} for this interpreter and platform, none as old as {pinned}: that release publishes no file for this interpreter, which is newer than the ones it was built for"
+            ),
+            format!(
+                "run the job with an older Python that {pinned} was built for, in a new environment (python3.X -m venv, or conda create -n NAME python=3.X){reach_a_release} (code written for the old release may need changes)"
+            ),
+            !interpreter.iter().any(|(holds, _)| *holds == Some(false)),
+        ),
+        Side::Newer => (
+            format!(
+                "pip offers {range} for this interpreter and platform, none as new as {pinned}: the release publishes no file for this interpreter (an older Python than it supports) or for this platform"
+            ),
+            format!(
+                "check the interpreter and platform pip ran for (python -c 'import sys, platform; print(sys.version, platform.machine())'): run the job with a Python that {pinned} supports, or on a platform it publishes for{reach_a_release}"
+            ),
+            interpreter.iter().any(|(holds, _)| *holds == Some(true)),
+        ),
+        Side::Nothing => (
+            format!("pip finds no release of {name} at all for this interpreter and platform on the index it read"),
+            format!(
+                "check that pip reached the index (a 'Retrying' warning above it means it did not: the network or proxy), that the name is right, and that the interpreter is a 64-bit Python {name} publishes files for (python -c 'import sys, platform; print(sys.version, platform.machine())'); a build such as +cu121 is on the index that hosts it (torch: --index-url https://download.pytorch.org/whl/cu121)"
+            ),
+            false,
+        ),
+        Side::LocalBuild(local) => (
+            format!(
+                "pip offers {name} without the local build +{local}: builds such as +{local} are only on the index that hosts them"
+            ),
+            match torch {
+                true => format!(
+                    "python -m pip install \"{pinned}\" --extra-index-url https://download.pytorch.org/whl/{local}"
+                ),
+                false => format!(
+                    "python -m pip install \"{pinned}\" --extra-index-url URL, with the index the project's install page gives for +{local}"
+                ),
+            },
+            true,
+        ),
+    };
+    let (cause, rules_out) = match (torch, &side) {
+        (true, Side::LocalBuild(_)) => (NO_RELEASE, vec![TORCH_PYTHON]),
+        (true, _) => (TORCH_PYTHON, Vec::new()),
+        (false, _) => (NO_RELEASE, vec![TORCH_PYTHON]),
+    };
+    Some(Reading {
+        cause,
+        said,
+        node: interpreter,
+        fix,
+        stated: !matches!(side, Side::Nothing),
+        settles,
+        rules_out,
+    })
+}
+
+/// pip's failure without the releases it found (older pip): which package,
+/// but not why; torch's Python support is left open, anything else's ruled out.
+fn unlisted(name: &str, torch: bool) -> Reading {
+    Reading {
+        cause: if torch { TORCH_PYTHON } else { NO_RELEASE },
+        said: format!("pip found no release of {name} it could install here, and does not list what it found"),
+        node: Vec::new(),
+        fix: format!(
+            "rerun the install with python -m pip install -v, which lists the releases the index offers this interpreter and platform, and compare them with the one {name} needs"
+        ),
+        stated: false,
+        settles: false,
+        rules_out: if torch { Vec::new() } else { vec![TORCH_PYTHON] },
+    }
+}
+
+/// Where the pin falls against `offered`; `None` where the list says nothing
+/// of it (a pin inside the range of releases offered, or no pin at all
+/// beside a list that is not empty).
+fn side(lower: &str, specifiers: Option<&VersionSpecifiers>, offered: &[Version]) -> Option<Side> {
+    let Some(specifiers) = specifiers.filter(|specifiers| !specifiers.is_empty()) else {
+        return offered.is_empty().then_some(Side::Nothing);
+    };
+    if let Some(requires) = skipped_for_python(lower, specifiers) {
+        return Some(Side::Skipped(requires));
+    }
+    if offered.is_empty() {
+        return Some(Side::Nothing);
+    }
+    let pins: Vec<Version> = specifiers
+        .iter()
+        .map(|specifier| specifier.version().clone().without_local())
+        .collect();
+    if let [only] = specifiers.iter().collect::<Vec<_>>().as_slice()
+        && let Some(local) = only.version().local().first()
+        && offered.contains(&pins[0])
+    {
+        return Some(Side::LocalBuild(local.to_string()));
+    }
+    // Judged within the pin's major version: a package's first releases are
+    // often source archives any interpreter may install (torch 0.1.2 on PyPI
+    // is a placeholder that only says to install from pytorch.org), listed
+    // below a pin that has no file here.
+    let same_major = |version: &&Version| {
+        pins.iter()
+            .any(|pin| version.release().first() == pin.release().first())
+    };
+    if offered.iter().any(|version| pins.iter().all(|pin| version > pin))
+        && offered
+            .iter()
+            .filter(same_major)
+            .all(|version| pins.iter().all(|pin| version > pin))
+    {
+        return Some(Side::Older);
+    }
+    if offered.iter().all(|version| pins.iter().all(|pin| version < pin)) {
+        return Some(Side::Newer);
+    }
+    None
+}
+
+/// pip's line of releases it passed over for their Requires-Python
+/// (`1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python ...`): the
+/// Requires-Python of the first the requirement admits.
+fn skipped_for_python(lower: &str, specifiers: &VersionSpecifiers) -> Option<String> {
+    let listed = &lower[lower.find(SKIPPED)? + SKIPPED.len()..];
+    let listed = listed.lines().next().unwrap_or_default();
+    listed.split(';').find_map(|item| {
+        let (version, requires) = item.trim().split_once(" requires-python ")?;
+        let version = Version::from_str(version.trim()).ok()?;
+        specifiers.contains(&version).then(|| requires.trim().to_string())
+    })
+}
+
+/// The interpreter the log ran, where this node speaks for it, against the
+/// Python range of torch's release (PyTorch's compatibility matrix).
+fn interpreter_note(
+    context: Context,
+    torch: bool,
+    specifiers: Option<&VersionSpecifiers>,
+) -> Vec<(Option<bool>, String)> {
+    let (Some(facts), Some(tables), true) = (context.facts, context.tables, torch) else {
+        return Vec::new();
+    };
+    let Some(python) = facts.python_version.as_ref().and_then(MajorMinor::of) else {
+        return Vec::new();
+    };
+    let release = specifiers
+        .and_then(|specifiers| specifiers.iter().next())
+        .and_then(|specifier| MajorMinor::of(specifier.version()))
+        .and_then(|release| tables.torch.release(release));
+    match release {
+        Some(row) => {
+            let outside = !(row.python_min..=row.python_max).contains(&python);
+            vec![(
+                Some(outside),
+                format!(
+                    "the interpreter is Python {python}; torch {} supports Python {} to {}",
+                    row.torch, row.python_min, row.python_max
+                ),
+            )]
+        }
+        None => vec![(None, format!("the interpreter is Python {python}"))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_alone(text: &str) -> Option<Reading> {
+        read(text, Context::alone())
+    }
+
+    /// groqcasters1: torch 1.13.1 pinned on Python 3.11, whose first torch is 2.0.
+    #[test]
+    fn a_pin_older_than_every_release_offered_is_an_interpreter_too_new_for_it() {
+        let found = read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.4.1)\nERROR: No matching distribution found for torch==1.13.1").unwrap();
+        assert_eq!(found.cause, TORCH_PYTHON);
+        assert!(found.settles && found.stated);
+        assert!(found.said.contains("torch 2.0.0 to 2.4.1"), "{}", found.said);
+        assert!(found.fix.contains("pip install \"torch>=2.0.0\""), "{}", found.fix);
+        // opennmtpy2018: Python 3.9, whose first torch is 1.7.1, beside the placeholder 0.1.2.
+        let placeholder = read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.6.0 (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2, 1.7.1, 1.8.0, 1.8.1)").unwrap();
+        assert_eq!(placeholder.cause, TORCH_PYTHON);
+        assert!(placeholder.settles);
+        let other = read_alone("ERROR: Could not find a version that satisfies the requirement tensorflow==1.15.5 (from versions: 2.12.0, 2.13.0)").unwrap();
+        assert_eq!(other.cause, NO_RELEASE);
+        assert_eq!(other.rules_out, vec![TORCH_PYTHON]);
+    }
+
+    /// alwaysonaiassistant2: torch 2.5.1 where pip offers up to 2.2.2 (macOS
+    /// on x86_64, which torch stopped building for): interpreter or platform,
+    /// not settled by the words.
+    #[test]
+    fn a_pin_newer_than_every_release_offered_is_not_settled() {
+        let found = read_alone(
+            "ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: 2.0.0, 2.2.2)",
+        )
+        .unwrap();
+        assert_eq!(found.cause, TORCH_PYTHON);
+        assert!(!found.settles);
+    }
+
+    #[test]
+    fn nothing_offered_is_not_settled_and_names_the_unreached_index() {
+        let found =
+            read_alone("ERROR: Could not find a version that satisfies the requirement numpy (from versions: none)")
+                .unwrap();
+        assert_eq!(found.cause, NO_RELEASE);
+        assert!(!found.settles);
+        assert!(found.fix.contains("Retrying"), "{}", found.fix);
+    }
+
+    #[test]
+    fn a_local_build_of_a_release_offered_is_on_another_index() {
+        let found = read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: 1.10.0, 1.11.0, 1.12.0)").unwrap();
+        assert_eq!(found.cause, NO_RELEASE);
+        assert!(found.settles);
+        assert!(
+            found.fix.contains("https://download.pytorch.org/whl/cu113"),
+            "{}",
+            found.fix
+        );
+    }
+
+    #[test]
+    fn a_release_pip_skipped_for_its_requires_python_is_named_with_it() {
+        let found = read_alone("ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python >=3.7,<3.11\nERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from versions: 1.3.0, 1.26.4)").unwrap();
+        assert_eq!(found.cause, NO_RELEASE);
+        assert!(found.said.contains("requires Python >=3.7,<3.11"), "{}", found.said);
+        assert!(found.settles);
+    }
+
+    /// centerpointkitti23: older pip names who asked, not what it found.
+    #[test]
+    fn pips_older_words_name_the_package_and_settle_nothing() {
+        let found =
+            read_alone("ERROR: Could not find a version that satisfies the requirement spconv (from pcdet)").unwrap();
+        assert_eq!(found.cause, NO_RELEASE);
+        assert!(!found.settles);
+        assert_eq!(found.rules_out, vec![TORCH_PYTHON]);
+    }
+
+    /// A pin inside the range offered says nothing of the interpreter, and a
+    /// message that is not pip's is not read.
+    #[test]
+    fn a_pin_inside_the_range_offered_or_another_message_reads_as_nothing() {
+        assert!(read_alone("ERROR: Could not find a version that satisfies the requirement torch==2.1.5 (from versions: 2.0.0, 2.4.1)").is_none());
+        assert!(read_alone("RuntimeError: requires torch>=2.0").is_none());
+    }
+}
