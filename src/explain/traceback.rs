@@ -340,6 +340,13 @@ impl Collector {
     /// pasted excerpt, a scrolled terminal) start one; else it may be a lone
     /// exception line.
     fn unrouted(&mut self, number: usize, line: &str) {
+        if pytest_frame(line).is_some() {
+            self.open(number, String::new());
+            let index = self.streams.len() - 1;
+            self.streams[index].label_unconfirmed = false;
+            self.feed(index, number, line);
+            return;
+        }
         let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
             self.bare_exception(number, super::presentation::unlabelled(line));
             return;
@@ -444,7 +451,7 @@ impl Collector {
         let section = stream.traceback.sections.last_mut().expect("a traceback has a section");
         let mut frames = frames_in(rest);
         if frames.is_empty() {
-            frames.extend(ipython_frame(rest));
+            frames.extend(ipython_frame(rest).or_else(|| pytest_frame(rest)));
         }
         if !frames.is_empty() {
             if let Phase::Message { .. } = stream.phase {
@@ -474,7 +481,7 @@ impl Collector {
                     // Source lines, `^^^^` markers, "[Previous line repeated N more times]".
                     return true;
                 }
-                if let Some(raised) = exception_line(rest) {
+                if let Some(raised) = exception_line(rest).or_else(|| pytest_exception_line(rest)) {
                     section.raised = Some(raised);
                     stream.phase = Phase::Message {
                         lines: 1,
@@ -751,6 +758,33 @@ fn ipython_frame(line: &str) -> Option<Frame> {
     })
 }
 
+/// pytest's words for where a frame is (`--tb=short`, and the import errors
+/// of test collection): `.venv/lib/python3.11/site-packages/gensim/matutils.py:20: in <module>`.
+const PYTEST_FRAME: &str = ": in ";
+
+/// A frame as pytest prints it: the path, its line and the function, from
+/// the line's first column.
+fn pytest_frame(line: &str) -> Option<Frame> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (place, function) = line.trim_end().split_once(PYTEST_FRAME)?;
+    let (file, number) = place.rsplit_once(':')?;
+    if !file.ends_with(".py") || file.contains(char::is_whitespace) {
+        return None;
+    }
+    Some(Frame {
+        file: file.to_string(),
+        line: Some(number.parse().ok()?),
+        function: function_name(function),
+    })
+}
+
+/// pytest's exception line, marked `E` and indented: `E   ImportError: cannot import name ...`.
+fn pytest_exception_line(line: &str) -> Option<Raised> {
+    exception_line(line.strip_prefix("E ")?.trim_start())
+}
+
 /// `func(self, x)` as a frame's function: the name before its arguments.
 fn function_name(text: &str) -> String {
     let text = text.trim();
@@ -785,7 +819,8 @@ pub fn marker_words() -> Vec<String> {
     EXCEPTION_SUFFIXES
         .iter()
         .map(|suffix| format!("{suffix}:"))
-        .chain([IPYTHON_HEADER.to_string(), FRAME.to_string()])
+        // pytest's frame by its path's end: its `: in ` is in too many lines.
+        .chain([IPYTHON_HEADER.to_string(), FRAME.to_string(), ".py:".to_string()])
         .collect()
 }
 
@@ -801,6 +836,7 @@ fn may_matter(line: &str) -> bool {
             || before.ends_with(b"Traceback (most recent call last)")
     }) || memchr::memmem::find(bytes, b"File \"").is_some()
         || is_ipython_header(line)
+        || pytest_frame(line).is_some()
 }
 
 /// A dotted identifier whose last part names an exception by Python's convention.
@@ -1202,6 +1238,26 @@ SystemExit: 1
         assert_eq!(frames.len(), 2);
         assert_eq!(frames[0].function, "unscale_and_clip_grads");
         assert_eq!(frames[1].file, "/b.py");
+    }
+
+    /// gensim3525: pytest's import error at test collection, `--tb=short`.
+    #[test]
+    fn a_traceback_as_pytest_prints_it_keeps_its_frames_and_exception() {
+        let log = ".venv/lib/python3.11/site-packages/gensim/interfaces.py:19: in <module>\n    from gensim import utils, matutils\n.venv/lib/python3.11/site-packages/gensim/matutils.py:20: in <module>\n    from scipy.linalg import get_blas_funcs, triu\nE   ImportError: cannot import name 'triu' from 'scipy.linalg'\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        let frames: Vec<&str> = tracebacks[0].frames().map(|frame| frame.file.as_str()).collect();
+        assert_eq!(
+            frames,
+            [
+                ".venv/lib/python3.11/site-packages/gensim/interfaces.py",
+                ".venv/lib/python3.11/site-packages/gensim/matutils.py"
+            ]
+        );
+        assert_eq!(tracebacks[0].raised().unwrap().exception, "ImportError");
+        // Prose that says "in" after a colon is no frame.
+        assert!(pytest_frame("note: in this case the loss is nan").is_none());
+        assert!(pytest_frame("    x.py:3: in f").is_none());
     }
 
     #[test]

@@ -1014,6 +1014,59 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
     }
 }
 
+/// pytest prints frames as `path.py:20: in <module>` and the exception as
+/// `E   ImportError: ...` (gensim3525, cut before its closing quote): the
+/// frames are read, so the package that uses the name is known, and the
+/// answer is the one a plain traceback gets.
+#[test]
+fn a_traceback_as_pytest_prints_it_is_read_with_its_frames() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain-fresh/2026-12-03-P/package-lacks-used-name-gensim3525");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(
+        first_id(&explanation),
+        Some("package-lacks-used-name"),
+        "{explanation:#}"
+    );
+    assert_eq!(
+        explanation["traceback"]["frames"].as_array().unwrap().len(),
+        5,
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["evidence"]
+            .to_string()
+            .contains("gensim, an installed package, uses scipy.linalg.triu"),
+        "{explanation:#}"
+    );
+}
+
+/// The NVIDIA container runtime refuses an image whose NVIDIA_REQUIRE_CUDA
+/// the host's driver does not meet (testinfra6465: `unsatisfied condition:
+/// cuda>=12.6`): the driver is too old for the image, and the fix names the
+/// CUDA it needs.
+#[test]
+fn the_container_runtimes_cuda_requirement_names_the_driver_too_old() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain-fresh/2026-12-03-P/driver-too-old-for-torch-testinfra6465");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("driver-too-old-for-torch"),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("12.6 or newer"),
+        "{explanation:#}"
+    );
+}
+
 /// A cause that only an earlier line points to is no surer than a reader of
 /// that line finds it (genrec18): `libcudart.so.12: cannot open` before
 /// fbgemm_gpu's missing operators is a library to install or fbgemm_gpu built

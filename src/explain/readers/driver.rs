@@ -13,7 +13,7 @@ pub const CAUSE: &str = "driver-too-old-for-torch";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let Some(symbol) = driver_symbol(text) else {
-        return insufficient(text, context);
+        return insufficient(text, context).or_else(|| container_requirement(text, context));
     };
     let owner = super::owner_of_failure(text, traceback).filter(|owner| owner != "nvidia");
     let asker = owner.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
@@ -99,6 +99,41 @@ fn insufficient(text: &str, context: Context) -> Option<Reading> {
     })
 }
 
+/// The NVIDIA container runtime's check of an image's NVIDIA_REQUIRE_CUDA
+/// (`cuda>=12.6`, set by NVIDIA's CUDA base images) against the CUDA the host's
+/// driver reports, before the container starts: `nvidia-container-cli:
+/// requirement error: unsatisfied condition: cuda>=12.6, please update your
+/// driver to a newer version, or use an earlier cuda container`.
+fn container_requirement(text: &str, context: Context) -> Option<Reading> {
+    let rest = text::after_marker(text, "unsatisfied condition: cuda>=")?;
+    let wanted = rest
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .filter(|version| !version.is_empty())?;
+    let wanted_release = crate::knowledge::tables::MajorMinor::of(&wanted.parse().ok()?)?;
+    let host = context
+        .facts
+        .zip(context.tables)
+        .and_then(|(facts, tables)| crate::torch_install::driver_cuda(facts, tables));
+    let node = match host {
+        Some((cuda, _)) => vec![(
+            Some(cuda < wanted_release),
+            format!("the driver here runs CUDA {cuda} and older"),
+        )],
+        None => Vec::new(),
+    };
+    Some(Reading::stated_outright(
+        CAUSE,
+        format!(
+            "the container's image requires a driver of CUDA {wanted} or newer (its NVIDIA_REQUIRE_CUDA), and the host's driver is older: the container was not started"
+        ),
+        node,
+        format!(
+            "upgrade the host's NVIDIA driver to a branch whose CUDA (nvidia-smi's \"CUDA Version\") is {wanted} or newer, or use an image built for the CUDA the driver runs (a tag of an older CUDA)"
+        ),
+    ))
+}
+
 /// The undefined symbol when it is one of the CUDA driver API's: `cu` and a
 /// capital letter, as the driver's functions are named.
 fn driver_symbol(text: &str) -> Option<&str> {
@@ -143,5 +178,19 @@ mod tests {
             let log = format!("ImportError: /x/site-packages/foo/_C.so: undefined symbol: {symbol}\n");
             assert!(reading(&log).is_none(), "{symbol}");
         }
+    }
+
+    /// testinfra6465: an image of CUDA 12.6 on a host whose driver runs less.
+    #[test]
+    fn the_container_runtimes_cuda_requirement_is_read() {
+        let found = container_requirement(
+            "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.6, \nplease update your driver to a newer version, or use an earlier cuda container: unknown.",
+            Context::alone(),
+        )
+        .unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.said.contains("CUDA 12.6 or newer"), "{}", found.said);
+        assert!(found.fix.contains("12.6 or newer"), "{}", found.fix);
+        assert!(container_requirement("unsatisfied condition: brand = tesla", Context::alone()).is_none());
     }
 }

@@ -165,7 +165,15 @@ pub fn module_not_found(text: &str) -> Option<&str> {
 pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
     let rest = after_marker(text, "cannot import name '")?;
     let (name, after) = rest.split_once('\'')?;
-    let module = after_marker(after, "from '")?.split_once('\'')?.0;
+    let from = after_marker(after, "from '")?;
+    let module = match from.split_once('\'') {
+        Some((module, _)) => module,
+        // A paste cut before the closing quote (gensim3525): the rest of the
+        // line, where it is a module's dotted name.
+        None => Some(from.lines().next().unwrap_or_default().trim_end()).filter(|module| {
+            !module.is_empty() && module.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.'))
+        })?,
+    };
     Some((name, module))
 }
 
@@ -200,6 +208,15 @@ mod tests {
         );
         assert_eq!((found[1].name, found[1].specifier().as_str()), ("MMCV", "==1.3.5"));
         assert!(found[1].is_exact());
+    }
+
+    #[test]
+    fn a_name_not_importable_is_read_with_its_module_quoted_or_cut_before_the_quote() {
+        let quoted = "ImportError: cannot import name 'triu' from 'scipy.linalg' (/v/x.py)";
+        assert_eq!(name_not_importable(quoted), Some(("triu", "scipy.linalg")));
+        let cut = "ImportError: cannot import name 'triu' from 'scipy.linalg\nnext line";
+        assert_eq!(name_not_importable(cut), Some(("triu", "scipy.linalg")));
+        assert_eq!(name_not_importable("cannot import name 'x' from 'a b c"), None);
     }
 
     #[test]
