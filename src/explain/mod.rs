@@ -136,6 +136,16 @@ pub enum FactsFrom {
 /// Error and warning lines before a traceback that weigh on its causes, at most.
 const CONTEXT_LINES: usize = 32;
 
+/// Exceptions that end a job for a reason outside it, or for a failure
+/// printed before them: Ctrl-C, sys.exit, torchrun's and accelerate's
+/// summaries of a child process that failed.
+const JOB_ENDINGS: [&str; 4] = [
+    "KeyboardInterrupt",
+    "SystemExit",
+    "ChildFailedError",
+    "CalledProcessError",
+];
+
 /// Reads the whole log and explains it.
 pub fn explain<'r, R: BufRead + 'r>(
     reader: R,
@@ -267,7 +277,9 @@ pub fn explain<'r, R: BufRead + 'r>(
     // the error that ended the job), unless the error's own candidates list
     // the warning's answer: then the warning says why the error happened
     // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
-    // `by_its_own_lines`: not only through an earlier line of the log.
+    // `by_its_own_lines`: not only through an earlier line of the log, unless
+    // that line made the cause an answer there (the error is one that cause
+    // leads to: see `rank`'s `message_known`).
     // `other_than`: the line giving the answer, which is no error it explains.
     let explains_an_error = |answer: &Candidate, by_its_own_lines: bool, other_than: usize| {
         ranked.iter().enumerate().any(|(index, (traceback, candidates))| {
@@ -297,9 +309,12 @@ pub fn explain<'r, R: BufRead + 'r>(
     // traceback whose own lines do not point to the line's cause (`KeyError:
     // 'model'` in the job's code) failed for a reason of its own. A traceback
     // cut before its exception may be the line's own, printed again.
+    // Not an interruption, an exit or a launcher's summary of a child that
+    // failed: those end a job whatever failed before them.
     let a_traceback_ended_the_job_after = |line: &Traceback| {
         ranked.iter().any(|(traceback, _)| {
             traceback.is_fatal()
+                && !JOB_ENDINGS.contains(&traceback.raised().map_or("", Raised::class))
                 && traceback.frames().next().is_some()
                 && traceback.raised().is_some()
                 && traceback.line > line.last_line

@@ -342,11 +342,13 @@ impl<'m, 'f> Judge<'m, 'f> {
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
         let readings = readers::read(traceback, readers_context);
         let seen = Seen {
-            message_known: seen.messages.is_empty()
+            message_known: seen.messages.iter().all(|message| message.trim().is_empty())
                 || hits.iter().any(Option::is_some)
                 || !readings.is_empty()
-                || super::signals::may_be_signal(&seen.text)
-                || readers::is_loader_failure(&seen.text),
+                // The signal words are matched as written (`CUDA error: `), not lowercased.
+                || traceback.messages().any(|raised| {
+                    super::signals::may_be_signal(&raised.message) || readers::is_loader_failure(&raised.message)
+                }),
             ..seen
         };
         let mut candidates: Vec<Candidate> = self

@@ -954,23 +954,62 @@ fn an_earlier_line_does_not_answer_a_later_error_no_cause_gives() {
         Some("driver-too-old-for-torch"),
         "{explanation:#}"
     );
+    // A kernel's assertion, then the CUDA error it raised in the job's code;
+    // a watchdog's timeout, then the Ctrl-C that ended the job.
+    for (name, log, cause) in [
+        (
+            "assert.log",
+            "/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 50, in <module>\n    print(loss.item())\nRuntimeError: CUDA error: device-side assert triggered\n",
+            "loss-target-out-of-bounds",
+        ),
+        (
+            "interrupted.log",
+            "[rank1]:[E1203 10:00:00.000000 1 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\nTraceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 80, in <module>\n    main()\nKeyboardInterrupt\n",
+            "nccl-collective-timeout",
+        ),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), name, log);
+        assert_eq!(explanation["outcome"], "explained", "{name}: {explanation:#}");
+        assert_eq!(first_id(&explanation), Some(cause), "{name}: {explanation:#}");
+    }
 }
 
 /// pip's list of the releases it can install here says which side a pin
-/// missed: torch 1.13.1 below every torch offered to Python 3.11
-/// (groqcasters1) is a release made before this interpreter; a pin of
-/// another package the same way is no torch matter, and the torch entry is
-/// ruled out; a pin newer than everything offered (an interpreter too old,
-/// or a platform dropped) and an empty list (an index never reached) are
-/// not decided.
+/// missed: torch 1.6.0 below every torch 1.x offered to Python 3.9
+/// (opennmtpy2018, beside PyPI's 0.1.2 placeholder) is a release made before
+/// this interpreter. torch 1.13.1 where only torch 2.x is offered
+/// (groqcasters1) may also be a platform 1.13 never built for, so it is not
+/// decided. A pin of another package is no torch matter, and the torch
+/// entry is ruled out; a pin newer than everything offered (an interpreter
+/// too old, or a platform dropped) and an empty list (an index never
+/// reached) are not decided.
 #[test]
-fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_all() {
+fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_its_major() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain-fresh/2026-12-03-P/python-supported-by-torch-groqcasters1");
-    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    let fresh = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/explain-fresh");
+    let (explanation, _) = explain_dir_json(
+        cache.path(),
+        &fresh.join("2026-12-03-O/python-supported-by-torch-opennmtpy2018"),
+    );
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("python-supported-by-torch"),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("pip install \"torch>=1.7.1\""),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_dir_json(
+        cache.path(),
+        &fresh.join("2026-12-03-P/python-supported-by-torch-groqcasters1"),
+    );
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     assert_eq!(
         first_id(&explanation),
         Some("python-supported-by-torch"),

@@ -36,12 +36,11 @@ const WINDOWS_LOADER_WORDS: [&str; 2] = ["dll load failed", "or one of its depen
 
 /// Whether the text is a loader's failure to load a library, traced or not:
 /// a failure that a cause elsewhere (a runtime missing, a PATH) may lead to.
+/// The loader's words must name a library (`is not found` alone is any
+/// application's words: `dataset 'x' is not found`), or be Windows' own.
 pub fn is_loader_failure(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    LOADER_WORDS
-        .iter()
-        .chain(&WINDOWS_LOADER_WORDS)
-        .any(|words| lower.contains(words))
+    WINDOWS_LOADER_WORDS.iter().any(|words| lower.contains(words)) || missing_library(text).is_some()
 }
 
 /// Who provides a library, by the name between `lib` and `.so`.

@@ -39,8 +39,11 @@ const SKIPPED: &str = "require a different python version: ";
 enum Side {
     /// pip names the pinned release among those it skipped for Requires-Python.
     Skipped(String),
-    /// Older than every release offered: made before this interpreter.
-    Older,
+    /// Older than every release offered: made before this interpreter. Settled
+    /// only where a release of the pin's major is offered: a pin of a major
+    /// nothing here shares may be a platform the release never built for, a
+    /// version that does not exist, or one on another index.
+    Older { same_major_offered: bool },
     /// Newer than every release offered.
     Newer,
     /// Nothing offered at all.
@@ -50,17 +53,19 @@ enum Side {
 }
 
 pub fn read(text: &str, context: Context) -> Option<Reading> {
-    let lower = text.to_lowercase();
+    // ASCII case only: an offset in the lowered text is one in the text.
+    let lower = text.to_ascii_lowercase();
     let at = lower.find(NOT_FOUND)? + NOT_FOUND.len();
     let rest = &text[at..];
     let rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
-    // Older pip names who asked instead of what it found: `spconv (from pcdet)`.
-    let open = rest.find(OFFERED).or_else(|| rest.find(" ("));
-    let pinned = rest[..open.unwrap_or(rest.len())].trim();
+    // Who asked comes before the list: `torch==1.13.1 (from foo) (from
+    // versions: ...)`, `-r requirements.txt (line 3)`, or older pip's
+    // `spconv (from pcdet)` with no list at all.
+    let pinned = rest[..rest.find(" (").unwrap_or(rest.len())].trim();
     let requirement = parse_requirement(pinned).ok()?;
     let name = normalize_name(requirement.name.as_ref());
     let torch = TORCH_FAMILY.contains(&name.as_str());
-    let Some(listed) = open.and_then(|open| rest[open..].strip_prefix(OFFERED)) else {
+    let Some(listed) = rest.find(OFFERED).map(|open| &rest[open + OFFERED.len()..]) else {
         return Some(unlisted(&name, torch));
     };
     let listed = &listed[..listed.find(')')?];
@@ -73,14 +78,24 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         _ => None,
     };
     let side = side(&lower, specifiers.as_ref(), &offered)?;
+    let pins: Vec<Version> = specifiers
+        .iter()
+        .flat_map(|specifiers| specifiers.iter())
+        .map(|specifier| specifier.version().clone().without_local())
+        .collect();
     let (lowest, highest) = (offered.first(), offered.last());
+    // The oldest release newer than the pin (not PyPI's torch 0.1.2 placeholder).
+    let nearest_newer = offered
+        .iter()
+        .find(|version| pins.iter().all(|pin| *version > pin))
+        .or(lowest);
     let range = match (lowest, highest) {
         (Some(low), Some(high)) if low != high => format!("{name} {low} to {high}"),
         (Some(only), _) => format!("only {name} {only}"),
         _ => format!("no release of {name}"),
     };
-    let interpreter = interpreter_note(context, torch, specifiers.as_ref());
-    let reach_a_release = lowest
+    let interpreter = interpreter_note(context, torch, specifiers.as_ref(), &side);
+    let reach_a_release = nearest_newer
         .map(|low| {
             format!(", or pin a release this interpreter has (pip offers {range} here): pip install \"{name}>={low}\"")
         })
@@ -93,14 +108,14 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             ),
             true,
         ),
-        Side::Older => (
+        Side::Older { same_major_offered } => (
             format!(
                 "pip offers {range} for this interpreter and platform, none as old as {pinned}: that release publishes no file for this interpreter, which is newer than the ones it was built for"
             ),
             format!(
                 "run the job with an older Python that {pinned} was built for, in a new environment (python3.X -m venv, or conda create -n NAME python=3.X){reach_a_release} (code written for the old release may need changes)"
             ),
-            !interpreter.iter().any(|(holds, _)| *holds == Some(false)),
+            *same_major_offered && !interpreter.iter().any(|(holds, _)| *holds == Some(false)),
         ),
         Side::Newer => (
             format!(
@@ -202,7 +217,9 @@ fn side(lower: &str, specifiers: Option<&VersionSpecifiers>, offered: &[Version]
             .filter(same_major)
             .all(|version| pins.iter().all(|pin| version > pin))
     {
-        return Some(Side::Older);
+        return Some(Side::Older {
+            same_major_offered: offered.iter().any(|version| same_major(&version)),
+        });
     }
     if offered.iter().all(|version| pins.iter().all(|pin| version < pin)) {
         return Some(Side::Newer);
@@ -229,10 +246,15 @@ fn interpreter_note(
     context: Context,
     torch: bool,
     specifiers: Option<&VersionSpecifiers>,
+    side: &Side,
 ) -> Vec<(Option<bool>, String)> {
     let (Some(facts), Some(tables), true) = (context.facts, context.tables, torch) else {
         return Vec::new();
     };
+    // A local build's index says nothing of the interpreter.
+    if matches!(side, Side::LocalBuild(_)) {
+        return Vec::new();
+    }
     let Some(python) = facts.python_version.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };
@@ -242,9 +264,14 @@ fn interpreter_note(
         .and_then(|release| tables.torch.release(release));
     match release {
         Some(row) => {
-            let outside = !(row.python_min..=row.python_max).contains(&python);
+            // The side the reading says the interpreter is on, where it says one.
+            let holds = match side {
+                Side::Older { .. } => python > row.python_max,
+                Side::Newer => python < row.python_min,
+                _ => !(row.python_min..=row.python_max).contains(&python),
+            };
             vec![(
-                Some(outside),
+                Some(holds),
                 format!(
                     "the interpreter is Python {python}; torch {} supports Python {} to {}",
                     row.torch, row.python_min, row.python_max
@@ -268,13 +295,25 @@ mod tests {
     fn a_pin_older_than_every_release_offered_is_an_interpreter_too_new_for_it() {
         let found = read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.4.1)\nERROR: No matching distribution found for torch==1.13.1").unwrap();
         assert_eq!(found.cause, TORCH_PYTHON);
-        assert!(found.settles && found.stated);
+        assert!(found.stated);
         assert!(found.said.contains("torch 2.0.0 to 2.4.1"), "{}", found.said);
         assert!(found.fix.contains("pip install \"torch>=2.0.0\""), "{}", found.fix);
+        // No torch 1.x is offered: a platform torch 1.13 never built for
+        // reads the same, so the words alone do not settle it.
+        assert!(!found.settles);
         // opennmtpy2018: Python 3.9, whose first torch is 1.7.1, beside the placeholder 0.1.2.
         let placeholder = read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.6.0 (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2, 1.7.1, 1.8.0, 1.8.1)").unwrap();
         assert_eq!(placeholder.cause, TORCH_PYTHON);
         assert!(placeholder.settles);
+        assert!(
+            placeholder.fix.contains("pip install \"torch>=1.7.1\""),
+            "{}",
+            placeholder.fix
+        );
+        // A dependency another package asked for: pip names the asker first.
+        let asked = read_alone("ERROR: Could not find a version that satisfies the requirement torch==1.6.0 (from mypkg==0.1) (from versions: 1.7.1, 1.8.0)").unwrap();
+        assert_eq!(asked.cause, TORCH_PYTHON);
+        assert!(asked.said.contains("torch==1.6.0"), "{}", asked.said);
         let other = read_alone("ERROR: Could not find a version that satisfies the requirement tensorflow==1.15.5 (from versions: 2.12.0, 2.13.0)").unwrap();
         assert_eq!(other.cause, NO_RELEASE);
         assert_eq!(other.rules_out, vec![TORCH_PYTHON]);
@@ -331,6 +370,14 @@ mod tests {
         assert_eq!(found.cause, NO_RELEASE);
         assert!(!found.settles);
         assert_eq!(found.rules_out, vec![TORCH_PYTHON]);
+    }
+
+    /// Unicode whose lowercase is longer or shorter than itself moves no offset.
+    #[test]
+    fn text_before_pips_words_in_any_script_reads_the_same() {
+        let found = read_alone("\u{130} ERROR: Could not find a version that satisfies the requirement torch==1.6.0 (from versions: 1.7.1)").unwrap();
+        assert_eq!(found.cause, TORCH_PYTHON);
+        assert!(read_alone("\u{130} Could not find a version that satisfies the requirement \u{e9}").is_none());
     }
 
     /// A pin inside the range offered says nothing of the interpreter, and a

@@ -169,9 +169,10 @@ pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
     let module = match from.split_once('\'') {
         Some((module, _)) => module,
         // A paste cut before the closing quote (gensim3525): the rest of the
-        // line, where it is a module's dotted name.
+        // line, where it is a dotted name. A name without a dot may be cut
+        // inside the package's own name (`from 'sci`), and is not read.
         None => Some(from.lines().next().unwrap_or_default().trim_end()).filter(|module| {
-            !module.is_empty() && module.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.'))
+            module.contains('.') && module.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.'))
         })?,
     };
     Some((name, module))
@@ -217,6 +218,7 @@ mod tests {
         let cut = "ImportError: cannot import name 'triu' from 'scipy.linalg\nnext line";
         assert_eq!(name_not_importable(cut), Some(("triu", "scipy.linalg")));
         assert_eq!(name_not_importable("cannot import name 'x' from 'a b c"), None);
+        assert_eq!(name_not_importable("cannot import name 'triu' from 'sci"), None);
     }
 
     #[test]
