@@ -299,25 +299,23 @@ pub fn explain<'r, R: BufRead + 'r>(
     // warning by jobs that go on past it: before an error that ended the job
     // either is no answer, unless that error's own lines, not only the line
     // before it, point to the same cause.
-    let an_error_ended_the_job_after = |loader: &Traceback| {
-        ranked
-            .iter()
-            .any(|(traceback, _)| traceback.is_fatal() && traceback.line > loader.last_line)
-    };
+    //
     // So is any bare error line when a Python traceback with an exception of
-    // its own ended the job after it: the job went on past the line, and a
-    // traceback whose own lines do not point to the line's cause (`KeyError:
-    // 'model'` in the job's code) failed for a reason of its own. A traceback
-    // cut before its exception may be the line's own, printed again.
-    // Not an interruption, an exit or a launcher's summary of a child that
-    // failed: those end a job whatever failed before them.
-    let a_traceback_ended_the_job_after = |line: &Traceback| {
+    // its own ended the job after it (`python_only`): the job went on past the
+    // line, and a traceback whose own lines do not point to the line's cause
+    // (`KeyError: 'model'` in the job's code) failed for a reason of its own.
+    // A traceback cut before its exception may be the line's own, printed
+    // again; an interruption, an exit or a launcher's summary of a child that
+    // failed ends a job whatever failed before it.
+    let an_error_ended_the_job_after = |line: &Traceback, python_only: bool| {
         ranked.iter().any(|(traceback, _)| {
-            traceback.is_fatal()
-                && !JOB_ENDINGS.contains(&traceback.raised().map_or("", Raised::class))
-                && traceback.frames().next().is_some()
-                && traceback.raised().is_some()
-                && traceback.line > line.last_line
+            let own_python_failure = || {
+                traceback.frames().next().is_some()
+                    && traceback
+                        .raised()
+                        .is_some_and(|raised| !JOB_ENDINGS.contains(&raised.class()))
+            };
+            traceback.is_fatal() && traceback.line > line.last_line && (!python_only || own_python_failure())
         })
     };
     let chosen = (0..ranked.len()).max_by_key(|&index| {
@@ -327,8 +325,8 @@ pub fn explain<'r, R: BufRead + 'r>(
                 .first()
                 .is_some_and(|best| explains_an_error(best, false, index));
         let gone_past = match traceback.raised().and_then(Raised::signal) {
-            Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback),
-            _ => traceback.frames().next().is_none() && a_traceback_ended_the_job_after(traceback),
+            Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
+            _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
         };
         let passed_over = gone_past
             && !candidates

@@ -318,7 +318,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .messages()
             .map(|raised| comparable(&unwrapped(&raised.message)))
             .collect();
-        let seen = Seen {
+        let mut seen = Seen {
             other_system: other_system_sign(traceback).or_else(|| self.log_system.clone()),
             devices: devices_named(traceback),
             has_frames: traceback.frames().next().is_some(),
@@ -341,16 +341,13 @@ impl<'m, 'f> Judge<'m, 'f> {
         };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
         let readings = readers::read(traceback, readers_context);
-        let seen = Seen {
-            message_known: seen.messages.iter().all(|message| message.trim().is_empty())
-                || hits.iter().any(Option::is_some)
-                || !readings.is_empty()
-                // The signal words are matched as written (`CUDA error: `), not lowercased.
-                || traceback.messages().any(|raised| {
-                    super::signals::may_be_signal(&raised.message) || readers::is_loader_failure(&raised.message)
-                }),
-            ..seen
-        };
+        seen.message_known = seen.messages.iter().all(|message| message.trim().is_empty())
+            || hits.iter().any(Option::is_some)
+            || !readings.is_empty()
+            // The signal words are matched as written (`CUDA error: `), not lowercased.
+            || traceback.messages().any(|raised| {
+                super::signals::may_be_signal(&raised.message) || readers::is_loader_failure(&raised.message)
+            });
         let mut candidates: Vec<Candidate> = self
             .causes
             .iter()
@@ -436,8 +433,9 @@ struct Seen<'j> {
     context: &'j [String],
     /// The traceback's message is a failure some cause gives (a symptom, one
     /// a reader reads, a CUDA, NCCL or loader failure of any cause), or it has
-    /// none: an earlier line's cause may have led to it. A message no cause gives (`KeyError: 'model'` in the job's
-    /// code) is an error of its own, whatever a line before it said.
+    /// none: an earlier line's cause may have led to it. A message no cause
+    /// gives (`KeyError: 'model'` in the job's code) is an error of its own,
+    /// whatever a line before it said. Set once the messages are matched.
     message_known: bool,
     /// Its `same_environment`: a frame runs from this node's Python
     /// environment, so its facts are the log's.

@@ -340,25 +340,23 @@ impl Collector {
     /// pasted excerpt, a scrolled terminal) start one; else it may be a lone
     /// exception line.
     fn unrouted(&mut self, number: usize, line: &str) {
-        if pytest_frame(line).is_some() {
-            self.open(number, String::new());
-            let index = self.streams.len() - 1;
-            self.streams[index].label_unconfirmed = false;
-            self.feed(index, number, line);
-            return;
-        }
-        let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
-            self.bare_exception(number, super::presentation::unlabelled(line));
-            return;
-        };
-        // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
-        // An indent narrower than the frame's own (a paste that lost a space) is no label;
-        // a wider one is the label of every line of the traceback (pip's subprocess output).
-        let before = &line[..at];
-        let label = match before.strip_suffix("  ") {
-            Some(label) => label,
-            None if before.trim().is_empty() => "",
-            None => before,
+        // pytest's frames start at the line's first column, with no label.
+        let label = if pytest_frame(line).is_some() {
+            ""
+        } else {
+            let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
+                self.bare_exception(number, super::presentation::unlabelled(line));
+                return;
+            };
+            // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
+            // An indent narrower than the frame's own (a paste that lost a space) is no label;
+            // a wider one is the label of every line of the traceback (pip's subprocess output).
+            let before = &line[..at];
+            match before.strip_suffix("  ") {
+                Some(label) => label,
+                None if before.trim().is_empty() => "",
+                None => before,
+            }
         };
         self.open(number, label.to_string());
         let index = self.streams.len() - 1;

@@ -32,6 +32,13 @@ fn case_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(CASES).join(name)
 }
 
+/// A fresh batch (`BATCH`) or one of its cases (`BATCH/NAME`) under `tests/fixtures/explain-fresh`.
+fn fresh_case_dir(batch_and_name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain-fresh")
+        .join(batch_and_name)
+}
+
 /// `envdoctor explain LOG --snapshot SNAPSHOT ARGUMENTS...`, not yet run.
 fn explain(cache: &Path, log: &Path, snapshot: &Path, arguments: &[&str]) -> assert_cmd::Command {
     let mut command = common::envdoctor(cache);
@@ -722,7 +729,7 @@ fn a_message_whose_quotes_a_paste_lost_or_curled_is_matched_as_written() {
 #[test]
 fn an_unknown_gpu_fact_rules_nothing_out_and_pips_own_refusal_is_no_stated_requirement() {
     let cache = tempfile::tempdir().unwrap();
-    let batch = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/explain-fresh/2026-12-02-J");
+    let batch = fresh_case_dir("2026-12-02-J");
     let (explanation, _) = explain_dir_json(cache.path(), &batch.join("bf16-on-pre-ampere-gpu-metavoicesrc27"));
     assert_eq!(
         first_id(&explanation),
@@ -987,10 +994,9 @@ fn an_earlier_line_does_not_answer_a_later_error_no_cause_gives() {
 fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_its_major() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let fresh = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/explain-fresh");
     let (explanation, _) = explain_dir_json(
         cache.path(),
-        &fresh.join("2026-12-03-O/python-supported-by-torch-opennmtpy2018"),
+        &fresh_case_dir("2026-12-03-O/python-supported-by-torch-opennmtpy2018"),
     );
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
     assert_eq!(
@@ -1007,7 +1013,7 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
     );
     let (explanation, _) = explain_dir_json(
         cache.path(),
-        &fresh.join("2026-12-03-P/python-supported-by-torch-groqcasters1"),
+        &fresh_case_dir("2026-12-03-P/python-supported-by-torch-groqcasters1"),
     );
     assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     assert_eq!(
@@ -1060,8 +1066,7 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
 #[test]
 fn a_traceback_as_pytest_prints_it_is_read_with_its_frames() {
     let cache = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain-fresh/2026-12-03-P/package-lacks-used-name-gensim3525");
+    let case = fresh_case_dir("2026-12-03-P/package-lacks-used-name-gensim3525");
     let (explanation, _) = explain_dir_json(cache.path(), &case);
     assert_eq!(
         first_id(&explanation),
@@ -1088,8 +1093,7 @@ fn a_traceback_as_pytest_prints_it_is_read_with_its_frames() {
 #[test]
 fn the_container_runtimes_cuda_requirement_names_the_driver_too_old() {
     let cache = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain-fresh/2026-12-03-P/driver-too-old-for-torch-testinfra6465");
+    let case = fresh_case_dir("2026-12-03-P/driver-too-old-for-torch-testinfra6465");
     let (explanation, _) = explain_dir_json(cache.path(), &case);
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
     assert_eq!(
@@ -1113,8 +1117,7 @@ fn the_container_runtimes_cuda_requirement_names_the_driver_too_old() {
 #[test]
 fn an_earlier_line_a_reader_leaves_open_does_not_name_its_cause() {
     let cache = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain-fresh/2026-12-02-G/extension-built-for-other-torch-genrec18");
+    let case = fresh_case_dir("2026-12-02-G/extension-built-for-other-torch-genrec18");
     let (explanation, _) = explain_dir_json(cache.path(), &case);
     assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     for id in ["shared-library-missing", "extension-built-for-other-torch"] {
@@ -1178,8 +1181,7 @@ fn a_libstdcxx_older_than_a_library_needs_is_named_and_glibcs_own_version_is_not
 #[test]
 fn a_library_of_another_cuda_than_torchs_asked_for_by_nobody_named_is_not_decided() {
     let cache = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain-fresh/2026-12-02-H/shared-library-missing-wyomingfasterwhisper30");
+    let case = fresh_case_dir("2026-12-02-H/shared-library-missing-wyomingfasterwhisper30");
     let (explanation, _) = explain_dir_json(cache.path(), &case);
     assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     assert_eq!(

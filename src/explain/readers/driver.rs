@@ -105,11 +105,7 @@ fn insufficient(text: &str, context: Context) -> Option<Reading> {
 /// requirement error: unsatisfied condition: cuda>=12.6, please update your
 /// driver to a newer version, or use an earlier cuda container`.
 fn container_requirement(text: &str, context: Context) -> Option<Reading> {
-    let rest = text::after_marker(text, "unsatisfied condition: cuda>=")?;
-    let wanted = rest
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .next()
-        .filter(|version| !version.is_empty())?;
+    let wanted = text::version_after(text, "unsatisfied condition: cuda>=")?;
     let wanted_release = crate::knowledge::tables::MajorMinor::of(&wanted.parse().ok()?)?;
     let host = context
         .facts

@@ -16,7 +16,7 @@ use std::str::FromStr;
 use pep508_rs::VersionOrUrl;
 use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 
-use super::{Context, Reading};
+use super::{Context, Reading, text};
 use crate::knowledge::tables::MajorMinor;
 use crate::packaging::{names::parse_requirement, normalize_name};
 
@@ -53,10 +53,7 @@ enum Side {
 }
 
 pub fn read(text: &str, context: Context) -> Option<Reading> {
-    // ASCII case only: an offset in the lowered text is one in the text.
-    let lower = text.to_ascii_lowercase();
-    let at = lower.find(NOT_FOUND)? + NOT_FOUND.len();
-    let rest = &text[at..];
+    let rest = text::after_marker(text, NOT_FOUND)?;
     let rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
     // Who asked comes before the list: `torch==1.13.1 (from foo) (from
     // versions: ...)`, `-r requirements.txt (line 3)`, or older pip's
@@ -74,15 +71,16 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         .filter_map(|version| Version::from_str(version.trim()).ok())
         .collect();
     let specifiers = match &requirement.version_or_url {
-        Some(VersionOrUrl::VersionSpecifier(specifiers)) => Some(specifiers.clone()),
+        Some(VersionOrUrl::VersionSpecifier(specifiers)) => Some(specifiers),
         _ => None,
     };
-    let side = side(&lower, specifiers.as_ref(), &offered)?;
+    // The versions the requirement names, without a local build's tag.
     let pins: Vec<Version> = specifiers
         .iter()
         .flat_map(|specifiers| specifiers.iter())
         .map(|specifier| specifier.version().clone().without_local())
         .collect();
+    let side = side(text, specifiers, &pins, &offered)?;
     let (lowest, highest) = (offered.first(), offered.last());
     // The oldest release newer than the pin (not PyPI's torch 0.1.2 placeholder).
     let nearest_newer = offered
@@ -94,7 +92,7 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         (Some(only), _) => format!("only {name} {only}"),
         _ => format!("no release of {name}"),
     };
-    let interpreter = interpreter_note(context, torch, specifiers.as_ref(), &side);
+    let interpreter = interpreter_note(context, torch, specifiers, &side);
     let reach_a_release = nearest_newer
         .map(|low| {
             format!(", or pin a release this interpreter has (pip offers {range} here): pip install \"{name}>={low}\"")
@@ -183,20 +181,16 @@ fn unlisted(name: &str, torch: bool) -> Reading {
 /// Where the pin falls against `offered`; `None` where the list says nothing
 /// of it (a pin inside the range of releases offered, or no pin at all
 /// beside a list that is not empty).
-fn side(lower: &str, specifiers: Option<&VersionSpecifiers>, offered: &[Version]) -> Option<Side> {
+fn side(text: &str, specifiers: Option<&VersionSpecifiers>, pins: &[Version], offered: &[Version]) -> Option<Side> {
     let Some(specifiers) = specifiers.filter(|specifiers| !specifiers.is_empty()) else {
         return offered.is_empty().then_some(Side::Nothing);
     };
-    if let Some(requires) = skipped_for_python(lower, specifiers) {
+    if let Some(requires) = skipped_for_python(text, specifiers) {
         return Some(Side::Skipped(requires));
     }
     if offered.is_empty() {
         return Some(Side::Nothing);
     }
-    let pins: Vec<Version> = specifiers
-        .iter()
-        .map(|specifier| specifier.version().clone().without_local())
-        .collect();
     if let [only] = specifiers.iter().collect::<Vec<_>>().as_slice()
         && let Some(local) = only.version().local().first()
         && offered.contains(&pins[0])
@@ -230,11 +224,11 @@ fn side(lower: &str, specifiers: Option<&VersionSpecifiers>, offered: &[Version]
 /// pip's line of releases it passed over for their Requires-Python
 /// (`1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python ...`): the
 /// Requires-Python of the first the requirement admits.
-fn skipped_for_python(lower: &str, specifiers: &VersionSpecifiers) -> Option<String> {
-    let listed = &lower[lower.find(SKIPPED)? + SKIPPED.len()..];
+fn skipped_for_python(text: &str, specifiers: &VersionSpecifiers) -> Option<String> {
+    let listed = text::after_marker(text, SKIPPED)?;
     let listed = listed.lines().next().unwrap_or_default();
     listed.split(';').find_map(|item| {
-        let (version, requires) = item.trim().split_once(" requires-python ")?;
+        let (version, requires) = item.trim().split_once(" Requires-Python ")?;
         let version = Version::from_str(version.trim()).ok()?;
         specifiers.contains(&version).then(|| requires.trim().to_string())
     })
