@@ -897,22 +897,24 @@ fn score(
     let version_holds = verdicts.iter().any(|verdict| {
         verdict.holds == Some(true) && matches!(&verdict.condition, Condition::Package(name) if ranged(name))
     });
+    // A release of the platform the rule is about (Python, the driver, torch's
+    // CUDA build, a toolkit) is a version of the node, which no frame needs to
+    // point at.
+    let platform_holds = verdicts.iter().any(|verdict| {
+        verdict.holds == Some(true)
+            && matches!(
+                verdict.condition,
+                Condition::Python
+                    | Condition::Driver
+                    | Condition::DriverCuda
+                    | Condition::TorchCuda
+                    | Condition::CudaToolkit
+            )
+    });
     // Facts that single the cause out: a release, a driver, a build, a check's
     // finding. A package merely installed, a GPU count or model is shared by
     // every job on the node.
-    let strong_holds = confirmed
-        || version_holds
-        || verdicts.iter().any(|verdict| {
-            verdict.holds == Some(true)
-                && matches!(
-                    verdict.condition,
-                    Condition::Python
-                        | Condition::Driver
-                        | Condition::DriverCuda
-                        | Condition::TorchCuda
-                        | Condition::CudaToolkit
-                )
-        });
+    let strong_holds = confirmed || version_holds || platform_holds;
     let node_open = verdicts.iter().any(|verdict| verdict.holds.is_none());
     if !node_fails && node_holds > 0 {
         score += NODE_BASE + (node_holds as i32).min(NODE_MOST) - i32::from(node_open);
@@ -1024,7 +1026,7 @@ fn score(
         _ if unseen => 0,
         CauseKind::Rule if pinned => 4,
         // The node has the versions the rule is about: it outranks a generic symptom.
-        CauseKind::Rule if version_holds && !bypassed => 3,
+        CauseKind::Rule if (version_holds || platform_holds) && !bypassed => 3,
         // Without frames nothing points at a library, and frames that miss the
         // rule's code point away from it: the job's own code is likelier.
         CauseKind::Rule if !seen.has_frames || bypassed => 1,
@@ -1670,6 +1672,24 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         let (id, confidence) = (candidates[0].id.clone(), candidates[0].confidence);
         assert_eq!(id, "bnb-before-0-43-1-cuda-12-4-runtime", "{candidates:#?}");
         assert!(confidence.is_answer());
+    }
+
+    /// digitalsreeniimageannotator57: a frameless 'no kernel image' on a
+    /// Pascal GPU with torch 2.8.0+cu128. The rule about that build and that
+    /// GPU holds on the node's versions, which no frame needs to point at: it
+    /// leads the symptom that generalizes it. On an H200 the rule is ruled out.
+    #[test]
+    fn a_rule_whose_platform_versions_hold_leads_the_generic_symptom_without_frames() {
+        let log = "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n";
+        let mut pascal = with_torch(node(None), "2.8.0+cu128");
+        let gpu = &mut pascal.nvidia.as_mut().unwrap().gpus[0];
+        gpu.name = Some("NVIDIA GeForce GTX 1050".into());
+        gpu.compute_capability = Some("6.1".into());
+        let (id, confidence) = first(log, &pascal);
+        assert_eq!(id, "maxwell-pascal-torch-cuda-12-8");
+        assert!(confidence.is_answer(), "{confidence:?}");
+        let candidates = ranked(log, &with_torch(node(None), "2.8.0+cu128"));
+        assert_ne!(candidates[0].id, "maxwell-pascal-torch-cuda-12-8", "{candidates:#?}");
     }
 
     #[test]

@@ -491,6 +491,17 @@ mod tests {
         assert_eq!(found.cause, CAUSE);
         assert!(found.said.starts_with("apex's compiled library"), "{}", found.said);
         assert!(found.fix.contains("--no-build-isolation apex"), "{}", found.fix);
+        // mochi30: the module named by its file alone, and a symbol of torch's own namespace.
+        let bare = reading("transformer_engine_extensions.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n").unwrap();
+        assert_eq!(bare.cause, CAUSE);
+        assert!(
+            bare.said
+                .contains("compiled library lacks torch's symbol _ZN5torch3jit"),
+            "{}",
+            bare.said
+        );
+        // A file that is no Python extension module names no owner.
+        assert!(reading("libfoo.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameE\n").is_none());
     }
 
     #[test]

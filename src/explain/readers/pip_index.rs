@@ -40,9 +40,10 @@ enum Side {
     /// pip names the pinned release among those it skipped for Requires-Python.
     Skipped(String),
     /// Older than every release offered: made before this interpreter. Settled
-    /// only where a release of the pin's major is offered: a pin of a major
-    /// nothing here shares may be a platform the release never built for, a
-    /// version that does not exist, or one on another index.
+    /// where a release of the pin's major is offered, or where the interpreter
+    /// is known to be newer than the release's range: otherwise a pin of a
+    /// major nothing here shares may be a platform the release never built
+    /// for, a version that does not exist, or one on another index.
     Older { same_major_offered: bool },
     /// Newer than every release offered.
     Newer,
@@ -113,7 +114,11 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             format!(
                 "run the job with an older Python that {pinned} was built for, in a new environment (python3.X -m venv, or conda create -n NAME python=3.X){reach_a_release} (code written for the old release may need changes)"
             ),
-            *same_major_offered && !interpreter.iter().any(|(holds, _)| *holds == Some(false)),
+            // The interpreter beyond the release's range settles it as well as
+            // a newer release of the same major does; an interpreter inside
+            // that range leaves the release or the platform to blame.
+            (*same_major_offered || interpreter.iter().any(|(holds, _)| *holds == Some(true)))
+                && !interpreter.iter().any(|(holds, _)| *holds == Some(false)),
         ),
         Side::Newer => (
             format!(
@@ -311,6 +316,57 @@ mod tests {
         let other = read_alone("ERROR: Could not find a version that satisfies the requirement tensorflow==1.15.5 (from versions: 2.12.0, 2.13.0)").unwrap();
         assert_eq!(other.cause, NO_RELEASE);
         assert_eq!(other.rules_out, vec![TORCH_PYTHON]);
+    }
+
+    /// What the reading says with a node whose interpreter is `python`: the
+    /// recorded H100's Snapshot with its Python version changed.
+    fn read_on_python(text: &str, python: &str) -> Reading {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"
+        );
+        let mut snapshot: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        snapshot["python"]["version"] = serde_json::json!(python);
+        let snapshot: crate::snapshot::Snapshot = serde_json::from_value(snapshot).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let facts = crate::facts::Facts::new(&snapshot, &configs);
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let context = Context {
+            facts: Some(&facts),
+            absence_is_a_fact: false,
+            tables: Some(&tables),
+        };
+        read(text, context).unwrap()
+    }
+
+    /// groqcasters1 with its interpreter known: torch 1.13 is made for Python
+    /// 3.7 to 3.10 (RELEASE.md), so 3.11 settles what the list alone does not;
+    /// an interpreter inside the range leaves the platform or the index open.
+    #[test]
+    fn an_interpreter_beyond_the_pinned_releases_range_settles_a_pin_older_than_the_list() {
+        let line = "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.4.1)";
+        let newer = read_on_python(line, "3.11.9");
+        assert!(newer.settles, "{newer:#?}");
+        assert_eq!(newer.node[0].0, Some(true));
+        assert!(
+            newer.node[0].1.contains("torch 1.13 supports Python 3.7 to 3.10"),
+            "{:?}",
+            newer.node
+        );
+        let inside = read_on_python(line, "3.10.14");
+        assert!(!inside.settles, "{inside:#?}");
+        assert_eq!(inside.node[0].0, Some(false));
+        // torch 1.8's wheels stop at Python 3.9 (PyPI's files).
+        let old = read_on_python(
+            "ERROR: Could not find a version that satisfies the requirement torch==1.8.1 (from versions: 1.11.0, 1.12.0, 2.0.0)",
+            "3.10.12",
+        );
+        assert!(old.settles, "{old:#?}");
+        assert!(
+            old.node[0].1.contains("torch 1.8 supports Python 3.6 to 3.9"),
+            "{:?}",
+            old.node
+        );
     }
 
     /// alwaysonaiassistant2: torch 2.5.1 where pip offers up to 2.2.2 (macOS

@@ -41,6 +41,19 @@ pub fn name_after(text: &str) -> Option<&str> {
     plausible.then_some(name)
 }
 
+/// Words of the sentence around a bound, which stand where a name would:
+/// `Required version is >=0.15`, `must be >= 2.0`, `newer than >= 1.4`. A
+/// clause after one of them states a bound on a name the sentence gave
+/// earlier, or on none; reading the word as the package would name `is`.
+const PROSE_WORDS: [&str; 22] = [
+    "is", "are", "was", "were", "be", "been", "being", "am", "than", "of", "to", "at", "least", "or", "and", "with",
+    "as", "got", "has", "have", "not", "but",
+];
+
+fn is_prose_word(name: &str) -> bool {
+    PROSE_WORDS.iter().any(|word| word.eq_ignore_ascii_case(name))
+}
+
 /// A comparison in a requirement: `>=`, `<=`, `==`, `~=`, `!=`, `>`, `<`.
 pub const OPERATORS: [&str; 7] = [">=", "<=", "==", "~=", "!=", ">", "<"];
 
@@ -84,7 +97,8 @@ pub fn clauses(text: &str) -> Vec<Clause<'_>> {
         };
         let before = text[..position].trim_end_matches(' ');
         let after = text[position + op.len()..].trim_start_matches(' ');
-        let (Some(name), Some(version)) = (name_before(before), version_at(after)) else {
+        let name = name_before(before).filter(|name| !is_prose_word(name));
+        let (Some(name), Some(version)) = (name, version_at(after)) else {
             at = position + op.len();
             continue;
         };
@@ -229,6 +243,9 @@ mod tests {
             ("accelerate", ">=0.26.0")
         );
         assert!(clauses("x => y, a < b, 3 >= 2").is_empty());
+        // pycaret2377: the verb before the bound is no package.
+        assert!(clauses("cuML is outdated or not found. Required version is >=0.15, got 1.3.3").is_empty());
+        assert!(clauses("torch must be >= 2.0").is_empty());
     }
 
     #[test]
