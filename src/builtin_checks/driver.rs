@@ -6,7 +6,7 @@
 use super::{BuiltinCheck, finding, with_note};
 use crate::facts::Facts;
 use crate::findings::{Finding, Severity};
-use crate::knowledge::tables::{MajorMinor, Tables};
+use crate::knowledge::tables::{MajorMinor, Tables, TorchRelease};
 use crate::torch_install::{self, Install, Prefer, driver_cuda, how_it_runs, torch_version};
 
 const DRIVER_TOO_OLD: &str = "driver-too-old-for-torch-cuda";
@@ -208,6 +208,16 @@ fn driver_runs_torch_cuda(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     )]
 }
 
+/// Who gives a release's Python range: PyTorch's release matrix, or for the
+/// releases before it, the wheels PyTorch published on PyPI.
+fn who_says(release: &TorchRelease) -> &'static str {
+    if release.source.contains("RELEASE.md") {
+        "PyTorch's release matrix supports"
+    } else {
+        "PyPI has wheels of"
+    }
+}
+
 fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
     let (Some(torch), Some(python)) = (
         torch_version(facts),
@@ -229,8 +239,9 @@ fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
             Severity::Info,
             format!("Python {python} is experimental for torch {}", torch.release),
             format!(
-                "The interpreter is Python {python}; PyTorch's release matrix supports torch {} on {range} \
-                 and marks {python} experimental.",
+                "The interpreter is Python {python}; {} torch {} on {range}, and its wheels for {python} are \
+                 experimental or made for some platforms only.",
+                who_says(release),
                 torch.release
             ),
             "Experimental builds are published but not held to the release's tests; a failure there is \
@@ -243,12 +254,13 @@ fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
             references,
         )];
     }
-    // The torch releases made for this Python, to name one in the fix.
+    // The torch releases made for this Python, to name one in the fix: those
+    // whose set of torch and companions the table knows, which a fix can install.
     let supporting: Vec<MajorMinor> = tables
         .torch
         .releases
         .iter()
-        .filter(|row| (row.python_min..=row.python_max).contains(&python))
+        .filter(|row| row.latest.is_some() && (row.python_min..=row.python_max).contains(&python))
         .map(|row| row.torch)
         .collect();
     let alternative = if python < release.python_min {
@@ -288,8 +300,10 @@ fn python_supported_by_torch(facts: &Facts, tables: &Tables) -> Vec<Finding> {
             Severity::Warning,
             format!("Python {python} is outside torch {}'s supported range", torch.release),
             format!(
-                "The interpreter is Python {python}; PyTorch's release matrix supports torch {} ({}) on {range}.",
-                torch.release, torch.public
+                "The interpreter is Python {python}; {} torch {} ({}) on {range}.",
+                who_says(release),
+                torch.release,
+                torch.public
             ),
             "PyTorch publishes wheels of a release only for the Python versions in its matrix, so this torch is a \
          source build or a wheel made for another interpreter; the latter fails at import, and either is \
@@ -482,7 +496,34 @@ mod tests {
     fn a_torch_release_the_table_does_not_know_is_not_judged() {
         let mut snapshot = healthy();
         snapshot.python.version = "3.7.0".to_string();
-        set_torch(&mut snapshot, "1.13.1+cu117", "11.7");
+        set_torch(&mut snapshot, "0.4.1", "9.2");
         assert_eq!(run(&snapshot, python_supported_by_torch), []);
+    }
+
+    /// torch 1.13's Linux wheels include Python 3.11, which RELEASE.md does
+    /// not list: a note, not a warning. torch 1.8 on 3.10 has no wheel at
+    /// all, and the PyPI-dated row says so in its own source's words; the fix
+    /// names no 1.x release, whose companions the table does not know.
+    #[test]
+    fn torch_1_x_is_judged_by_its_own_sources_words() {
+        let mut snapshot = healthy();
+        snapshot.python.version = "3.11.4".to_string();
+        set_torch(&mut snapshot, "1.13.1+cu117", "11.7");
+        assert_eq!(
+            ids(&run(&snapshot, python_supported_by_torch)),
+            [(PYTHON_OUTSIDE, Severity::Info)]
+        );
+        snapshot.python.version = "3.10.12".to_string();
+        set_torch(&mut snapshot, "1.8.1+cu111", "11.1");
+        let findings = run(&snapshot, python_supported_by_torch);
+        assert_eq!(ids(&findings), [(PYTHON_OUTSIDE, Severity::Warning)]);
+        assert!(
+            findings[0].detail.contains("PyPI has wheels of torch 1.8"),
+            "{findings:#?}"
+        );
+        snapshot.python.version = "3.6.15".to_string();
+        set_torch(&mut snapshot, "2.1.0+cu118", "11.8");
+        let fix = fix_and_note(&run(&snapshot, python_supported_by_torch)[0]);
+        assert!(!fix.contains("torch 1."), "{fix}");
     }
 }

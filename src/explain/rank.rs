@@ -1026,7 +1026,9 @@ fn score(
         _ if unseen => 0,
         CauseKind::Rule if pinned => 4,
         // The node has the versions the rule is about: it outranks a generic symptom.
-        CauseKind::Rule if (version_holds || platform_holds) && !bypassed => 3,
+        // A platform version alone promotes it only where no condition of the
+        // rule is left open.
+        CauseKind::Rule if (version_holds || (platform_holds && !node_open)) && !bypassed => 3,
         // Without frames nothing points at a library, and frames that miss the
         // rule's code point away from it: the job's own code is likelier.
         CauseKind::Rule if !seen.has_frames || bypassed => 1,

@@ -985,10 +985,10 @@ fn an_earlier_line_does_not_answer_a_later_error_no_cause_gives() {
 /// missed: torch 1.6.0 below every torch 1.x offered to Python 3.9
 /// (opennmtpy2018, beside PyPI's 0.1.2 placeholder) is a release made before
 /// this interpreter. torch 1.13.1 where only torch 2.x is offered
-/// (groqcasters1) may also be a platform 1.13 never built for: the words
-/// alone do not decide it, but its Snapshot's Python 3.11 is beyond the 3.10
-/// that PyTorch's matrix gives torch 1.13, which does (the reader's unit tests
-/// hold the undecided case). A pin of another package is no torch matter, and the torch
+/// (groqcasters1) may also be a platform 1.13 never built for, and its
+/// Python 3.11 has 1.13 wheels on Linux though not on Windows, so it is not
+/// decided (the reader's unit tests hold the interpreters that do decide
+/// it). A pin of another package is no torch matter, and the torch
 /// entry is ruled out; a pin newer than everything offered (an interpreter
 /// too old, or a platform dropped) and an empty list (an index never
 /// reached) are not decided.
@@ -1017,7 +1017,7 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
         cache.path(),
         &fresh_case_dir("2026-12-03-P/python-supported-by-torch-groqcasters1"),
     );
-    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     assert_eq!(
         first_id(&explanation),
         Some("python-supported-by-torch"),
@@ -1700,6 +1700,13 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             // localmultimodalaichat31
             "Error response from daemon: unknown or invalid runtime name: nvidia\n",
             "Error response from daemon: unknown or invalid runtime name: runsc\n",
+        ),
+        (
+            "container-lost-gpu-devices",
+            // dstack #2601, as NVIDIA's notice (nvidia-container-toolkit #48) shows it
+            "Failed to initialize NVML: Unknown Error\n",
+            // The driver's two halves disagree: another cause of the same failure to start.
+            "Failed to initialize NVML: Driver/library version mismatch\n",
         ),
         (
             "torch-distributed-without-nccl",

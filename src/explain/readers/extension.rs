@@ -68,9 +68,29 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     } else if let Some((symbol, owner)) = torch_symbol(text, traceback) {
         (
             owner.clone(),
-            format!("{owner}'s compiled library lacks torch's symbol {symbol}"),
+            format!(
+                "{owner}'s compiled library lacks torch's symbol {symbol}{}",
+                abi_note(symbol, &owner)
+            ),
             None,
         )
+    } else if let Some((symbol, module)) = torch_symbol_in_a_bare_module(text) {
+        // Named by its file alone: the module is known, the distribution that
+        // installs it is not (transformer_engine_extensions is transformer-engine's).
+        return Some(Reading {
+            cause: CAUSE,
+            said: format!(
+                "the compiled module {module} lacks torch's symbol {symbol}{}",
+                abi_note(symbol, module)
+            ),
+            node: Vec::new(),
+            fix: format!(
+                "find the package that installs the module {module} (python -c 'import {module}; print({module}.__file__)' shows where it lies; pip show -f PACKAGE lists a package's files), then install its build made for the installed torch, or rebuild it against it: pip install --force-reinstall --no-cache-dir --no-build-isolation PACKAGE"
+            ),
+            stated: false,
+            settles: true,
+            rules_out: Vec::new(),
+        });
     } else if let Some(built_here) = torch_symbol_in_a_source_tree(text) {
         // Built in its source tree (`python setup.py develop`), not installed:
         // no index has it, so the fix is a rebuild where it lies.
@@ -240,6 +260,56 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
     let owner = super::owner_of_failure(text, traceback)?;
     let torchs = is_torch_symbol(symbol) || symbol.starts_with("torch_") || TORCH_COMPANIONS.contains(&owner.as_str());
     torchs.then_some((symbol, owner))
+}
+
+/// A torch symbol missing from a Python extension module the message names
+/// by its file alone (`transformer_engine_extensions.cpython-310-x86_64-linux-gnu.so:
+/// undefined symbol: _ZN5torch...`), and the module: the file's name up to its
+/// first dot. A private submodule (`_C`) names nothing anyone installs.
+fn torch_symbol_in_a_bare_module(text: &str) -> Option<(&str, &str)> {
+    let (before, symbol) = undefined_symbol(text)?;
+    if !is_torch_symbol(symbol) {
+        return None;
+    }
+    let file = before
+        .trim_end_matches([':', ' '])
+        .rsplit([' ', '\n', '\'', '"', '('])
+        .next()?;
+    let extension_module = file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."));
+    if !extension_module || file.contains('/') {
+        return None;
+    }
+    let module = file.split('.').next()?;
+    let named = module.starts_with(|c: char| c.is_ascii_alphabetic())
+        && module.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    named.then_some((symbol, module))
+}
+
+/// What the symbol's spelling of `std::string` says of how `who` was built.
+fn abi_note(symbol: &str, who: &str) -> String {
+    string_abi(symbol)
+        .map(|(abi, flag)| {
+            format!(
+                "; the symbol spells std::string in the {abi} ABI, so {who} was compiled with -D_GLIBCXX_USE_CXX11_ABI={flag}, and a torch built with the other ABI lacks it even at the same release (python -c 'import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)' says which torch has)"
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The C++ ABI a mangled symbol's `std::string` is spelt in, and the value of
+/// `_GLIBCXX_USE_CXX11_ABI` that gives it: the C++11 ABI's string lives in
+/// `std::__cxx11` (`NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE`),
+/// the older one is the abbreviation `Ss` (`RKSs`: a `const std::string&`).
+/// Extensions built with torch's `cpp_extension` take the flag from torch;
+/// one that sets it by hand can disagree with the torch it loads into.
+fn string_abi(symbol: &str) -> Option<(&'static str, u8)> {
+    if symbol.contains("__cxx11") {
+        Some(("C++11", 1))
+    } else if symbol.contains("RKSs") || symbol.contains("PKSs") {
+        Some(("pre-C++11", 0))
+    } else {
+        None
+    }
 }
 
 /// The symbol the loader reports undefined, and the text before its words
@@ -496,10 +566,23 @@ mod tests {
         assert_eq!(bare.cause, CAUSE);
         assert!(
             bare.said
-                .contains("compiled library lacks torch's symbol _ZN5torch3jit"),
+                .contains("the compiled module transformer_engine_extensions lacks torch's symbol _ZN5torch3jit"),
             "{}",
             bare.said
         );
+        assert!(bare.said.contains("_GLIBCXX_USE_CXX11_ABI=1"), "{}", bare.said);
+        // No distribution is guessed from the module's name for pip to install.
+        assert!(bare.fix.contains("--no-build-isolation PACKAGE"), "{}", bare.fix);
+        assert!(!bare.fix.contains("transformer-engine-extensions"), "{}", bare.fix);
+        // A private submodule's file names no module anyone imports or installs.
+        assert!(
+            reading("_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs\n")
+                .is_none()
+        );
+        // megatronapp34's symbol, under a package: the pre-C++11 string.
+        let old_abi = reading("ImportError: /v/lib/python3.12/site-packages/shm_tensor/_C.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs\n").unwrap();
+        assert!(old_abi.said.contains("in the pre-C++11 ABI"), "{}", old_abi.said);
+        assert!(old_abi.said.contains("_GLIBCXX_USE_CXX11_ABI=0"), "{}", old_abi.said);
         // A file that is no Python extension module names no owner.
         assert!(reading("libfoo.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameE\n").is_none());
     }

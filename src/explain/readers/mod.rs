@@ -159,21 +159,7 @@ fn innermost_package(traceback: &Traceback) -> Option<&str> {
 fn owner_of_failure(text: &str, traceback: &Traceback) -> Option<String> {
     package_of_library_path(text)
         .or_else(|| innermost_package(traceback))
-        .or_else(|| extension_module_named(text))
         .map(super::distribution_of)
-}
-
-/// A Python extension module the message names by its file alone, with no
-/// directory (`transformer_engine_extensions.cpython-310-x86_64-linux-gnu.so:
-/// undefined symbol: ...`): the module is the file's name up to its first dot.
-fn extension_module_named(text: &str) -> Option<&str> {
-    text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '(')
-        .map(|token| token.trim_end_matches(':'))
-        .filter(|file| {
-            !file.contains('/') && file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."))
-        })
-        .find_map(|file| file.split('.').next())
-        .filter(|module| !module.is_empty() && module.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 /// `owner`'s requirement on `dependency`, where it applies here, judged

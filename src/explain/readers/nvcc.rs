@@ -1,9 +1,12 @@
-//! nvcc refusing the architecture a build asks for: `nvcc fatal : Unsupported
-//! gpu architecture 'compute_86'`. The capability in the message, against the
-//! toolkits the GPU table dates for it, says which way the toolkit is wrong:
-//! older than the architecture (sm_86 from CUDA 11.1) or newer than its
-//! removal (Kepler's sm_37 went in CUDA 12.0). The toolkit on the node, where
-//! the log is the node's, confirms it.
+//! A CUDA compiler refusing the architecture it is asked to compile for:
+//! nvcc's `nvcc fatal : Unsupported gpu architecture 'compute_86'` and `Value
+//! 'sm_75' is not defined for option 'gpu-architecture'`, and ptxas's `ptxas
+//! fatal : Value 'sm_121a' is not defined for option 'gpu-name'` (Triton runs
+//! a ptxas it bundles, from the toolkit it was built with). The capability in
+//! the message, against the toolkits the GPU table dates for it, says which
+//! way the toolkit is wrong: older than the architecture (sm_86 from CUDA
+//! 11.1) or newer than its removal (Kepler's sm_37 went in CUDA 12.0). The
+//! toolkit on the node, where the log is the node's, confirms it.
 
 use super::{Context, Reading, text};
 use crate::facts::Facts;
@@ -12,17 +15,58 @@ use crate::knowledge::tables::{MajorMinor, Tables};
 pub const CAUSE: &str = "nvcc-unsupported-gpu-arch";
 
 const REFUSAL: &str = "unsupported gpu architecture '";
+/// The option an architecture is refused for, by the tool that has it.
+const REFUSED_FOR: [(&str, &str); 2] = [
+    ("' is not defined for option 'gpu-architecture'", "nvcc"),
+    ("' is not defined for option 'gpu-name'", "ptxas"),
+];
+/// Triton's words for a ptxas failure, and where Triton keeps the ptxas it
+/// runs unless TRITON_PTXAS_PATH names another.
+const TRITONS_PTXAS: [&str; 2] = ["internal triton ptx codegen error", "triton/backends/nvidia/bin/ptxas"];
+
+/// The architecture a compiler refused, the compiler, and whether it is the
+/// ptxas Triton bundles.
+struct Refused<'t> {
+    arch: &'t str,
+    tool: &'static str,
+    triton: bool,
+}
+
+fn refused(lower: &str) -> Option<Refused<'_>> {
+    let triton = TRITONS_PTXAS.iter().any(|marker| lower.contains(marker));
+    if let Some(named) = text::after_marker(lower, REFUSAL) {
+        return Some(Refused {
+            arch: named.split('\'').next()?,
+            tool: "nvcc",
+            triton: false,
+        });
+    }
+    REFUSED_FOR.iter().find_map(|(option, tool)| {
+        let end = lower.find(option)?;
+        let start = lower[..end].rfind("value '")? + "value '".len();
+        Some(Refused {
+            arch: &lower[start..end],
+            tool,
+            triton: triton && *tool == "ptxas",
+        })
+    })
+}
 
 pub fn read(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     if let Some(reading) = unknown_standard(&lower, context) {
         return Some(reading);
     }
-    let named = text::after_marker(&lower, REFUSAL)?;
-    let arch = named.split('\'').next()?;
+    let Refused { arch, tool, triton } = refused(&lower)?;
     let capability = capability_of(arch)?;
     let target = context.tables.and_then(|tables| tables.gpus.nvcc_target(capability));
-    let toolkit = context.facts.and_then(toolkit_here);
+    // Triton's own ptxas is not the node's toolkit, which says nothing of it.
+    let toolkit = context.facts.filter(|_| !triton).and_then(toolkit_here);
+    let triton_fix = |toolkits: &str| {
+        format!(
+            "point Triton at the ptxas of {toolkits}: export TRITON_PTXAS_PATH=/usr/local/cuda-X.Y/bin/ptxas (without it Triton runs the ptxas it bundles, from the toolkit it was built with)"
+        )
+    };
     let mut node = Vec::new();
     let (said, fix) = match target {
         Some(target) if target.first_cuda.is_some() => {
@@ -40,7 +84,9 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 (Some(facts), Some(tables)) => gpus_of(facts, tables, capability),
                 _ => Vec::new(),
             };
-            let fix = if gpus_of_it.is_empty() {
+            let fix = if triton {
+                triton_fix(&format!("a CUDA toolkit of {first} or newer"))
+            } else if gpus_of_it.is_empty() {
                 format!(
                     "{install}, or leave {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST) if no GPU that runs it has it"
                 )
@@ -52,7 +98,9 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 install
             };
             (
-                format!("nvcc does not know {arch}: compute capability {capability} needs a CUDA toolkit of {first} or newer"),
+                format!(
+                    "{tool} does not know {arch}: compute capability {capability} needs a CUDA toolkit of {first} or newer"
+                ),
                 fix,
             )
         }
@@ -65,15 +113,23 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 ));
             }
             (
-                format!("nvcc does not know {arch}: CUDA {removed} removed compute capability {capability}, and the build still asks for it"),
+                format!(
+                    "{tool} does not know {arch}: CUDA {removed} removed compute capability {capability}, and the build still asks for it"
+                ),
                 format!(
                     "take {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, or the list the package's setup.py hard-codes) and list the GPUs this node has, or build with a CUDA toolkit older than {removed}"
                 ),
             )
         }
         None => (
-            format!("nvcc does not know {arch} (compute capability {capability}); when its toolkits came or went is not in the GPU table"),
-            "compare `nvcc --list-gpu-arch` with the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, the package's setup.py): install a toolkit that lists it, or take it out of the build's list".to_string(),
+            format!(
+                "{tool} does not know {arch} (compute capability {capability}); when its toolkits came or went is not in the GPU table"
+            ),
+            if triton {
+                triton_fix("the newest CUDA toolkit installed (ptxas --help lists the gpu-name values it knows)")
+            } else {
+                "compare `nvcc --list-gpu-arch` with the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, the package's setup.py): install a toolkit that lists it, or take it out of the build's list".to_string()
+            },
         ),
     };
     Some(Reading::stated_outright(CAUSE, said, node, fix))
@@ -212,6 +268,31 @@ mod tests {
             "{}",
             found.fix
         );
+    }
+
+    /// nvcc's other wording, and ptxas's: one refusal, read the same way.
+    /// triton8539: Triton's bundled ptxas (CUDA 12.8) on a GB10 (sm_121),
+    /// which CUDA 12.9 added; its fix is the ptxas Triton is pointed at.
+    #[test]
+    fn every_compilers_wording_of_a_refused_architecture_is_read() {
+        let nvcc = reading("nvcc fatal   : Value 'sm_86' is not defined for option 'gpu-architecture'").unwrap();
+        assert_eq!(nvcc.cause, CAUSE);
+        assert!(nvcc.said.starts_with("nvcc does not know sm_86"), "{}", nvcc.said);
+        let log = "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n\nRepro command: /e/lib/python3.10/site-packages/triton/backends/nvidia/bin/ptxas -lineinfo -v --gpu-name=sm_121a /tmp/t.ptx -o /tmp/t.ptx.o";
+        let triton = reading(log).unwrap();
+        assert_eq!(triton.cause, CAUSE);
+        assert!(
+            triton
+                .said
+                .contains("ptxas does not know sm_121a: compute capability 12.1 needs a CUDA toolkit of 12.9 or newer"),
+            "{}",
+            triton.said
+        );
+        assert!(triton.fix.contains("TRITON_PTXAS_PATH"), "{}", triton.fix);
+        // A ptxas of the node's own toolkit is fixed with a newer toolkit.
+        let own = reading("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'").unwrap();
+        assert!(own.fix.starts_with("install a CUDA toolkit of 12.9"), "{}", own.fix);
+        assert!(reading("ptxas fatal   : Value 'lto_121' is not defined for option 'gpu-name'").is_none());
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! release no longer builds for; an empty list is nothing at all for it here,
 //! or an index pip never reached.
 
+use std::cmp::Ordering;
 use std::str::FromStr;
 
 use pep508_rs::VersionOrUrl;
@@ -115,9 +116,13 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 "run the job with an older Python that {pinned} was built for, in a new environment (python3.X -m venv, or conda create -n NAME python=3.X){reach_a_release} (code written for the old release may need changes)"
             ),
             // The interpreter beyond the release's range settles it as well as
-            // a newer release of the same major does; an interpreter inside
-            // that range leaves the release or the platform to blame.
-            (*same_major_offered || interpreter.iter().any(|(holds, _)| *holds == Some(true)))
+            // a newer release of the same major does, where the list is the
+            // one PyPI gives that interpreter (see `list_begins_with_the_interpreter`);
+            // an interpreter inside that range leaves the release or the
+            // platform to blame.
+            (*same_major_offered
+                || (interpreter.iter().any(|(holds, _)| *holds == Some(true))
+                    && list_begins_with_the_interpreter(context, nearest_newer, &offered)))
                 && !interpreter.iter().any(|(holds, _)| *holds == Some(false)),
         ),
         Side::Newer => (
@@ -264,13 +269,18 @@ fn interpreter_note(
     match release {
         Some(row) => {
             // The side the reading says the interpreter is on, where it says one.
+            // The rows are a release's minor as a whole, and a patch can lack
+            // its newest or oldest Python (torch 1.7.0 has no wheel for 3.9,
+            // 1.7.1 has), so the edge of the range decides nothing; nor does a
+            // Python the release has wheels for on some platforms only.
             let holds = match side {
-                Side::Older { .. } => python > row.python_max,
-                Side::Newer => python < row.python_min,
-                _ => !(row.python_min..=row.python_max).contains(&python),
+                _ if row.python_experimental.contains(&python) => None,
+                Side::Older { .. } => edge(python.cmp(&row.python_max), Ordering::Greater),
+                Side::Newer => edge(python.cmp(&row.python_min), Ordering::Less),
+                _ => Some(!(row.python_min..=row.python_max).contains(&python)),
             };
             vec![(
-                Some(holds),
+                holds,
                 format!(
                     "the interpreter is Python {python}; torch {} supports Python {} to {}",
                     row.torch, row.python_min, row.python_max
@@ -279,6 +289,38 @@ fn interpreter_note(
         }
         None => vec![(None, format!("the interpreter is Python {python}"))],
     }
+}
+
+/// Beyond the range (`beyond`) holds, inside it does not, at its edge is open.
+fn edge(against_the_edge: Ordering, beyond: Ordering) -> Option<bool> {
+    match against_the_edge {
+        Ordering::Equal => None,
+        found => Some(found == beyond),
+    }
+}
+
+/// Whether pip's list is what PyPI offers this interpreter: its oldest torch
+/// after the pin is the first release made for the interpreter (Python 3.11's
+/// list begins at 2.0, 3.12's at 2.2). A list of local builds (`2.1.0+cu121`)
+/// comes from a PyTorch index, which may lack the pinned release for every
+/// interpreter, and a list that begins later is another index's or platform's.
+fn list_begins_with_the_interpreter(context: Context, nearest_newer: Option<&Version>, offered: &[Version]) -> bool {
+    let (Some(facts), Some(tables)) = (context.facts, context.tables) else {
+        return false;
+    };
+    let Some(python) = facts.python_version.as_ref().and_then(MajorMinor::of) else {
+        return false;
+    };
+    if offered.iter().any(|version| !version.local().is_empty()) {
+        return false;
+    }
+    let first_for_python = tables
+        .torch
+        .releases
+        .iter()
+        .find(|row| (row.python_min..=row.python_max).contains(&python) || row.python_experimental.contains(&python))
+        .map(|row| row.torch);
+    first_for_python.is_some() && nearest_newer.and_then(MajorMinor::of) == first_for_python
 }
 
 #[cfg(test)]
@@ -339,34 +381,42 @@ mod tests {
         read(text, context).unwrap()
     }
 
-    /// groqcasters1 with its interpreter known: torch 1.13 is made for Python
-    /// 3.7 to 3.10 (RELEASE.md), so 3.11 settles what the list alone does not;
-    /// an interpreter inside the range leaves the platform or the index open.
+    /// A pin older than the whole list, with the interpreter known: beyond
+    /// the release's range it settles what the list alone does not, where
+    /// the list is the one PyPI gives that interpreter (Python 3.12's begins
+    /// at torch 2.2). groqcasters1's Python 3.11 has torch 1.13 wheels on
+    /// Linux, not on Windows, so it stays open; so do an interpreter inside
+    /// the range, a list of a PyTorch index's local builds, and a list that
+    /// begins later than the interpreter's first release.
     #[test]
-    fn an_interpreter_beyond_the_pinned_releases_range_settles_a_pin_older_than_the_list() {
-        let line = "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.4.1)";
-        let newer = read_on_python(line, "3.11.9");
-        assert!(newer.settles, "{newer:#?}");
-        assert_eq!(newer.node[0].0, Some(true));
+    fn an_interpreter_beyond_the_pinned_releases_range_settles_only_with_pypis_own_list() {
+        let pin = "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: ";
+        let beyond = read_on_python(&format!("{pin}2.2.0, 2.2.1, 2.4.1)"), "3.12.3");
+        assert!(beyond.settles, "{beyond:#?}");
+        assert_eq!(beyond.node[0].0, Some(true));
         assert!(
-            newer.node[0].1.contains("torch 1.13 supports Python 3.7 to 3.10"),
+            beyond.node[0].1.contains("torch 1.13 supports Python 3.7 to 3.10"),
             "{:?}",
-            newer.node
+            beyond.node
         );
-        let inside = read_on_python(line, "3.10.14");
+        let linux_only = read_on_python(&format!("{pin}2.0.0, 2.0.1, 2.4.1)"), "3.11.9");
+        assert!(!linux_only.settles, "{linux_only:#?}");
+        assert_eq!(linux_only.node[0].0, None);
+        let inside = read_on_python(&format!("{pin}2.0.0, 2.4.1)"), "3.9.18");
         assert!(!inside.settles, "{inside:#?}");
         assert_eq!(inside.node[0].0, Some(false));
-        // torch 1.8's wheels stop at Python 3.9 (PyPI's files).
-        let old = read_on_python(
-            "ERROR: Could not find a version that satisfies the requirement torch==1.8.1 (from versions: 1.11.0, 1.12.0, 2.0.0)",
-            "3.10.12",
+        let variant_index = read_on_python(&format!("{pin}2.2.0+cu121, 2.4.1+cu121)"), "3.12.3");
+        assert!(!variant_index.settles, "{variant_index:#?}");
+        let later = read_on_python(&format!("{pin}2.4.0, 2.5.1)"), "3.12.3");
+        assert!(!later.settles, "{later:#?}");
+        // torch 1.7.0 has no wheel for Python 3.9, 1.7.1 has: the edge of the
+        // minor's range decides nothing, and the list settles it.
+        let edge = read_on_python(
+            "ERROR: Could not find a version that satisfies the requirement torch==1.7.0 (from versions: 0.1.2, 0.1.2.post1, 1.7.1, 1.8.0)",
+            "3.9.18",
         );
-        assert!(old.settles, "{old:#?}");
-        assert!(
-            old.node[0].1.contains("torch 1.8 supports Python 3.6 to 3.9"),
-            "{:?}",
-            old.node
-        );
+        assert!(edge.settles, "{edge:#?}");
+        assert_eq!(edge.node[0].0, None);
     }
 
     /// alwaysonaiassistant2: torch 2.5.1 where pip offers up to 2.2.2 (macOS

@@ -96,6 +96,7 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         let after = lower[clause.end..].trim_start();
         clause.is_exact()
             && (before.ends_with("found")
+                || before.ends_with("got")
                 || before.ends_with("have")
                 || before.ends_with("installed")
                 || after.starts_with("is used")
@@ -106,6 +107,11 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
     let wanted = clauses
         .iter()
         .find(|clause| !found_as(clause) && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str()))?;
+    // The bound is on a name the sentence gave elsewhere (`cuML is outdated
+    // ... Required version is >=0.15`): not read as any package's.
+    if wanted.name.is_empty() {
+        return None;
+    }
     let name = normalize_name(wanted.name);
     let specifier = wanted.specifier();
     let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
@@ -519,6 +525,22 @@ mod tests {
 
     fn read_alone(text: &str) -> Vec<Reading> {
         read(&text::squeeze_spaces(text), Context::alone())
+    }
+
+    /// pycaret2377: the bound follows a verb, on a name the sentence gave
+    /// first; neither `is` nor the version found later is the requirement.
+    #[test]
+    fn a_bound_after_a_word_of_the_sentence_names_no_package() {
+        for message in [
+            "ImportError: cuML is outdated or not found. Required version is >=0.15, got 1.3.3",
+            "ImportError: cuML is outdated or not found. Required version is >=0.15, got cuml==0.14.0",
+        ] {
+            let found = read_alone(message);
+            assert!(
+                found.iter().all(|reading| reading.cause != PACKAGE),
+                "{message}: {found:?}"
+            );
+        }
     }
 
     /// jax's own words before and after 0.4.14 (jax/_src/lib/__init__.py).

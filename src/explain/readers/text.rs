@@ -45,6 +45,7 @@ pub fn name_after(text: &str) -> Option<&str> {
 /// `Required version is >=0.15`, `must be >= 2.0`, `newer than >= 1.4`. A
 /// clause after one of them states a bound on a name the sentence gave
 /// earlier, or on none; reading the word as the package would name `is`.
+/// Such a clause has an empty name.
 const PROSE_WORDS: [&str; 22] = [
     "is", "are", "was", "were", "be", "been", "being", "am", "than", "of", "to", "at", "least", "or", "and", "with",
     "as", "got", "has", "have", "not", "but",
@@ -97,11 +98,13 @@ pub fn clauses(text: &str) -> Vec<Clause<'_>> {
         };
         let before = text[..position].trim_end_matches(' ');
         let after = text[position + op.len()..].trim_start_matches(' ');
-        let name = name_before(before).filter(|name| !is_prose_word(name));
-        let (Some(name), Some(version)) = (name, version_at(after)) else {
+        let (Some(name), Some(version)) = (name_before(before), version_at(after)) else {
             at = position + op.len();
             continue;
         };
+        // A bound after a word of the sentence is kept, nameless: it is the
+        // requirement, on a name the sentence gave elsewhere.
+        let name = if is_prose_word(name) { "" } else { name };
         let mut specifiers = vec![format!("{op}{version}")];
         let mut end = text.len() - after.len() + version.len();
         // `, <=1.4.0` continues the same requirement.
@@ -243,9 +246,12 @@ mod tests {
             ("accelerate", ">=0.26.0")
         );
         assert!(clauses("x => y, a < b, 3 >= 2").is_empty());
-        // pycaret2377: the verb before the bound is no package.
-        assert!(clauses("cuML is outdated or not found. Required version is >=0.15, got 1.3.3").is_empty());
-        assert!(clauses("torch must be >= 2.0").is_empty());
+        // pycaret2377: the verb before the bound is no package, and the
+        // bound stays the sentence's first.
+        let nameless = clauses("cuML is outdated or not found. Required version is >=0.15, got cuml==0.14.0");
+        assert_eq!((nameless[0].name, nameless[0].specifier().as_str()), ("", ">=0.15"));
+        assert_eq!(nameless[1].name, "cuml");
+        assert_eq!(clauses("torch must be >= 2.0")[0].name, "");
     }
 
     #[test]
