@@ -59,15 +59,27 @@ struct MissingVersion<'t> {
 /// `PATH: version `GLIBCXX_3.4.30' not found (required by LIB)`, with the
 /// backtick older glibc prints, a plain quote, or neither.
 fn missing_version(text: &str) -> Option<MissingVersion<'_>> {
-    // A paste through Markdown may lose the backtick: `version GLIBCXX_3.4.29' not found`.
+    // A paste through Markdown may lose the backtick: `version GLIBCXX_3.4.29' not found`;
+    // a reporter's line may keep the quoted version alone (`GLIBCXX_3.4.30' not
+    // found for importing _limap`), which " not found" after it still marks.
     let (at, start) = VERSION_PREFIXES.iter().find_map(|prefix| {
-        ["version `", "version '", "version "].iter().find_map(|opening| {
-            let at = text.find(&format!("{opening}{prefix}"))?;
-            Some((at, at + opening.len()))
-        })
+        ["version `", "version '", "version ", "`", "'", ""]
+            .iter()
+            .find_map(|opening| {
+                let at = text.find(&format!("{opening}{prefix}"))?;
+                Some((at, at + opening.len()))
+            })
     })?;
     let rest = &text[start..];
     let version = rest.split(['\'', ' ', '`', '"']).next()?;
+    // `GLIBCXX_3.4.30`, not `GLIBCXX_USE_CXX11_ABI` of a compiler flag.
+    let (_, number) = version.split_once('_')?;
+    if !number
+        .split('.')
+        .all(|part| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()))
+    {
+        return None;
+    }
     let after = &rest[version.len()..];
     if !after.trim_start_matches(['\'', '`', '"']).starts_with(" not found") {
         return None;
@@ -128,6 +140,14 @@ mod tests {
             found.said
         );
         assert!(found.fix.starts_with("put a newer libstdc++ first"), "{}", found.fix);
+    }
+
+    /// limap2: the reporter kept the loader's quoted version and nothing else.
+    #[test]
+    fn a_version_quoted_alone_before_not_found_is_read() {
+        let found = reading("`GLIBCXX_3.4.30' not found for importing _limap").unwrap();
+        assert!(found.said.contains("GLIBCXX_3.4.30"), "{}", found.said);
+        assert!(reading("built with -D_GLIBCXX_USE_CXX11_ABI=0, not found in the cache").is_none());
     }
 
     #[test]

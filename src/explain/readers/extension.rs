@@ -63,6 +63,10 @@ const OPERATOR_OWNERS: [(&str, &str); 3] = [
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
+    // A torch name a package's Python code uses and this torch lacks: the
+    // package is made for another torch, but nothing compiled is involved,
+    // so no rebuild helps.
+    let mut python_code = false;
     let (owner, said, built_for) = if let Some(found) = built_for(text) {
         found
     } else if let Some((symbol, owner)) = torch_symbol(text, traceback) {
@@ -178,6 +182,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         )
     } else if let Some(attribute) = torch_attribute(text).or_else(|| torch_import_missing(text, traceback)) {
         let owner = super::innermost_package(traceback).map(crate::explain::distribution_of)?;
+        python_code = true;
         (
             owner.clone(),
             format!(
@@ -208,6 +213,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
     }
     let fix = match &built_for {
+        _ if python_code => format!(
+            "make {owner} and torch agree: install the torch release {owner} is made for (pip show {owner} lists its requirement on torch; reinstall torch from the index it came from), or the {owner} release made for the installed torch"
+        ),
         Some(Built { torch: version, .. }) => format!(
             "install the {owner} build made for the torch installed (pip install -U {owner} picks one where it publishes wheels per torch), or install the torch it was built for: pip install \"torch=={}\"",
             version.split('+').next().unwrap_or(version)
@@ -623,6 +631,9 @@ mod tests {
             "{}",
             found.said
         );
+        // Python code calls it: agreeing releases fix it, a rebuild does not.
+        assert!(found.fix.starts_with("make apex and torch agree"), "{}", found.fix);
+        assert!(!found.fix.contains("--no-build-isolation"), "{}", found.fix);
         assert!(
             reading("AttributeError: module 'torch' has no attribute 'frobnicate'\n").is_none(),
             "the job's own call names no package"

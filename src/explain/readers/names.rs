@@ -14,6 +14,17 @@ use crate::knowledge::tables::{Change, NameChange};
 pub const CAUSE: &str = "package-lacks-used-name";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    if let Some(row) = removal_stated(text) {
+        let name = row.names[0].clone();
+        return Some(dated(
+            &row,
+            "numpy",
+            &name,
+            &format!("numpy.{name}"),
+            traceback,
+            context,
+        ));
+    }
     let (module, name, dotted, keyword) = match unexpected_keyword(text) {
         Some((class, keyword)) => (class, keyword, format!("{class}({keyword}=...)"), true),
         None => {
@@ -27,6 +38,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             .then(|| undated(text, traceback, context, module, &dotted))
             .flatten();
     };
+    Some(dated(row, module, name, &dotted, traceback, context))
+}
+
+/// The reading of a name whose change `row` dates.
+fn dated(row: &NameChange, module: &str, name: &str, dotted: &str, traceback: &Traceback, context: Context) -> Reading {
     let caller = caller(traceback, &row.package);
     let (bound, when) = match row.change {
         Change::Removed => (format!("<{}", row.version), "removed"),
@@ -41,7 +57,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     );
     let node = context
         .facts
-        .map(|facts| installed_against(facts.package_version(&row.package), row, &dotted));
+        .map(|facts| installed_against(facts.package_version(&row.package), row, dotted));
     let confirmed = node.as_ref().is_some_and(|(holds, _)| *holds == Some(true));
     let other_side = match (row.change, caller.as_deref()) {
         (Change::Removed, Some(caller)) => format!(", or upgrade {caller} to a release that no longer uses {dotted}"),
@@ -61,7 +77,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         ),
         None => pin,
     };
-    Some(Reading {
+    Reading {
         cause: CAUSE,
         said,
         node: node.into_iter().collect(),
@@ -69,6 +85,31 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         stated: confirmed,
         settles: true,
         rules_out: Vec::new(),
+    }
+}
+
+/// NumPy 2's own words for a name it removed (its `__getattr__`, numpy/__init__.py):
+/// "`np.asfarray` was removed in the NumPy 2.0 release. Use `np.asarray` with
+/// a proper dtype instead." The message dates the change as a row of
+/// names.toml would.
+fn removal_stated(text: &str) -> Option<NameChange> {
+    const REMOVED: &str = "` was removed in the NumPy ";
+    let at = text.find(REMOVED)?;
+    let quoted = &text[text[..at].rfind('`')? + 1..at];
+    let name = quoted.strip_prefix("np.").or_else(|| quoted.strip_prefix("numpy."))?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let rest = &text[at + REMOVED.len()..];
+    let version = rest.split_once(" release")?.0;
+    Some(NameChange {
+        change: Change::Removed,
+        package: "numpy".to_string(),
+        modules: vec!["numpy".to_string()],
+        names: vec![name.to_string()],
+        version: std::str::FromStr::from_str(version).ok()?,
+        source: "NumPy's own message".to_string(),
+        renamed_to: None,
     })
 }
 
@@ -309,6 +350,27 @@ mod tests {
     }
 
     const CYTHON_BBOX: &str = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/cython_bbox/__init__.py\", line 3, in <module>\n    DTYPE = np.float\nAttributeError: module 'numpy' has no attribute 'float'.\n";
+
+    /// pymotmetrics199: NumPy 2 says itself which release removed the name.
+    #[test]
+    fn a_removal_numpy_states_is_read_as_a_dated_row() {
+        let log = "Traceback (most recent call last):\n  File \"/v/lib/python3.12/site-packages/motmetrics/distances.py\", line 117, in iou_matrix\n    objs = np.asfarray(objs)\nAttributeError: `np.asfarray` was removed in the NumPy 2.0 release. Use `np.asarray` with a proper dtype instead.\n";
+        let found = reading(log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found
+                .said
+                .starts_with("motmetrics uses numpy.asfarray, which numpy 2.0 removed"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.starts_with("python -m pip install \"numpy<2.0\""),
+            "{}",
+            found.fix
+        );
+        assert!(reading("AttributeError: `np.x y` was removed in the NumPy 2.0 release.\n").is_none());
+    }
 
     #[test]
     fn a_removed_name_is_dated_and_pinned_back_with_the_caller_named() {
