@@ -38,7 +38,14 @@ const STATED: i32 = 6;
 
 /// Symptom entries that name a class of failure with several causes, each a
 /// node fact their `confirmed_by` checks settle.
-const FAILURE_CLASSES: [&str; 2] = ["nccl-collective-failed", "no-cuda-gpu-visible"];
+const FAILURE_CLASSES: [&str; 3] = [
+    "nccl-collective-failed",
+    "no-cuda-gpu-visible",
+    // The same words where the container never had the devices (a cgroup
+    // setup or a runtime that did not grant them): recreating it fixes only
+    // the devices systemd took away.
+    "container-lost-gpu-devices",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]

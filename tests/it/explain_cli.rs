@@ -1679,6 +1679,59 @@ fn a_short_paste_of_an_unknown_error_is_unexplained_and_a_calm_one_no_error() {
     assert_eq!(code, 0);
 }
 
+/// triton8539: Triton's bundled ptxas refuses the GB10's sm_121a. Whichever
+/// line is answered, the fix reaches the ptxas Triton runs, which no toolkit
+/// install changes.
+#[test]
+fn a_ptxas_refusal_in_a_triton_log_names_tritons_own_ptxas_in_the_fix() {
+    let cache = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_dir_json(
+        cache.path(),
+        &fresh_case_dir("2026-12-03-Q/other-triton-bundled-ptxas-lacks-sm121-triton8539"),
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("nvcc-unsupported-gpu-arch"),
+        "{explanation:#}"
+    );
+    let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
+    assert!(fix.contains("TRITON_PTXAS_PATH"), "{fix}");
+    assert!(fix.contains("TRITON_PTXAS_BLACKWELL_PATH"), "{fix}");
+}
+
+/// NVML's "Unknown Error" in a container: the devices systemd took away from a
+/// running one (NVIDIA's notice, nvidia-container-toolkit #48), or devices a
+/// container was never granted, which read the same. Listed first with what
+/// decides it, never named; the driver's two halves disagreeing is named.
+#[test]
+fn nvmls_unknown_error_in_a_container_is_listed_not_named() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "nvml.txt",
+        "(container) $ nvidia-smi -L\nFailed to initialize NVML: Unknown Error\n",
+    );
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("container-lost-gpu-devices"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "mismatch.txt",
+        "Failed to initialize NVML: Driver/library version mismatch\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("nvml-driver-library-mismatch"),
+        "{explanation:#}"
+    );
+}
+
 /// Causes a failure names in its own words, one per platform or setup:
 /// each entry is named first on a line as a real report posted it, and not
 /// on the nearest line that means something else.
@@ -1700,13 +1753,6 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             // localmultimodalaichat31
             "Error response from daemon: unknown or invalid runtime name: nvidia\n",
             "Error response from daemon: unknown or invalid runtime name: runsc\n",
-        ),
-        (
-            "container-lost-gpu-devices",
-            // dstack #2601, as NVIDIA's notice (nvidia-container-toolkit #48) shows it
-            "Failed to initialize NVML: Unknown Error\n",
-            // The driver's two halves disagree: another cause of the same failure to start.
-            "Failed to initialize NVML: Driver/library version mismatch\n",
         ),
         (
             "torch-distributed-without-nccl",

@@ -180,7 +180,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             ),
             None,
         )
-    } else if let Some(attribute) = torch_attribute(text).or_else(|| torch_import_missing(text, traceback)) {
+    } else if let Some(attribute) = torch_attribute(text)
+        .or_else(|| torch_import_missing(text, traceback))
+        .filter(|name| made_for_another_torch(name, text))
+    {
         let owner = super::innermost_package(traceback).map(crate::explain::distribution_of)?;
         python_code = true;
         (
@@ -548,6 +551,20 @@ fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
     (importer != "torch").then_some(missing)
 }
 
+/// Whether a torch name missing from the torch that ran says a release of it
+/// differs from the one the caller was made for. Every release has its dunder
+/// names (`torch.__version__`), so their absence is a torch shadowed by a
+/// local `torch.py` or left half-removed, as is a "partially initialized"
+/// module; `torch._C`'s private bindings (`_cuda_setDevice`) are missing from a
+/// CPU build, not from another release.
+fn made_for_another_torch(name: &str, text: &str) -> bool {
+    let attribute = name.rsplit('.').next().unwrap_or(name);
+    !(attribute.starts_with("__")
+        || name.starts_with("torch._C.")
+        || text.contains("partially initialized module")
+        || text.contains("circular import"))
+}
+
 fn torch_here(facts: &Facts) -> Option<String> {
     facts
         .torch
@@ -631,6 +648,19 @@ mod tests {
             "{}",
             found.said
         );
+        // What every torch has, or only its CUDA builds: no release to blame.
+        let accelerate = |message: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/accelerate/state.py\", line 10, in f\n    torch.x()\n{message}\n"
+            )
+        };
+        for message in [
+            "AttributeError: module 'torch' has no attribute '__version__'",
+            "AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'",
+            "AttributeError: partially initialized module 'torch' has no attribute 'nn' (most likely due to a circular import)",
+        ] {
+            assert!(reading(&accelerate(message)).is_none(), "{message}");
+        }
         // Python code calls it: agreeing releases fix it, a rebuild does not.
         assert!(found.fix.starts_with("make apex and torch agree"), "{}", found.fix);
         assert!(!found.fix.contains("--no-build-isolation"), "{}", found.fix);

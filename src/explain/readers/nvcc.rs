@@ -44,10 +44,15 @@ fn refused(lower: &str) -> Option<Refused<'_>> {
     REFUSED_FOR.iter().find_map(|(option, tool)| {
         let end = lower.find(option)?;
         let start = lower[..end].rfind("value '")? + "value '".len();
+        // `ptxas-blackwell fatal : Value ...`: the binary that refused.
+        let tool = match lower[..start].rfind(" fatal") {
+            Some(fatal) if lower[..fatal].ends_with("ptxas-blackwell") => "ptxas-blackwell",
+            _ => *tool,
+        };
         Some(Refused {
             arch: &lower[start..end],
             tool,
-            triton: triton && *tool == "ptxas",
+            triton: triton && tool.starts_with("ptxas"),
         })
     })
 }
@@ -59,18 +64,37 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     }
     let Refused { arch, tool, triton } = refused(&lower)?;
     let capability = capability_of(arch)?;
+    let suffix = arch
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .trim_start_matches(|c: char| c.is_ascii_digit());
     let target = context.tables.and_then(|tables| tables.gpus.nvcc_target(capability));
     // Triton's own ptxas is not the node's toolkit, which says nothing of it.
     let toolkit = context.facts.filter(|_| !triton).and_then(toolkit_here);
+    // Newer Triton runs a second bundled ptxas, ptxas-blackwell, for sm_100 and
+    // later, overridden by its own variable: both are named where it may be.
+    let blackwell_variable = if capability.major >= 10 {
+        " and TRITON_PTXAS_BLACKWELL_PATH=/usr/local/cuda-X.Y/bin/ptxas (which Triton reads for sm_100 and newer where it bundles ptxas-blackwell)"
+    } else {
+        ""
+    };
     let triton_fix = |toolkits: &str| {
         format!(
-            "point Triton at the ptxas of {toolkits}: export TRITON_PTXAS_PATH=/usr/local/cuda-X.Y/bin/ptxas (without it Triton runs the ptxas it bundles, from the toolkit it was built with)"
+            "point Triton at the ptxas of {toolkits}: export TRITON_PTXAS_PATH=/usr/local/cuda-X.Y/bin/ptxas{blackwell_variable} (without it Triton runs the ptxas it bundles, from the toolkit it was built with)"
         )
     };
     let mut node = Vec::new();
     let (said, fix) = match target {
         Some(target) if target.first_cuda.is_some() => {
-            let first = target.first_cuda.expect("checked");
+            // Family targets (`sm_100f`) came with CUDA 12.9 whatever their
+            // capability (NVIDIA's CUDA features archive); an
+            // architecture-specific one (`sm_90a`) may need a later toolkit
+            // than its capability, which the table does not date.
+            let family = MajorMinor::new(12, 9);
+            let first = match suffix {
+                "f" => target.first_cuda.expect("checked").max(family),
+                _ => target.first_cuda.expect("checked"),
+            };
+            let at_least = if suffix == "a" { " at least" } else { "" };
             if let Some((version, found)) = &toolkit {
                 node.push((
                     Some(version < &first),
@@ -99,7 +123,7 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             };
             (
                 format!(
-                    "{tool} does not know {arch}: compute capability {capability} needs a CUDA toolkit of {first} or newer"
+                    "{tool} does not know {arch}: compute capability {capability} needs a CUDA toolkit of{at_least} {first} or newer"
                 ),
                 fix,
             )
@@ -132,7 +156,23 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             },
         ),
     };
-    Some(Reading::stated_outright(CAUSE, said, node, fix))
+    // A ptxas line read on its own (printed apart from Triton's exception)
+    // does not say whose ptxas ran: Triton's bundled one is fixed apart.
+    let fix = if tool.starts_with("ptxas") && !triton {
+        format!(
+            "{fix}; where Triton ran it (its own ptxas, under triton/backends/nvidia/bin, shown in Triton's 'Repro command'), {}",
+            triton_fix("a CUDA toolkit that knows it")
+        )
+    } else {
+        fix
+    };
+    // The node's own toolkit already past the release the message needs says
+    // the words were misread, or another toolkit ran: not settled.
+    let contradicted = node.iter().any(|(holds, _)| *holds == Some(false));
+    Some(Reading {
+        settles: !contradicted,
+        ..Reading::stated_outright(CAUSE, said, node, fix)
+    })
 }
 
 /// `nvcc fatal : Value 'c++17' is not defined for option 'std'`: nvcc learnt
@@ -284,7 +324,7 @@ mod tests {
         assert!(
             triton
                 .said
-                .contains("ptxas does not know sm_121a: compute capability 12.1 needs a CUDA toolkit of 12.9 or newer"),
+                .contains("ptxas does not know sm_121a: compute capability 12.1 needs a CUDA toolkit of at least 12.9"),
             "{}",
             triton.said
         );
@@ -292,7 +332,36 @@ mod tests {
         // A ptxas of the node's own toolkit is fixed with a newer toolkit.
         let own = reading("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'").unwrap();
         assert!(own.fix.starts_with("install a CUDA toolkit of 12.9"), "{}", own.fix);
+        // Read apart from Triton's exception, it may still be Triton's ptxas.
+        assert!(own.fix.contains("where Triton ran it"), "{}", own.fix);
+        assert!(!nvcc.fix.contains("Triton"), "{}", nvcc.fix);
         assert!(reading("ptxas fatal   : Value 'lto_121' is not defined for option 'gpu-name'").is_none());
+        // Triton's second ptxas, for sm_100 and newer, has its own variable.
+        let blackwell = reading(&log.replace("ptxas fatal", "ptxas-blackwell fatal")).unwrap();
+        assert!(
+            blackwell.said.starts_with("ptxas-blackwell does not know"),
+            "{}",
+            blackwell.said
+        );
+        assert!(
+            blackwell.fix.contains("TRITON_PTXAS_BLACKWELL_PATH"),
+            "{}",
+            blackwell.fix
+        );
+        // An architecture-specific target may need more than its capability's first toolkit.
+        let specific = reading("nvcc fatal   : Unsupported gpu architecture 'compute_90a'").unwrap();
+        assert!(
+            specific.said.contains("needs a CUDA toolkit of at least 11.8"),
+            "{}",
+            specific.said
+        );
+        // A family target came with CUDA 12.9.
+        let family = reading("nvcc fatal   : Unsupported gpu architecture 'compute_100f'").unwrap();
+        assert!(
+            family.said.contains("needs a CUDA toolkit of 12.9 or newer"),
+            "{}",
+            family.said
+        );
     }
 
     #[test]
