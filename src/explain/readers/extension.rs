@@ -273,6 +273,11 @@ fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, St
     torchs.then_some((symbol, owner))
 }
 
+/// Whether a file is a Python extension module (`_C.cpython-37m-x86_64-linux-gnu.so`, `ops.abi3.so`).
+fn is_extension_module(file: &str) -> bool {
+    file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."))
+}
+
 /// A torch symbol missing from a Python extension module the message names
 /// by its file alone (`transformer_engine_extensions.cpython-310-x86_64-linux-gnu.so:
 /// undefined symbol: _ZN5torch...`), and the module: the file's name up to its
@@ -286,8 +291,7 @@ fn torch_symbol_in_a_bare_module(text: &str) -> Option<(&str, &str)> {
         .trim_end_matches([':', ' '])
         .rsplit([' ', '\n', '\'', '"', '('])
         .next()?;
-    let extension_module = file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."));
-    if !extension_module || file.contains('/') {
+    if !is_extension_module(file) || file.contains('/') {
         return None;
     }
     let module = file.split('.').next()?;
@@ -356,9 +360,8 @@ fn torch_symbol_in_a_source_tree(text: &str) -> Option<BuiltHere<'_>> {
         .rsplit([' ', '\n', '\'', '"'])
         .next()?;
     let (tree, file) = path.rsplit_once('/')?;
-    // A Python extension module (`_C.cpython-37m-...so`, `ops.abi3.so`), outside any installed environment.
-    let extension_module = file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3."));
-    if !extension_module || tree.contains("-packages/") || !tree.starts_with('/') {
+    // A Python extension module, outside any installed environment.
+    if !is_extension_module(file) || tree.contains("-packages/") || !tree.starts_with('/') {
         return None;
     }
     let module = tree.rsplit('/').next().filter(|name| !name.is_empty())?;
@@ -559,10 +562,7 @@ fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
 /// CPU build, not from another release.
 fn made_for_another_torch(name: &str, text: &str) -> bool {
     let attribute = name.rsplit('.').next().unwrap_or(name);
-    !(attribute.starts_with("__")
-        || name.starts_with("torch._C.")
-        || text.contains("partially initialized module")
-        || text.contains("circular import"))
+    !(attribute.starts_with("__") || name.starts_with("torch._C.") || text::circular_import(text))
 }
 
 fn torch_here(facts: &Facts) -> Option<String> {

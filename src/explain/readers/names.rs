@@ -120,7 +120,7 @@ fn removal_stated(text: &str) -> Option<NameChange> {
 /// Where the job's own code uses it, a typo reads the same: the reading is
 /// listed, not named.
 fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, dotted: &str) -> Option<Reading> {
-    if text.contains("partially initialized module") || text.contains("circular import") {
+    if text::circular_import(text) {
         return None;
     }
     // A compiled module missing, or lacking a function, is a build's, not a

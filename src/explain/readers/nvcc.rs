@@ -90,9 +90,10 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             // architecture-specific one (`sm_90a`) may need a later toolkit
             // than its capability, which the table does not date.
             let family = MajorMinor::new(12, 9);
+            let capabilitys_first = target.first_cuda.expect("checked");
             let first = match suffix {
-                "f" => target.first_cuda.expect("checked").max(family),
-                _ => target.first_cuda.expect("checked"),
+                "f" => capabilitys_first.max(family),
+                _ => capabilitys_first,
             };
             let at_least = if suffix == "a" { " at least" } else { "" };
             if let Some((version, found)) = &toolkit {

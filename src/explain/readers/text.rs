@@ -55,6 +55,13 @@ fn is_prose_word(name: &str) -> bool {
     PROSE_WORDS.iter().any(|word| word.eq_ignore_ascii_case(name))
 }
 
+/// Python's words for a module used before it finished importing: a local
+/// file shadowing the package, or a circular import, not a release that
+/// lacks the name.
+pub fn circular_import(text: &str) -> bool {
+    text.contains("partially initialized module") || text.contains("circular import")
+}
+
 /// A comparison in a requirement: `>=`, `<=`, `==`, `~=`, `!=`, `>`, `<`.
 pub const OPERATORS: [&str; 7] = [">=", "<=", "==", "~=", "!=", ">", "<"];
 
