@@ -602,7 +602,13 @@ pub fn frame_package(file: &str) -> Option<&str> {
         .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
         .max();
     if let Some(start) = file_marker {
-        let first = file[start..].split(['/', '\\']).next().unwrap_or_default();
+        let mut parts = file[start..].split(['/', '\\']);
+        let mut first = parts.next().unwrap_or_default();
+        // An egg (`chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-linux-gnu.so`)
+        // is a directory named for its distribution and release; what it holds is imported.
+        if first.ends_with(".egg") {
+            first = parts.next().unwrap_or(first);
+        }
         let name = first.strip_suffix(".py").unwrap_or(first);
         return (!name.is_empty()).then_some(name);
     }
@@ -656,6 +662,16 @@ mod tests {
             Some("deepspeed")
         );
         assert_eq!(package("/v/lib/python3.11/site-packages/six.py"), Some("six"));
+        assert_eq!(
+            package(
+                "/e/lib/python3.7/site-packages/chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-linux-gnu.so"
+            ),
+            Some("chamfer.cpython-37m-x86_64-linux-gnu.so")
+        );
+        assert_eq!(
+            package("/e/lib/python3.7/site-packages/mmcv-1.3.0-py3.7-linux-x86_64.egg/mmcv/ops/nms.py"),
+            Some("mmcv")
+        );
         assert_eq!(package("/usr/lib/python3.10/runpy.py"), Some(STDLIB));
         assert_eq!(package("/home/me/train.py"), None);
         assert_eq!(package("train.py"), None);

@@ -1768,6 +1768,47 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         assert!(memory.confidence > Confidence::RuledOut, "{candidates:#?}");
     }
 
+    /// equinox737: XLA's and TensorFlow's words for the GPU's memory running
+    /// out name it as torch's do; TensorFlow's for the host's memory do not.
+    #[test]
+    fn xla_and_tensorflow_out_of_memory_on_the_gpu_is_named() {
+        let matrix = Matrix::load(&[]).unwrap();
+        let first = |exception: &str, message: &str| {
+            let raised = Raised {
+                exception: exception.into(),
+                message: message.into(),
+            };
+            rank(&Traceback::bare(1, raised), &matrix, None)
+                .into_iter()
+                .find(|candidate| candidate.id == "cuda-out-of-memory")
+        };
+        for (exception, message) in [
+            (
+                "XlaRuntimeError",
+                "RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0",
+            ),
+            (
+                "tensorflow.python.framework.errors_impl.ResourceExhaustedError",
+                "OOM when allocating tensor with shape[200,75,75,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+            ),
+        ] {
+            let found = first(exception, message);
+            assert!(
+                found.is_some_and(|candidate| candidate.confidence > Confidence::RuledOut),
+                "{message}"
+            );
+        }
+        let host = first(
+            "tensorflow.python.framework.errors_impl.ResourceExhaustedError",
+            "OOM when allocating tensor with shape[24850,3836] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu",
+        );
+        assert!(
+            host.as_ref()
+                .is_none_or(|candidate| candidate.confidence == Confidence::RuledOut),
+            "{host:#?}"
+        );
+    }
+
     #[test]
     fn memory_another_process_holds_on_the_gpu_named_adds_to_an_out_of_memory() {
         let log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB of which 1.2 GiB is free.\n";

@@ -109,6 +109,10 @@ pub struct Traceback {
     pub occurrences: usize,
     /// The log line of its last occurrence.
     pub last_line: usize,
+    /// The statements typed at a Python prompt (`>>> import torch`) before
+    /// it, in the log's order: what ran in the session that raised it.
+    #[serde(skip)]
+    pub typed: Vec<String>,
 }
 
 impl Traceback {
@@ -125,6 +129,7 @@ impl Traceback {
             }],
             occurrences: 1,
             last_line: line,
+            typed: Vec::new(),
         }
     }
 
@@ -222,7 +227,16 @@ pub struct Collector {
     /// The first line read whose own paths show the log ran on a system
     /// other than Linux (a Python warning's location under `/Users/`).
     system_sign: Option<(System, String)>,
+    /// The last [`MAX_TYPED`] statements typed at a Python prompt.
+    typed: Vec<String>,
 }
+
+/// How many statements typed at a prompt are kept: enough for a session
+/// pasted into a report, bounded for a log of nothing else.
+const MAX_TYPED: usize = 32;
+
+/// The Python prompt, before a statement typed at it.
+pub const PROMPT: &str = ">>> ";
 
 impl Collector {
     pub fn new() -> Collector {
@@ -263,6 +277,13 @@ impl Collector {
         // interleaved ranks' `Killed` or loader lines are still read.
         let own = super::presentation::unlabelled(line);
         if self.wrapped.is_some() && self.continue_wrapped(own) {
+            return;
+        }
+        if let Some(statement) = own.trim_start().strip_prefix(PROMPT) {
+            if self.typed.len() == MAX_TYPED {
+                self.typed.remove(0);
+            }
+            self.typed.push(statement.trim_end().to_string());
             return;
         }
         // Most lines of a training log are none of this; say so cheaply.
@@ -418,6 +439,7 @@ impl Collector {
                 sections: vec![Section::default()],
                 occurrences: 1,
                 last_line: number,
+                typed: self.typed.clone(),
             },
             phase: Phase::Frames,
             chained: false,
@@ -818,7 +840,12 @@ pub fn marker_words() -> Vec<String> {
         .iter()
         .map(|suffix| format!("{suffix}:"))
         // pytest's frame by its path's end: its `: in ` is in too many lines.
-        .chain([IPYTHON_HEADER.to_string(), FRAME.to_string(), ".py:".to_string()])
+        .chain([
+            IPYTHON_HEADER.to_string(),
+            FRAME.to_string(),
+            ".py:".to_string(),
+            PROMPT.to_string(),
+        ])
         .collect()
 }
 

@@ -1064,7 +1064,7 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
 /// pytest prints frames as `path.py:20: in <module>` and the exception as
 /// `E   ImportError: ...` (gensim3525, cut before its closing quote): the
 /// frames are read, so the package that uses the name is known, and the
-/// answer is the one a plain traceback gets.
+/// answer is the one a plain traceback gets: the release names.toml dates.
 #[test]
 fn a_traceback_as_pytest_prints_it_is_read_with_its_frames() {
     let cache = tempfile::tempdir().unwrap();
@@ -1083,7 +1083,7 @@ fn a_traceback_as_pytest_prints_it_is_read_with_its_frames() {
     assert!(
         explanation["candidates"][0]["evidence"]
             .to_string()
-            .contains("gensim, an installed package, uses scipy.linalg.triu"),
+            .contains("gensim uses scipy.linalg.triu, which scipy 1.13.0 removed"),
         "{explanation:#}"
     );
 }

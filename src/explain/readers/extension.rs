@@ -215,6 +215,22 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             node.push((None, format!("torch {torch} is installed here")));
         }
     }
+    // Imported at a prompt, the extension may have come before `import torch`,
+    // which loads the libraries its torch symbols resolve in: a build for this
+    // very torch fails the same way (3d-coded4).
+    let before_torch = (!python_code && built_for.is_none())
+        .then(|| {
+            super::package_of_library_path(text).filter(|_| imported_at_a_prompt(traceback) && !torch_typed(traceback))
+        })
+        .flatten();
+    if let Some(module) = before_torch {
+        node.push((
+            None,
+            format!(
+                "whether torch was imported before {module} in that session: it is imported at a prompt, and an extension resolves torch's symbols only in the libraries `import torch` loads"
+            ),
+        ));
+    }
     let fix = match &built_for {
         _ if python_code => format!(
             "make {owner} and torch agree: install the torch release {owner} is made for (pip show {owner} lists its requirement on torch; reinstall torch from the index it came from), or the {owner} release made for the installed torch"
@@ -230,14 +246,39 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             "install the {owner} build made for the installed torch, or rebuild it here against it: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
         ),
     };
+    let fix = match before_torch {
+        Some(module) => format!(
+            "import torch before {module} (python -c 'import torch, {module}'); if the symbol is still missing, {fix}"
+        ),
+        None => fix,
+    };
     Some(Reading {
         cause: CAUSE,
         said,
         node,
         fix,
-        stated,
-        settles: true,
+        stated: stated && before_torch.is_none(),
+        settles: before_torch.is_none(),
         rules_out: Vec::new(),
+    })
+}
+
+/// Whether the failing import was typed at a prompt or given to `python -c`:
+/// every frame is `<stdin>` or `<string>`, so no package's code (which would
+/// import torch first) ran before it.
+fn imported_at_a_prompt(traceback: &Traceback) -> bool {
+    traceback.frames().next().is_some()
+        && traceback
+            .frames()
+            .all(|frame| matches!(frame.file.as_str(), "<stdin>" | "<string>"))
+}
+
+/// Whether the session the log shows imported torch at its prompt
+/// (`>>> import torch`, `>>> import os, torch.nn`, `>>> from torch import nn`).
+fn torch_typed(traceback: &Traceback) -> bool {
+    traceback.typed.iter().any(|statement| {
+        let words = || statement.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'));
+        words().any(|word| word == "import") && words().any(|word| word == "torch" || word.starts_with("torch."))
     })
 }
 
@@ -578,6 +619,26 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(read, log)
+    }
+
+    /// 3d-coded4: an extension imported at a prompt may have come before
+    /// `import torch`; a build for this torch fails the same way there.
+    #[test]
+    fn an_extension_imported_at_a_prompt_leaves_the_import_order_open() {
+        let prompt = "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nImportError: /e/lib/python3.7/site-packages/chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE\n";
+        let found = reading(prompt).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.said.starts_with("chamfer's compiled library"), "{}", found.said);
+        assert!(!found.settles && !found.stated, "{found:?}");
+        assert!(found.fix.starts_with("import torch before chamfer"), "{}", found.fix);
+        // Imported by a script's code, the same file settles it; so does a
+        // session that shows torch imported first (pytorch3d1608).
+        let script = prompt.replace("<stdin>", "/home/me/train.py");
+        assert!(reading(&script).unwrap().settles);
+        let after_torch = format!(">>> import torch\n>>> import chamfer\n{prompt}");
+        assert!(reading(&after_torch).unwrap().settles);
+        let without = format!(">>> import numpy\n>>> import chamfer\n{prompt}");
+        assert!(!reading(&without).unwrap().settles);
     }
 
     #[test]

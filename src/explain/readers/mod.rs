@@ -114,6 +114,30 @@ pub(super) fn read_alone(read: fn(&str, &Traceback, Context) -> Option<Reading>,
     read(&text, &traceback, Context::alone())
 }
 
+/// What `read` says with the recorded H100's Snapshot as the node, after
+/// `edit` changed it (a Python version, torch's CUDA, the GPUs).
+#[cfg(test)]
+pub(crate) fn read_on_recorded_h100<R>(
+    edit: impl FnOnce(&mut serde_json::Value),
+    read: impl FnOnce(Context) -> R,
+) -> R {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"
+    );
+    let mut snapshot: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut snapshot);
+    let snapshot: crate::snapshot::Snapshot = serde_json::from_value(snapshot).unwrap();
+    let configs = crate::configs::TrainingConfigs::default();
+    let facts = crate::facts::Facts::new(&snapshot, &configs);
+    let tables = crate::matrix::builtin_tables().unwrap();
+    read(Context {
+        facts: Some(&facts),
+        absence_is_a_fact: false,
+        tables: Some(&tables),
+    })
+}
+
 /// A log's first traceback (or the log as one bare line) and its messages'
 /// text, as the readers see them.
 #[cfg(test)]

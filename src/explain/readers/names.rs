@@ -16,11 +16,12 @@ pub const CAUSE: &str = "package-lacks-used-name";
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     if let Some(row) = removal_stated(text) {
         let name = row.names[0].clone();
+        let package = row.package.clone();
         return Some(dated(
             &row,
-            "numpy",
+            &package,
             &name,
-            &format!("numpy.{name}"),
+            &format!("{package}.{name}"),
             traceback,
             context,
         ));
@@ -88,30 +89,49 @@ fn dated(row: &NameChange, module: &str, name: &str, dotted: &str, traceback: &T
     }
 }
 
-/// NumPy 2's own words for a name it removed (its `__getattr__`, numpy/__init__.py):
-/// "`np.asfarray` was removed in the NumPy 2.0 release. Use `np.asarray` with
-/// a proper dtype instead." The message dates the change as a row of
-/// names.toml would.
+/// A package's own words for a name it removed, with the release: NumPy 2's
+/// `__getattr__` ("`np.asfarray` was removed in the NumPy 2.0 release. Use
+/// `np.asarray` with a proper dtype instead.") and JAX's ("jax.tree_map was
+/// removed in JAX v0.6.0: use jax.tree.map"). The message dates the change as
+/// a row of names.toml would. The name's first part is the package, or the
+/// alias it is imported as (`np`); the package the sentence names must be it.
 fn removal_stated(text: &str) -> Option<NameChange> {
-    const REMOVED: &str = "` was removed in the NumPy ";
+    const REMOVED: &str = " was removed in ";
     let at = text.find(REMOVED)?;
-    let quoted = &text[text[..at].rfind('`')? + 1..at];
-    let name = quoted.strip_prefix("np.").or_else(|| quoted.strip_prefix("numpy."))?;
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    let quoted = text[..at]
+        .rsplit(char::is_whitespace)
+        .next()?
+        .trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+    let (first, name) = quoted.split_once('.')?;
+    let package = IMPORT_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == first)
+        .map_or(first, |(_, package)| *package)
+        .to_ascii_lowercase();
+    let plain = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if package == "torch" || !plain(&package) || !name.split('.').all(plain) {
         return None;
     }
-    let rest = &text[at + REMOVED.len()..];
-    let version = rest.split_once(" release")?.0;
+    let rest = text[at + REMOVED.len()..].trim_start_matches("the ");
+    let (said_package, rest) = rest.split_once(' ')?;
+    if !said_package.eq_ignore_ascii_case(&package) {
+        return None;
+    }
+    let rest = rest.trim_start_matches("version ");
+    let version = text::version_at(rest.strip_prefix('v').unwrap_or(rest))?;
     Some(NameChange {
         change: Change::Removed,
-        package: "numpy".to_string(),
-        modules: vec!["numpy".to_string()],
+        package: package.clone(),
+        modules: vec![package.clone()],
         names: vec![name.to_string()],
         version: std::str::FromStr::from_str(version).ok()?,
-        source: "NumPy's own message".to_string(),
+        source: format!("{package}'s own message"),
         renamed_to: None,
     })
 }
+
+/// The names packages are imported as, in their own documentation.
+const IMPORT_ALIASES: [(&str, &str); 3] = [("np", "numpy"), ("pd", "pandas"), ("jnp", "jax")];
 
 /// A name no row dates, missing from an installed package. Where another
 /// installed package is what uses it, the two are at releases that do not
@@ -372,6 +392,26 @@ mod tests {
         assert!(reading("AttributeError: `np.x y` was removed in the NumPy 2.0 release.\n").is_none());
     }
 
+    /// pyrddlgymjax16: JAX's own words date the removal as NumPy's do.
+    #[test]
+    fn a_removal_any_package_states_with_its_release_is_dated() {
+        let found = reading("AttributeError: jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer) or jax.tree_util.tree_map (any JAX version).\n").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found.said.contains("jax.tree_map, which jax 0.6.0 removed"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.starts_with("python -m pip install \"jax<0.6.0\""),
+            "{}",
+            found.fix
+        );
+        // The package the sentence names must be the name's own; torch's removals are not this entry's.
+        assert!(removal_stated("AttributeError: jax.tree_map was removed in NumPy 2.0").is_none());
+        assert!(removal_stated("AttributeError: torch.foo was removed in torch 2.0").is_none());
+    }
+
     #[test]
     fn a_removed_name_is_dated_and_pinned_back_with_the_caller_named() {
         let found = reading(CYTHON_BBOX).unwrap();
@@ -491,7 +531,7 @@ mod tests {
             found.fix
         );
         // The package's own frame raising the error is passed over for its caller.
-        let inside = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/basicsr/data/degradations.py\", line 8, in <module>\n    from torchvision.transforms.functional_tensor import rgb_to_grayscale\n  File \"/v/lib/python3.10/site-packages/torchvision/__init__.py\", line 5, in <module>\n    x\nModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'\n";
+        let inside = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/basicsr/data/degradations.py\", line 8, in <module>\n    from torchvision.models.utils import load_state_dict_from_url\n  File \"/v/lib/python3.10/site-packages/torchvision/__init__.py\", line 5, in <module>\n    x\nModuleNotFoundError: No module named 'torchvision.models.utils'\n";
         let found = reading(inside).unwrap();
         assert!(
             found.settles && found.said.starts_with("basicsr, an installed package"),

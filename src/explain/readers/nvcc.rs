@@ -62,6 +62,9 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     if let Some(reading) = unknown_standard(&lower, context) {
         return Some(reading);
     }
+    if lower.contains(NVRTC_REFUSAL) {
+        return Some(nvrtc_refusal(context));
+    }
     let Refused { arch, tool, triton } = refused(&lower)?;
     let capability = capability_of(arch)?;
     let suffix = arch
@@ -176,6 +179,97 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     })
 }
 
+/// NVRTC's words when a runtime compile (torch's fusers and jiterator, CuPy's
+/// RawKernel, tiny-cuda-nn) asks for an architecture it does not know. The
+/// architecture is not named: it is the GPU's own, which the node's GPU list
+/// gives where the log is the node's or the report says.
+const NVRTC_REFUSAL: &str = "nvrtc: error: invalid value for --gpu-architecture";
+
+/// An NVRTC refusal judged by the GPU it compiled for: the GPU table says
+/// which CUDA first (or last) compiled for its capability, and torch's CUDA,
+/// whose NVRTC torch loads, confirms it or contradicts it. Several
+/// capabilities on the node, or none known, leave it open.
+fn nvrtc_refusal(context: Context) -> Reading {
+    let capabilities: std::collections::BTreeSet<MajorMinor> = match (context.facts, context.tables) {
+        (Some(facts), Some(tables)) => facts
+            .gpus
+            .iter()
+            .filter_map(|gpu| crate::torch_install::capability(tables, gpu))
+            .collect(),
+        _ => Default::default(),
+    };
+    let torch_cuda = context
+        .facts
+        .and_then(|facts| facts.torch_cuda.as_ref())
+        .and_then(|version| Some(MajorMinor::new(version.release()[0], *version.release().get(1)?)));
+    let open = |said: String| {
+        Reading {
+        cause: CAUSE,
+        said,
+        node: vec![(
+            None,
+            "the compute capability of the GPU the job ran on (nvidia-smi --query-gpu=name,compute_cap --format=csv) and torch's CUDA (python -c 'import torch; print(torch.version.cuda)'), whose NVRTC torch loads".to_string(),
+        )],
+        fix: "use an NVRTC whose CUDA knows the GPU: a torch built with a newer CUDA (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ), or, for CuPy and other runtime compilers, the toolkit or nvidia-cuda-nvrtc wheel of that CUDA".to_string(),
+        stated: false,
+        settles: false,
+        rules_out: Vec::new(),
+    }
+    };
+    let mut only = capabilities.iter();
+    let (Some(&capability), None) = (only.next(), only.next()) else {
+        return open(
+            "NVRTC refused the architecture it was asked to compile for: the GPU's, which the log does not name"
+                .to_string(),
+        );
+    };
+    let Some(target) = context.tables.and_then(|tables| tables.gpus.nvcc_target(capability)) else {
+        return open(format!(
+            "NVRTC refused the GPU's architecture, compute capability {capability}; when its toolkits came or went is not in the GPU table"
+        ));
+    };
+    let mut node = Vec::new();
+    let (said, fix, older_is_wrong, bound) = match (target.first_cuda, target.removed_in) {
+        (Some(first), _) => (
+            format!(
+                "NVRTC refused the GPU's architecture: compute capability {capability} needs an NVRTC of CUDA {first} or newer"
+            ),
+            format!(
+                "use an NVRTC of CUDA {first} or newer: a torch built with it (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, XYZ {first} or later), or, for CuPy and other runtime compilers, the toolkit or nvidia-cuda-nvrtc wheel of that CUDA"
+            ),
+            true,
+            first,
+        ),
+        (None, Some(removed)) => (
+            format!("NVRTC refused the GPU's architecture: CUDA {removed} removed compute capability {capability}"),
+            format!("use an NVRTC of a CUDA older than {removed}: a torch built with one, or the toolkit of that CUDA"),
+            false,
+            removed,
+        ),
+        (None, None) => {
+            return open(format!(
+                "NVRTC refused the GPU's architecture, compute capability {capability}"
+            ));
+        }
+    };
+    if let Some(cuda) = torch_cuda {
+        node.push((
+            Some(if older_is_wrong { cuda < bound } else { cuda >= bound }),
+            format!("torch here is built with CUDA {cuda}, and loads its NVRTC"),
+        ));
+    }
+    let contradicted = node.iter().any(|(holds, _)| *holds == Some(false));
+    Reading {
+        cause: CAUSE,
+        said,
+        stated: node.iter().any(|(holds, _)| *holds == Some(true)),
+        node,
+        fix,
+        settles: !contradicted,
+        rules_out: Vec::new(),
+    }
+}
+
 /// `nvcc fatal : Value 'c++17' is not defined for option 'std'`: nvcc learnt
 /// C++17 in CUDA 11.0 (CMake's NVIDIA-CUDA.cmake, "NVCC 11 supports
 /// cuda_std_17"), so the toolkit the build found is CUDA 10 or older: of
@@ -255,6 +349,56 @@ fn toolkit_here(facts: &Facts) -> Option<(MajorMinor, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reading of an NVRTC refusal on the recorded H100 (compute
+    /// capability 9.0, torch built with CUDA 13.0), with torch's CUDA and the
+    /// GPUs changed as given.
+    fn nvrtc_on(torch_cuda: &str, capabilities: &[&str]) -> Reading {
+        let edit = |snapshot: &mut serde_json::Value| {
+            snapshot["frameworks"]["torch"]["build"]["cuda"] = serde_json::json!(torch_cuda);
+            // Every GPU is the job's: no recorded CUDA device order picks among them.
+            snapshot["cuda_devices"] = serde_json::Value::Null;
+            let gpu = snapshot["nvidia"]["gpus"][0].clone();
+            snapshot["nvidia"]["gpus"] = capabilities
+                .iter()
+                .enumerate()
+                .map(|(index, capability)| {
+                    let mut gpu = gpu.clone();
+                    gpu["compute_capability"] = serde_json::json!(capability);
+                    gpu["index"] = serde_json::json!(index);
+                    gpu["uuid"] = serde_json::json!(format!("GPU-{index}"));
+                    gpu["pci_bus_id"] = serde_json::json!(format!("00000000:00:0{index}.0"));
+                    gpu
+                })
+                .collect();
+        };
+        super::super::read_on_recorded_h100(edit, |context| {
+            read("nvrtc: error: invalid value for --gpu-architecture (-arch)", context).unwrap()
+        })
+    }
+
+    /// hyperreel2: NVRTC names no architecture; the GPU's is the one it was
+    /// asked for, and torch's CUDA, whose NVRTC it loads, decides.
+    #[test]
+    fn an_nvrtc_refusal_is_judged_by_the_gpu_and_torchs_cuda() {
+        let older = nvrtc_on("11.7", &["9.0"]);
+        assert_eq!(older.cause, CAUSE);
+        assert!(older.settles && older.stated, "{older:?}");
+        assert!(older.said.contains("CUDA 11.8 or newer"), "{}", older.said);
+        // torch's CUDA already knows the GPU: something else asked for a wrong architecture.
+        let newer = nvrtc_on("13.0", &["9.0"]);
+        assert!(!newer.settles && !newer.stated, "{newer:?}");
+        // Two capabilities: which GPU the compile was for is not known.
+        let mixed = nvrtc_on("11.7", &["9.0", "8.0"]);
+        assert!(!mixed.settles, "{mixed:?}");
+        // Without a node, nothing names the GPU.
+        let alone = read(
+            "nvrtc: error: invalid value for --gpu-architecture (-arch)",
+            Context::alone(),
+        )
+        .unwrap();
+        assert!(!alone.settles, "{alone:?}");
+    }
 
     fn reading(message: &str) -> Option<Reading> {
         let tables = crate::matrix::builtin_tables().unwrap();

@@ -363,22 +363,10 @@ mod tests {
     /// What the reading says with a node whose interpreter is `python`: the
     /// recorded H100's Snapshot with its Python version changed.
     fn read_on_python(text: &str, python: &str) -> Reading {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json"
-        );
-        let mut snapshot: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        snapshot["python"]["version"] = serde_json::json!(python);
-        let snapshot: crate::snapshot::Snapshot = serde_json::from_value(snapshot).unwrap();
-        let configs = crate::configs::TrainingConfigs::default();
-        let facts = crate::facts::Facts::new(&snapshot, &configs);
-        let tables = crate::matrix::builtin_tables().unwrap();
-        let context = Context {
-            facts: Some(&facts),
-            absence_is_a_fact: false,
-            tables: Some(&tables),
-        };
-        read(text, context).unwrap()
+        super::super::read_on_recorded_h100(
+            |snapshot| snapshot["python"]["version"] = serde_json::json!(python),
+            |context| read(text, context).unwrap(),
+        )
     }
 
     /// A pin older than the whole list, with the interpreter known: beyond

@@ -75,6 +75,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
         readings.extend(
             package_bound(text, context)
                 .or_else(|| version_in_words(text, context))
+                .or_else(|| version_or_beyond(text, context))
                 .or_else(|| package_absent(text, context)),
         );
     }
@@ -178,6 +179,54 @@ fn version_in_words(text: &str, context: Context) -> Option<Reading> {
     Some(bound_reading(context, &name, &specifier, &specifiers, Some(&found)))
 }
 
+/// A bound said as a version and the words that make it one: `Numba needs
+/// NumPy 1.24 or less` (numba/__init__.py), `requires Pillow 9.1 or newer`.
+/// A version of n parts names a release series, so "1.24 or less" admits
+/// 1.24.4: the bound is `<1.25`, not `<=1.24`, which would refuse it.
+fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
+    const AT_MOST: [&str; 5] = [" or less", " or lower", " or older", " or earlier", " or below"];
+    const AT_LEAST: [&str; 5] = [" or greater", " or higher", " or newer", " or later", " or above"];
+    let lower = text.to_ascii_lowercase();
+    if !REQUIRING.iter().any(|word| lower.contains(word)) {
+        return None;
+    }
+    let (at, at_most) = AT_MOST
+        .iter()
+        .map(|words| (words, true))
+        .chain(AT_LEAST.iter().map(|words| (words, false)))
+        .find_map(|(words, at_most)| Some((lower.find(words)?, at_most)))?;
+    let before = text[..at].trim_end();
+    let version_start = before.rfind(' ')? + 1;
+    let version = text::version_at(&before[version_start..])?;
+    if version_start + version.len() != before.len() {
+        return None;
+    }
+    let name = text::name_before(before[..version_start].trim_end())?;
+    if NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()) || text::is_prose_word(name) {
+        return None;
+    }
+    let specifier = if at_most {
+        let (series, last) = version
+            .rsplit_once('.')
+            .map_or(("", version), |(series, last)| (series, last));
+        let next = last.parse::<u64>().ok()? + 1;
+        match series {
+            "" => format!("<{next}"),
+            series => format!("<{series}.{next}"),
+        }
+    } else {
+        format!(">={version}")
+    };
+    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
+    Some(bound_reading(
+        context,
+        &normalize_name(name),
+        &specifier,
+        &specifiers,
+        None,
+    ))
+}
+
 const IS_VERSION: &str = " is version ";
 const REQUIRES_VERSION: &str = "requires version";
 
@@ -251,6 +300,12 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
         .then_some(name)
     })?;
     let name = normalize_name(name);
+    // `Please install FFmpeg` names a program as readily as a package: only
+    // pip's words, or a Python environment's, make the name pip's to install.
+    let pips = PIP_WORDS.iter().any(|words| lower.contains(words))
+        || context
+            .facts
+            .is_some_and(|facts| facts.package_version(&name).is_some());
     let node = context.facts.map(|facts| match facts.package_version(&name) {
         None => absent(&name, context.absence_is_a_fact),
         Some(version) => (
@@ -259,16 +314,31 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
         ),
     });
     let confirmed = node.as_ref().is_some_and(|(holds, _)| *holds == Some(true));
+    let fix = if pips {
+        format!("pip install {name}")
+    } else {
+        format!(
+            "install {name}: pip install {name} if it is a Python package; if it is a program or a system library (an executable looked up on PATH, a shared library), the system's package manager installs it"
+        )
+    };
     Some(Reading {
         cause: PACKAGE,
         said: format!("the message says {name} is required and was not found"),
         node: node.into_iter().collect(),
-        fix: format!("pip install {name}"),
-        stated: confirmed,
-        settles: true,
+        fix,
+        stated: confirmed && pips,
+        settles: pips,
         rules_out: Vec::new(),
     })
 }
+
+/// Words that place a missing name in a Python environment, as a package pip installs.
+const PIP_WORDS: [&str; 4] = [
+    "pip install",
+    "in your environment",
+    "python package",
+    "no module named",
+];
 
 /// torch.utils.cpp_extension: nvcc's CUDA against the CUDA torch was built with.
 fn toolkit(text: &str, context: Context) -> Option<Reading> {
@@ -555,6 +625,45 @@ mod tests {
         assert_eq!(new[0].fix, "pip install \"jaxlib>=0.4.14\"");
         // A version that meets what is said to be required is no failure of it.
         assert!(read_alone("jaxlib is version 0.4.20, but this version of jax requires version >= 0.4.14.").is_empty());
+    }
+
+    /// keypointmoseq88: numba/__init__.py refuses NumPy above the 1.24 series.
+    #[test]
+    fn a_version_and_or_less_or_newer_is_a_bound_on_its_release_series() {
+        let numba = read_alone("ImportError: Numba needs NumPy 1.24 or less.");
+        assert_eq!(numba.len(), 1, "{numba:?}");
+        assert_eq!(numba[0].fix, "pip install \"numpy<1.25\"");
+        let newer = read_alone("RuntimeError: this loader requires Pillow 9.1.0 or newer");
+        assert_eq!(newer[0].fix, "pip install \"pillow>=9.1.0\"");
+        // A version that is no package's, or the words without a requirement, are nothing.
+        for nothing in [
+            "ValueError: needs CUDA 11.8 or later",
+            "Note: tested with numpy 1.24 or less",
+            "RuntimeError: batch size must be 8 or less",
+        ] {
+            assert!(
+                read_alone(nothing).iter().all(|reading| reading.cause != PACKAGE),
+                "{nothing}: {:?}",
+                read_alone(nothing)
+            );
+        }
+    }
+
+    /// whisperjav102: "Please install FFmpeg" names a program. Only pip's or a
+    /// Python environment's words make a missing name a package to pip install.
+    #[test]
+    fn a_missing_name_is_pips_to_install_only_where_the_message_says_so() {
+        let program = read_alone("RuntimeError: FFmpeg not found. Please install FFmpeg.");
+        assert_eq!(program.len(), 1, "{program:?}");
+        assert!(!program[0].settles && !program[0].stated, "{program:?}");
+        assert!(
+            program[0].fix.contains("system's package manager"),
+            "{}",
+            program[0].fix
+        );
+        let package = read_alone("ImportError: einops not found. Please install it with `pip install einops`");
+        assert!(package[0].settles, "{package:?}");
+        assert_eq!(package[0].fix, "pip install einops");
     }
 
     #[test]

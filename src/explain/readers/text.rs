@@ -51,7 +51,7 @@ const PROSE_WORDS: [&str; 22] = [
     "as", "got", "has", "have", "not", "but",
 ];
 
-fn is_prose_word(name: &str) -> bool {
+pub fn is_prose_word(name: &str) -> bool {
     PROSE_WORDS.iter().any(|word| word.eq_ignore_ascii_case(name))
 }
 
