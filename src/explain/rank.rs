@@ -1809,6 +1809,33 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         );
     }
 
+    /// diffusionmagic12: torch's own warning for a GPU below the build's
+    /// minimum names the build, even with no error after it.
+    #[test]
+    fn torchs_warning_of_a_gpu_too_old_for_the_build_names_the_build() {
+        let matrix = Matrix::load(&[]).unwrap();
+        // The line a log's scan takes for an error (explain_cli replays the whole warning).
+        let named = |exception: &str, message: &str| {
+            let raised = Raised {
+                exception: exception.into(),
+                message: message.into(),
+            };
+            rank(&Traceback::bare(1, raised), &matrix, None)
+                .into_iter()
+                .find(|candidate| candidate.id == "torch-build-lacks-gpu-arch")
+                .is_some_and(|candidate| candidate.confidence > Confidence::RuledOut)
+        };
+        assert!(named(
+            "error message",
+            "PyTorch no longer supports this GPU because it is too old."
+        ));
+        // torch.compile's refusal of an old GPU is another entry's.
+        assert!(!named(
+            "RuntimeError",
+            "Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.0"
+        ));
+    }
+
     #[test]
     fn memory_another_process_holds_on_the_gpu_named_adds_to_an_out_of_memory() {
         let log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB of which 1.2 GiB is free.\n";
