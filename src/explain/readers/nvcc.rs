@@ -185,6 +185,9 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
 /// gives where the log is the node's or the report says.
 const NVRTC_REFUSAL: &str = "nvrtc: error: invalid value for --gpu-architecture";
 
+/// What decides an NVRTC refusal the node cannot.
+const NVRTC_DECIDERS: &str = "the compute capability of the GPU the job ran on (nvidia-smi --query-gpu=name,compute_cap --format=csv) and torch's CUDA (python -c 'import torch; print(torch.version.cuda)'), whose NVRTC torch loads";
+
 /// An NVRTC refusal judged by the GPU it compiled for: the GPU table says
 /// which CUDA first (or last) compiled for its capability, and torch's CUDA,
 /// whose NVRTC torch loads, confirms it or contradicts it. Several
@@ -201,15 +204,12 @@ fn nvrtc_refusal(context: Context) -> Reading {
     let torch_cuda = context
         .facts
         .and_then(|facts| facts.torch_cuda.as_ref())
-        .and_then(|version| Some(MajorMinor::new(version.release()[0], *version.release().get(1)?)));
+        .and_then(MajorMinor::of);
     let open = |said: String| {
         Reading {
         cause: CAUSE,
         said,
-        node: vec![(
-            None,
-            "the compute capability of the GPU the job ran on (nvidia-smi --query-gpu=name,compute_cap --format=csv) and torch's CUDA (python -c 'import torch; print(torch.version.cuda)'), whose NVRTC torch loads".to_string(),
-        )],
+        node: vec![(None, NVRTC_DECIDERS.to_string())],
         fix: "use an NVRTC whose CUDA knows the GPU: a torch built with a newer CUDA (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ), or, for CuPy and other runtime compilers, the toolkit or nvidia-cuda-nvrtc wheel of that CUDA".to_string(),
         stated: false,
         settles: false,

@@ -206,9 +206,7 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
         return None;
     }
     let specifier = if at_most {
-        let (series, last) = version
-            .rsplit_once('.')
-            .map_or(("", version), |(series, last)| (series, last));
+        let (series, last) = version.rsplit_once('.').unwrap_or(("", version));
         let next = last.parse::<u64>().ok()? + 1;
         match series {
             "" => format!("<{next}"),
