@@ -81,7 +81,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     } else if let Some((symbol, module)) = torch_symbol_in_a_bare_module(text) {
         // Named by its file alone: the module is known, the distribution that
         // installs it is not (transformer_engine_extensions is transformer-engine's).
-        return Some(Reading {
+        let reading = Reading {
             cause: CAUSE,
             said: format!(
                 "the compiled module {module} lacks torch's symbol {symbol}{}",
@@ -94,12 +94,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             stated: false,
             settles: true,
             rules_out: Vec::new(),
-        });
+        };
+        return Some(unless_imported_before_torch(reading, module, traceback));
     } else if let Some(built_here) = torch_symbol_in_a_source_tree(text) {
         // Built in its source tree (`python setup.py develop`), not installed:
         // no index has it, so the fix is a rebuild where it lies.
         let BuiltHere { symbol, module, tree } = built_here;
-        return Some(Reading {
+        let reading = Reading {
             cause: CAUSE,
             said: format!("{module}'s compiled library, built in {tree}, lacks torch's symbol {symbol}"),
             node: Vec::new(),
@@ -109,7 +110,8 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             stated: false,
             settles: true,
             rules_out: Vec::new(),
-        });
+        };
+        return Some(unless_imported_before_torch(reading, module, traceback));
     } else if let Some(unregistered) = operator_never_registered(&lower, traceback) {
         // `torch.ops.torchvision.nms` before `import torchvision`, or a library that did not load.
         let Unregistered {
@@ -215,22 +217,6 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             node.push((None, format!("torch {torch} is installed here")));
         }
     }
-    // Imported at a prompt, the extension may have come before `import torch`,
-    // which loads the libraries its torch symbols resolve in: a build for this
-    // very torch fails the same way (3d-coded4).
-    let before_torch = (!python_code && built_for.is_none())
-        .then(|| {
-            super::package_of_library_path(text).filter(|_| imported_at_a_prompt(traceback) && !torch_typed(traceback))
-        })
-        .flatten();
-    if let Some(module) = before_torch {
-        node.push((
-            None,
-            format!(
-                "whether torch was imported before {module} in that session: it is imported at a prompt, and an extension resolves torch's symbols only in the libraries `import torch` loads"
-            ),
-        ));
-    }
     let fix = match &built_for {
         _ if python_code => format!(
             "make {owner} and torch agree: install the torch release {owner} is made for (pip show {owner} lists its requirement on torch; reinstall torch from the index it came from), or the {owner} release made for the installed torch"
@@ -246,21 +232,45 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             "install the {owner} build made for the installed torch, or rebuild it here against it: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
         ),
     };
-    let fix = match before_torch {
-        Some(module) => format!(
-            "import torch before {module} (python -c 'import torch, {module}'); if the symbol is still missing, {fix}"
-        ),
-        None => fix,
-    };
-    Some(Reading {
+    let reading = Reading {
         cause: CAUSE,
         said,
         node,
         fix,
-        stated: stated && before_torch.is_none(),
-        settles: before_torch.is_none(),
+        stated,
+        settles: true,
         rules_out: Vec::new(),
-    })
+    };
+    // A torch name in Python code, or a torch the extension states it was
+    // built for, is no matter of which library was loaded first.
+    match super::package_of_library_path(text).filter(|_| !python_code && built_for.is_none()) {
+        Some(module) => Some(unless_imported_before_torch(reading, module, traceback)),
+        None => Some(reading),
+    }
+}
+
+/// Imported at a prompt, an extension may have come before `import torch`,
+/// which loads the libraries its torch symbols resolve in: a build for this
+/// very torch fails the same way there (3d-coded4), so the reading stays open
+/// until the session shows torch imported first. Every reading of a torch
+/// symbol missing from a module passes through here.
+fn unless_imported_before_torch(mut reading: Reading, module: &str, traceback: &Traceback) -> Reading {
+    if !imported_at_a_prompt(traceback) || torch_typed(traceback) {
+        return reading;
+    }
+    reading.node.push((
+        None,
+        format!(
+            "whether torch was imported before {module} in that session: it is imported at a prompt, and an extension resolves torch's symbols only in the libraries `import torch` loads"
+        ),
+    ));
+    reading.fix = format!(
+        "import torch before {module} (python -c 'import torch, {module}'); if the symbol is still missing, {}",
+        reading.fix
+    );
+    reading.stated = false;
+    reading.settles = false;
+    reading
 }
 
 /// Whether the failing import was typed at a prompt or given to `python -c`:
@@ -639,6 +649,39 @@ mod tests {
         assert!(reading(&after_torch).unwrap().settles);
         let without = format!(">>> import numpy\n>>> import chamfer\n{prompt}");
         assert!(!reading(&without).unwrap().settles);
+    }
+
+    /// Every way of naming the module that lacks a torch symbol (under a
+    /// package, by its file alone, in a source tree) leaves the import order
+    /// open at a prompt, and settles once the session shows torch first.
+    #[test]
+    fn every_reading_of_a_missing_torch_symbol_asks_the_import_order_at_a_prompt() {
+        let frame = "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nImportError: ";
+        let symbol = ": undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE\n";
+        for (module, file) in [
+            (
+                "chamfer",
+                "/e/lib/python3.10/site-packages/chamfer/_C.cpython-310-x86_64-linux-gnu.so",
+            ),
+            ("knn_cuda", "knn_cuda.cpython-310-x86_64-linux-gnu.so"),
+            ("ops", "/home/me/proj/ops/_C.cpython-310-x86_64-linux-gnu.so"),
+        ] {
+            let log = format!("{frame}{file}{symbol}");
+            let found = reading(&log).unwrap_or_else(|| panic!("{file}"));
+            assert_eq!(found.cause, CAUSE);
+            assert!(!found.settles && !found.stated, "{file}: {found:?}");
+            assert!(
+                found.fix.starts_with(&format!("import torch before {module}")),
+                "{}",
+                found.fix
+            );
+            let after_torch = format!(">>> import torch\n>>> import {module}\n{log}");
+            assert!(reading(&after_torch).unwrap().settles, "{file}");
+            assert!(
+                reading(&log.replace("<stdin>", "/home/me/train.py")).unwrap().settles,
+                "{file}"
+            );
+        }
     }
 
     #[test]
