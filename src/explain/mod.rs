@@ -158,8 +158,8 @@ pub fn explain<'r, R: BufRead + 'r>(
         .rules
         .iter()
         .filter(|rule| rule.withdrawn.is_none())
-        .flat_map(|rule| &rule.symptoms.messages)
-        .chain(matrix.symptoms.iter().flat_map(|entry| &entry.symptoms.messages))
+        .flat_map(|rule| rule.symptoms.every_message())
+        .chain(matrix.symptoms.iter().flat_map(|entry| entry.symptoms.every_message()))
         .map(|message| rank::symptom_core_as_written(message))
         .collect();
     let mut collector = match signals::KnownMessages::new(messages.iter().copied()) {

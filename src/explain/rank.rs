@@ -230,8 +230,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .flat_map(|cause| {
                 cause
                     .symptoms
-                    .messages
-                    .iter()
+                    .every_message()
                     .map(|message| (cause.id, symptom_core(message)))
             })
             .collect();
@@ -477,6 +476,8 @@ struct MessageHit<'m> {
     specific: bool,
     /// The message ends on the start of it: the line was cut short.
     cut: bool,
+    /// One of the cause's `shared_messages`: a class of failure, not its cause.
+    shared: bool,
 }
 
 impl Judge<'_, '_> {
@@ -683,7 +684,8 @@ fn context_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<&'m str> {
 }
 
 fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
-    cause.symptoms.messages.iter().find_map(|symptom| {
+    cause.symptoms.every_message().find_map(|symptom| {
+        let shared = cause.symptoms.shared_messages.contains(symptom);
         let core = symptom_core(symptom);
         let closed = closed_by_a_quote(symptom);
         let (at, offset, cut) = seen.messages.iter().enumerate().find_map(|(at, message)| {
@@ -695,7 +697,8 @@ fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
             symptom,
             at,
             offset,
-            specific: seen.is_specific(&core, cause),
+            specific: !shared && seen.is_specific(&core, cause),
+            shared,
             cut,
         })
     })
@@ -791,8 +794,10 @@ fn score(
         && (seen.message_known || frame_hits > 0);
     // A message that is there and is none of the cause's: another error at the
     // same place, unless an earlier line named this cause (the error is its consequence).
-    let message_differs =
-        message_hit.is_none() && !context_specific && !symptoms.messages.is_empty() && !seen.text.is_empty();
+    let message_differs = message_hit.is_none()
+        && !context_specific
+        && symptoms.every_message().next().is_some()
+        && !seen.text.is_empty();
     let message_specific = message_hit.is_some_and(|hit| hit.specific);
     match message_hit {
         Some(hit) => {
@@ -1023,9 +1028,12 @@ fn score(
         });
     }
     // An entry that names a class of failure (an NCCL error, no GPU visible)
-    // rather than its cause is named only when the node confirms one of the
-    // causes its checks look for; else the class says nothing of which.
-    let class_unconfirmed = FAILURE_CLASSES.contains(&cause.id) && !confirmed && frame_hits == 0;
+    // rather than its cause, or a cause found by a message of such a class
+    // (a cuDNN kernel that failed to execute), is named only when the node
+    // confirms one of the causes its checks look for; else the class says
+    // nothing of which.
+    let class_message = message_hit.is_some_and(|hit| hit.shared) && context_hit.is_none();
+    let class_unconfirmed = (FAILURE_CLASSES.contains(&cause.id) || class_message) && !confirmed && frame_hits == 0;
     if (unseen || bypassed || class_unconfirmed) && confidence > Confidence::Possible {
         confidence = Confidence::Possible;
     }
@@ -1994,6 +2002,35 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 .any(|e| e.holds == Some(true) && e.text.contains("CUDA 10.1")),
             "{best:#?}"
         );
+    }
+
+    /// fgnn4, yolact77: a cuDNN or cuBLAS kernel that failed to execute is a
+    /// class of failure; it names the missing kernels only where the node's
+    /// torch build is known to lack the GPU.
+    #[test]
+    fn a_kernel_that_failed_to_execute_is_the_missing_kernels_only_where_the_build_lacks_the_gpu() {
+        let frames = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\n";
+        for message in [
+            "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n",
+            "RuntimeError: cublas runtime error : the GPU program failed to execute at /opt/conda/conda-bld/pytorch_1549628766161/work/aten/src/THC/THCBlas.cu:258\n",
+            "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n",
+        ] {
+            let log = format!("{frames}{message}");
+            let lacking = ranked(&log, &with_torch(node(None), "1.8.1+cu101"));
+            assert_eq!(lacking[0].id, "torch-build-lacks-gpu-arch", "{message}: {lacking:#?}");
+            assert!(lacking[0].confidence.is_answer(), "{message}: {:#?}", lacking[0]);
+            // A build with kernels for this H200: ruled out, whatever the words.
+            let having = ranked(&log, &node(None));
+            let cause = having.iter().find(|c| c.id == "torch-build-lacks-gpu-arch");
+            assert!(
+                cause.is_none_or(|c| c.confidence == Confidence::RuledOut),
+                "{message}: {cause:#?}"
+            );
+            // A log from elsewhere, no node known: listed at most, never named.
+            let unknown = ranked(&log, &without_torch(node(None)));
+            let cause = unknown.iter().find(|c| c.id == "torch-build-lacks-gpu-arch");
+            assert!(cause.is_none_or(|c| !c.confidence.is_answer()), "{message}: {cause:#?}");
+        }
     }
 
     /// `snapshot` as a report that does not say which torch it ran.

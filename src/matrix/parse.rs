@@ -66,6 +66,7 @@ const SYMPTOM_ENTRY_KEYS: &[&str] = &[
 ];
 const SYMPTOMS_KEYS: &[&str] = &[
     "messages",
+    "shared_messages",
     "exceptions",
     "devices",
     "frames",
@@ -360,6 +361,7 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
     for (key, item) in table.iter() {
         match key {
             "messages" => symptoms.messages = reader.strings(item, "symptoms.messages"),
+            "shared_messages" => symptoms.shared_messages = reader.strings(item, "symptoms.shared_messages"),
             "exceptions" => symptoms.exceptions = reader.strings(item, "symptoms.exceptions"),
             "devices" => {
                 for text in reader.strings(item, "symptoms.devices") {
@@ -394,6 +396,12 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
     }
     if symptoms.is_empty() {
         reader.problem(item.span(), "[symptoms] has no messages, exceptions, devices or frames");
+    }
+    if !symptoms.shared_messages.is_empty() && symptoms.confirmed_by.is_empty() {
+        reader.problem(
+            item.span(),
+            "symptoms.shared_messages name the cause only where a check finds it on the node: name the check in symptoms.confirmed_by",
+        );
     }
     symptoms
 }
@@ -684,6 +692,35 @@ mod tests {
                 .iter()
                 .any(|error| error.contains("`title` holds a control character")),
             "{shown:?}"
+        );
+    }
+
+    /// A message a class of failure shares names its cause only through a
+    /// check of the node, so an entry that lists one names the check.
+    #[test]
+    fn shared_messages_without_a_check_that_confirms_them_are_refused() {
+        let path = std::path::Path::new("symptoms/torch-build-lacks-gpu-arch.toml");
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/compat-matrix/symptoms/torch-build-lacks-gpu-arch.toml"
+        ))
+        .unwrap();
+        let id = "torch-build-lacks-gpu-arch";
+        let entry = super::symptom_entry(path, &text, id).unwrap();
+        assert!(
+            entry
+                .symptoms
+                .shared_messages
+                .contains(&"CUDNN_STATUS_EXECUTION_FAILED".to_string())
+        );
+        let unchecked = text.replace("confirmed_by = [\"gpu-arch-not-in-torch-build\"]\n", "");
+        assert_ne!(unchecked, text);
+        let errors = super::symptom_entry(path, &unchecked, id).unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|error| error.to_string().contains("name the check in symptoms.confirmed_by")),
+            "{errors:?}"
         );
     }
 

@@ -93,6 +93,10 @@ impl System {
 pub struct Symptoms {
     /// Case-insensitive substrings of the exception message.
     pub messages: Vec<String>,
+    /// Messages of a class of failure that many causes give (a cuDNN or
+    /// cuBLAS kernel that failed to execute): they list the cause, and name
+    /// it only where a check in `confirmed_by` finds it on the node.
+    pub shared_messages: Vec<String>,
     /// Exception class names without their module (`RuntimeError`, `OutOfMemoryError`).
     pub exceptions: Vec<String>,
     /// The pairs of devices the message names.
@@ -112,7 +116,16 @@ pub struct Symptoms {
 
 impl Symptoms {
     pub fn is_empty(&self) -> bool {
-        self.messages.is_empty() && self.exceptions.is_empty() && self.devices.is_empty() && self.frames.is_empty()
+        self.messages.is_empty()
+            && self.shared_messages.is_empty()
+            && self.exceptions.is_empty()
+            && self.devices.is_empty()
+            && self.frames.is_empty()
+    }
+
+    /// Its own messages, then the ones it shares with a class of failure.
+    pub fn every_message(&self) -> impl Iterator<Item = &String> {
+        self.messages.iter().chain(&self.shared_messages)
     }
 }
 
