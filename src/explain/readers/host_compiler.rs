@@ -5,6 +5,11 @@
 //! than 16`, `unsupported Microsoft Visual Studio version! Only the versions
 //! between 2017 and 2022 (inclusive) are supported!`). The bound is the fix:
 //! a compiler within it, or a toolkit newer than the one that stated it.
+//! torch's extension build makes the same check before nvcc runs, from its
+//! own table of each CUDA's bounds (`torch/utils/cpp_extension.py`): `The
+//! current installed version of g++ (10.2.1) is greater than the maximum
+//! required version by CUDA 11.3 (10.0.0). Please make sure to use an
+//! adequate version of g++ (>=5.0.0, <=10.0.0).`
 
 use super::{Context, Reading, text};
 
@@ -20,6 +25,40 @@ enum Accepted {
     ClangBelow(u64),
     /// Visual Studio of these years.
     VisualStudio(u64, u64),
+    /// torch's extension build: the compiler it found, outside the bounds
+    /// it holds for the CUDA toolkit.
+    TorchBounds(TorchBounds),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TorchBounds {
+    compiler: String,
+    installed: String,
+    cuda: String,
+    /// As torch writes them: `>=5.0.0, <=10.0.0`, `>=6.0, <14.0`.
+    bounds: String,
+    /// Newer than the bounds, not older.
+    too_new: bool,
+}
+
+impl TorchBounds {
+    /// The newest major the upper bound admits: `<=10.0.0` is 10, `<14.0` is 13.
+    fn newest_major(&self) -> Option<u64> {
+        let upper = self
+            .bounds
+            .split(',')
+            .map(str::trim)
+            .find(|bound| bound.starts_with('<'))?;
+        let inclusive = upper.starts_with("<=");
+        let version = upper.trim_start_matches(['<', '=']);
+        let mut parts = version.split('.').map(|part| part.parse::<u64>().ok());
+        let major = parts.next()??;
+        let rest_zero = parts.all(|part| part == Some(0));
+        match (inclusive, rest_zero) {
+            (true, _) | (false, false) => Some(major),
+            (false, true) => major.checked_sub(1),
+        }
+    }
 }
 
 pub fn read(text: &str, context: Context) -> Option<Reading> {
@@ -46,6 +85,32 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 "install the Visual Studio {last} Build Tools (the C++ workload) and build from its x64 Native Tools prompt; {newer_toolkit}"
             ),
         ),
+        Accepted::TorchBounds(found) => {
+            let TorchBounds {
+                compiler,
+                installed,
+                cuda,
+                bounds,
+                too_new,
+            } = found;
+            let side = if *too_new { "newer" } else { "older" };
+            let within = match (found.newest_major(), too_new) {
+                (Some(major), true) => format!(
+                    "install gcc-{major} and g++-{major} (or another release within {bounds}) and build with them: export CC=gcc-{major} CXX=g++-{major} (torch's check reads CXX, and passes CC to nvcc as -ccbin)"
+                ),
+                _ => format!(
+                    "install a g++ within {bounds} and build with it: export CC=gcc-N CXX=g++-N (torch's check reads CXX, and passes CC to nvcc as -ccbin)"
+                ),
+            };
+            (
+                format!(
+                    "torch's extension build accepts {bounds} as the host compiler for CUDA {cuda}, and {compiler} {installed} is {side}"
+                ),
+                format!(
+                    "{within}; or build with a CUDA toolkit whose bounds hold {compiler} {installed} (export CUDA_HOME=/usr/local/cuda-X.Y, its bin first on PATH)"
+                ),
+            )
+        }
     };
     let mut node = Vec::new();
     let gcc_here = context.facts.and_then(|facts| facts.host_gcc.as_ref());
@@ -58,8 +123,11 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     Some(Reading::stated_outright(CAUSE, said, node, fix))
 }
 
-/// The bound a `host_config.h` message states.
+/// The bound a `host_config.h` message, or torch's extension build, states.
 fn accepted(lower: &str) -> Option<Accepted> {
+    if let Some(found) = torch_bounds(lower) {
+        return Some(Accepted::TorchBounds(found));
+    }
     if let Some(rest) = text::after_marker(lower, "gcc versions later than ") {
         let version: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
         let version = version.trim_end_matches('.');
@@ -73,6 +141,39 @@ fn accepted(lower: &str) -> Option<Accepted> {
     let first = leading_number(rest)?;
     let last = leading_number(text::after_marker(rest, " and ")?)?;
     Some(Accepted::VisualStudio(first, last))
+}
+
+/// torch's `_check_cuda_version`: `the current installed version of g++
+/// (10.2.1) is greater than the maximum required version by cuda 11.3
+/// (10.0.0). please make sure to use an adequate version of g++ (>=5.0.0,
+/// <=10.0.0).`, or `is less than the minimum required version by cuda ...`.
+fn torch_bounds(lower: &str) -> Option<TorchBounds> {
+    let rest = text::after_marker(lower, "the current installed version of ")?;
+    let (compiler, rest) = rest.split_once(" (")?;
+    let (installed, rest) = rest.split_once(')')?;
+    let (too_new, rest) =
+        if let Some(rest) = rest.strip_prefix(" is greater than the maximum required version by cuda ") {
+            (true, rest)
+        } else {
+            (
+                false,
+                rest.strip_prefix(" is less than the minimum required version by cuda ")?,
+            )
+        };
+    let cuda: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let cuda = cuda.trim_end_matches('.');
+    let rest = text::after_marker(rest, "adequate version of ")?;
+    let bounds = &rest[rest.find('(')? + 1..];
+    let bounds = &bounds[..bounds.find(')')?];
+    let compiler = compiler.rsplit(['/', '\\']).next().unwrap_or(compiler).trim();
+    let plain = |value: &str| !value.is_empty() && !value.contains('\n');
+    (plain(compiler) && plain(installed) && !cuda.is_empty() && plain(bounds)).then(|| TorchBounds {
+        compiler: compiler.to_string(),
+        installed: installed.trim().to_string(),
+        cuda: cuda.to_string(),
+        bounds: bounds.trim().to_string(),
+        too_new,
+    })
 }
 
 fn leading_number(text: &str) -> Option<u64> {
@@ -99,6 +200,41 @@ mod tests {
         assert!(old.fix.starts_with("install gcc-4.9 and g++-4.9"), "{}", old.fix);
         let msvc = reading("host_config.h(164): fatal error C1189: #error:  -- unsupported Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are supported!\n").unwrap();
         assert!(msvc.said.contains("Visual Studio 2017 to 2022"), "{}", msvc.said);
+    }
+
+    /// mask3d142: torch's extension build checks the compiler against its
+    /// own table of each CUDA's bounds before nvcc runs.
+    #[test]
+    fn torchs_own_check_of_the_host_compiler_is_read_with_its_bounds() {
+        let older_torch = reading("RuntimeError: The current installed version of g++ (10.2.1) is greater than the maximum required version by CUDA 11.3 (10.0.0). Please make sure to use an adequate version of g++ (>=5.0.0, <=10.0.0).\n").unwrap();
+        assert_eq!(older_torch.cause, CAUSE);
+        assert!(older_torch.stated);
+        assert!(
+            older_torch.said.contains("for CUDA 11.3, and g++ 10.2.1 is newer"),
+            "{}",
+            older_torch.said
+        );
+        assert!(
+            older_torch.fix.starts_with("install gcc-10 and g++-10"),
+            "{}",
+            older_torch.fix
+        );
+        let conda = reading("RuntimeError: The current installed version of /opt/conda/bin/x86_64-conda-linux-gnu-c++ (14.3.0) is greater than the maximum required version by CUDA 12.8. Please make sure to use an adequate version of /opt/conda/bin/x86_64-conda-linux-gnu-c++ (>=6.0, <14.0).\n").unwrap();
+        assert!(
+            conda.said.contains("x86_64-conda-linux-gnu-c++ 14.3.0 is newer"),
+            "{}",
+            conda.said
+        );
+        assert!(conda.fix.starts_with("install gcc-13 and g++-13"), "{}", conda.fix);
+        let too_old = reading("RuntimeError: The current installed version of g++ (4.8.5) is less than the minimum required version by CUDA 11.8 (6.0.0). Please make sure to use an adequate version of g++ (>=6.0.0, <12.0).\n").unwrap();
+        assert!(too_old.said.contains("g++ 4.8.5 is older"), "{}", too_old.said);
+        assert!(
+            too_old.fix.starts_with("install a g++ within >=6.0.0, <12.0"),
+            "{}",
+            too_old.fix
+        );
+        // Other words about a compiler's version are not this check.
+        assert!(reading("The current installed version of numpy (2.0.0) is not supported\n").is_none());
     }
 
     #[test]

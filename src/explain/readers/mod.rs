@@ -13,6 +13,7 @@ mod cxx_runtime;
 mod driver;
 mod extension;
 mod host_compiler;
+mod kernel_image;
 mod library;
 mod names;
 mod nvcc;
@@ -229,6 +230,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));
     readings.extend(host_compiler::read(&text, context));
+    readings.extend(kernel_image::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
     readings.extend(cxx_runtime::read(&text));
     // One reading per cause: the first (the most specific reader) wins.

@@ -1,0 +1,196 @@
+//! A kernel without an image for the GPU, in an extension's own words. torch
+//! reports its own as `CUDA error: no kernel image is available for execution
+//! on the device` (or, before 1.x, `cuda runtime error (209) : ... at
+//! /pytorch/aten/src/THC/...`); an extension's error check names the kernel
+//! that failed: `error in modulated_deformable_im2col_cuda: no kernel image
+//! ...`, `Error in forward_face_index_map_1: ...`, or the pointnet2 ops'
+//! `CUDA kernel failed : ...` with `void furthest_point_sampling_kernel_wrapper(...)
+//! at L:231 in .../sampling_gpu.cu` after it. That kernel is the extension's,
+//! built without this GPU's architecture, whatever torch's build carries.
+
+use super::{Context, Reading};
+use crate::explain::node::{NodeTests, TheRun};
+use crate::matrix::confirmable::ARCH_MISSING;
+
+pub const CAUSE: &str = "extension-built-without-gpu-arch";
+
+const NO_IMAGE: &str = "no kernel image is available for execution on the device";
+
+/// Where torch's own kernels and error checks live: a `.cu` file under one
+/// of these is torch's.
+const TORCH_SOURCES: [&str; 5] = ["aten/src/", "/thc/", "c10/", "torch/csrc/", "caffe2/"];
+
+pub fn read(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find(NO_IMAGE)?;
+    let kernel = kernel_named(&lower, at)
+        .or_else(|| extension_source(&lower[at..]))
+        .or_else(|| pointnet2_check(&lower, at))?;
+    let mut node = Vec::new();
+    let mut settles = true;
+    let torch = context.facts.zip(context.tables).and_then(|(facts, tables)| {
+        let run = TheRun {
+            same_environment: context.absence_is_a_fact,
+            ..TheRun::default()
+        };
+        NodeTests::run(facts, tables, &[ARCH_MISSING]).judge(&[ARCH_MISSING.to_string()], facts, run, "")
+    });
+    match torch.map(|test| (test.holds, test.text)) {
+        // torch's build lacks the GPU too: its kernels are the first to fix.
+        Some((Some(true), text)) => {
+            settles = false;
+            node.push((
+                None,
+                format!("{text}; torch's build lacks the GPU too, so torch is the first to replace, and the extension is rebuilt after it"),
+            ));
+        }
+        Some((Some(false), _)) => node.push((
+            Some(true),
+            "torch's build has kernels for this node's GPUs: the kernel without an image is the extension's".to_string(),
+        )),
+        _ => node.push((
+            None,
+            "which architectures the extension was built for (cuobjdump --list-elf on its .so lists them; TORCH_CUDA_ARCH_LIST or the -gencode flags at its build set them) against the GPU's compute capability".to_string(),
+        )),
+    }
+    Some(Reading {
+        cause: CAUSE,
+        said: format!("the kernel {kernel} has no image for the GPU: an extension's kernel, not torch's"),
+        node,
+        fix: format!(
+            "rebuild the extension that holds {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: python -c 'import torch; print(torch.cuda.get_device_capability())') and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
+        ),
+        stated: false,
+        settles,
+        rules_out: Vec::new(),
+    })
+}
+
+/// `error in modulated_deformable_im2col_cuda: no kernel image ...`: the
+/// name the extension's check prints before the message, on its line.
+fn kernel_named(lower: &str, at: usize) -> Option<String> {
+    let line_start = lower[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    let before = lower[line_start..at].trim_end().strip_suffix(':')?;
+    let name = before
+        .trim_end()
+        .strip_prefix("error in ")
+        .or_else(|| before.trim_end().rsplit_once(" error in ").map(|(_, name)| name))?;
+    let name = name.trim();
+    let identifier = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    identifier.then(|| name.to_string())
+}
+
+/// The pointnet2 ops' `CUDA_CHECK_ERRORS` (`CUDA kernel failed : ...`), a
+/// check torch has none of, where the line naming the kernel is not at hand.
+fn pointnet2_check(lower: &str, at: usize) -> Option<String> {
+    let line_start = lower[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    let before = lower[line_start..at].trim_end().strip_suffix(':')?.trim_end();
+    before
+        .ends_with("cuda kernel failed")
+        .then(|| "its error check names".to_string())
+}
+
+/// The pointnet2 ops' check: the line after the message names the kernel's
+/// function and its `.cu` file, which is no file of torch's.
+fn extension_source(after: &str) -> Option<String> {
+    let mut lines = after.lines();
+    lines.next();
+    let line = lines.next()?.trim();
+    let (function, file) = line.split_once(" at l:")?;
+    let file = file.split_once(" in ")?.1.trim();
+    if !file.ends_with(".cu") || TORCH_SOURCES.iter().any(|torch| file.contains(torch)) {
+        return None;
+    }
+    let function = function.split('(').next()?.rsplit(' ').next()?;
+    Some(function.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        super::super::read_alone(|text, _, context| read(text, context), log)
+    }
+
+    /// dcpose29, ipercore47, vote2cap-detr22: the extension's check names its kernel.
+    #[test]
+    fn an_extensions_own_check_names_the_kernel_without_an_image() {
+        let dcn = reading(
+            "error in modulated_deformable_im2col_cuda: no kernel image is available for execution on the device\n",
+        )
+        .unwrap();
+        assert_eq!(dcn.cause, CAUSE);
+        assert!(dcn.settles && !dcn.stated, "{dcn:?}");
+        assert!(
+            dcn.said.starts_with("the kernel modulated_deformable_im2col_cuda"),
+            "{}",
+            dcn.said
+        );
+        let renderer =
+            reading("Error in forward_face_index_map_1: no kernel image is available for execution on the device\n")
+                .unwrap();
+        assert!(renderer.said.contains("forward_face_index_map_1"), "{}", renderer.said);
+        let pointnet2 = "CUDA kernel failed : no kernel image is available for execution on the device\nvoid furthest_point_sampling_kernel_wrapper(int, int, int, const float*, float*, int*) at L:231 in /home/me/proj/third_party/pointnet2/_ext_src/src/sampling_gpu.cu\n";
+        assert_eq!(reading(pointnet2).unwrap().cause, CAUSE);
+        let read_whole = read(pointnet2, Context::alone()).unwrap();
+        assert!(
+            read_whole.said.contains("furthest_point_sampling_kernel_wrapper"),
+            "{}",
+            read_whole.said
+        );
+    }
+
+    /// torch's own words name no kernel of an extension.
+    #[test]
+    fn torchs_own_report_of_a_kernel_without_an_image_is_not_an_extensions() {
+        assert!(reading("RuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA kernel errors might be asynchronously reported at some other API call\n").is_none());
+        assert!(reading("RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at /pytorch/aten/src/THC/THCGeneral.cpp:50\n").is_none());
+        let torch_file = "CUDA error: no kernel image is available for execution on the device\nvoid foo(int) at L:9 in /pytorch/aten/src/ATen/native/cuda/Foo.cu\n";
+        assert!(read(torch_file, Context::alone()).is_none());
+        assert!(reading("error in my kernel: no kernel image is available for execution on the device\n").is_none());
+    }
+
+    /// torch's build lacking the GPU too leaves the extension unsettled; a
+    /// build with kernels for the GPU confirms it.
+    #[test]
+    fn torchs_build_on_the_node_decides_whose_kernels_to_fix_first() {
+        let on = |torch: Option<(&str, &str)>| {
+            let edit = |snapshot: &mut serde_json::Value| {
+                if let Some((version, cuda)) = torch {
+                    let build = &mut snapshot["frameworks"]["torch"]["build"];
+                    build["version"] = serde_json::json!(version);
+                    build["variant"] = serde_json::json!(version.split_once('+').map(|(_, local)| local));
+                    build["cuda"] = serde_json::json!(cuda);
+                    snapshot["frameworks"]["torch"]["version"] = serde_json::json!(version.split('+').next());
+                }
+            };
+            // The job ran in the recorded environment: its torch is the job's.
+            super::super::read_on_recorded_h100(edit, |context| {
+                let context = Context {
+                    absence_is_a_fact: true,
+                    ..context
+                };
+                read("error in modulated_deformable_im2col_cuda: no kernel image is available for execution on the device\n", context).unwrap()
+            })
+        };
+        let having = on(None);
+        assert!(having.settles, "{having:?}");
+        assert!(
+            having
+                .node
+                .iter()
+                .any(|(holds, text)| *holds == Some(true) && text.contains("torch's build has kernels")),
+            "{having:?}"
+        );
+        let lacking = on(Some(("1.8.1+cu101", "10.1")));
+        assert!(!lacking.settles, "{lacking:?}");
+        assert!(
+            lacking
+                .node
+                .iter()
+                .any(|(_, text)| text.contains("torch's build lacks the GPU too")),
+            "{lacking:?}"
+        );
+    }
+}
