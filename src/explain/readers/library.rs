@@ -12,7 +12,7 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 10] = [
+const LOADER_WORDS: [&str; 11] = [
     "cannot open shared object file",
     // Libraries that dlopen on their own (cuda-python's `Failed to dlopen libcuda.so`).
     "failed to dlopen",
@@ -25,6 +25,9 @@ const LOADER_WORDS: [&str; 10] = [
     "could not load dynamic library",
     "is not found",
     "library not found",
+    // cffi's, for a library it looked up by name: `ctypes.util.find_library()
+    // did not manage to locate a library called 'sndfile'`.
+    "did not manage to locate a library called",
     // Python's ctypes on Windows: `Could not find module 'nvrtc64_112_0.dll' (or one of its dependencies)`.
     "could not find module",
 ];
@@ -59,7 +62,7 @@ enum Provider {
 }
 
 /// The libraries envdoctor knows the provider of; the name is matched as a prefix.
-const PROVIDERS: [(&str, Provider, &str); 17] = [
+const PROVIDERS: [(&str, Provider, &str); 18] = [
     ("cudart", Provider::Wheel("cuda-runtime", true), "cudart"),
     ("cublasLt", Provider::Wheel("cublas", true), "cublaslt"),
     ("cublas", Provider::Wheel("cublas", true), "cublas"),
@@ -77,6 +80,8 @@ const PROVIDERS: [(&str, Provider, &str); 17] = [
     ("torch", Provider::Torch, ""),
     ("nvvm", Provider::Toolkit, ""),
     ("GL", Provider::System("libgl1"), ""),
+    // libsndfile, which soundfile (and librosa, torchaudio's soundfile backend) finds by name.
+    ("sndfile", Provider::System("libsndfile1"), ""),
 ];
 
 /// The driver's libraries: matched exactly, `libcuda` is a prefix of
@@ -170,6 +175,27 @@ fn missing_library(text: &str) -> Option<Soname<'_>> {
         .unwrap_or_default();
     if let Some(found) = soname(near.trim_end_matches(':')) {
         return Some(found);
+    }
+    // A library looked up by its bare name (ctypes.util.find_library), as the
+    // package words it (`OSError: sndfile library not found`) or cffi does.
+    let called = "did not manage to locate a library called ";
+    let near = match lower[at..].starts_with(called) {
+        true => text[at + called.len()..]
+            .trim_start_matches(['\'', '"'])
+            .split(['\'', '"', ' ', '\n'])
+            .next()
+            .unwrap_or_default(),
+        false => near,
+    };
+    if (lower[at..].starts_with("library not found") || lower[at..].starts_with(called)) && !near.is_empty() {
+        let bare = near.strip_prefix("lib").filter(|rest| !rest.is_empty()).unwrap_or(near);
+        if bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Some(Soname {
+                file: near,
+                stem: bare,
+                version: None,
+            });
+        }
     }
     let tokens = || {
         text[at..]
@@ -850,6 +876,19 @@ mod tests {
             reading("OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(driver.fix.contains("driver"), "{}", driver.fix);
         assert!(reading("OSError: libfoo.so.1: cannot open shared object file\n").is_none());
+        // waveunetpytorch11, voicevoxengine745: soundfile finds libsndfile by its bare name.
+        let sndfile = reading("Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/soundfile.py\", line 142, in <module>\n    raise OSError('sndfile library not found')\nOSError: sndfile library not found\n").unwrap();
+        assert_eq!(sndfile.cause, MISSING);
+        assert!(
+            sndfile.fix.starts_with("apt-get install libsndfile1"),
+            "{}",
+            sndfile.fix
+        );
+        let cffi = reading("OSError: ctypes.util.find_library() did not manage to locate a library called 'sndfile'\n")
+            .unwrap();
+        assert!(cffi.fix.starts_with("apt-get install libsndfile1"), "{}", cffi.fix);
+        // A name the readers do not know the provider of is left to the entry's words.
+        assert!(reading("OSError: foo library not found\n").is_none());
     }
 
     #[test]
