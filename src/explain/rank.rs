@@ -154,6 +154,8 @@ struct Cause<'m> {
     fix: &'m str,
     fix_note: Option<&'m str>,
     references: Vec<String>,
+    /// A symptom entry generalizes it: it is one version range of that failure.
+    generalized: bool,
 }
 
 fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
@@ -172,6 +174,10 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
             fix: &rule.fix,
             fix_note: rule.fix_note.as_deref(),
             references: merged(&rule.references, &rule.symptoms.reported),
+            generalized: matrix
+                .symptoms
+                .iter()
+                .any(|entry| entry.symptoms.generalizes.contains(&rule.id)),
         });
     let entries = matrix.symptoms.iter().map(|entry| Cause {
         id: &entry.id,
@@ -184,6 +190,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
         fix: &entry.fix,
         fix_note: entry.fix_note.as_deref(),
         references: merged(&entry.references, &entry.symptoms.reported),
+        generalized: false,
     });
     rules
         .chain(entries)
@@ -1032,6 +1039,20 @@ fn score(
     // (a cuDNN kernel that failed to execute), is named only when the node
     // confirms one of the causes its checks look for; else the class says
     // nothing of which.
+    // A rule that a symptom entry generalizes is one version range of that
+    // failure: it leads only where the node meets a version it is about (a
+    // release, a build); with each left open, the general entry is the
+    // answer and the rule one way it came about (pytorch144244).
+    let range_unmet = cause.generalized && cause.kind == CauseKind::Rule && !(version_holds || platform_holds);
+    if range_unmet && confidence > Confidence::Possible {
+        confidence = Confidence::Possible;
+        evidence.push(Evidence {
+            kind: EvidenceKind::Node,
+            holds: None,
+            text: "no version this rule is about is known to hold where the log ran: the general entry leads"
+                .to_string(),
+        });
+    }
     let class_message = message_hit.is_some_and(|hit| hit.shared) && context_hit.is_none();
     let class_unconfirmed = (FAILURE_CLASSES.contains(&cause.id) || class_message) && !confirmed && frame_hits == 0;
     if (unseen || bypassed || class_unconfirmed) && confidence > Confidence::Possible {
@@ -1126,6 +1147,14 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         )),
         Condition::Driver | Condition::DriverCuda if facts.driver.is_none() => open(format!(
             "no NVIDIA driver answers here, so the log's driver is unknown ({ELSEWHERE})"
+        )),
+        // An environment variable is the process's: the Snapshot holds the
+        // shell's that ran `check`, and a job script, a launcher or a container
+        // sets its own (icrasimrealaxs5: error 804 in a container whose
+        // LD_LIBRARY_PATH the report never shows).
+        Condition::Env(name) if !seen.run.same_environment => open(format!(
+            "{}: that is this node's shell, and nothing shows the log ran in it; the job's own environment may set {name} differently ({ELSEWHERE})",
+            verdict.fact
         )),
         Condition::TorchCuda if facts.torch.is_none() => open(format!(
             "torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"
@@ -2031,6 +2060,43 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             let cause = unknown.iter().find(|c| c.id == "torch-build-lacks-gpu-arch");
             assert!(cause.is_none_or(|c| !c.confidence.is_answer()), "{message}: {cause:#?}");
         }
+    }
+
+    /// icrasimrealaxs5: an environment variable in the Snapshot is the shell's
+    /// that ran `check`; it speaks for a log only where the log ran in it.
+    #[test]
+    fn an_environment_variable_rules_a_cause_out_only_for_a_log_from_that_environment() {
+        let message = "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW\n";
+        let mut geforce = node(None);
+        geforce.nvidia.as_mut().unwrap().gpus[0].name = Some("NVIDIA GeForce RTX 3090".into());
+        let compat = |candidates: Vec<Candidate>| {
+            candidates
+                .into_iter()
+                .find(|c| c.id == "cuda-forward-compat-on-geforce")
+                .map(|c| c.confidence)
+        };
+        // A pasted line: the job's LD_LIBRARY_PATH is its own.
+        let pasted = compat(ranked(message, &geforce));
+        assert!(pasted.is_some_and(|c| c > Confidence::RuledOut), "{pasted:?}");
+        // A traceback from this node's environment, whose LD_LIBRARY_PATH is unset.
+        let here = format!(
+            "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 1, in is_available\n    return torch._C._cuda_getDeviceCount() > 0\n{message}"
+        );
+        assert_eq!(compat(ranked(&here, &geforce)), Some(Confidence::RuledOut));
+    }
+
+    /// pytorch144244: a rule that a symptom entry generalizes leads it only
+    /// where a version the rule is about holds; all open, the entry leads.
+    #[test]
+    fn a_rule_with_every_version_open_yields_to_the_entry_that_generalizes_it() {
+        let log = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n  File \"/root/.cache/pypoetry/virtualenvs/x-py3.10/lib/python3.10/site-packages/torch/__init__.py\", line 367, in <module>\n    from torch._C import *  # noqa: F403\nImportError: /root/.cache/pypoetry/virtualenvs/x-py3.10/lib/python3.10/site-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12\n";
+        let candidates = ranked(log, &without_torch(node(None)));
+        assert_eq!(candidates[0].id, "cuda-libraries-shadowed", "{candidates:#?}");
+        let rule = candidates
+            .iter()
+            .find(|c| c.id == "torch-below-2-6-cusparse-nvjitlink-ld-library-path")
+            .unwrap();
+        assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
     }
 
     /// `snapshot` as a report that does not say which torch it ran.
