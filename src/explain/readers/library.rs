@@ -208,6 +208,46 @@ fn missing_library(text: &str) -> Option<Soname<'_>> {
         .or_else(|| tokens().take(4).find_map(library_by_name))
 }
 
+/// A library a package keeps in its own directory, one file per torch
+/// release, named by that release (DGL's
+/// `site-packages/dgl/tensoradapter/pytorch/libtensoradapter_pytorch_1.10.2.so`):
+/// the file for the torch that runs is missing because the package's build
+/// has none for it, not because a library is to be installed (equibind8).
+fn made_per_torch(text: &str, missing: &Soname) -> Option<Reading> {
+    let stem = missing.stem.to_ascii_lowercase();
+    let at = stem.find("torch")?;
+    let torch = stem[at + "torch".len()..].trim_start_matches(['_', '-']);
+    let torch: String = torch.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let torch = torch.trim_end_matches('.');
+    if torch.split('.').count() < 2 || torch.split('.').any(str::is_empty) {
+        return None;
+    }
+    let path = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"'))
+        .map(|token| token.trim_end_matches(':'))
+        .find(|token| token.ends_with(missing.file))?;
+    let (_, inside) = path.split_once("-packages/")?;
+    let package = inside
+        .split('/')
+        .next()
+        .filter(|name| !name.is_empty() && inside.contains('/'))?;
+    let package = crate::explain::distribution_of(package);
+    Some(Reading {
+        cause: OTHER_BUILD,
+        said: format!(
+            "{package} looks for its own {} for torch {torch} and has none: the {package} installed is not built for that torch",
+            missing.file
+        ),
+        node: Vec::new(),
+        fix: format!(
+            "install the {package} build made for torch {torch} (its install page lists one per torch and CUDA), or the torch release the installed {package} is built for"
+        ),
+        stated: true,
+        settles: true,
+        rules_out: vec![MISSING],
+    })
+}
+
 /// A library named by what it is rather than by its file (`cudnn`, `cuDNN`,
 /// `NCCL`), as frameworks with their own loader name it.
 fn library_by_name(token: &str) -> Option<Soname<'_>> {
@@ -225,6 +265,9 @@ fn library_by_name(token: &str) -> Option<Soname<'_>> {
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let missing = missing_library(text)?;
+    if let Some(reading) = made_per_torch(text, &missing) {
+        return Some(reading);
+    }
     let (provider, snapshot_name) = if DRIVER.contains(&missing.stem) {
         (Provider::Driver, "cuda_driver")
     } else {
@@ -932,6 +975,25 @@ mod tests {
             "{question}"
         );
     }
+    /// equibind8: DGL keeps one tensor adapter per torch release in its own
+    /// directory; the one for the torch that runs is missing from its build.
+    #[test]
+    fn a_packages_own_library_for_one_torch_release_is_a_build_for_another_torch() {
+        let found = reading("/opt/dgl/src/runtime/tensordispatch.cc:43: TensorDispatcher: dlopen failed: /home/u/.conda/envs/e/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!(found.cause, OTHER_BUILD);
+        assert_eq!(found.rules_out, vec![MISSING]);
+        assert!(found.said.starts_with("dgl looks for its own"), "{}", found.said);
+        assert!(found.said.contains("torch 1.10.2"), "{}", found.said);
+        // torch's own libraries, and a CUDA library in NVIDIA's wheel folder, are not one package's per-torch file.
+        assert_ne!(
+            reading("ImportError: /e/lib/python3.10/site-packages/nvidia/cusparse/lib/libcusparse.so.12: cannot open shared object file\n").map(|r| r.cause),
+            Some(OTHER_BUILD)
+        );
+        let unversioned =
+            reading("OSError: /e/lib/python3.10/site-packages/foo/libtorch_thing.so: cannot open shared object file\n");
+        assert!(!unversioned.is_some_and(|r| r.said.contains("looks for its own")));
+    }
+
     /// batch L's cudapython17: cuda-python opens the driver library itself.
     #[test]
     fn a_library_a_package_dlopens_itself_is_read() {
