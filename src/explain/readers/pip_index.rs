@@ -65,7 +65,11 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     let name = normalize_name(requirement.name.as_ref());
     let torch = TORCH_FAMILY.contains(&name.as_str());
     let Some(listed) = rest.find(OFFERED).map(|open| &rest[open + OFFERED.len()..]) else {
-        return Some(unlisted(&name, torch));
+        return Some(unlisted(
+            &name,
+            torch,
+            older_than_its_python(context, torch, &requirement),
+        ));
     };
     let listed = &listed[..listed.find(')')?];
     let offered: Vec<Version> = listed
@@ -173,8 +177,21 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
 }
 
 /// pip's failure without the releases it found (older pip): which package,
-/// but not why; torch's Python support is left open, anything else's ruled out.
-fn unlisted(name: &str, torch: bool) -> Reading {
+/// but not why; torch's Python support is left open, anything else's ruled
+/// out. An interpreter newer than every one the pinned torch release was
+/// built for settles it (deeprlalgorithms64: torch==0.4.1 on Python 3.8).
+fn unlisted(name: &str, torch: bool, too_new: Option<(Option<bool>, String)>) -> Reading {
+    if let Some((Some(true), fact)) = &too_new {
+        return Reading {
+            cause: TORCH_PYTHON,
+            said: format!("pip found no release of {name} it could install here: {fact}"),
+            node: vec![(Some(true), fact.clone())],
+            fix: "run the job with a Python the pinned torch release was built for, in a new environment (python3.X -m venv, or conda create -n NAME python=3.X), or pin a torch release made for this interpreter (code written for the old release may need changes)".to_string(),
+            stated: true,
+            settles: true,
+            rules_out: Vec::new(),
+        };
+    }
     Reading {
         cause: if torch { TORCH_PYTHON } else { NO_RELEASE },
         said: format!("pip found no release of {name} it could install here, and does not list what it found"),
@@ -289,6 +306,49 @@ fn interpreter_note(
         }
         None => vec![(None, format!("the interpreter is Python {python}"))],
     }
+}
+
+/// The interpreter against the pinned torch release where pip lists nothing:
+/// newer than its newest Python settles it. A release older than the table's
+/// first row supports no Python newer than that row's newest: an old release
+/// was never built for an interpreter that came after a newer one's.
+fn older_than_its_python(
+    context: Context,
+    torch: bool,
+    requirement: &pep508_rs::Requirement,
+) -> Option<(Option<bool>, String)> {
+    let (Some(facts), Some(tables), true) = (context.facts, context.tables, torch) else {
+        return None;
+    };
+    let python = facts.python_version.as_ref().and_then(MajorMinor::of)?;
+    let pinned = match &requirement.version_or_url {
+        Some(VersionOrUrl::VersionSpecifier(specifiers)) => specifiers
+            .iter()
+            .find(|specifier| matches!(specifier.operator(), pep508_rs::pep440_rs::Operator::Equal))
+            .and_then(|specifier| MajorMinor::of(specifier.version()))?,
+        _ => return None,
+    };
+    let (newest, whose) = match tables.torch.release(pinned) {
+        Some(row) if row.python_experimental.contains(&python) => return None,
+        Some(row) => (row.python_max, format!("torch {}", row.torch)),
+        None => {
+            let first = tables.torch.releases.iter().min_by_key(|row| row.torch)?;
+            if pinned >= first.torch {
+                return None;
+            }
+            (
+                first.python_max,
+                format!(
+                    "torch {}, the oldest release envdoctor's table lists and newer than {pinned},",
+                    first.torch
+                ),
+            )
+        }
+    };
+    Some((
+        Some(python > newest),
+        format!("the interpreter is Python {python}; {whose} supports Python {newest} at the newest"),
+    ))
 }
 
 /// Beyond the range (`beyond`) holds, inside it does not, at its edge is open.
@@ -458,6 +518,24 @@ mod tests {
         assert_eq!(found.cause, NO_RELEASE);
         assert!(!found.settles);
         assert_eq!(found.rules_out, vec![TORCH_PYTHON]);
+    }
+
+    /// deeprlalgorithms64: older pip lists nothing; an interpreter newer than
+    /// every one the pinned torch release was built for settles it, even for
+    /// a release older than the table's first row.
+    #[test]
+    fn a_pinned_torch_older_than_the_interpreter_settles_without_pips_list() {
+        let log = "ERROR: Could not find a version that satisfies the requirement torch==0.4.1\nERROR: No matching distribution found for torch==0.4.1";
+        let newer = read_on_python(log, "3.8.5");
+        assert_eq!(newer.cause, TORCH_PYTHON);
+        assert!(newer.settles && newer.stated, "{newer:?}");
+        assert!(newer.said.contains("Python 3.8"), "{}", newer.said);
+        // Within the oldest row's range, an older release may still lack it: open.
+        assert!(!read_on_python(log, "3.6.9").settles);
+        // A listed release judged by its own row.
+        let listed = "ERROR: Could not find a version that satisfies the requirement torch==1.4.0\nERROR: No matching distribution found for torch==1.4.0";
+        assert!(read_on_python(listed, "3.12.1").settles);
+        assert!(!read_on_python(listed, "3.7.3").settles);
     }
 
     /// Unicode whose lowercase is longer or shorter than itself moves no offset.
