@@ -18,7 +18,8 @@ use pep508_rs::VersionOrUrl;
 use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 
 use super::{Context, Reading, text};
-use crate::knowledge::tables::MajorMinor;
+
+use crate::knowledge::tables::{MajorMinor, Tables, TorchRelease};
 use crate::packaging::{names::parse_requirement, normalize_name};
 
 /// torch's release does not publish for this interpreter.
@@ -279,10 +280,10 @@ fn interpreter_note(
     let Some(python) = facts.python_version.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };
-    let release = specifiers
+    let pinned = specifiers
         .and_then(|specifiers| specifiers.iter().next())
-        .and_then(|specifier| MajorMinor::of(specifier.version()))
-        .and_then(|release| tables.torch.release(release));
+        .and_then(|specifier| MajorMinor::of(specifier.version()));
+    let release = pinned.and_then(|release| tables.torch.release(release));
     match release {
         Some(row) => {
             // The side the reading says the interpreter is on, where it says one.
@@ -304,8 +305,30 @@ fn interpreter_note(
                 ),
             )]
         }
-        None => vec![(None, format!("the interpreter is Python {python}"))],
+        None => match (side, pinned.and_then(|pinned| oldest_row_after(tables, pinned))) {
+            (Side::Older { .. }, Some((first, text))) => vec![(
+                edge(python.cmp(&first.python_max), Ordering::Greater),
+                format!("the interpreter is Python {python}; {text}"),
+            )],
+            _ => vec![(None, format!("the interpreter is Python {python}"))],
+        },
     }
+}
+
+/// For a torch release older than the table's first row, that row, which
+/// bounds it: an old release was never built for an interpreter that came
+/// after a newer release's newest.
+fn oldest_row_after(tables: &Tables, pinned: MajorMinor) -> Option<(&TorchRelease, String)> {
+    let first = tables.torch.releases.iter().min_by_key(|row| row.torch)?;
+    (pinned < first.torch).then(|| {
+        (
+            first,
+            format!(
+                "torch {}, the oldest release envdoctor's table lists and newer than {pinned}, supports Python {} at the newest",
+                first.torch, first.python_max
+            ),
+        )
+    })
 }
 
 /// The interpreter against the pinned torch release where pip lists nothing:
@@ -328,26 +351,20 @@ fn older_than_its_python(
             .and_then(|specifier| MajorMinor::of(specifier.version()))?,
         _ => return None,
     };
-    let (newest, whose) = match tables.torch.release(pinned) {
+    let (newest, text) = match tables.torch.release(pinned) {
         Some(row) if row.python_experimental.contains(&python) => return None,
-        Some(row) => (row.python_max, format!("torch {}", row.torch)),
+        Some(row) => (
+            row.python_max,
+            format!("torch {} supports Python {} at the newest", row.torch, row.python_max),
+        ),
         None => {
-            let first = tables.torch.releases.iter().min_by_key(|row| row.torch)?;
-            if pinned >= first.torch {
-                return None;
-            }
-            (
-                first.python_max,
-                format!(
-                    "torch {}, the oldest release envdoctor's table lists and newer than {pinned},",
-                    first.torch
-                ),
-            )
+            let (first, text) = oldest_row_after(tables, pinned)?;
+            (first.python_max, text)
         }
     };
     Some((
         Some(python > newest),
-        format!("the interpreter is Python {python}; {whose} supports Python {newest} at the newest"),
+        format!("the interpreter is Python {python}; {text}"),
     ))
 }
 
@@ -536,6 +553,15 @@ mod tests {
         let listed = "ERROR: Could not find a version that satisfies the requirement torch==1.4.0\nERROR: No matching distribution found for torch==1.4.0";
         assert!(read_on_python(listed, "3.12.1").settles);
         assert!(!read_on_python(listed, "3.7.3").settles);
+        // pip's list beside it: the same bound is the interpreter's note.
+        let offered = read_on_python(
+            "ERROR: Could not find a version that satisfies the requirement torch==0.4.1 (from versions: 1.4.0, 1.5.0, 2.0.0)",
+            "3.8.5",
+        );
+        assert!(
+            offered.node.iter().any(|(holds, text)| *holds == Some(true) && text.contains("oldest release")),
+            "{offered:?}"
+        );
     }
 
     /// Unicode whose lowercase is longer or shorter than itself moves no offset.
