@@ -287,7 +287,28 @@ fn missing_name(text: &str) -> Option<(&str, &str)> {
     if let Some(found) = missing_attribute(text) {
         return Some(found);
     }
-    text::module_not_found(text)?.rsplit_once('.')
+    if let Some(module) = text::module_not_found(text) {
+        return module.rsplit_once('.');
+    }
+    moved_module(text)
+}
+
+/// A package's own words for a module it moved away (fastcore 1.8:
+/// `Could not import '__path__' from fastcore.dispatch - this module has
+/// been moved to the fasttransform package.`): the module, as its package
+/// and its last part.
+fn moved_module(text: &str) -> Option<(&str, &str)> {
+    const MOVED: [&str; 3] = ["module has been moved to", "module has moved to", "module was moved to"];
+    let at = MOVED.iter().filter_map(|words| text.find(words)).min()?;
+    let line = &text[text[..at].rfind('\n').map_or(0, |newline| newline + 1)..at];
+    let dotted = line
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ','))
+        .rev()
+        .find(|token| token.contains('.'))?
+        .trim_end_matches(['.', ':']);
+    let plain = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let (package, rest) = dotted.rsplit_once('.')?;
+    (dotted.split('.').all(plain) && !rest.is_empty()).then_some((package, rest))
 }
 
 /// `TrainingArguments.__init__() got an unexpected keyword argument
@@ -597,5 +618,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// tsai939: another installed package imports a module its dependency moved away.
+    #[test]
+    fn a_module_a_package_says_it_moved_away_is_a_name_it_lacks() {
+        let log = "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n  File \"C:\\e\\Lib\\site-packages\\tsai\\imports.py\", line 57, in <module>\n    from fastcore.dispatch import *\n  File \"C:\\e\\Lib\\site-packages\\fastcore\\dispatch.py\", line 2, in __getattr__\n    raise ImportError(\nImportError: Could not import '__path__' from fastcore.dispatch - this module has been moved to the fasttransform package.\nTo migrate your code, please see the migration guide.\n";
+        let found = super::super::read_alone(read, log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.settles, "{found:?}");
+        assert!(
+            found
+                .said
+                .starts_with("tsai, an installed package, uses fastcore.dispatch"),
+            "{}",
+            found.said
+        );
+        assert_eq!(
+            moved_module("ImportError: No such thing - this module has been moved to x"),
+            None
+        );
     }
 }

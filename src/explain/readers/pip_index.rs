@@ -559,7 +559,10 @@ mod tests {
             "3.8.5",
         );
         assert!(
-            offered.node.iter().any(|(holds, text)| *holds == Some(true) && text.contains("oldest release")),
+            offered
+                .node
+                .iter()
+                .any(|(holds, text)| *holds == Some(true) && text.contains("oldest release")),
             "{offered:?}"
         );
     }
