@@ -1485,20 +1485,7 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
     /// `snapshot` with torch at `version` (`1.8.1+cu101`), its build and CUDA with it.
     fn with_torch(snapshot: crate::snapshot::Snapshot, version: &str) -> crate::snapshot::Snapshot {
         let mut value = serde_json::to_value(&snapshot).unwrap();
-        let public = version.split('+').next().unwrap();
-        let cuda = version
-            .split_once("+cu")
-            .map(|(_, digits)| format!("{}.{}", &digits[..digits.len() - 1], &digits[digits.len() - 1..]));
-        let torch = &mut value["frameworks"]["torch"];
-        torch["version"] = serde_json::json!(public);
-        torch["build"]["version"] = serde_json::json!(version);
-        torch["build"]["variant"] = serde_json::json!(version.split_once('+').map(|(_, local)| local));
-        torch["build"]["cuda"] = serde_json::json!(cuda);
-        for package in value["packages"].as_array_mut().unwrap() {
-            if package["name"] == "torch" {
-                package["version"] = serde_json::json!(public);
-            }
-        }
+        readers::set_torch_build(&mut value, version);
         serde_json::from_value(value).unwrap()
     }
 
@@ -1772,6 +1759,20 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         assert_eq!(best.confidence, Confidence::NearCertain, "{best:#?}");
     }
 
+    /// One exception, ranked with no traceback around it and no node.
+    fn ranked_alone(raised: Raised) -> Vec<Candidate> {
+        rank(&Traceback::bare(1, raised), &Matrix::load(&[]).unwrap(), None)
+    }
+
+    /// The cause `id` among those `ranked_alone` gives for one exception.
+    fn candidate_alone(exception: &str, message: &str, id: &str) -> Option<Candidate> {
+        let raised = Raised {
+            exception: exception.into(),
+            message: message.into(),
+        };
+        ranked_alone(raised).into_iter().find(|candidate| candidate.id == id)
+    }
+
     #[test]
     fn a_reason_further_on_in_the_message_outdoes_the_generic_cause_before_it() {
         // One exception message, as torch raises it (the smoke test reports it whole).
@@ -1783,8 +1784,7 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                       and rank 1 both on CUDA device 2000"
                     .into(),
         };
-        let matrix = Matrix::load(&[]).unwrap();
-        let candidates = rank(&Traceback::bare(1, raised), &matrix, None);
+        let candidates = ranked_alone(raised);
         assert_eq!(candidates[0].id, "nccl-duplicate-gpu", "{candidates:#?}");
         let generic = candidates.iter().find(|c| c.id == "nccl-collective-failed").unwrap();
         assert_eq!(generic.confidence, Confidence::RuledOut, "{generic:#?}");
@@ -1799,8 +1799,7 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             message: "CUDA error: out of memory\nnode3 rank 5: Duplicate GPU detected : rank 5 and rank 4 both on CUDA device 1000"
                 .into(),
         };
-        let matrix = Matrix::load(&[]).unwrap();
-        let candidates = rank(&Traceback::bare(1, raised), &matrix, None);
+        let candidates = ranked_alone(raised);
         let memory = candidates.iter().find(|c| c.id == "cuda-out-of-memory").unwrap();
         assert!(memory.confidence > Confidence::RuledOut, "{candidates:#?}");
     }
@@ -1809,16 +1808,7 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
     /// out name it as torch's do; TensorFlow's for the host's memory do not.
     #[test]
     fn xla_and_tensorflow_out_of_memory_on_the_gpu_is_named() {
-        let matrix = Matrix::load(&[]).unwrap();
-        let first = |exception: &str, message: &str| {
-            let raised = Raised {
-                exception: exception.into(),
-                message: message.into(),
-            };
-            rank(&Traceback::bare(1, raised), &matrix, None)
-                .into_iter()
-                .find(|candidate| candidate.id == "cuda-out-of-memory")
-        };
+        let first = |exception: &str, message: &str| candidate_alone(exception, message, "cuda-out-of-memory");
         for (exception, message) in [
             (
                 "XlaRuntimeError",
@@ -1850,16 +1840,9 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
     /// minimum names the build, even with no error after it.
     #[test]
     fn torchs_warning_of_a_gpu_too_old_for_the_build_names_the_build() {
-        let matrix = Matrix::load(&[]).unwrap();
         // The line a log's scan takes for an error (explain_cli replays the whole warning).
         let named = |exception: &str, message: &str| {
-            let raised = Raised {
-                exception: exception.into(),
-                message: message.into(),
-            };
-            rank(&Traceback::bare(1, raised), &matrix, None)
-                .into_iter()
-                .find(|candidate| candidate.id == "torch-build-lacks-gpu-arch")
+            candidate_alone(exception, message, "torch-build-lacks-gpu-arch")
                 .is_some_and(|candidate| candidate.confidence > Confidence::RuledOut)
         };
         assert!(named(

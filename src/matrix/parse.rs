@@ -673,15 +673,17 @@ fn accelerate(reader: &mut Reader, item: &Item) -> Option<AccelerateCondition> {
 
 #[cfg(test)]
 mod tests {
+    /// A file of the shipped matrix, by its path under compat-matrix/.
+    fn shipped(relative: &str) -> String {
+        let path = format!("{}/compat-matrix/{relative}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+    }
+
     /// Issue 20: a site rule's title reaches every report's one-line heading.
     #[test]
     fn a_title_or_id_over_several_lines_is_refused() {
         let path = std::path::Path::new("rules/x.toml");
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/compat-matrix/rules/deepspeed-zero3-offload-device-mismatch.toml"
-        ))
-        .unwrap();
+        let text = shipped("rules/deepspeed-zero3-offload-device-mismatch.toml");
         let id = "deepspeed-zero3-offload-device-mismatch";
         assert!(super::rule(path, &text, id).is_ok());
         let forged = text.replacen("title = \"", "title = \"x\\nFORGED \\u001b[31m", 1);
@@ -700,11 +702,7 @@ mod tests {
     #[test]
     fn shared_messages_without_a_check_that_confirms_them_are_refused() {
         let path = std::path::Path::new("symptoms/torch-build-lacks-gpu-arch.toml");
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/compat-matrix/symptoms/torch-build-lacks-gpu-arch.toml"
-        ))
-        .unwrap();
+        let text = shipped("symptoms/torch-build-lacks-gpu-arch.toml");
         let id = "torch-build-lacks-gpu-arch";
         let entry = super::symptom_entry(path, &text, id).unwrap();
         assert!(
@@ -728,11 +726,7 @@ mod tests {
     #[test]
     fn a_system_a_cause_cannot_happen_on_is_one_explain_tells_apart() {
         let path = std::path::Path::new("symptoms/torch-cpu-only-build.toml");
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/compat-matrix/symptoms/torch-cpu-only-build.toml"
-        ))
-        .unwrap();
+        let text = shipped("symptoms/torch-cpu-only-build.toml");
         let id = "torch-cpu-only-build";
         let entry = super::symptom_entry(path, &text, id).unwrap();
         assert_eq!(entry.not_on.len(), 1);

@@ -160,14 +160,13 @@ fn torch_bounds(lower: &str) -> Option<TorchBounds> {
                 rest.strip_prefix(" is less than the minimum required version by cuda ")?,
             )
         };
-    let cuda: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-    let cuda = cuda.trim_end_matches('.');
+    let cuda = text::version_at(rest)?;
     let rest = text::after_marker(rest, "adequate version of ")?;
     let bounds = &rest[rest.find('(')? + 1..];
     let bounds = &bounds[..bounds.find(')')?];
     let compiler = compiler.rsplit(['/', '\\']).next().unwrap_or(compiler).trim();
     let plain = |value: &str| !value.is_empty() && !value.contains('\n');
-    (plain(compiler) && plain(installed) && !cuda.is_empty() && plain(bounds)).then(|| TorchBounds {
+    (plain(compiler) && plain(installed) && plain(bounds)).then(|| TorchBounds {
         compiler: compiler.to_string(),
         installed: installed.trim().to_string(),
         cuda: cuda.to_string(),

@@ -8,7 +8,7 @@
 //! at L:231 in .../sampling_gpu.cu` after it. That kernel is the extension's,
 //! built without this GPU's architecture, whatever torch's build carries.
 
-use super::{Context, Reading};
+use super::{Context, Reading, text};
 use crate::explain::node::{NodeTests, TheRun};
 use crate::matrix::confirmable::ARCH_MISSING;
 
@@ -69,23 +69,24 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
 /// `error in modulated_deformable_im2col_cuda: no kernel image ...`: the
 /// name the extension's check prints before the message, on its line.
 fn kernel_named(lower: &str, at: usize) -> Option<String> {
-    let line_start = lower[..at].rfind('\n').map_or(0, |newline| newline + 1);
-    let before = lower[line_start..at].trim_end().strip_suffix(':')?;
+    let before = check_before(lower, at)?;
     let name = before
-        .trim_end()
         .strip_prefix("error in ")
-        .or_else(|| before.trim_end().rsplit_once(" error in ").map(|(_, name)| name))?;
-    let name = name.trim();
-    let identifier = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    identifier.then(|| name.to_string())
+        .or_else(|| before.rsplit_once(" error in ").map(|(_, name)| name))?
+        .trim();
+    text::is_identifier(name).then(|| name.to_string())
+}
+
+/// What an error check printed before the message on its line, up to the
+/// colon it ends on (`error in modulated_deformable_im2col_cuda`).
+fn check_before(lower: &str, at: usize) -> Option<&str> {
+    Some(text::line_before(lower, at).trim_end().strip_suffix(':')?.trim_end())
 }
 
 /// The pointnet2 ops' `CUDA_CHECK_ERRORS` (`CUDA kernel failed : ...`), a
 /// check torch has none of, where the line naming the kernel is not at hand.
 fn pointnet2_check(lower: &str, at: usize) -> Option<String> {
-    let line_start = lower[..at].rfind('\n').map_or(0, |newline| newline + 1);
-    let before = lower[line_start..at].trim_end().strip_suffix(':')?.trim_end();
-    before
+    check_before(lower, at)?
         .ends_with("cuda kernel failed")
         .then(|| "its error check names".to_string())
 }
@@ -155,14 +156,10 @@ mod tests {
     /// build with kernels for the GPU confirms it.
     #[test]
     fn torchs_build_on_the_node_decides_whose_kernels_to_fix_first() {
-        let on = |torch: Option<(&str, &str)>| {
+        let on = |torch: Option<&str>| {
             let edit = |snapshot: &mut serde_json::Value| {
-                if let Some((version, cuda)) = torch {
-                    let build = &mut snapshot["frameworks"]["torch"]["build"];
-                    build["version"] = serde_json::json!(version);
-                    build["variant"] = serde_json::json!(version.split_once('+').map(|(_, local)| local));
-                    build["cuda"] = serde_json::json!(cuda);
-                    snapshot["frameworks"]["torch"]["version"] = serde_json::json!(version.split('+').next());
+                if let Some(version) = torch {
+                    super::super::set_torch_build(snapshot, version);
                 }
             };
             // The job ran in the recorded environment: its torch is the job's.
@@ -183,7 +180,7 @@ mod tests {
                 .any(|(holds, text)| *holds == Some(true) && text.contains("torch's build has kernels")),
             "{having:?}"
         );
-        let lacking = on(Some(("1.8.1+cu101", "10.1")));
+        let lacking = on(Some("1.8.1+cu101"));
         assert!(!lacking.settles, "{lacking:?}");
         assert!(
             lacking

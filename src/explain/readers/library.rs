@@ -216,9 +216,7 @@ fn missing_library(text: &str) -> Option<Soname<'_>> {
 fn made_per_torch(text: &str, missing: &Soname) -> Option<Reading> {
     let stem = missing.stem.to_ascii_lowercase();
     let at = stem.find("torch")?;
-    let torch = stem[at + "torch".len()..].trim_start_matches(['_', '-']);
-    let torch: String = torch.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-    let torch = torch.trim_end_matches('.');
+    let torch = super::text::version_at(stem[at + "torch".len()..].trim_start_matches(['_', '-']))?;
     if torch.split('.').count() < 2 || torch.split('.').any(str::is_empty) {
         return None;
     }

@@ -139,6 +139,27 @@ pub(crate) fn read_on_recorded_h100<R>(
     })
 }
 
+/// A Snapshot (as JSON) whose torch is `version` (`1.8.1+cu101`): its
+/// release, build, variant, CUDA and package entry, as a report of that
+/// torch would have them.
+#[cfg(test)]
+pub(crate) fn set_torch_build(snapshot: &mut serde_json::Value, version: &str) {
+    let public = version.split('+').next().unwrap_or(version);
+    let cuda = version
+        .split_once("+cu")
+        .map(|(_, digits)| format!("{}.{}", &digits[..digits.len() - 1], &digits[digits.len() - 1..]));
+    let torch = &mut snapshot["frameworks"]["torch"];
+    torch["version"] = serde_json::json!(public);
+    torch["build"]["version"] = serde_json::json!(version);
+    torch["build"]["variant"] = serde_json::json!(version.split_once('+').map(|(_, local)| local));
+    torch["build"]["cuda"] = serde_json::json!(cuda);
+    for package in snapshot["packages"].as_array_mut().into_iter().flatten() {
+        if package["name"] == "torch" {
+            package["version"] = serde_json::json!(public);
+        }
+    }
+}
+
 /// A log's first traceback (or the log as one bare line) and its messages'
 /// text, as the readers see them.
 #[cfg(test)]

@@ -108,8 +108,7 @@ fn removal_stated(text: &str) -> Option<NameChange> {
         .find(|(alias, _)| *alias == first)
         .map_or(first, |(_, package)| *package)
         .to_ascii_lowercase();
-    let plain = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if package == "torch" || !plain(&package) || !name.split('.').all(plain) {
+    if package == "torch" || !text::is_identifier(&package) || !name.split('.').all(text::is_identifier) {
         return None;
     }
     let rest = text[at + REMOVED.len()..].trim_start_matches("the ");
@@ -300,15 +299,13 @@ fn missing_name(text: &str) -> Option<(&str, &str)> {
 fn moved_module(text: &str) -> Option<(&str, &str)> {
     const MOVED: [&str; 3] = ["module has been moved to", "module has moved to", "module was moved to"];
     let at = MOVED.iter().filter_map(|words| text.find(words)).min()?;
-    let line = &text[text[..at].rfind('\n').map_or(0, |newline| newline + 1)..at];
-    let dotted = line
+    let dotted = text::line_before(text, at)
         .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ','))
         .rev()
         .find(|token| token.contains('.'))?
         .trim_end_matches(['.', ':']);
-    let plain = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     let (package, rest) = dotted.rsplit_once('.')?;
-    (dotted.split('.').all(plain) && !rest.is_empty()).then_some((package, rest))
+    (dotted.split('.').all(text::is_identifier) && !rest.is_empty()).then_some((package, rest))
 }
 
 /// `TrainingArguments.__init__() got an unexpected keyword argument

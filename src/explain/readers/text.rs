@@ -219,6 +219,17 @@ pub fn version_after<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
     version_at(&rest[start..])
 }
 
+/// The line `at` falls on, up to `at`: what a message printed before it there.
+pub fn line_before(text: &str, at: usize) -> &str {
+    &text[text[..at].rfind('\n').map_or(0, |newline| newline + 1)..at]
+}
+
+/// A Python identifier of ASCII letters, digits and underscores: a module's
+/// part, a function's name.
+pub fn is_identifier(part: &str) -> bool {
+    !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
