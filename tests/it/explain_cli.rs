@@ -1819,3 +1819,43 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
         );
     }
 }
+
+/// A file that is no pickle is named from CPython's unpickler, which stops
+/// only at a byte that is no opcode; torch's weights_only unpickler stops the
+/// same way inside a legacy checkpoint that loads without it (ComfyUI #9385),
+/// so there the weights_only default still leads and the file is listed.
+#[test]
+fn a_file_that_is_no_pickle_is_named_from_cpythons_words_and_listed_from_torchs() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let frames = "Traceback (most recent call last):\n  File \"/home/u/app/run.py\", line 12, in load\n    ckpt = torch.load(path, weights_only=False)\n  File \"/home/u/.venv/lib/python3.11/site-packages/torch/serialization.py\", line 1495, in load\n    return _legacy_load(opened_file, map_location, pickle_module, **pickle_load_args)\n";
+    let (html, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "html.log",
+        &format!("{frames}_pickle.UnpicklingError: invalid load key, '<'.\n"),
+    );
+    assert_eq!(html["outcome"], "explained", "{html:#}");
+    assert_eq!(html["candidates"][0]["id"], "checkpoint-not-a-pickle", "{html:#}");
+    assert!(
+        html["candidates"][0]["fix"].as_str().unwrap().contains("/resolve/"),
+        "{html:#}"
+    );
+
+    let refusal = "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted source.\n Please file an issue with the following so that we can make `weights_only=True` compatible with your use case: WeightsUnpickler error: Unsupported operand 118\n";
+    let (legacy, _) = explain_text_json(cache.path(), dir.path(), "legacy.log", &format!("{frames}{refusal}"));
+    let ids: Vec<&str> = legacy["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|candidate| candidate["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids[0], "torch-load-weights-only-default", "{legacy:#}");
+    let listed = legacy["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|candidate| candidate["id"] == "checkpoint-not-a-pickle")
+        .unwrap_or_else(|| panic!("{legacy:#}"));
+    assert_eq!(listed["confidence"], "possible", "{legacy:#}");
+}

@@ -8,6 +8,7 @@
 //! generic on purpose: one reader of requirement phrases, not one entry per
 //! package; the knowledge entry each reading supports says why and cites the source.
 
+mod auto_config;
 mod collective;
 mod cxx_runtime;
 mod driver;
@@ -21,6 +22,7 @@ mod pip_index;
 mod requirement;
 mod text;
 mod unbuilt;
+mod unpickle;
 
 /// The cause of a library the loader could not find.
 pub use library::MISSING as LIBRARY_MISSING;
@@ -254,6 +256,8 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(kernel_image::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
     readings.extend(cxx_runtime::read(&text));
+    readings.extend(unpickle::read(&text));
+    readings.extend(auto_config::read(traceback, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();
     readings.retain(|reading| {

@@ -34,10 +34,14 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
     };
     let Some(row) = context.tables.and_then(|tables| tables.names.of(module, name)) else {
-        // A class's name says nothing of the package it is from.
-        return (!keyword)
-            .then(|| undated(text, traceback, context, module, &dotted))
-            .flatten();
+        if keyword {
+            // A class's name says nothing of the package it is from.
+            return None;
+        }
+        if let Some(reading) = transformers_model(module, name, &dotted, traceback, context) {
+            return Some(reading);
+        }
+        return undated(text, traceback, context, module, &dotted);
     };
     Some(dated(row, module, name, &dotted, traceback, context))
 }
@@ -87,6 +91,79 @@ fn dated(row: &NameChange, module: &str, name: &str, dotted: &str, traceback: &T
         settles: true,
         rules_out: Vec::new(),
     }
+}
+
+/// A transformers model class (`cannot import name 'Qwen2VLForConditionalGeneration'
+/// from 'transformers'`) or model module (`No module named 'transformers.models.qwen2'`)
+/// of a model type transformers-models.toml dates: the installed release is older than
+/// the one that brought the type (or not older than the one that took it away).
+/// Where the installed release already has the type, the class came to it later,
+/// or the code misspells it: the table says nothing of that.
+fn transformers_model(
+    module: &str,
+    name: &str,
+    dotted: &str,
+    traceback: &Traceback,
+    context: Context,
+) -> Option<Reading> {
+    let models = &context.tables?.transformers_models;
+    let model = match module {
+        "transformers" => models.of_class(name)?,
+        "transformers.models" => models.of_module(name)?,
+        _ => models
+            .of_class(name)
+            .filter(|_| module.starts_with("transformers.models."))?,
+    };
+    let (change, version) = match (&model.added, &model.removed) {
+        (_, Some(removed)) => (Change::Removed, removed.clone()),
+        (Some(added), None) => (Change::Added, added.clone()),
+        (None, None) => return None,
+    };
+    let row = NameChange {
+        change,
+        package: "transformers".to_string(),
+        modules: vec![module.to_string()],
+        names: vec![name.to_string()],
+        version,
+        source: model.source.clone(),
+        renamed_to: None,
+    };
+    let installed = context.facts.and_then(|facts| facts.package_version("transformers"));
+    if installed_against(installed, &row, dotted).0 == Some(false) {
+        return None;
+    }
+    let mut reading = dated(&row, module, name, dotted, traceback, context);
+    // A class can come to a family after the type did: --upgrade installs the
+    // newest release, which has both, where a bound the installed one meets
+    // would change nothing.
+    if change == Change::Added {
+        reading.fix = format!(
+            "python -m pip install --upgrade \"transformers>={}\" (the release that brought {}; a class added to the family later needs a later one, which --upgrade installs), then pip check, since other packages pin transformers too",
+            row.version, model.model_type
+        );
+    }
+    let when = match change {
+        Change::Added => "brought",
+        Change::Removed => "took away",
+    };
+    // The release that lacks it is the one the job imported, which pip may not have upgraded.
+    reading.node.push((
+        None,
+        "which transformers the job imports (python -c \"import transformers; print(transformers.__version__, transformers.__file__)\" with the job's python): a pip of another Python upgrades another one, which python -m pip avoids".to_string(),
+    ));
+    let what = match module {
+        "transformers.models" => "the module of",
+        _ => "a class of",
+    };
+    reading.said = format!(
+        "{} uses {dotted}, {what} transformers' model type {} ({}...), which transformers {} {when} ({})",
+        caller(traceback, "transformers").as_deref().unwrap_or("the code"),
+        model.model_type,
+        model.prefix,
+        row.version,
+        row.source
+    );
+    Some(reading)
 }
 
 /// A package's own words for a name it removed, with the release: NumPy 2's
@@ -388,6 +465,34 @@ mod tests {
     }
 
     const CYTHON_BBOX: &str = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/cython_bbox/__init__.py\", line 3, in <module>\n    DTYPE = np.float\nAttributeError: module 'numpy' has no attribute 'float'.\n";
+
+    /// qwen2-vl-7b-instruct5, nos150, qwentensorrtllm92: a model class or module of a type
+    /// transformers-models.toml dates; a type the first release read already had is not dated.
+    #[test]
+    fn a_transformers_model_class_or_module_is_dated_by_its_model_type() {
+        let class = reading("ImportError: cannot import name 'Qwen2VLForConditionalGeneration' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n").unwrap();
+        assert!(
+            class.settles && class.said.contains("model type qwen2_vl"),
+            "{}",
+            class.said
+        );
+        assert!(
+            class.fix.contains("--upgrade \"transformers>=4.45.0\""),
+            "{}",
+            class.fix
+        );
+        let module = reading("ModuleNotFoundError: No module named 'transformers.models.qwen2'\n").unwrap();
+        assert!(
+            module.said.contains("the module of transformers' model type qwen2 "),
+            "{}",
+            module.said
+        );
+        assert!(module.fix.contains("\"transformers>=4.37.0\""), "{}", module.fix);
+        let old = reading("ImportError: cannot import name 'BertModel' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n").unwrap();
+        assert!(!old.settles, "{}", old.said);
+        let misspelt = reading("ImportError: cannot import name 'Qwen2Vl' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n").unwrap();
+        assert!(!misspelt.settles, "{}", misspelt.said);
+    }
 
     /// pymotmetrics199: NumPy 2 says itself which release removed the name.
     #[test]

@@ -4,7 +4,8 @@
 //! (`torch`, `torch-builds.toml`), which compute capability a GPU model has
 //! (`gpus`, `gpus.toml`), the newest release of each package the rules
 //! name (`releases`, `releases.toml`) and the release that removed or added
-//! a name a failure says is missing (`names`, `names.toml`). Built-in checks compute from these;
+//! a name a failure says is missing (`names`, `names.toml`), and the release that
+//! brought each transformers model type (`transformers_models`, `transformers-models.toml`). Built-in checks compute from these;
 //! the facts themselves live in the TOML, each row with its source.
 //!
 //! There is no global copy: a [`Tables`] value travels with the matrix it was
@@ -17,6 +18,7 @@ mod gpus;
 mod names;
 mod releases;
 mod torch;
+mod transformers_models;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -30,6 +32,7 @@ pub use releases::{PackageRelease, Releases};
 pub use torch::{
     ArchEntry, RowEvidence, TorchBuildRow, TorchRelease, TorchSet, TorchTables, cubin_runs_on, variant_cuda,
 };
+pub use transformers_models::{ModelType, TransformersModels};
 
 use crate::knowledge::reader::{Reader, Row};
 use crate::located::Located;
@@ -39,6 +42,7 @@ const TORCH_FILE: &str = "torch-builds.toml";
 const GPUS_FILE: &str = "gpus.toml";
 const RELEASES_FILE: &str = "releases.toml";
 const NAMES_FILE: &str = "names.toml";
+const TRANSFORMERS_MODELS_FILE: &str = "transformers-models.toml";
 
 /// Where the compiled-in tables come from, as `matrix lint` names them.
 const BUILTIN_DIR: &str = "compat-matrix/tables";
@@ -46,7 +50,7 @@ const BUILTIN_DIR: &str = "compat-matrix/tables";
 /// How many table files are compiled in, for `matrix lint`'s count.
 pub const BUILTIN_FILE_COUNT: usize = BUILTIN.len();
 
-const BUILTIN: [(&str, &str); 5] = [
+const BUILTIN: [(&str, &str); 6] = [
     (
         DRIVERS_FILE,
         include_str!("../../../compat-matrix/tables/cuda-drivers.toml"),
@@ -61,6 +65,10 @@ const BUILTIN: [(&str, &str); 5] = [
         include_str!("../../../compat-matrix/tables/releases.toml"),
     ),
     (NAMES_FILE, include_str!("../../../compat-matrix/tables/names.toml")),
+    (
+        TRANSFORMERS_MODELS_FILE,
+        include_str!("../../../compat-matrix/tables/transformers-models.toml"),
+    ),
 ];
 
 /// Every table of one matrix: the compiled-in one, or a matrix directory's.
@@ -71,6 +79,7 @@ pub struct Tables {
     pub gpus: GpuTables,
     pub releases: Releases,
     pub names: NameChanges,
+    pub transformers_models: TransformersModels,
 }
 
 /// `major.minor`: a CUDA release, a torch release, a Python version or a
@@ -171,13 +180,21 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
     for (path, text) in sources {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         let mut reader = Reader::new(path, text);
-        let known = [DRIVERS_FILE, TORCH_FILE, GPUS_FILE, RELEASES_FILE, NAMES_FILE].contains(&name);
+        let known = [
+            DRIVERS_FILE,
+            TORCH_FILE,
+            GPUS_FILE,
+            RELEASES_FILE,
+            NAMES_FILE,
+            TRANSFORMERS_MODELS_FILE,
+        ]
+        .contains(&name);
         if !known {
             reader.problem(
                 None,
                 format!(
                     "not a table envdoctor knows; the tables are {DRIVERS_FILE}, {TORCH_FILE}, {GPUS_FILE}, \
-                     {RELEASES_FILE} and {NAMES_FILE}"
+                     {RELEASES_FILE}, {NAMES_FILE} and {TRANSFORMERS_MODELS_FILE}"
                 ),
             );
         } else if let Some(document) = reader.document("not valid TOML") {
@@ -187,6 +204,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
                 TORCH_FILE => tables.torch = torch::read(root, &mut reader),
                 GPUS_FILE => tables.gpus = gpus::read(root, &mut reader),
                 NAMES_FILE => tables.names = names::read(root, &mut reader),
+                TRANSFORMERS_MODELS_FILE => tables.transformers_models = transformers_models::read(root, &mut reader),
                 _ => tables.releases = releases::read(root, &mut reader),
             }
         }
