@@ -519,8 +519,92 @@ fn data_type(lower: &str) -> Option<Reading> {
     })
 }
 
+/// A kernel's own check of the architectures it was built for, as torch's
+/// TORCH_CHECK prints the condition: `Expected is_sm90 || is_sm8x || is_sm75
+/// to be true, but got false` (flash-attn). A GPU below the lowest one listed
+/// fails it, and so does one newer than all of them (a build older than the
+/// GPU), so only the GPU tells which.
+fn architecture_check(text: &str, context: Context) -> Option<Reading> {
+    let rest = text::after_marker(text, "expected ")?;
+    let (condition, _) = rest.split_once(" to be true, but got false")?;
+    let mut listed: Vec<(u64, Option<u64>)> = Vec::new();
+    for term in condition.split("||") {
+        let digits = term.trim().trim_matches(['(', ')']).strip_prefix("is_sm")?;
+        listed.push(match digits.strip_suffix('x') {
+            Some(major) => (major.parse().ok()?, None),
+            None if digits.len() >= 2 => (
+                digits[..digits.len() - 1].parse().ok()?,
+                Some(digits[digits.len() - 1..].parse().ok()?),
+            ),
+            None => return None,
+        });
+    }
+    let lowest = listed.iter().map(|(major, minor)| (*major, minor.unwrap_or(0))).min()?;
+    let names: Vec<String> = listed
+        .iter()
+        .map(|(major, minor)| format!("sm{major}{}", minor.map_or("x".to_string(), |minor| minor.to_string())))
+        .collect();
+    let lowest_text = format!("{}.{}", lowest.0, lowest.1);
+    let mut node = Vec::new();
+    if let Some(facts) = context.facts {
+        let known: Vec<(String, (u64, u64))> = facts
+            .gpus
+            .iter()
+            .filter_map(|gpu| {
+                let release = gpu.compute_capability.as_ref()?.release().to_vec();
+                Some((
+                    gpu.describe(),
+                    (*release.first()?, release.get(1).copied().unwrap_or(0)),
+                ))
+            })
+            .collect();
+        let names_here: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
+        if known.is_empty() {
+        } else if known.iter().all(|(_, capability)| *capability < lowest) {
+            node.push((
+                Some(true),
+                format!("the GPUs here: {}, below {lowest_text}", names_here.join(", ")),
+            ));
+        } else {
+            node.push((
+                Some(false),
+                format!(
+                    "the GPUs here: {}, not below {lowest_text}: a GPU newer than every architecture listed fails the check too, as a build older than the GPU",
+                    names_here.join(", ")
+                ),
+            ));
+        }
+    }
+    if node.is_empty() {
+        node.push((
+            None,
+            format!(
+                "the GPU's compute capability is not known here: below {lowest_text} the GPU is too old for the kernel; newer than every architecture listed, the build is older than the GPU"
+            ),
+        ));
+    }
+    let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
+    Some(Reading {
+        cause: ARCH,
+        said: format!(
+            "the kernel's own check accepts only {} (compute capability {lowest_text} or more, up to the newest listed)",
+            names.join(", ")
+        ),
+        node,
+        fix: format!(
+            "run on a GPU of compute capability {lowest_text} or more that the build lists, or turn the feature off for this GPU (attn_implementation=\"sdpa\" instead of flash-attn, fp16 instead of bf16); for a GPU newer than the list, install a release of the package built for it"
+        ),
+        stated: confirmed,
+        settles: confirmed,
+        rules_out: Vec::new(),
+    })
+}
+
 /// A library that names the GPU architecture it needs.
 fn architecture(text: &str, context: Context) -> Option<Reading> {
+    if let Some(reading) = architecture_check(text, context) {
+        return Some(reading);
+    }
     let lower = text.to_ascii_lowercase();
     if !lower.contains("capability") && !ARCHITECTURES.iter().any(|(name, _)| lower.contains(name)) {
         return data_type(&lower);
@@ -580,6 +664,26 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernels_check_of_its_architectures_is_settled_by_the_gpu() {
+        let check = "RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)";
+        let alone = &read_alone(check)[0];
+        assert_eq!(alone.cause, ARCH);
+        assert!(
+            alone.said.contains("sm90, sm8x, sm75") && alone.said.contains("7.5"),
+            "{}",
+            alone.said
+        );
+        assert!(!alone.settles, "no GPU known: too old, or newer than the build");
+        let pascal = crate::explain::readers::read_on_recorded_h100(
+            |snapshot| snapshot["nvidia"]["gpus"][0]["compute_capability"] = serde_json::json!("6.1"),
+            |context| read(&text::squeeze_spaces(check), context),
+        );
+        assert!(pascal[0].settles && pascal[0].stated, "{:?}", pascal[0]);
+        // Another TORCH_CHECK is no architecture check.
+        assert!(read_alone("RuntimeError: Expected q.is_contiguous() to be true, but got false.").is_empty());
+    }
 
     #[test]
     fn pips_failure_to_find_a_requirement_is_no_requirement_a_library_stated() {
