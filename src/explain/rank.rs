@@ -415,7 +415,8 @@ impl<'m, 'f> Judge<'m, 'f> {
                 },
             );
             for reading in readers::read(&earlier, readers_context) {
-                unsettled_by_an_earlier_line(&mut candidates, &reading);
+                let ruled_out = self.ruled_out_by(&reading);
+                unsettled_by_an_earlier_line(&mut candidates, &reading, &ruled_out);
             }
         }
         generic_yields_to_specific(&mut candidates);
@@ -491,6 +492,17 @@ impl Judge<'_, '_> {
     /// A reading of the failure's own words weighs on the cause it supports:
     /// it adds its evidence and its fix, filled in with what it read, and
     /// raises the cause to likely, or near-certain when the node confirms it.
+    /// The causes a reading rules out, with the rules each of them generalizes:
+    /// a version range of a failure is ruled out with the failure.
+    fn ruled_out_by(&self, reading: &Reading) -> Vec<&str> {
+        let mut ruled_out = Vec::new();
+        for cause in self.causes.iter().filter(|cause| reading.rules_out.contains(&cause.id)) {
+            ruled_out.push(cause.id);
+            ruled_out.extend(cause.symptoms.generalizes.iter().map(String::as_str));
+        }
+        ruled_out
+    }
+
     fn weigh_reading(&self, candidates: &mut Vec<Candidate>, reading: Reading) {
         let Some(cause) = self.causes.iter().find(|cause| cause.id == reading.cause) else {
             return;
@@ -515,8 +527,8 @@ impl Judge<'_, '_> {
                 candidates.len() - 1
             }
         };
-        for sibling in &reading.rules_out {
-            if let Some(other) = candidates.iter_mut().find(|candidate| candidate.id == *sibling) {
+        for sibling in self.ruled_out_by(&reading) {
+            if let Some(other) = candidates.iter_mut().find(|candidate| candidate.id == sibling) {
                 other.confidence = Confidence::RuledOut;
                 other.evidence.push(Evidence {
                     kind: EvidenceKind::Stated,
@@ -563,11 +575,11 @@ impl Judge<'_, '_> {
 /// A library that did not load, however sure, is no surer a cause of what
 /// failed after it: jobs that go on without it print the same line (ONNX
 /// Runtime falls back to the CPU), so only the error's own lines tie it there.
-fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading) {
+fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading, ruled_out: &[&str]) {
     let gone_on_without = reading.cause == readers::LIBRARY_MISSING;
     for candidate in candidates.iter_mut() {
         let disputed = (candidate.id == reading.cause && (!reading.settles || gone_on_without))
-            || reading.rules_out.contains(&candidate.id.as_str());
+            || ruled_out.contains(&candidate.id.as_str());
         if disputed && candidate.confidence.is_answer() && candidate.rests_on_an_earlier_line_only() {
             candidate.confidence = Confidence::Possible;
             let why = match gone_on_without && reading.settles && candidate.id == reading.cause {
@@ -1711,6 +1723,29 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
     /// Pascal GPU with torch 2.8.0+cu128. The rule about that build and that
     /// GPU holds on the node's versions, which no frame needs to point at: it
     /// leads the symptom that generalizes it. On an H200 the rule is ruled out.
+    #[test]
+    fn a_reading_that_rules_out_a_symptom_rules_out_the_rules_it_generalizes() {
+        let matrix = Matrix::load(&[]).unwrap();
+        let judge = Judge::new(&matrix, None);
+        let symptom = "torch-load-weights-only-default";
+        let generalized = &matrix.symptom(symptom).unwrap().symptoms.generalizes;
+        assert!(!generalized.is_empty());
+        let reading = Reading {
+            cause: "checkpoint-not-a-pickle",
+            said: String::new(),
+            node: Vec::new(),
+            fix: String::new(),
+            stated: true,
+            settles: true,
+            rules_out: vec![symptom],
+        };
+        let ruled_out = judge.ruled_out_by(&reading);
+        assert!(ruled_out.contains(&symptom));
+        for rule in generalized {
+            assert!(ruled_out.contains(&rule.as_str()), "{rule}: {ruled_out:?}");
+        }
+    }
+
     #[test]
     fn a_rule_whose_platform_versions_hold_leads_the_generic_symptom_without_frames() {
         let log = "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n";

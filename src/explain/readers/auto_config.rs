@@ -50,9 +50,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Option<Reading> {
                 }
                 (
                     format!("; transformers {added} brought '{model_type}' ({})", model.source),
-                    format!(
-                        "python -m pip install --upgrade \"transformers>={added}\" (the first release that knows '{model_type}'), then pip check, since other packages pin transformers too"
-                    ),
+                    upgrade_to(added, &format!("the first release that knows '{model_type}'")),
                 )
             }
             None => (String::new(), upgrade(model_type)),
@@ -81,6 +79,15 @@ pub fn read(traceback: &Traceback, context: Context) -> Option<Reading> {
         settles: true,
         rules_out: Vec::new(),
     })
+}
+
+/// The fix that brings transformers to `release` or later: `--upgrade`
+/// installs the newest, where a bound the installed release already meets
+/// would change nothing.
+pub(super) fn upgrade_to(release: &pep440_rs::Version, why: &str) -> String {
+    format!(
+        "python -m pip install --upgrade \"transformers>={release}\" ({why}), then pip check, since other packages pin transformers too"
+    )
 }
 
 fn upgrade(model_type: &str) -> String {

@@ -128,18 +128,19 @@ fn transformers_model(
         source: model.source.clone(),
         renamed_to: None,
     };
-    let installed = context.facts.and_then(|facts| facts.package_version("transformers"));
-    if installed_against(installed, &row, dotted).0 == Some(false) {
+    let mut reading = dated(&row, module, name, dotted, traceback, context);
+    // The installed release has the type: the table says nothing of the name.
+    if reading.node.iter().any(|(holds, _)| *holds == Some(false)) {
         return None;
     }
-    let mut reading = dated(&row, module, name, dotted, traceback, context);
-    // A class can come to a family after the type did: --upgrade installs the
-    // newest release, which has both, where a bound the installed one meets
-    // would change nothing.
+    // A class can come to a family after the type did, which --upgrade covers.
     if change == Change::Added {
-        reading.fix = format!(
-            "python -m pip install --upgrade \"transformers>={}\" (the release that brought {}; a class added to the family later needs a later one, which --upgrade installs), then pip check, since other packages pin transformers too",
-            row.version, model.model_type
+        reading.fix = super::auto_config::upgrade_to(
+            &row.version,
+            &format!(
+                "the release that brought {}; a class added to the family later needs a later one, which --upgrade installs",
+                model.model_type
+            ),
         );
     }
     let when = match change {

@@ -545,45 +545,23 @@ fn architecture_check(text: &str, context: Context) -> Option<Reading> {
         .map(|(major, minor)| format!("sm{major}{}", minor.map_or("x".to_string(), |minor| minor.to_string())))
         .collect();
     let lowest_text = format!("{}.{}", lowest.0, lowest.1);
-    let mut node = Vec::new();
-    if let Some(facts) = context.facts {
-        let known: Vec<(String, (u64, u64))> = facts
-            .gpus
-            .iter()
-            .filter_map(|gpu| {
-                let release = gpu.compute_capability.as_ref()?.release().to_vec();
-                Some((
-                    gpu.describe(),
-                    (*release.first()?, release.get(1).copied().unwrap_or(0)),
-                ))
-            })
-            .collect();
-        let names_here: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
-        if known.is_empty() {
-        } else if known.iter().all(|(_, capability)| *capability < lowest) {
-            node.push((
-                Some(true),
-                format!("the GPUs here: {}, below {lowest_text}", names_here.join(", ")),
-            ));
-        } else {
-            node.push((
-                Some(false),
-                format!(
-                    "the GPUs here: {}, not below {lowest_text}: a GPU newer than every architecture listed fails the check too, as a build older than the GPU",
-                    names_here.join(", ")
-                ),
-            ));
-        }
-    }
-    if node.is_empty() {
-        node.push((
+    let node = match gpus_below(context, &dotted(&lowest_text)?) {
+        Some((true, names)) => (Some(true), format!("the GPUs here: {names}, below {lowest_text}")),
+        Some((false, names)) => (
+            Some(false),
+            format!(
+                "the GPUs here: {names}, not below {lowest_text}: a GPU newer than every architecture listed fails the check too, as a build older than the GPU"
+            ),
+        ),
+        None => (
             None,
             format!(
                 "the GPU's compute capability is not known here: below {lowest_text} the GPU is too old for the kernel; newer than every architecture listed, the build is older than the GPU"
             ),
-        ));
-    }
-    let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
+        ),
+    };
+    let confirmed = node.0 == Some(true);
+    let node = vec![node];
     Some(Reading {
         cause: ARCH,
         said: format!(
@@ -598,6 +576,22 @@ fn architecture_check(text: &str, context: Context) -> Option<Reading> {
         settles: confirmed,
         rules_out: Vec::new(),
     })
+}
+
+/// Whether every GPU of the node whose compute capability is known is below
+/// `wanted`, and their names; `None` where no GPU's is known (or no node speaks).
+fn gpus_below(context: Context, wanted: &Version) -> Option<(bool, String)> {
+    let known: Vec<(String, bool)> = context
+        .facts?
+        .gpus
+        .iter()
+        .filter_map(|gpu| Some((gpu.describe(), gpu.compute_capability.as_ref()? < wanted)))
+        .collect();
+    if known.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
+    Some((known.iter().all(|(_, below)| *below), names.join(", ")))
 }
 
 /// A library that names the GPU architecture it needs.
@@ -633,19 +627,11 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
     };
     let wanted = dotted(&needed)?;
     let mut node = Vec::new();
-    if let Some(facts) = context.facts {
-        let known: Vec<(String, bool)> = facts
-            .gpus
-            .iter()
-            .filter_map(|gpu| Some((gpu.describe(), gpu.compute_capability.as_ref()? < &wanted)))
-            .collect();
-        if known.is_empty() {
-            node.push((None, "the GPU's compute capability is not known here".to_string()));
-        } else {
-            let below = known.iter().all(|(_, below)| *below);
-            let names: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
-            node.push((Some(below), format!("the GPUs here: {}", names.join(", "))));
-        }
+    if context.facts.is_some() {
+        node.push(match gpus_below(context, &wanted) {
+            Some((below, names)) => (Some(below), format!("the GPUs here: {names}")),
+            None => (None, "the GPU's compute capability is not known here".to_string()),
+        });
     }
     let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
     Some(Reading {

@@ -50,6 +50,16 @@ const BUILTIN_DIR: &str = "compat-matrix/tables";
 /// How many table files are compiled in, for `matrix lint`'s count.
 pub const BUILTIN_FILE_COUNT: usize = BUILTIN.len();
 
+/// The compiled-in tables' file names, as a sentence: "A, B and C".
+fn table_files() -> String {
+    let names: Vec<&str> = BUILTIN.iter().map(|(name, _)| *name).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 const BUILTIN: [(&str, &str); 6] = [
     (
         DRIVERS_FILE,
@@ -180,22 +190,10 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
     for (path, text) in sources {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         let mut reader = Reader::new(path, text);
-        let known = [
-            DRIVERS_FILE,
-            TORCH_FILE,
-            GPUS_FILE,
-            RELEASES_FILE,
-            NAMES_FILE,
-            TRANSFORMERS_MODELS_FILE,
-        ]
-        .contains(&name);
-        if !known {
+        if !BUILTIN.iter().any(|(file, _)| *file == name) {
             reader.problem(
                 None,
-                format!(
-                    "not a table envdoctor knows; the tables are {DRIVERS_FILE}, {TORCH_FILE}, {GPUS_FILE}, \
-                     {RELEASES_FILE}, {NAMES_FILE} and {TRANSFORMERS_MODELS_FILE}"
-                ),
+                format!("not a table envdoctor knows; the tables are {}", table_files()),
             );
         } else if let Some(document) = reader.document("not valid TOML") {
             let root = document.as_table();
@@ -387,7 +385,12 @@ source = \"https://github.com/pytorch/pytorch\"
         assert!(has("[[build]] lacks `note`"), "{messages:#?}");
         assert!(has("t/gpus.toml:1:"), "{messages:#?}");
         assert!(has("not valid TOML"), "{messages:#?}");
-        assert!(has("t/extra.toml:1:1: not a table envdoctor knows"), "{messages:#?}");
+        assert!(
+            has(
+                "t/extra.toml:1:1: not a table envdoctor knows; the tables are cuda-drivers.toml, torch-builds.toml, gpus.toml, releases.toml, names.toml and transformers-models.toml"
+            ),
+            "{messages:#?}"
+        );
         // The arch list was out of order, so the row was not kept and no
         // cross-file problem can be stated for it; a valid CUDA 14 row would be.
         let torch_14 = torch

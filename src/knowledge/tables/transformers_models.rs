@@ -14,8 +14,6 @@ use crate::knowledge::reader::{Reader, Row};
 
 #[derive(Debug, Clone, Default)]
 pub struct TransformersModels {
-    /// The oldest release read: a type it had has no `added`.
-    pub first: Option<Version>,
     /// The newest release read: a type no row has is newer than it, or no transformers model.
     pub last: Option<Version>,
     pub models: Vec<ModelType>,
@@ -97,7 +95,9 @@ pub(super) fn read(root: &Table, reader: &mut Reader) -> TransformersModels {
     let mut models = TransformersModels::default();
     for table in reader.rows(root, "read") {
         let mut row = reader.row(table, "read", &["first", "last", "source"]);
-        models.first = version(&mut row, "first", "the oldest release read");
+        // The oldest release read, where a type it had has no `added`: checked
+        // as the file's word, though nothing is dated by it.
+        version(&mut row, "first", "the oldest release read");
         models.last = version(&mut row, "last", "the newest release read");
         source_url(&mut row);
     }
