@@ -6,6 +6,7 @@
 //! explained; the last one in the log wins a tie, since that is the one that
 //! ended the job.
 
+mod device_wording;
 pub mod encoding;
 pub mod log;
 pub mod node;

@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use super::device_wording::in_current_words;
 use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
 use super::traceback::Traceback;
@@ -329,7 +330,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .collect();
         let messages: Vec<String> = traceback
             .messages()
-            .map(|raised| comparable(&unwrapped(&raised.message)))
+            .map(|raised| comparable(&in_current_words(&unwrapped(&raised.message))))
             .collect();
         let mut seen = Seen {
             other_system: other_system_sign(traceback).or_else(|| self.log_system.clone()),
@@ -1371,7 +1372,7 @@ pub fn devices_named(traceback: &Traceback) -> Vec<Device> {
     let mut devices = Vec::new();
     // The first line only: what follows may be the log going on.
     for raised in traceback.messages() {
-        let message = raised.message.lines().next().unwrap_or_default();
+        let message = in_current_words(raised.message.lines().next().unwrap_or_default());
         for word in message.split(|c: char| !(c.is_ascii_alphanumeric() || c == ':')) {
             let (name, index) = match word.split_once(':') {
                 Some((name, index)) => (name, index.parse().ok()),
@@ -1426,6 +1427,11 @@ mod tests {
         );
         assert!(named("Some modules are dispatched on the CPU or the disk").is_empty());
         assert_eq!(named("Cannot copy out of meta tensor; no data!"), ["meta"]);
+        // torch before 1.6 named them as backends or device types, the argument's last.
+        assert_eq!(
+            named("Expected object of backend CUDA but got backend CPU for argument #2 'mat2'"),
+            ["cpu", "cuda"]
+        );
         // Box drawing and accents around the devices, as rich and non-English logs print them.
         assert_eq!(named("│ café cuda:0 │ and cpu é"), ["cuda:0", "cpu"]);
     }
@@ -1723,6 +1729,24 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
     /// Pascal GPU with torch 2.8.0+cu128. The rule about that build and that
     /// GPU holds on the node's versions, which no frame needs to point at: it
     /// leads the symptom that generalizes it. On an H200 the rule is ruled out.
+    /// sagpool3: torch 1.1's words for a CPU weight fed a CUDA input name the
+    /// module left behind, as today's words for the same argument do; the
+    /// devices the other way round are inputs left on the CPU.
+    #[test]
+    fn torchs_old_device_check_names_the_side_as_todays_words_do() {
+        let log = |expected: &str, got: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    out = x.matmul(w)\nRuntimeError: Expected object of backend {expected} but got backend {got} for argument #2 'mat2'\n"
+            )
+        };
+        let here = node(None);
+        assert_eq!(
+            ranked(&log("CUDA", "CPU"), &here)[0].id,
+            "module-created-after-to-device"
+        );
+        assert_eq!(ranked(&log("CPU", "CUDA"), &here)[0].id, "inputs-not-on-model-device");
+    }
+
     #[test]
     fn a_reading_that_rules_out_a_symptom_rules_out_the_rules_it_generalizes() {
         let matrix = Matrix::load(&[]).unwrap();
