@@ -437,8 +437,13 @@ impl PastedText {
     fn line(&mut self, number: usize, text: &str) {
         // Ranks that fail alike print the same words, each after its label.
         let text = presentation::unlabelled(text).trim();
-        // The command the paste starts with is not what failed.
-        if text.is_empty() || presentation::is_prompt(text) || self.lines.last().is_some_and(|(_, last)| last == text) {
+        // The command the paste starts with is not what failed, nor is what a
+        // logger printed below the warning level.
+        if text.is_empty()
+            || presentation::is_prompt(text)
+            || signals::logged_below_warning(text)
+            || self.lines.last().is_some_and(|(_, last)| last == text)
+        {
             return;
         }
         if self.lines.len() == Self::LINES {

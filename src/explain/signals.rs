@@ -191,6 +191,22 @@ fn at_its_level(signal: Signal, line: &str) -> Signal {
 /// Python logging's `WARNING:root:`, `[WARNING]`, `2024-01-01 12:00:00 - WARNING - `,
 /// loguru's `| WARNING  |`. A rank's label (`[rank0]: `) may come first.
 pub fn logged_as_warning(line: &str) -> bool {
+    logged_at(line, &["WARN", "WARNING"], 'W')
+}
+
+/// Whether a line was logged below the warning level, as loggers print
+/// `INFO` and `DEBUG` (glog's `I1203 ...`, c10d's `[I socket.cpp:...]`, NCCL's
+/// `NCCL INFO`): its printer judged what it quotes no failure. JAX logs each
+/// backend it could not start this way (`INFO - Unable to initialize backend
+/// 'tpu': ... libtpu.so: cannot open shared object file`) and goes on with the
+/// others, as NCCL does for the network plugins it can do without.
+pub fn logged_below_warning(line: &str) -> bool {
+    line.contains("NCCL INFO") || logged_at(line, &["INFO", "DEBUG"], 'I')
+}
+
+/// Whether a line starts with one of `levels` as loggers print a level, or
+/// with glog's one-letter form of it (`glog_letter`).
+fn logged_at(line: &str, levels: &[&str], glog_letter: char) -> bool {
     let mut text = line.trim_start();
     if let Some(rest) = text.strip_prefix("[rank")
         && let Some((_, after)) = rest.split_once("]:")
@@ -201,12 +217,12 @@ pub fn logged_as_warning(line: &str) -> bool {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         digits == 4 && rest[digits..].starts_with(' ')
     };
-    if let Some(rest) = text.strip_prefix("[W")
+    if let Some(rest) = text.strip_prefix('[').and_then(|rest| rest.strip_prefix(glog_letter))
         && (rest.starts_with(' ') || glog(rest))
     {
         return true;
     }
-    if let Some(rest) = text.strip_prefix('W')
+    if let Some(rest) = text.strip_prefix(glog_letter)
         && glog(rest)
     {
         return true;
@@ -216,23 +232,25 @@ pub fn logged_as_warning(line: &str) -> bool {
         Some((at, _)) => &text[..at],
         None => text,
     };
-    head.match_indices("WARN").any(|(at, _)| {
-        let before = head[..at].chars().next_back();
-        let word_end = head[at..]
-            .find(|c: char| !c.is_ascii_uppercase())
-            .map_or(head.len(), |end| at + end);
-        let word = &head[at..word_end];
-        let after = head[word_end..].chars().next();
-        // Only a time stamp, brackets and separators come before a level,
-        // or one logger's name (`wandb: WARNING`): not a sentence.
-        let prefix = &head[..at];
-        let logger = prefix
-            .strip_suffix(": ")
-            .is_some_and(|name| !name.is_empty() && !name.contains(' '));
-        matches!(word, "WARN" | "WARNING")
-            && before.is_none_or(|c| matches!(c, ' ' | '[' | '|' | '-' | ':' | '('))
-            && after.is_none_or(|c| matches!(c, ' ' | ']' | '|' | '-' | ':' | ')'))
-            && (logger || !prefix.chars().any(|c| c.is_ascii_lowercase()))
+    levels.iter().any(|level| {
+        head.match_indices(level).any(|(at, _)| {
+            let before = head[..at].chars().next_back();
+            let word_end = head[at..]
+                .find(|c: char| !c.is_ascii_uppercase())
+                .map_or(head.len(), |end| at + end);
+            let word = &head[at..word_end];
+            let after = head[word_end..].chars().next();
+            // Only a time stamp, brackets and separators come before a level,
+            // or one logger's name (`wandb: WARNING`): not a sentence.
+            let prefix = &head[..at];
+            let logger = prefix
+                .strip_suffix(": ")
+                .is_some_and(|name| !name.is_empty() && !name.contains(' '));
+            levels.contains(&word)
+                && before.is_none_or(|c| matches!(c, ' ' | '[' | '|' | '-' | ':' | '('))
+                && after.is_none_or(|c| matches!(c, ' ' | ']' | '|' | '-' | ':' | ')'))
+                && (logger || !prefix.chars().any(|c| c.is_ascii_lowercase()))
+        })
     })
 }
 
@@ -250,8 +268,9 @@ pub fn read(line: &str) -> Option<SignalLine> {
     let signal = TRIGGERS
         .get(found.pattern().as_usize())
         .map_or(Signal::Bitsandbytes, |(_, s)| *s);
-    // NCCL's INFO lines quote the loader's words about plugins it can do without.
-    if line.contains("NCCL INFO") {
+    // What a logger printed below the warning level is no failure: NCCL's
+    // INFO lines quote the loader's words about plugins it can do without.
+    if logged_below_warning(line) {
         return None;
     }
     let text = line.trim();
@@ -390,6 +409,33 @@ mod tests {
             "Error while creating shared memory segment nccl-shm (size 4460544)"
         );
         assert_eq!(message("Last error:").map(|m| m.0), Some("next".into()));
+    }
+
+    /// panpipes204: JAX logs each backend it could not start at INFO and
+    /// goes on with the others; the loader's words it quotes are no failure.
+    #[test]
+    fn a_line_logged_below_the_warning_level_is_no_error() {
+        for line in [
+            "INFO - Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: libtpu.so: cannot open shared object file: No such file or directory",
+            "INFO:jax._src.xla_bridge:Unable to initialize backend 'tpu': libtpu.so: cannot open shared object file",
+            "2024-03-01 10:00:00,123 - DEBUG - undefined symbol: cuModuleLoad",
+            "[INFO] cannot open shared object file: libnvinfer.so.8",
+            "I1203 12:00:00.123456 140 loader.cc:12] libcudnn.so.8: cannot open shared object file",
+            "[rank0]: [I socket.cpp:464] CUDA error: out of memory",
+        ] {
+            assert!(logged_below_warning(line), "{line}");
+            assert!(message(line).is_none(), "{line}");
+        }
+        // A level word in a sentence, or an error that merely mentions info, is not a level.
+        for line in [
+            "OSError: libtpu.so: cannot open shared object file: No such file or directory",
+            "ImportError: undefined symbol: INFO_LEVEL_x",
+            "could not read INFO from libfoo.so: cannot open shared object file",
+            "W1203 12:00:00.123 loader.cc:12] libcudnn.so.8: cannot open shared object file",
+        ] {
+            assert!(!logged_below_warning(line), "{line}");
+            assert!(message(line).is_some(), "{line}");
+        }
     }
 
     #[test]

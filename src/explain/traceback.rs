@@ -581,7 +581,9 @@ impl Collector {
         match signals::read(line) {
             Some(signals::SignalLine::Line(raised)) => self.keep(Traceback::bare(number, raised)),
             Some(signals::SignalLine::OnNextLine(signal)) => self.pending = Some((number, signal.label().to_string())),
-            None if self.known.as_ref().is_some_and(|known| known.is_in(line)) => {
+            None if !signals::logged_below_warning(line)
+                && self.known.as_ref().is_some_and(|known| known.is_in(line)) =>
+            {
                 let raised = signals::known_message(line);
                 if raised.message.ends_with(':') {
                     self.announced = Some((number, raised));

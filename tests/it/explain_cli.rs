@@ -1859,3 +1859,39 @@ fn a_file_that_is_no_pickle_is_named_from_cpythons_words_and_listed_from_torchs(
         .unwrap_or_else(|| panic!("{legacy:#}"));
     assert_eq!(listed["confidence"], "possible", "{legacy:#}");
 }
+
+/// panpipes204: JAX logs each backend it could not start at INFO (`Unable to
+/// initialize backend 'tpu': ... libtpu.so: cannot open shared object file`)
+/// and goes on; its WARNING that a CUDA-enabled jaxlib is not installed where
+/// an NVIDIA device node exists is the cause. Without that warning, the INFO
+/// lines alone name nothing.
+#[test]
+fn jaxs_cpu_fallback_is_named_and_the_backends_it_tried_at_info_are_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = fresh_case_dir("2026-12-04-Y/package-cpu-only-build-panpipes204");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(
+        first_id(&explanation),
+        Some("package-cpu-only-build"),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("jax[cuda12]"),
+        "{explanation:#}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read_to_string(case.join("log.txt")).unwrap();
+    let probes: String = log
+        .lines()
+        .filter(|line| line.starts_with("INFO"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert!(probes.contains("libtpu.so: cannot open shared object file"), "{probes}");
+    let (probed, _) = explain_text_json(cache.path(), dir.path(), "probes.log", &probes);
+    assert_ne!(probed["outcome"], "explained", "{probed:#}");
+    assert!(candidate(&probed, "shared-library-missing").is_none(), "{probed:#}");
+}
