@@ -278,8 +278,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .version
         .map(|version| version.split('.').next().unwrap_or(version));
     // torch and NVIDIA's wheels load the CUDA libraries for everyone: they ask on no package's behalf.
+    let launched = launched_program(text);
     let requester = asker_by_library(text)
         .map(str::to_string)
+        .or_else(|| launched.clone())
         .or_else(|| asker_by_own_words(text))
         .or_else(|| {
             super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"))
@@ -316,7 +318,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // A runtime with its own CUDA build (ONNX Runtime's, CTranslate2's) is no
     // torch extension: torch's CUDA says nothing of it, and reinstalling it
     // as one (`pip install onnxruntime`) would bring its CPU-only build.
-    let brings_own_cuda = requester.as_deref().is_some_and(brings_its_own_cuda);
+    // So is a program the loader was starting: its build wants the library,
+    // whatever torch's CUDA.
+    let brings_own_cuda = launched.is_some() || requester.as_deref().is_some_and(brings_its_own_cuda);
     // What a runtime's own CUDA build decides: the CUDA libraries, not the
     // driver's or the system's (no build of it brings a missing libcuda.so.1).
     let runtime_cuda = brings_own_cuda && matches!(provider, Provider::Wheel(..) | Provider::Toolkit);
@@ -597,6 +601,17 @@ fn asker_by_library(text: &str) -> Option<&'static str> {
         .iter()
         .find(|(prefix, _)| name.starts_with(prefix))
         .map(|(_, distribution)| *distribution)
+}
+
+/// The program the loader was starting when it did not find a library, in
+/// ld.so's words for an executable (`./gnina: error while loading shared
+/// libraries: libcudart.so.12: cannot open shared object file`): a program
+/// built for its own CUDA, not a torch extension.
+fn launched_program(text: &str) -> Option<String> {
+    const LOADING: &str = ": error while loading shared libraries: ";
+    let line = text.lines().find(|line| line.contains(LOADING))?;
+    let program = line[..line.find(LOADING)?].rsplit([' ', '/']).next()?;
+    (!program.is_empty()).then(|| program.to_string())
 }
 
 /// A runtime with its own CUDA build that names itself as the one loading:
@@ -993,6 +1008,26 @@ mod tests {
     }
 
     /// batch L's cudapython17: cuda-python opens the driver library itself.
+    /// gnina303: a program the loader was starting wants a CUDA 12 runtime
+    /// the node lacks; no torch extension asks, so torch's CUDA, known or
+    /// not, does not leave it open.
+    #[test]
+    fn a_program_the_loader_was_starting_settles_its_missing_library() {
+        let found = reading(
+            "./gnina: error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory\n",
+        )
+        .unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(found.settles, "{found:#?}");
+        assert!(found.said.contains("gnina asks"), "{}", found.said);
+        assert!(found.fix.contains("nvidia-cuda-runtime-cu12"), "{}", found.fix);
+        // A Python extension's import of the same library leaves torch's CUDA to decide.
+        let extension =
+            reading("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
+                .unwrap();
+        assert!(!extension.settles, "{extension:#?}");
+    }
+
     #[test]
     fn a_library_a_package_dlopens_itself_is_read() {
         let found = reading("RuntimeError: Failed to dlopen libcuda.so\n").unwrap();

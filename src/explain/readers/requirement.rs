@@ -286,17 +286,20 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
     if !stated {
         return None;
     }
-    let name = ABSENT.iter().find_map(|phrase| {
-        let rest = text::after_marker(text, phrase)?;
-        let name = text::name_after(rest)?;
-        // `requires a GPU`, `requires the model`: words, not packages.
-        let known_word = [
-            "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
-        ];
-        (!known_word.contains(&name.to_ascii_lowercase().as_str())
-            && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
-        .then_some(name)
-    })?;
+    let name = ABSENT
+        .iter()
+        .find_map(|phrase| {
+            let rest = text::after_marker(text, phrase)?;
+            let name = text::name_after(rest)?;
+            // `requires a GPU`, `requires the model`: words, not packages.
+            let known_word = [
+                "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
+            ];
+            (!known_word.contains(&name.to_ascii_lowercase().as_str())
+                && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
+            .then_some(name)
+        })
+        .or_else(|| package_said_absent(text))?;
     let name = normalize_name(name);
     // `Please install FFmpeg` names a program as readily as a package: only
     // pip's words, or a Python environment's, make the name pip's to install.
@@ -330,12 +333,28 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
     })
 }
 
+/// A package a message says is missing after naming it (transformers'
+/// FlashAttention check: `the package flash_attn seems to be not installed`).
+fn package_said_absent(text: &str) -> Option<&str> {
+    text.match_indices("package ").find_map(|(at, marker)| {
+        let rest = &text[at + marker.len()..];
+        let name = text::name_after(rest)?;
+        let after = rest[rest.find(name)? + name.len()..].trim_start_matches(['`', '\'', '"']);
+        let absent = [" seems to be not installed", " is not installed"]
+            .iter()
+            .any(|words| after.starts_with(words));
+        (absent && !text::is_prose_word(name)).then_some(name)
+    })
+}
+
 /// Words that place a missing name in a Python environment, as a package pip installs.
-const PIP_WORDS: [&str; 4] = [
+const PIP_WORDS: [&str; 5] = [
     "pip install",
     "in your environment",
     "python package",
     "no module named",
+    // transformers' `the package flash_attn seems to be not installed`.
+    "seems to be not installed",
 ];
 
 /// torch.utils.cpp_extension: nvcc's CUDA against the CUDA torch was built with.
@@ -787,6 +806,19 @@ mod tests {
             "This modeling file requires the following packages that were not found in your environment: flash_attn. Run `pip install flash_attn`",
         );
         assert_eq!(readings[0].fix, "pip install flash-attn");
+    }
+
+    /// doclingserve145: transformers names the package first and says it is
+    /// missing after; a package that is installed in a sentence is no absence.
+    #[test]
+    fn a_package_said_to_be_not_installed_after_its_name_is_named() {
+        let readings = read_alone(
+            "FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed. Please refer to the documentation of https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.",
+        );
+        assert_eq!(readings[0].cause, PACKAGE);
+        assert_eq!(readings[0].fix, "pip install flash-attn");
+        assert!(read_alone("the package is not installed").is_empty());
+        assert!(read_alone("the package flash_attn is installed, but not found on PATH").is_empty());
     }
 
     #[test]
