@@ -1895,3 +1895,50 @@ fn jaxs_cpu_fallback_is_named_and_the_backends_it_tried_at_info_are_not() {
     assert_ne!(probed["outcome"], "explained", "{probed:#}");
     assert!(candidate(&probed, "shared-library-missing").is_none(), "{probed:#}");
 }
+
+/// nvdiffrast's fatal `eglInitialize() failed` (nvdiffrast58) and MuJoCo's
+/// `Cannot initialize a EGL device display` are headless EGL that cannot
+/// start on the node; a build that lacks EGL's header (`EGL/egl.h: No such
+/// file or directory`) is another failure and names nothing of it.
+#[test]
+fn headless_egl_that_cannot_start_is_named_and_a_missing_header_is_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = fresh_case_dir("2026-12-04-Y/other-nvidia-driver-without-opengl-egl-nvdiffrast58");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(
+        first_id(&explanation),
+        Some("egl-headless-context-unavailable"),
+        "{explanation:#}"
+    );
+    assert!(
+        explanation["candidates"][0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("RasterizeCudaContext"),
+        "{explanation:#}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (mujoco, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "mujoco.log",
+        "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/mujoco/egl/__init__.py\", line 126, in __init__\n    raise ImportError(\nImportError: Cannot initialize a EGL device display. This likely means that your EGL driver does not support the PLATFORM_DEVICE extension, which is required for creating a headless rendering context.\n",
+    );
+    assert_eq!(
+        first_id(&mujoco),
+        Some("egl-headless-context-unavailable"),
+        "{mujoco:#}"
+    );
+
+    let (header, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "header.log",
+        "glutil.h fatal error: EGL/egl.h: No such file or directory.\n",
+    );
+    assert!(
+        candidate(&header, "egl-headless-context-unavailable").is_none(),
+        "{header:#}"
+    );
+}
