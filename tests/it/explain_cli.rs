@@ -1942,3 +1942,29 @@ fn headless_egl_that_cannot_start_is_named_and_a_missing_header_is_not() {
         "{header:#}"
     );
 }
+
+/// A Windows program that could not start for a missing DLL exits with
+/// STATUS_DLL_NOT_FOUND (anythingllm1795: Ollama's runner, `exit status
+/// 0xc0000135`); an access violation's status (0xc0000005) is no such thing.
+#[test]
+fn windows_dll_not_found_as_an_exit_status_is_a_missing_library() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (missing, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "missing.log",
+        "Ollama call failed with status code 500: llama runner process has terminated: exit status 0xc0000135\n",
+    );
+    assert_eq!(first_id(&missing), Some("shared-library-missing"), "{missing:#}");
+    let (violation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "violation.log",
+        "Ollama call failed with status code 500: llama runner process has terminated: exit status 0xc0000005\n",
+    );
+    assert!(
+        candidate(&violation, "shared-library-missing").is_none(),
+        "{violation:#}"
+    );
+}

@@ -286,18 +286,19 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
     if !stated {
         return None;
     }
-    let name = ABSENT
-        .iter()
-        .find_map(|phrase| {
-            let rest = text::after_marker(text, phrase)?;
-            let name = text::name_after(rest)?;
-            // `requires a GPU`, `requires the model`: words, not packages.
-            let known_word = [
-                "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
-            ];
-            (!known_word.contains(&name.to_ascii_lowercase().as_str())
-                && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
-            .then_some(name)
+    let name = required_first(text)
+        .or_else(|| {
+            ABSENT.iter().find_map(|phrase| {
+                let rest = text::after_marker(text, phrase)?;
+                let name = text::name_after(rest)?;
+                // `requires a GPU`, `requires the model`: words, not packages.
+                let known_word = [
+                    "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
+                ];
+                (!known_word.contains(&name.to_ascii_lowercase().as_str())
+                    && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
+                .then_some(name)
+            })
         })
         .or_else(|| package_said_absent(text))?;
     let name = normalize_name(name);
@@ -331,6 +332,19 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
         settles: pips,
         rules_out: Vec::new(),
     })
+}
+
+/// A message that opens with the package it needs (sktime's `tensorflow is
+/// required for deep learning functionality in \`sktime\`. To install these
+/// dependencies, run: \`pip install sktime[dl]\``): the name it opens with,
+/// not the one its install command names, is what is missing.
+fn required_first(text: &str) -> Option<&str> {
+    let opening = text.trim_start().trim_start_matches(['`', '\'', '"']);
+    let name = text::name_after(opening)?;
+    let rest = opening[name.len()..].trim_start_matches(['`', '\'', '"']);
+    let lower = name.to_ascii_lowercase();
+    (rest.starts_with(" is required") && !text::is_prose_word(name) && !NOT_PACKAGES.contains(&lower.as_str()))
+        .then_some(name)
 }
 
 /// A package a message says is missing after naming it (transformers'
@@ -818,6 +832,16 @@ mod tests {
         assert_eq!(readings[0].cause, PACKAGE);
         assert_eq!(readings[0].fix, "pip install flash-attn");
         assert!(read_alone("the package is not installed").is_empty());
+        // sktime7858: the name the message opens with, not its extra's install command.
+        let readings = read_alone(
+            "tensorflow is required for deep learning functionality in `sktime`. To install these dependencies, run: `pip install sktime[dl]`",
+        );
+        assert_eq!(readings[0].fix, "pip install tensorflow");
+        assert!(
+            read_alone("A GPU is required for this model; pip install nothing")
+                .iter()
+                .all(|reading| reading.fix != "pip install a")
+        );
         assert!(read_alone("the package flash_attn is installed, but not found on PATH").is_empty());
     }
 
