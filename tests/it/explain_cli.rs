@@ -1968,3 +1968,41 @@ fn windows_dll_not_found_as_an_exit_status_is_a_missing_library() {
         "{violation:#}"
     );
 }
+
+/// llama.cpp's loader refusing a model file of another generation than its
+/// build (a GGUF file in a pre-GGUF build, an architecture it does not know,
+/// Z's gemma-2-27b-it-gguf1) is the file and the runtime disagreeing;
+/// transformers' own "does not recognize this architecture" is not.
+#[test]
+fn a_model_file_llama_cpp_cannot_read_is_the_file_and_the_build_disagreeing() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = fresh_case_dir("2026-12-04-Z/other-llama-cpp-older-than-model-architecture-gemma-2-27b-it-gguf1");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(
+        first_id(&explanation),
+        Some("llama-cpp-model-file-format-mismatch"),
+        "{explanation:#}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (gguf, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "gguf.log",
+        "error loading model: unknown (magic, version) combination: 46554747, 00000002; is this really a GGML file?\nllama_load_model_from_file: failed to load model\n",
+    );
+    assert_eq!(
+        first_id(&gguf),
+        Some("llama-cpp-model-file-format-mismatch"),
+        "{gguf:#}"
+    );
+    let (transformers, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "transformers.log",
+        "ValueError: The checkpoint you are trying to load has model type `gemma2` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.\n",
+    );
+    assert!(
+        candidate(&transformers, "llama-cpp-model-file-format-mismatch").is_none(),
+        "{transformers:#}"
+    );
+}
