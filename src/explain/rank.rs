@@ -490,9 +490,6 @@ struct MessageHit<'m> {
 }
 
 impl Judge<'_, '_> {
-    /// A reading of the failure's own words weighs on the cause it supports:
-    /// it adds its evidence and its fix, filled in with what it read, and
-    /// raises the cause to likely, or near-certain when the node confirms it.
     /// The causes a reading rules out, with the rules each of them generalizes:
     /// a version range of a failure is ruled out with the failure.
     fn ruled_out_by(&self, reading: &Reading) -> Vec<&str> {
@@ -504,6 +501,9 @@ impl Judge<'_, '_> {
         ruled_out
     }
 
+    /// A reading of the failure's own words weighs on the cause it supports:
+    /// it adds its evidence and its fix, filled in with what it read, and
+    /// raises the cause to likely, or near-certain when the node confirms it.
     fn weigh_reading(&self, candidates: &mut Vec<Candidate>, reading: Reading) {
         let Some(cause) = self.causes.iter().find(|cause| cause.id == reading.cause) else {
             return;
@@ -1725,10 +1725,6 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         assert!(confidence.is_answer());
     }
 
-    /// digitalsreeniimageannotator57: a frameless 'no kernel image' on a
-    /// Pascal GPU with torch 2.8.0+cu128. The rule about that build and that
-    /// GPU holds on the node's versions, which no frame needs to point at: it
-    /// leads the symptom that generalizes it. On an H200 the rule is ruled out.
     /// sagpool3: torch 1.1's words for a CPU weight fed a CUDA input name the
     /// module left behind, as today's words for the same argument do; the
     /// devices the other way round are inputs left on the CPU.
@@ -1770,6 +1766,10 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         }
     }
 
+    /// digitalsreeniimageannotator57: a frameless 'no kernel image' on a
+    /// Pascal GPU with torch 2.8.0+cu128. The rule about that build and that
+    /// GPU holds on the node's versions, which no frame needs to point at: it
+    /// leads the symptom that generalizes it. On an H200 the rule is ruled out.
     #[test]
     fn a_rule_whose_platform_versions_hold_leads_the_generic_symptom_without_frames() {
         let log = "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n";

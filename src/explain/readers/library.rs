@@ -608,9 +608,10 @@ fn asker_by_library(text: &str) -> Option<&'static str> {
 /// libraries: libcudart.so.12: cannot open shared object file`): a program
 /// built for its own CUDA, not a torch extension.
 fn launched_program(text: &str) -> Option<String> {
-    const LOADING: &str = ": error while loading shared libraries: ";
-    let line = text.lines().find(|line| line.contains(LOADING))?;
-    let program = line[..line.find(LOADING)?].rsplit([' ', '/']).next()?;
+    let (before, _) = text
+        .lines()
+        .find_map(|line| line.split_once(": error while loading shared libraries: "))?;
+    let program = before.rsplit([' ', '/']).next()?;
     (!program.is_empty()).then(|| program.to_string())
 }
 
@@ -1007,7 +1008,6 @@ mod tests {
         assert!(!unversioned.is_some_and(|r| r.said.contains("looks for its own")));
     }
 
-    /// batch L's cudapython17: cuda-python opens the driver library itself.
     /// gnina303: a program the loader was starting wants a CUDA 12 runtime
     /// the node lacks; no torch extension asks, so torch's CUDA, known or
     /// not, does not leave it open.
@@ -1028,6 +1028,7 @@ mod tests {
         assert!(!extension.settles, "{extension:#?}");
     }
 
+    /// batch L's cudapython17: cuda-python opens the driver library itself.
     #[test]
     fn a_library_a_package_dlopens_itself_is_read() {
         let found = reading("RuntimeError: Failed to dlopen libcuda.so\n").unwrap();

@@ -287,19 +287,7 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
         return None;
     }
     let name = required_first(text)
-        .or_else(|| {
-            ABSENT.iter().find_map(|phrase| {
-                let rest = text::after_marker(text, phrase)?;
-                let name = text::name_after(rest)?;
-                // `requires a GPU`, `requires the model`: words, not packages.
-                let known_word = [
-                    "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
-                ];
-                (!known_word.contains(&name.to_ascii_lowercase().as_str())
-                    && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
-                .then_some(name)
-            })
-        })
+        .or_else(|| named_after_a_phrase(text))
         .or_else(|| package_said_absent(text))?;
     let name = normalize_name(name);
     // `Please install FFmpeg` names a program as readily as a package: only
@@ -331,6 +319,21 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
         stated: confirmed && pips,
         settles: pips,
         rules_out: Vec::new(),
+    })
+}
+
+/// The name after one of the [`ABSENT`] phrases (`requires the \`accelerate\` library`).
+fn named_after_a_phrase(text: &str) -> Option<&str> {
+    ABSENT.iter().find_map(|phrase| {
+        let rest = text::after_marker(text, phrase)?;
+        let name = text::name_after(rest)?;
+        // `requires a GPU`, `requires the model`: words, not packages.
+        let known_word = [
+            "a", "an", "the", "to", "at", "you", "your", "that", "this", "it", "model", "version", "gpu",
+        ];
+        (!known_word.contains(&name.to_ascii_lowercase().as_str())
+            && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()))
+        .then_some(name)
     })
 }
 
@@ -837,10 +840,11 @@ mod tests {
             "tensorflow is required for deep learning functionality in `sktime`. To install these dependencies, run: `pip install sktime[dl]`",
         );
         assert_eq!(readings[0].fix, "pip install tensorflow");
+        // A platform word opening the message is no package (it can be read, as `cuda`, without the filter).
         assert!(
-            read_alone("A GPU is required for this model; pip install nothing")
+            read_alone("CUDA is required for this model: pip install a CUDA build of torch")
                 .iter()
-                .all(|reading| reading.fix != "pip install a")
+                .all(|reading| reading.fix != "pip install cuda")
         );
         assert!(read_alone("the package flash_attn is installed, but not found on PATH").is_empty());
     }
