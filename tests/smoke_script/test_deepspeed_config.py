@@ -117,5 +117,37 @@ class Describe(unittest.TestCase):
         )
 
 
+class LossScaleWarmUp(unittest.TestCase):
+    """How many skipped fp16 steps the ZeRO step waits through before it judges."""
+
+    def test_deepspeed_s_defaults_allow_the_scale_to_come_down_to_one(self):
+        # No scale setting named: the scaler's own 2**32, halved at every overflow
+        # (the H200 run of 2026-12-04 skipped 11 steps from 2**32 to 2**22).
+        zero2 = deepspeed_config.built_in(2, offload_param=False, bf16=False)
+        self.assertEqual(deepspeed_config.most_skipped_steps(zero2), 32 + 1)
+        # One named: the config's defaults, 2**16 with a hysteresis of 2.
+        window = {"fp16": {"enabled": True, "loss_scale_window": 100}}
+        self.assertEqual(deepspeed_config.most_skipped_steps(window), 16 + 2)
+
+    def test_the_job_s_own_scale_settings_are_read(self):
+        fp16 = {"enabled": True, "initial_scale_power": 12, "hysteresis": 1, "min_loss_scale": 16}
+        self.assertEqual(deepspeed_config.most_skipped_steps({"fp16": fp16}), 8 + 1)
+
+    def test_no_dynamic_scaler_means_no_step_may_be_skipped(self):
+        for config in (
+            deepspeed_config.built_in(3, offload_param=True, bf16=True),
+            {"fp16": {"enabled": True, "loss_scale": 128}},
+            {"fp16": {"enabled": False}},
+            {"fp16": {"enabled": "auto"}},
+            {},
+        ):
+            self.assertEqual(deepspeed_config.most_skipped_steps(config), 0, config)
+
+    def test_a_huge_initial_scale_is_bounded_and_nonsense_reads_as_the_default(self):
+        self.assertEqual(deepspeed_config.most_skipped_steps({"fp16": {"enabled": True, "initial_scale_power": 200}}), 48)
+        odd = {"fp16": {"enabled": True, "initial_scale_power": "16", "hysteresis": -3, "min_loss_scale": "x"}}
+        self.assertEqual(deepspeed_config.most_skipped_steps(odd), 16 + 2)
+
+
 if __name__ == "__main__":
     unittest.main()

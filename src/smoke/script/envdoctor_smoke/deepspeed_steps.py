@@ -234,7 +234,8 @@ def zero_step(step, device, zero):
         step.fail("{} left tensors where it should not: {}".format(ran, listing(result["misplaced"])))
     if not all(math.isfinite(loss) for loss in losses):
         step.fail("{}: the loss is {}".format(ran, ", ".join(str(loss) for loss in losses)))
-    if result["skipped_steps"] >= result["optimizer_steps"]:
+    skipped = result["skipped_steps"]
+    if skipped >= result["optimizer_steps"]:
         step.fail(
             "{}: every one of the {} optimizer steps overflowed and was skipped by the fp16 loss scaler".format(
                 ran, result["optimizer_steps"]
@@ -251,12 +252,15 @@ def zero_step(step, device, zero):
         clipped = "clipping (last gradient norm {} > gradient_clipping {})".format(format_norm(norm), clipping)
     else:
         clipped = "gradient_clipping {} (DeepSpeed reported gradient norm {})".format(clipping, format_norm(norm))
+    # A job's first fp16 steps overflow while the loss scale comes down: said, not judged.
+    settling = " ({} skipped by the fp16 loss scaler while its scale came down)".format(skipped) if skipped else ""
     step.detail = (
-        "{} on {}: {} optimizer steps with {} on the {}, {}, "
+        "{} on {}: {} optimizer steps{} with {} on the {}, {}, "
         "{}, loss {:.4g}; initialize {:.1f} s (including any cpu_adam build), steps {:.2f} s{}".format(
             ran,
             device,
             result["optimizer_steps"],
+            settling,
             result["optimizer"],
             "CPU" if "cpu" in (result.get("master_weights_device") or []) else "GPU",
             clipped,
@@ -354,8 +358,9 @@ def zero_training(torch, device, config):
         micro_batch = engine.train_micro_batch_size_per_gpu()
         accumulation = engine.gradient_accumulation_steps()
         losses, misplaced = [], []
+        most_steps = deepspeed_config.OPTIMIZER_STEPS + deepspeed_config.most_skipped_steps(config)
         started = time.perf_counter()
-        for _ in range(deepspeed_config.OPTIMIZER_STEPS):
+        while len(losses) < most_steps and len(losses) - skipped_steps(engine) < deepspeed_config.OPTIMIZER_STEPS:
             for _ in range(accumulation):
                 inputs = torch.randn(micro_batch, deepspeed_config.HIDDEN_SIZE, generator=generator)
                 output = engine(inputs.to(engine.device, dtype))
@@ -383,8 +388,8 @@ def zero_training(torch, device, config):
             "master_weights_device": sorted(set(str(master.device) for master in masters)),
             "misplaced": misplaced,
             "changed": changed,
-            "optimizer_steps": deepspeed_config.OPTIMIZER_STEPS,
-            "skipped_steps": int(getattr(engine, "skipped_steps", 0) or 0),
+            "optimizer_steps": len(losses),
+            "skipped_steps": skipped_steps(engine),
             "gradient_norm": norm_value(engine.get_global_grad_norm()),
             "initialize_s": round(initialize_s, 2),
             "step_s": round(step_s, 3),
@@ -392,6 +397,11 @@ def zero_training(torch, device, config):
     finally:
         if torch.distributed.is_initialized():
             torch.distributed.destroy_process_group()
+
+
+def skipped_steps(engine):
+    """The optimizer steps DeepSpeed skipped on an fp16 overflow so far."""
+    return int(getattr(engine, "skipped_steps", 0) or 0)
 
 
 def master_weights(engine, optimizer):
