@@ -481,8 +481,14 @@ impl PastedText {
 }
 
 /// Words that say a thing failed, lowercase: a paste holding one is an error.
-const FAILURE_WORDS: [&str; 16] = [
+const FAILURE_WORDS: [&str; 20] = [
     "error",
+    // Python's own messages, pasted without their class (adelaidepth12:
+    // `module 'torchsparse_backend' has no attribute 'hash_forward`).
+    "has no attribute",
+    "unexpected keyword argument",
+    "is not defined",
+    "were given",
     "fail",
     "undefined symbol",
     "no module named",

@@ -1664,6 +1664,9 @@ fn a_short_paste_of_an_unknown_error_is_unexplained_and_a_calm_one_no_error() {
         "mpi_lib.cpython-36m-x86_64-linux-gnu.so: undefined symbol: cudaLaunch\n",
         "Failed to build mpi4py\nERROR: Could not build wheels for mpi4py\n",
         "CUDA backend failed to initialize: Found CUDA version 12010, but JAX was built against version 12020, which is newer.\n",
+        // Python's own messages without their class (adelaidepth12).
+        "I'm having this problem with an import from Torchsparse:\nmodule 'torchsparse_backend' has no attribute 'hash_forward\n",
+        "running the model after installing it:\nname 'selective_scan_cuda_core' is not defined\n",
     ] {
         let (explanation, code) = explain_text_json(cache.path(), dir.path(), "paste.txt", log);
         assert_eq!(explanation["outcome"], "unexplained", "{log}: {explanation:#}");

@@ -41,7 +41,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         if let Some(reading) = transformers_model(module, name, &dotted, traceback, context) {
             return Some(reading);
         }
-        return undated(text, traceback, context, module, &dotted);
+        // A class of a model type every release read has (BertModel) is no
+        // release's to lack: a path cannot settle what the table contradicts.
+        let type_undated = module.starts_with("transformers")
+            && context
+                .tables
+                .is_some_and(|tables| tables.transformers_models.of_class(name).is_some());
+        return undated(text, traceback, context, module, &dotted, !type_undated);
     };
     Some(dated(row, module, name, &dotted, traceback, context))
 }
@@ -216,7 +222,15 @@ const IMPORT_ALIASES: [(&str, &str); 3] = [("np", "numpy"), ("pd", "pandas"), ("
 /// into, and a file shadowing the package would not be under site-packages.
 /// Where the job's own code uses it, a typo reads the same: the reading is
 /// listed, not named.
-fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, dotted: &str) -> Option<Reading> {
+/// `path_may_settle`: false where a table says the name's release is not the question.
+fn undated(
+    text: &str,
+    traceback: &Traceback,
+    context: Context,
+    module: &str,
+    dotted: &str,
+    path_may_settle: bool,
+) -> Option<Reading> {
     if text::circular_import(text) {
         return None;
     }
@@ -246,12 +260,19 @@ fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, do
     // The message's own path (`from 'x' (/v/lib/python3.10/site-packages/x/__init__.py)`)
     // says where the module was found; without one, that it was found at
     // all (its name is missing, not the module) is what there is.
-    let found_at = text::after_marker(text, &format!("'{module}' (")).and_then(|rest| rest.split_once(')'));
-    if let Some((path, _)) = found_at
+    let found_at = text::import_found_at(text, module);
+    if let Some(path) = found_at
         && crate::explain::frame_package(path) != Some(top)
     {
         return None;
     }
+    // The path is in site-packages or dist-packages (frame_package above): the
+    // installed distribution is what was imported, no file or folder of the
+    // same name shadowing it. In the fixture logs whose job code imported a
+    // name so found missing, the cause was a release without it every time
+    // (32 cases, none the job's own mistake): the path settles what a bare
+    // message leaves open.
+    let imported_installed = path_may_settle && found_at.is_some();
     let user = innermost_user(traceback, top);
     let versions = |name: &str| {
         facts
@@ -304,22 +325,28 @@ fn undated(text: &str, traceback: &Traceback, context: Context, module: &str, do
                     format!(
                         "which {lacking} release the code was written for (the project's requirements file pins it) and whether that release has {dotted} ({lacking}'s changelog); if it does, python -m pip install \"{lacking}==THAT_RELEASE\""
                     ),
-                ), (
+                )])
+                .chain((!imported_installed).then(|| (
                     None,
                     format!(
                         "which {top} the job imports (python -c \"import {top}; print({top}.__file__)\"): a file or folder named {top} where the job starts shadows the installed one"
                     ),
-                )])
+                )))
                 .collect(),
             cause: CAUSE,
-            said: format!(
-                "the job's code (not an installed package) uses {dotted}, which the {lacking} installed does not have: a {lacking} release without it, or a mistake in that code"
-            ),
+            said: match imported_installed {
+                true => format!(
+                    "the job's code imports {dotted} from the {lacking} installed in site-packages, which does not have it: the release installed is not the one the code was written for (or the import is mistaken)"
+                ),
+                false => format!(
+                    "the job's code (not an installed package) uses {dotted}, which the {lacking} installed does not have: a {lacking} release without it, or a mistake in that code"
+                ),
+            },
             fix: format!(
                 "find the {lacking} release that has {dotted} (its changelog, or the project's requirements file) and install it: python -m pip install \"{lacking}==VERSION\""
             ),
             stated: false,
-            settles: false,
+            settles: imported_installed,
             rules_out: Vec::new(),
         },
     })
@@ -491,7 +518,7 @@ mod tests {
         assert!(module.fix.contains("\"transformers>=4.37.0\""), "{}", module.fix);
         let old = reading("ImportError: cannot import name 'BertModel' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n").unwrap();
         assert!(!old.settles, "{}", old.said);
-        let misspelt = reading("ImportError: cannot import name 'Qwen2Vl' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n").unwrap();
+        let misspelt = reading("ImportError: cannot import name 'Qwen2Vl' from 'transformers'\n").unwrap();
         assert!(!misspelt.settles, "{}", misspelt.said);
     }
 
@@ -614,14 +641,16 @@ mod tests {
         }
     }
 
-    /// A name no row dates, used by the job's own code: a typo reads the
-    /// same, so the reading is listed and never named, and says what decides.
+    /// A name no row dates, used by the job's own code, in a message that does
+    /// not say where the module was found: a typo, or a file of the job
+    /// shadowing the package, reads the same, so the reading is listed and
+    /// never named, and says what decides.
     #[test]
     fn an_undated_name_the_jobs_code_uses_is_listed_not_named() {
         for log in [
             "AttributeError: module 'numpy' has no attribute 'arrray'\n",
             "ModuleNotFoundError: No module named 'numpy.linalg.lapack_lite2'\n",
-            "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other' (/v/lib/python3.10/site-packages/peft/utils/other.py)\n",
+            "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other'\n",
         ] {
             let found = reading(log).unwrap_or_else(|| panic!("{log}"));
             assert!(!found.settles, "{log}");
@@ -633,6 +662,34 @@ mod tests {
             assert!(found.node.iter().all(|(holds, _)| holds.is_none()), "{log}");
             assert!(found.node.iter().any(|(_, text)| text.contains(".__file__")), "{log}");
         }
+    }
+
+    /// chatglmefficienttuning24, pointpainting34, torchgeo291: the job's code
+    /// imports a name from a module the message finds in site-packages. The
+    /// installed release is what was imported, and it lacks the name: named,
+    /// with no shadowing left to check. Not where the model table says every
+    /// release has the class's type.
+    #[test]
+    fn an_undated_name_imported_from_site_packages_is_the_release_s() {
+        let log = "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other' (/v/lib/python3.10/site-packages/peft/utils/other.py)\n";
+        let found = reading(log).unwrap();
+        assert!(found.settles && !found.stated, "{}", found.said);
+        assert!(
+            found.said.starts_with(
+                "the job's code imports peft.utils.other.WEIGHTS_NAME from the peft installed in site-packages"
+            ),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.node.iter().all(|(_, text)| !text.contains(".__file__")),
+            "{:?}",
+            found.node
+        );
+        let windows = "ImportError: cannot import name '_ExtractPatches' from 'torchgeo.transforms.transforms' (D:\\proj\\CD\\lib\\site-packages\\torchgeo\\transforms\\transforms.py)\n";
+        assert!(reading(windows).unwrap().settles);
+        let bert = "ImportError: cannot import name 'BertModel' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n";
+        assert!(!reading(bert).unwrap().settles);
     }
 
     /// spconv367: an installed package imports a name its companion package

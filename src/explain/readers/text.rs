@@ -202,6 +202,18 @@ pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
     Some((name, module))
 }
 
+/// Where the module an import names was found, as Python's message gives it
+/// after the module: `from 'x.y' (/v/lib/python3.10/site-packages/x/y.py)`;
+/// a paste may have lost the space before the parenthesis (shimmy106).
+pub fn import_found_at<'t>(text: &'t str, module: &str) -> Option<&'t str> {
+    let rest = after_marker(text, &format!("'{module}'"))?;
+    let (path, _) = rest
+        .trim_start_matches([' ', '\t'])
+        .strip_prefix('(')?
+        .split_once(')')?;
+    Some(path)
+}
+
 /// The text after the first occurrence of `marker`, ASCII case ignored.
 pub fn after_marker<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
     let at = text.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
@@ -254,6 +266,19 @@ mod tests {
         assert_eq!(name_not_importable(cut), Some(("triu", "scipy.linalg")));
         assert_eq!(name_not_importable("cannot import name 'x' from 'a b c"), None);
         assert_eq!(name_not_importable("cannot import name 'triu' from 'sci"), None);
+    }
+
+    #[test]
+    fn where_an_import_found_its_module_is_read_with_or_without_a_space() {
+        let spaced = "ImportError: cannot import name 'triu' from 'scipy.linalg' (/v/x.py)";
+        assert_eq!(import_found_at(spaced, "scipy.linalg"), Some("/v/x.py"));
+        let joined = "ImportError: cannot import name 'ObsDict' from 'pettingzoo.utils.env'(/h/.local/lib/python3.11/site-packages/pettingzoo/utils/env.py)`";
+        assert_eq!(
+            import_found_at(joined, "pettingzoo.utils.env"),
+            Some("/h/.local/lib/python3.11/site-packages/pettingzoo/utils/env.py")
+        );
+        assert_eq!(import_found_at("cannot import name 'a' from 'b'\n(later)", "b"), None);
+        assert_eq!(import_found_at("cannot import name 'a' from 'b' (unclosed", "b"), None);
     }
 
     #[test]
