@@ -28,8 +28,10 @@ const CHAIN_SEPARATORS: [&str; 2] = [
 const KEEP_OUTER_FRAMES: usize = 16;
 const MAX_FRAMES: usize = 128;
 const MAX_SECTIONS: usize = 8;
-/// Lines of an exception message after the first (CUDA errors add three).
-const MAX_MESSAGE_LINES: usize = 8;
+/// Lines of an exception message after the first (CUDA errors add three;
+/// xformers' `No operator found` lists its inputs and, under each operator,
+/// the reasons it refused them: some thirty).
+const MAX_MESSAGE_LINES: usize = 40;
 /// NCCL's `Last error:` line follows the exception it explains within this
 /// many lines (torch prints the error class's own line between them).
 const REASON_WITHIN: usize = 3;
@@ -220,10 +222,10 @@ pub struct Collector {
     stamped: bool,
     /// The line of the last exception printed without a traceback.
     last_bare_exception: Option<usize>,
-    /// An exception printed alone whose line stops mid-sentence, and how many
-    /// lines were added to it: a terminal or a paste wrapped it, and the next
-    /// line goes on with its message.
-    wrapped: Option<(usize, usize)>,
+    /// An exception printed alone whose line stops mid-sentence, or ends in
+    /// `:`, and how many lines were added to it: a terminal or a paste wrapped
+    /// it, and the next line goes on with its message, or it announced a list.
+    wrapped: Option<Wrapped>,
     /// The first line read whose own paths show the log ran on a system
     /// other than Linux (a Python warning's location under `/Users/`).
     system_sign: Option<(System, String)>,
@@ -621,10 +623,17 @@ impl Collector {
             Some(raised) if raised.message.is_empty() => self.pending = Some((number, raised.exception)),
             Some(raised) => {
                 let cut = stops_mid_sentence(&raised.message);
+                // `No operator found for ... with inputs:`: what it announces
+                // is the lines below it, as inside a traceback.
+                let lists = raised.message.trim_end().ends_with(':');
                 self.keep(Traceback::bare(number, raised));
                 self.last_bare_exception = Some(number);
-                if cut {
-                    self.wrapped = Some((number, 0));
+                if cut || lists {
+                    self.wrapped = Some(Wrapped {
+                        start: number,
+                        added: 0,
+                        lists,
+                    });
                 }
             }
             None => {}
@@ -635,18 +644,22 @@ impl Collector {
     /// it: in lowercase, starting nothing of its own, within
     /// [`MAX_MESSAGE_LINES`]. `false` when the line is read as usual.
     fn continue_wrapped(&mut self, line: &str) -> bool {
-        let Some((start, added)) = self.wrapped.take() else {
+        let Some(Wrapped { start, added, lists }) = self.wrapped.take() else {
             return false;
         };
         let next = line.trim();
         // A wrapped sentence goes on in lowercase; a log record after the
-        // message (`Epoch 3: loss 0.2`, a time stamp) does not.
-        let goes_on = next.chars().next().is_some_and(char::is_lowercase);
+        // message (`Epoch 3: loss 0.2`, a time stamp) does not. A list goes
+        // on to a blank line, whatever its lines start with.
+        let goes_on = match lists {
+            true => !next.is_empty(),
+            false => next.chars().next().is_some_and(char::is_lowercase),
+        };
         let starts_something = !goes_on
             || line.contains(HEADER)
             || !frames_in(line).is_empty()
             || bare_exception_in(line).is_some()
-            || signals::may_be_signal(line);
+            || (!lists && signals::may_be_signal(line));
         if starts_something || added >= MAX_MESSAGE_LINES {
             return false;
         }
@@ -662,8 +675,12 @@ impl Collector {
         }
         raised.message.push('\n');
         raised.message.push_str(next);
-        if stops_mid_sentence(next) {
-            self.wrapped = Some((start, added + 1));
+        if lists || stops_mid_sentence(next) {
+            self.wrapped = Some(Wrapped {
+                start,
+                added: added + 1,
+                lists,
+            });
         }
         true
     }
@@ -969,6 +986,16 @@ fn stops_mid_sentence(message: &str) -> bool {
     message.trim_end().chars().next_back().is_some_and(char::is_alphabetic)
 }
 
+/// An exception printed alone whose message goes on below it (see
+/// `Collector::wrapped`): its line, the lines added, and whether it announced
+/// a list (ends in `:`) rather than being cut mid-sentence.
+#[derive(Debug, Clone, Copy)]
+struct Wrapped {
+    start: usize,
+    added: usize,
+    lists: bool,
+}
+
 /// Every traceback in `text` (a whole log held in memory, such as a smoke step's).
 pub fn parse(text: &str) -> Vec<Traceback> {
     let mut collector = Collector::new();
@@ -1123,6 +1150,22 @@ SystemExit: 1
         let tracebacks = parse(&warnings);
         assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
         assert_eq!(tracebacks[0].occurrences, 100);
+    }
+
+    /// stellaen400mv511: xformers' refusal printed alone announces its inputs
+    /// and each operator's reasons below it; they are its message, to the
+    /// blank line. A message that announces nothing takes no next line.
+    #[test]
+    fn an_exception_alone_that_announces_a_list_keeps_it_to_a_blank_line() {
+        let log = "NotImplementedError: No operator found for memory_efficient_attention_forward with inputs:\nquery : shape=(1, 14074, 16, 64) (torch.float32)\np : 0.0\nckF is not supported because:\ndevice=cpu (supported: {'cuda'})\n\nEpoch 2\n";
+        let raised = parse(log)[0].raised().unwrap().clone();
+        assert_eq!(raised.message.lines().count(), 5, "{raised:?}");
+        assert!(
+            raised.message.ends_with("device=cpu (supported: {'cuda'})"),
+            "{raised:?}"
+        );
+        let plain = parse("ValueError: bad value.\nEpoch 2: loss 0.3\n");
+        assert_eq!(plain[0].raised().unwrap().message, "bad value.", "{plain:?}");
     }
 
     #[test]

@@ -55,10 +55,9 @@ fn is_torch_symbol(symbol: &str) -> bool {
 const TORCH_COMPANIONS: [&str; 2] = ["torchvision", "torchaudio"];
 
 /// Operators a library registers with torch, by the library that owns them.
-const OPERATOR_OWNERS: [(&str, &str); 3] = [
+const OPERATOR_OWNERS: [(&str, &str); 2] = [
     ("operator torchvision::", "torchvision"),
     ("operator torchaudio::", "torchaudio"),
-    ("no operator found for `memory_efficient_attention", "xformers"),
 ];
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
@@ -166,6 +165,19 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             settles: cpu_build == Some(true),
             rules_out: Vec::new(),
         });
+    } else if let Some(refusal) = xformers_refusal(text) {
+        let said = match refusal {
+            // Every operator refused the inputs themselves: no build of
+            // xformers takes them, so its build is not what failed.
+            Refusal::ByTheInputs => return None,
+            Refusal::BuildOnly(operator) => format!(
+                "xformers lists {operator} as refusing these inputs only because it was not built: its compiled library did not load for this torch"
+            ),
+            Refusal::Unlisted => {
+                "xformers found no operator for memory_efficient_attention: its compiled library did not load for this torch, or the inputs suit none (the reasons it lists under each operator tell which)".to_string()
+            }
+        };
+        ("xformers".to_string(), said, None)
     } else if let Some((_, owner)) = OPERATOR_OWNERS.iter().find(|(words, _)| lower.contains(words)) {
         (
             owner.to_string(),
@@ -419,6 +431,61 @@ fn torch_symbol_in_a_source_tree(text: &str) -> Option<BuiltHere<'_>> {
     Some(BuiltHere { symbol, module, tree })
 }
 
+/// What xformers' dispatcher says when no memory-efficient-attention operator
+/// takes the inputs (`No operator found for `memory_efficient_attention_forward`
+/// with inputs:`): under each operator (`` `cutlassF` is not supported
+/// because:``), one reason a line (fmha/common.py, not_supported_reasons).
+enum Refusal {
+    /// An operator's only reasons are its build (`xFormers wasn't build with
+    /// CUDA support`, `operator wasn't built`): built, it would have run.
+    BuildOnly(String),
+    /// Every operator lists a reason of the inputs (`device=cpu (supported:
+    /// {'cuda'})`, a dtype, a head size, the GPU's capability).
+    ByTheInputs,
+    /// No reasons were posted: the line alone.
+    Unlisted,
+}
+
+/// Words of a reason that is the build's, not the inputs'.
+const BUILD_REASONS: [&str; 4] = [
+    "wasn't build",
+    "wasn't built",
+    "was built without",
+    "operator not available",
+];
+
+fn xformers_refusal(text: &str) -> Option<Refusal> {
+    // A page that renders Markdown drops the backticks around the operator's name.
+    let lower = text.to_ascii_lowercase().replace('`', "");
+    if !lower.contains("no operator found for memory_efficient_attention") {
+        return None;
+    }
+    let mut operators: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line.strip_suffix("is not supported because:") {
+            operators.push((name.trim().trim_matches('`'), Vec::new()));
+        } else if let Some((_, reasons)) = operators.last_mut()
+            && !line.is_empty()
+        {
+            reasons.push(line);
+        }
+    }
+    if operators.is_empty() {
+        return Some(Refusal::Unlisted);
+    }
+    let is_build = |reason: &&str| {
+        let reason = reason.to_ascii_lowercase();
+        BUILD_REASONS.iter().any(|words| reason.contains(words))
+    };
+    let build_only = operators
+        .iter()
+        .find(|(_, reasons)| !reasons.is_empty() && reasons.iter().all(is_build));
+    Some(match build_only {
+        Some((name, _)) => Refusal::BuildOnly(name.to_string()),
+        None => Refusal::ByTheInputs,
+    })
+}
+
 /// `Could not run 'torchvision::nms' with arguments from the 'CUDA' backend`:
 /// an extension's operator with kernels for other backends only. The
 /// namespace is the package's; torch's own (`aten::`) is not an extension's.
@@ -629,6 +696,28 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(read, log)
+    }
+
+    /// stellaen400mv511: xformers found no operator for inputs on the CPU,
+    /// which no build of it takes; an operator refused for its build alone
+    /// (everydream2-122) is a build that did not load.
+    #[test]
+    fn xformers_refusal_reasons_tell_its_build_from_its_inputs() {
+        let on_the_cpu = "NotImplementedError: No operator found for memory_efficient_attention_forward with inputs:\nquery : shape=(1, 14074, 16, 64) (torch.float32)\np : 0.0\nckF is not supported because:\ndevice=cpu (supported: {'cuda'})\ndtype=torch.float32 (supported: {torch.bfloat16, torch.float16})\noperator wasn't built - see python -m xformers.info for more info\n";
+        assert_eq!(reading(on_the_cpu), None);
+        let unbuilt = "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n     query       : shape=(2, 4096, 8, 40) (torch.float16)\n`flshattF` is not supported because:\n    xFormers wasn't build with CUDA support\n    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support\n    operator wasn't built - see `python -m xformers.info` for more info\n";
+        let found = reading(unbuilt).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.settles, "{found:?}");
+        assert!(
+            found.said.starts_with("xformers lists cutlassF as refusing"),
+            "{}",
+            found.said
+        );
+        let bare =
+            reading("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n")
+                .unwrap();
+        assert!(bare.said.contains("or the inputs suit none"), "{}", bare.said);
     }
 
     /// 3d-coded4: an extension imported at a prompt may have come before
