@@ -13,6 +13,7 @@ pub mod node;
 pub mod presentation;
 pub mod rank;
 mod readers;
+mod references;
 pub mod signals;
 mod stdlib_modules;
 pub mod traceback;

@@ -253,13 +253,23 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style, verbose: bool
     if let Some(note) = &candidate.fix_note {
         let _ = writeln!(out, "  {} {note}", style.dim("note:"));
     }
-    let shown = if verbose { candidate.references.len() } else { 1 };
-    for (index, reference) in candidate.references.iter().take(shown).enumerate() {
+    // The short view shows one reference, and none that is about another
+    // package than the one the reading names (see explain::references).
+    let shown: Vec<&str> = match verbose {
+        true => candidate.references.iter().map(String::as_str).collect(),
+        false => candidate.leading_reference().into_iter().collect(),
+    };
+    for (index, reference) in shown.iter().enumerate() {
         let label = if index == 0 { "see:" } else { "    " };
         let _ = writeln!(out, "  {} {reference}", style.dim(label));
     }
-    if candidate.references.len() > shown {
-        hidden.push(plural(candidate.references.len() - shown, "more reference"));
+    if candidate.references.len() > shown.len() {
+        let more = if shown.is_empty() {
+            "reference"
+        } else {
+            "more reference"
+        };
+        hidden.push(plural(candidate.references.len() - shown.len(), more));
     }
 }
 
