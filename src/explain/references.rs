@@ -3,7 +3,8 @@
 //! (any package's requirement, any library, any extension, any name): theirs
 //! are examples from other packages (NumPy's release notes for a name spconv
 //! lacks), and the reading's own source, where it has one, is in its evidence.
-//! Those show a reference only where it is about something the evidence names.
+//! Those show a reference only where it is about no one project (a manual
+//! page, a packaging specification) or about a project the evidence names.
 
 use super::rank::Candidate;
 

@@ -651,9 +651,10 @@ impl Collector {
         // A wrapped sentence goes on in lowercase; a log record after the
         // message (`Epoch 3: loss 0.2`, a time stamp) does not. A list goes
         // on to a blank line, whatever its lines start with.
-        let goes_on = match lists {
-            true => !next.is_empty(),
-            false => next.chars().next().is_some_and(char::is_lowercase),
+        let goes_on = if lists {
+            !next.is_empty()
+        } else {
+            next.chars().next().is_some_and(char::is_lowercase)
         };
         let starts_something = !goes_on
             || line.contains(HEADER)

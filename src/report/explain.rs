@@ -255,9 +255,10 @@ fn detailed(out: &mut String, candidate: &Candidate, style: Style, verbose: bool
     }
     // The short view shows one reference, and none that is about another
     // package than the one the reading names (see explain::references).
-    let shown: Vec<&str> = match verbose {
-        true => candidate.references.iter().map(String::as_str).collect(),
-        false => candidate.leading_reference().into_iter().collect(),
+    let shown: Vec<&str> = if verbose {
+        candidate.references.iter().map(String::as_str).collect()
+    } else {
+        candidate.leading_reference().into_iter().collect()
     };
     for (index, reference) in shown.iter().enumerate() {
         let label = if index == 0 { "see:" } else { "    " };

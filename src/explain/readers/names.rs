@@ -334,13 +334,14 @@ fn undated(
                 )))
                 .collect(),
             cause: CAUSE,
-            said: match imported_installed {
-                true => format!(
+            said: if imported_installed {
+                format!(
                     "the job's code imports {dotted} from the {lacking} installed in site-packages, which does not have it: the release installed is not the one the code was written for (or the import is mistaken)"
-                ),
-                false => format!(
+                )
+            } else {
+                format!(
                     "the job's code (not an installed package) uses {dotted}, which the {lacking} installed does not have: a {lacking} release without it, or a mistake in that code"
-                ),
+                )
             },
             fix: format!(
                 "find the {lacking} release that has {dotted} (its changelog, or the project's requirements file) and install it: python -m pip install \"{lacking}==VERSION\""
