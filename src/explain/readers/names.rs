@@ -43,7 +43,8 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
         // A class of a model type every release read has (BertModel) is no
         // release's to lack: a path cannot settle what the table contradicts.
-        let type_undated = module.starts_with("transformers")
+        let in_transformers = module == "transformers" || module.starts_with("transformers.");
+        let type_undated = in_transformers
             && context
                 .tables
                 .is_some_and(|tables| tables.transformers_models.of_class(name).is_some());
@@ -691,6 +692,9 @@ mod tests {
         assert!(reading(windows).unwrap().settles);
         let bert = "ImportError: cannot import name 'BertModel' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n";
         assert!(!reading(bert).unwrap().settles);
+        // Another package whose name starts with transformers' is not transformers.
+        let other = "ImportError: cannot import name 'BertModel' from 'transformers_stream_generator' (/v/lib/python3.10/site-packages/transformers_stream_generator/__init__.py)\n";
+        assert!(reading(other).unwrap().settles);
     }
 
     /// spconv367: an installed package imports a name its companion package
