@@ -231,7 +231,10 @@ pub fn explain<'r, R: BufRead + 'r>(
                 .collect();
             context.dedup();
             let context = context.split_off(context.len().saturating_sub(CONTEXT_LINES));
-            let candidates = judge.rank_in(&traceback, &context);
+            let mut candidates = judge.rank_in(&traceback, &context);
+            if loader_line_logged_as_warning(&traceback) {
+                at_most_possible(&mut candidates, "its printer logged the loader's words as a warning: jobs go on without an optional library (TensorFlow without TensorRT's), so the line alone does not say what failed");
+            }
             (traceback, candidates)
         })
         .partition(|(traceback, candidates)| {
@@ -509,6 +512,30 @@ const FAILURE_WORDS: [&str; 20] = [
 
 /// What a paste read as one message is shown as, in place of an exception class.
 pub const PASTED: &str = "pasted text";
+
+/// A loader's line its printer logged at the warning level (opennmttf638:
+/// TensorFlow's `W .../dso_loader.cc:55] Could not load dynamic library
+/// 'libnvinfer.so.6'`). It still weighs on an error after it, as any loader
+/// line does; alone it is no answer.
+fn loader_line_logged_as_warning(traceback: &Traceback) -> bool {
+    traceback
+        .raised()
+        .is_some_and(|raised| raised.signal() == Some(Signal::Loader) && signals::logged_as_warning(&raised.message))
+}
+
+fn at_most_possible(candidates: &mut [Candidate], why: &str) {
+    for candidate in candidates
+        .iter_mut()
+        .filter(|candidate| candidate.confidence.is_answer())
+    {
+        candidate.confidence = Confidence::Possible;
+        candidate.evidence.push(rank::Evidence {
+            kind: rank::EvidenceKind::Context,
+            holds: None,
+            text: why.to_string(),
+        });
+    }
+}
 
 /// What would tell the standing causes apart, or explain an error none fits:
 /// the node facts they left open, and what the log lacks.

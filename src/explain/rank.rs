@@ -633,7 +633,17 @@ fn generic_yields_to_specific(candidates: &mut [Candidate]) {
             .evidence
             .iter()
             .any(|evidence| evidence.kind == EvidenceKind::Message && evidence.holds == Some(true));
-        (candidate.specific || own_message) && candidate.confidence > Confidence::RuledOut && !generic(candidate)
+        // A rule whose code the traceback shows was never reached (mae172:
+        // DeepSpeed's torch._six import, raised from the job's own file) is
+        // no entry to defer to.
+        let bypassed = candidate
+            .evidence
+            .iter()
+            .any(|evidence| evidence.kind == EvidenceKind::Frame && evidence.holds == Some(false));
+        (candidate.specific || own_message)
+            && candidate.confidence > Confidence::RuledOut
+            && !generic(candidate)
+            && !bypassed
     });
     for candidate in candidates.iter_mut().filter(|candidate| generic(candidate)) {
         candidate.tier = candidate.tier.min(1);

@@ -227,6 +227,19 @@ fn logged_at(line: &str, levels: &[&str], glog_letter: char) -> bool {
     {
         return true;
     }
+    // TensorFlow's (absl's): `2020-03-27 12:29:53.941589: W tensorflow/.../dso_loader.cc:55] ...`,
+    // a time stamp, the one letter and the place in its source.
+    if let Some(rest) = after_time_stamp(text).and_then(|rest| rest.strip_prefix(glog_letter))
+        && let Some(place) = rest.strip_prefix(' ').and_then(|rest| rest.split_whitespace().next())
+        && place
+            .strip_suffix(']')
+            .and_then(|place| place.rsplit_once(':'))
+            .is_some_and(|(file, line)| {
+                !file.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
+            })
+    {
+        return true;
+    }
     // A level word among the first words, set apart as loggers set it.
     let head = match text.char_indices().nth(64) {
         Some((at, _)) => &text[..at],
@@ -252,6 +265,16 @@ fn logged_at(line: &str, levels: &[&str], glog_letter: char) -> bool {
                 && (logger || !prefix.chars().any(|c| c.is_ascii_lowercase()))
         })
     })
+}
+
+/// What follows a leading time stamp and its `: ` (`2020-03-27 12:29:53.941589: `).
+fn after_time_stamp(text: &str) -> Option<&str> {
+    let (stamp, rest) = text.split_once(": ")?;
+    let is_stamp = stamp.bytes().filter(u8::is_ascii_digit).count() >= 6
+        && stamp
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b':' | b'.' | b' ' | b'T'));
+    is_stamp.then_some(rest)
 }
 
 /// What a signal line says, when it is one.
@@ -356,6 +379,8 @@ mod tests {
             "[WARNING] CUDA out of memory",
             "2024-01-01 12:00:00.123 | WARNING  | app:run:12 - CUDA out of memory",
             "wandb: WARNING Address already in use",
+            // opennmttf638: TensorFlow's optional TensorRT libraries.
+            "2020-03-27 12:29:53.941589: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libnvinfer.so.6'",
         ] {
             assert!(logged_as_warning(line), "{line}");
         }
@@ -368,6 +393,8 @@ mod tests {
             "the run printed a WARNING in a sentence",
             "RuntimeError: CUDA error: out of memory; see the WARNING above",
             "UserWarning: CUDA initialization: CUDA driver version is insufficient",
+            "2020-03-27 12:29:53.941589: E tensorflow/stream_executor/cuda/cuda_driver.cc:351] failed call to cuInit",
+            "2020-03-27 12:29:53: W is not a place] x",
         ] {
             assert!(!logged_as_warning(line), "{line}");
         }

@@ -93,6 +93,11 @@ pub struct Section {
     /// the source of the raise statement the last frame shows.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub raised_from_source: bool,
+    /// The `from M import N` statement printed just above the exception (the
+    /// last frame's source, or the line before a lone exception line): an
+    /// old Python's `cannot import name 'N'` leaves the module to it.
+    #[serde(skip)]
+    pub import_statement: Option<String>,
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -128,6 +133,7 @@ impl Traceback {
                 frames_omitted: 0,
                 raised: Some(raised),
                 raised_from_source: false,
+                import_statement: None,
             }],
             occurrences: 1,
             last_line: line,
@@ -222,6 +228,9 @@ pub struct Collector {
     stamped: bool,
     /// The line of the last exception printed without a traceback.
     last_bare_exception: Option<usize>,
+    /// The last `from M import N` line seen and its number: the statement of
+    /// a lone exception line printed right after it.
+    import_line: Option<(usize, String)>,
     /// An exception printed alone whose line stops mid-sentence, or ends in
     /// `:`, and how many lines were added to it: a terminal or a paste wrapped
     /// it, and the next line goes on with its message, or it announced a list.
@@ -280,6 +289,9 @@ impl Collector {
         let own = super::presentation::unlabelled(line);
         if self.wrapped.is_some() && self.continue_wrapped(own) {
             return;
+        }
+        if let Some(statement) = import_statement(own) {
+            self.import_line = Some((number, statement));
         }
         if let Some(statement) = own.trim_start().strip_prefix(PROMPT) {
             if self.typed.len() == MAX_TYPED {
@@ -505,6 +517,7 @@ impl Collector {
                 }
                 if let Some(raised) = exception_line(rest).or_else(|| pytest_exception_line(rest)) {
                     section.raised = Some(raised);
+                    section.import_statement = stream.source.lines().rev().find_map(import_statement);
                     stream.phase = Phase::Message {
                         lines: 1,
                         closed: false,
@@ -626,7 +639,13 @@ impl Collector {
                 // `No operator found for ... with inputs:`: what it announces
                 // is the lines below it, as inside a traceback.
                 let lists = raised.message.trim_end().ends_with(':');
-                self.keep(Traceback::bare(number, raised));
+                let mut bare = Traceback::bare(number, raised);
+                bare.sections[0].import_statement = self
+                    .import_line
+                    .take()
+                    .filter(|(at, _)| at + 1 == number)
+                    .map(|(_, statement)| statement);
+                self.keep(bare);
                 self.last_bare_exception = Some(number);
                 if cut || lists {
                     self.wrapped = Some(Wrapped {
@@ -865,6 +884,8 @@ pub fn marker_words() -> Vec<String> {
             FRAME.to_string(),
             ".py:".to_string(),
             PROMPT.to_string(),
+            // `from M import N` right above a lone exception line: see `import_line`.
+            " import ".to_string(),
         ])
         .collect()
 }
@@ -882,6 +903,19 @@ fn may_matter(line: &str) -> bool {
     }) || memchr::memmem::find(bytes, b"File \"").is_some()
         || is_ipython_header(line)
         || pytest_frame(line).is_some()
+}
+
+/// `from M import N` (absolute: a relative module says nothing of a package),
+/// as printed, where `line` is one.
+fn import_statement(line: &str) -> Option<String> {
+    const MAX_STATEMENT_BYTES: usize = 256;
+    let statement = line.trim();
+    let (module, _) = statement.strip_prefix("from ")?.split_once(" import ")?;
+    let dotted = !module.is_empty()
+        && module
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    (dotted && statement.len() <= MAX_STATEMENT_BYTES).then(|| statement.to_string())
 }
 
 /// A dotted identifier whose last part names an exception by Python's convention.
@@ -1432,6 +1466,30 @@ SystemExit: 1
             raised.message,
             "Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install accelerate -U`"
         );
+    }
+
+    /// danetdensepose2smpl8, conformer2: Python 3.6's `cannot import name 'N'`
+    /// names no module; the statement above it does.
+    #[test]
+    fn the_import_statement_above_an_exception_is_kept() {
+        let framed = parse(concat!(
+            "File \"/home/me/DaNet/models/smpl.py\", line 7, in <module>\n",
+            "    from smplx.body_models import ModelOutput\n",
+            "ImportError: cannot import name 'ModelOutput'\n",
+        ));
+        let statement = framed[0].sections[0].import_statement.as_deref();
+        assert_eq!(statement, Some("from smplx.body_models import ModelOutput"));
+        let bare = parse("from torch._six import container_abcs\nImportError: cannot import name 'container_abcs'\n");
+        let statement = bare[0].sections[0].import_statement.as_deref();
+        assert_eq!(statement, Some("from torch._six import container_abcs"));
+        // Not the line right above, or a relative module: nothing to go by.
+        for log in [
+            "from torch._six import container_abcs\nsomething else\nImportError: cannot import name 'container_abcs'\n",
+            "from .loader import LTRLoader\nImportError: cannot import name 'LTRLoader'\n",
+        ] {
+            let found = parse(log);
+            assert_eq!(found[0].sections[0].import_statement, None, "{log}");
+        }
     }
 
     #[test]

@@ -2024,3 +2024,84 @@ fn the_short_view_shows_no_link_about_another_package_than_the_one_read() {
     let verbose = stdout(&explain(cache.path(), &log, &snapshot, &["--verbose"]).assert().code(0));
     assert!(verbose.contains("numpy.org"), "{verbose}");
 }
+
+/// conformer2, danetdensepose2smpl8: Python 3.6 printed `cannot import name
+/// 'N'` without the module; the `from M import N` line above it names the
+/// module, in a long log too, where lines without a marker word go unread.
+#[test]
+fn an_old_pythons_import_error_is_read_with_the_module_its_statement_names() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = format!(
+        "{}from smplx.body_models import ModelOutput\nImportError: cannot import name 'ModelOutput'\n",
+        "epoch 1 step 10 loss 0.5\n".repeat(20_000)
+    );
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "py36.log", &log);
+    let lacks = candidate(&explanation, "package-lacks-used-name").unwrap_or_else(|| panic!("{explanation:#}"));
+    assert!(lacks.to_string().contains("smplx.body_models.ModelOutput"), "{lacks:#}");
+    // Without the statement, the name is all there is: nothing to name.
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "alone.log",
+        "ImportError: cannot import name 'ModelOutput'\n",
+    );
+    assert!(
+        candidate(&explanation, "package-lacks-used-name").is_none(),
+        "{explanation:#}"
+    );
+}
+
+/// opennmttf638: TensorFlow logs the TensorRT libraries it can do without as
+/// warnings (`W .../dso_loader.cc:55]`); with nothing failing after them the
+/// line is listed, not the answer. The same words as an error are one.
+#[test]
+fn a_loader_line_logged_as_a_warning_is_alone_no_answer() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let words = "Could not load dynamic library 'libnvinfer.so.6'; dlerror: libnvinfer.so.6: cannot open shared object file: No such file or directory";
+    let warned = format!(
+        "2020-03-27 12:29:53.941589: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] {words}\n"
+    );
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "warned.log", &warned);
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    let listed = candidate(&explanation, "shared-library-missing").unwrap_or_else(|| panic!("{explanation:#}"));
+    assert_eq!(listed["confidence"], "possible", "{listed:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "error.log",
+        "OSError: libnvinfer.so.6: cannot open shared object file: No such file or directory\n",
+    );
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+}
+
+/// mae172: a `torch._six` import in the job's own file is not DeepSpeed's,
+/// whose rule has the same message: the rule's code is never reached, so the
+/// general entry is the answer. Through DeepSpeed's file, the rule is.
+#[test]
+fn a_rule_whose_code_the_traceback_never_reaches_does_not_outrank_the_reading() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // torch 2.11 with DeepSpeed 0.8.1: the rule holds on this node.
+    let node = h100_with_deepspeed(dir.path(), "0.8.1");
+    let first = |name: &str, file: &str| {
+        let log = dir.path().join(name);
+        std::fs::write(&log, format!("Traceback (most recent call last):\n  File \"{file}\", line 21, in <module>\n    from torch._six import inf\nModuleNotFoundError: No module named 'torch._six'\n")).unwrap();
+        let (explanation, _) = parsed(&explain(cache.path(), &log, &node, &["--format", "json"]).assert());
+        assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+        first_id(&explanation).map(str::to_string)
+    };
+    assert_eq!(
+        first("job.log", "/home/me/mae/util/misc.py").as_deref(),
+        Some("extension-built-for-other-torch")
+    );
+    assert_eq!(
+        first(
+            "deepspeed.log",
+            "/v/lib/python3.10/site-packages/deepspeed/runtime/utils.py"
+        )
+        .as_deref(),
+        Some("deepspeed-0-8-1-torch-2-six-import")
+    );
+}

@@ -66,6 +66,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // package is made for another torch, but nothing compiled is involved,
     // so no rebuild helps.
     let mut python_code = false;
+    let mut job_code = false;
     let (owner, said, built_for) = if let Some(found) = built_for(text) {
         found
     } else if let Some((symbol, owner)) = torch_symbol(text, traceback) {
@@ -198,15 +199,32 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .or_else(|| torch_import_missing(text, traceback))
         .filter(|name| made_for_another_torch(name, text))
     {
-        let owner = super::innermost_package(traceback).map(crate::explain::distribution_of)?;
         python_code = true;
-        (
-            owner.clone(),
-            format!(
-                "{owner} calls {attribute}, which the torch that ran does not have: {owner} is made for another torch"
+        match super::innermost_package(traceback).map(crate::explain::distribution_of) {
+            Some(owner) => (
+                owner.clone(),
+                format!(
+                    "{owner} calls {attribute}, which the torch that ran does not have: {owner} is made for another torch"
+                ),
+                None,
             ),
-            None,
-        )
+            None if is_torch_private(&attribute) || found_in_installed_torch(text) => {
+                job_code = true;
+                (
+                    JOB_CODE.to_string(),
+                    format!(
+                        "the code that imports {attribute} (the job's own, or code no frame names) was written for another torch: the torch that ran does not have it, and {}",
+                        if is_torch_private(&attribute) {
+                            "a name private to torch is no typo of the job's"
+                        } else {
+                            "the message found the module in the installed torch, not in a file shadowing it"
+                        }
+                    ),
+                    None,
+                )
+            }
+            None => return None,
+        }
     } else {
         return None;
     };
@@ -230,6 +248,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
     }
     let fix = match &built_for {
+        _ if job_code => "install the torch release the code was written for (the project's requirements file or README names it), or change the import to the name the installed torch has".to_string(),
         _ if python_code => format!(
             "make {owner} and torch agree: install the torch release {owner} is made for (pip show {owner} lists its requirement on torch; reinstall torch from the index it came from), or the {owner} release made for the installed torch"
         ),
@@ -649,10 +668,10 @@ fn torch_attribute(text: &str) -> Option<String> {
 }
 
 /// `No module named 'torch._six'` or `cannot import name 'X' from 'torch.Y'`,
-/// as the torch name a package imports and the torch that ran lacks: only
-/// where the import that failed is the package's own (its frame is the last
-/// one outside the import machinery), since a torch that fails to import its
-/// own parts (`torch._C`) is a broken torch, not a package made for another.
+/// as the torch name code outside torch imports and the torch that ran lacks:
+/// not where the last frame outside the import machinery is torch's own,
+/// since a torch that fails to import its own parts (`torch._C`) is a broken
+/// torch, not code made for another.
 fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
     let missing = match text::module_not_found(text).filter(|module| module.starts_with("torch.")) {
         Some(module) => module.to_string(),
@@ -668,8 +687,26 @@ fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
         .frames()
         .filter_map(|frame| crate::explain::frame_package(&frame.file))
         .filter(|package| !matches!(*package, crate::explain::STDLIB | "importlib"))
-        .last()?;
-    (importer != "torch").then_some(missing)
+        .last();
+    (importer != Some("torch")).then_some(missing)
+}
+
+/// Who imports a torch name when no package's frame does.
+const JOB_CODE: &str = "the job's code";
+
+/// `torch._six`, `torch.nn.modules.linear._LinearWithBias`: a part private to
+/// torch (one underscore; dunders are every release's).
+fn is_torch_private(name: &str) -> bool {
+    name.split('.')
+        .skip(1)
+        .any(|part| part.starts_with('_') && !part.starts_with("__"))
+}
+
+/// `cannot import name 'X' from 'torch.y' (/v/lib/python3.10/site-packages/torch/y.py)`.
+fn found_in_installed_torch(text: &str) -> bool {
+    text::name_not_importable(text)
+        .and_then(|(_, module)| text::import_found_at(text, module))
+        .is_some_and(|path| crate::explain::frame_package(path) == Some("torch"))
 }
 
 /// Whether a torch name missing from the torch that ran says a release of it
@@ -877,9 +914,63 @@ mod tests {
         // torch failing to import its own part: a broken torch, no package to blame.
         let broken = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/transformers/utils/import_utils.py\", line 1, in <module>\n    import torch\n  File \"/v/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n    from torch._C import *\nModuleNotFoundError: No module named 'torch._C'\n";
         assert!(reading(broken).is_none());
-        // The job's own import names no package; another library's module is not torch's.
-        assert!(reading("ModuleNotFoundError: No module named 'torch._six'\n").is_none());
+        // Another library's module is not torch's.
         assert!(reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/peft/x.py\", line 1, in <module>\n    from transformers import A\nImportError: cannot import name 'A' from 'transformers'\n").is_none());
+    }
+
+    /// mae172, timesformer63, pytracking264, conformer2: the job's own code (or
+    /// code no frame names) imports a torch name the torch that ran lacks.
+    /// A private name is no typo, nor is a module the message found in the
+    /// installed torch; a public name found nowhere stated may be either.
+    #[test]
+    fn a_torch_name_the_jobs_code_imports_is_code_made_for_another_torch() {
+        let job = |import: &str, error: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/home/me/mae/util/misc.py\", line 21, in <module>\n    {import}\n{error}\n"
+            )
+        };
+        for log in [
+            job(
+                "from torch._six import inf",
+                "ModuleNotFoundError: No module named 'torch._six'",
+            ),
+            job(
+                "from torch.nn.modules.linear import _LinearWithBias",
+                "ImportError: cannot import name '_LinearWithBias' from 'torch.nn.modules.linear'",
+            ),
+            job(
+                "from torch.nn import Lineer",
+                "ImportError: cannot import name 'Lineer' from 'torch.nn' (/v/lib/python3.10/site-packages/torch/nn/__init__.py)",
+            ),
+            "ModuleNotFoundError: No module named 'torch._six'\n".to_string(),
+        ] {
+            let found = reading(&log).unwrap_or_else(|| panic!("{log}"));
+            assert!(found.settles, "{found:?}");
+            assert!(found.said.starts_with("the code that imports torch."), "{}", found.said);
+            assert!(
+                found
+                    .fix
+                    .starts_with("install the torch release the code was written for"),
+                "{}",
+                found.fix
+            );
+        }
+        // A public name with no path: a typo reads the same.
+        assert!(
+            reading(&job(
+                "from torch.nn import Lineer",
+                "ImportError: cannot import name 'Lineer' from 'torch.nn'"
+            ))
+            .is_none()
+        );
+        // torch failing on its own dunder: a shadowed or half-removed torch.
+        assert!(
+            reading(&job(
+                "torch.__version__",
+                "AttributeError: module 'torch' has no attribute '__version__'"
+            ))
+            .is_none()
+        );
     }
 
     #[test]

@@ -239,7 +239,17 @@ pub(super) fn requirement_judged(facts: &Facts, owner: &str, dependency: &str) -
 
 /// Every reading of one traceback, its messages and frames.
 pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
-    let messages: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();
+    let messages: Vec<_> = traceback
+        .sections
+        .iter()
+        .filter_map(|section| {
+            let raised = section.raised.as_ref()?;
+            Some(text::import_message_completed(
+                &raised.message,
+                section.import_statement.as_deref(),
+            ))
+        })
+        .collect();
     // Messages are wrapped and padded as their printers please (`compiled  against`).
     let text = text::squeeze_spaces(&messages.join("\n"));
     let mut readings = Vec::new();

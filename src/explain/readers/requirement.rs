@@ -105,9 +105,11 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
                 || after.starts_with("was found")
                 || after.starts_with("found"))
     };
-    let wanted = clauses
-        .iter()
-        .find(|clause| !found_as(clause) && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str()))?;
+    let wanted = clauses.iter().find(|clause| {
+        !found_as(clause)
+            && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str())
+            && requiring_sentence(&lower, clause.start, clause.end)
+    })?;
     // The bound is on a name the sentence gave elsewhere (`cuML is outdated
     // ... Required version is >=0.15`): not read as any package's.
     if wanted.name.is_empty() {
@@ -121,6 +123,26 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
         .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok());
     Some(bound_reading(context, &name, &specifier, &specifiers, found.as_ref()))
+}
+
+/// Whether the sentence holding `start..end` of `lower` is a requiring one: a
+/// version named in one sentence is not required by a word of another
+/// (midas245, a report's prose: "would be gone with timm==0.6.7. I wonder
+/// if there is any plan to support the newest timm").
+fn requiring_sentence(lower: &str, start: usize, end: usize) -> bool {
+    let ends_sentence = |at: usize, c: char| {
+        matches!(c, '\n' | '!' | '?') || (c == '.' && lower[at + 1..].starts_with(char::is_whitespace))
+    };
+    let from = lower[..start]
+        .char_indices()
+        .rev()
+        .find(|&(at, c)| ends_sentence(at, c))
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let to = lower[end..]
+        .char_indices()
+        .find(|&(at, c)| ends_sentence(end + at, c))
+        .map_or(lower.len(), |(at, _)| end + at);
+    REQUIRING.iter().any(|word| lower[from..to].contains(word))
 }
 
 /// The reading of a bound a message states on a package, and the version it
@@ -686,6 +708,17 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// midas245: a report's prose names the version that works in one
+    /// sentence and asks for support in the next: no library stated it.
+    #[test]
+    fn a_version_is_required_only_by_a_word_of_its_own_sentence() {
+        let prose = "I found that this error only happened with timm=0.9.7 and would be gone with timm==0.6.7. I wonder if there is any plan to support the newest timm.";
+        assert!(read_alone(prose).is_empty());
+        // The same words in one sentence are a requirement.
+        let asked = "This error is gone with timm==0.6.7, which the model needs.";
+        assert_eq!(read_alone(asked)[0].cause, PACKAGE);
+    }
 
     #[test]
     fn a_kernels_check_of_its_architectures_is_settled_by_the_gpu() {

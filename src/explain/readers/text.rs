@@ -1,6 +1,8 @@
 //! Small scanners the readers share: versions, names and `name>=version`
 //! clauses inside free text, with the quotes and backticks messages wrap them in.
 
+use std::borrow::Cow;
+
 /// Characters a distribution name is made of (PEP 508, and the extras' brackets left out).
 pub fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
@@ -202,6 +204,26 @@ pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
     Some((name, module))
 }
 
+/// The message as Python 3.7 and later print it: an older Python's
+/// `cannot import name 'N'` leaves the module out, and the `from M import N`
+/// statement printed above it (`statement`) names it.
+pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -> Cow<'m, str> {
+    let completed = (|| {
+        let (start, rest) = message.split_once("cannot import name '")?;
+        let (name, after) = rest.split_once('\'')?;
+        if after.lines().next().unwrap_or_default().contains(" from '") {
+            return None;
+        }
+        let (module, imported) = statement?.strip_prefix("from ")?.split_once(" import ")?;
+        let listed = imported
+            .split(',')
+            .map(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\\')))
+            .any(|item| item.split(" as ").next() == Some(name));
+        listed.then(|| format!("{start}cannot import name '{name}' from '{module}'{after}"))
+    })();
+    completed.map_or(Cow::Borrowed(message), Cow::Owned)
+}
+
 /// Where the module an import names was found, as Python's message gives it
 /// after the module: `from 'x.y' (/v/lib/python3.10/site-packages/x/y.py)`;
 /// a paste may have lost the space before the parenthesis (shimmy106).
@@ -245,6 +267,28 @@ pub fn is_identifier(part: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_old_pythons_import_message_is_completed_from_its_statement() {
+        let message = "cannot import name 'ModelOutput'";
+        let completed = import_message_completed(
+            message,
+            Some("from smplx.body_models import (Struct, ModelOutput as Out)"),
+        );
+        assert_eq!(completed, "cannot import name 'ModelOutput' from 'smplx.body_models'");
+        assert_eq!(
+            name_not_importable(&completed),
+            Some(("ModelOutput", "smplx.body_models"))
+        );
+        // A statement that does not import the name, no statement, or a message with its module: as printed.
+        for (message, statement) in [
+            (message, Some("from smplx import Other")),
+            (message, None),
+            ("cannot import name 'A' from 'b' (/v/b.py)", Some("from c import A")),
+        ] {
+            assert_eq!(import_message_completed(message, statement), message);
+        }
+    }
 
     #[test]
     fn clauses_are_found_with_their_continued_specifiers() {
