@@ -16,6 +16,12 @@ pub const CAUSE: &str = "extension-built-without-gpu-arch";
 
 const NO_IMAGE: &str = "no kernel image is available for execution on the device";
 
+/// Runtimes other than torch that run CUDA kernels of their own build and
+/// name themselves in the error (hunyuan3d2winportable67: `[ONNXRuntimeError]
+/// ... while running Relu node ... cudaErrorNoKernelImageForDevice`), and the
+/// distribution that holds those kernels.
+const RUNTIMES: [(&str, &str); 1] = [("[onnxruntimeerror]", "onnxruntime-gpu")];
+
 /// Where torch's own kernels and error checks live: a `.cu` file under one
 /// of these is torch's.
 const TORCH_SOURCES: [&str; 5] = ["aten/src/", "/thc/", "c10/", "torch/csrc/", "caffe2/"];
@@ -23,9 +29,16 @@ const TORCH_SOURCES: [&str; 5] = ["aten/src/", "/thc/", "c10/", "torch/csrc/", "
 pub fn read(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let at = lower.find(NO_IMAGE)?;
-    let kernel = kernel_named(&lower, at)
-        .or_else(|| extension_source(&lower[at..]))
-        .or_else(|| pointnet2_check(&lower, at))?;
+    let runtime = RUNTIMES
+        .iter()
+        .find(|(words, _)| lower.contains(words))
+        .map(|(_, distribution)| *distribution);
+    let kernel = match runtime {
+        Some(distribution) => format!("that {distribution} ran"),
+        None => kernel_named(&lower, at)
+            .or_else(|| extension_source(&lower[at..]))
+            .or_else(|| pointnet2_check(&lower, at))?,
+    };
     let mut node = Vec::new();
     let mut settles = true;
     let torch = context.facts.zip(context.tables).and_then(|(facts, tables)| {
@@ -55,11 +68,21 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     }
     Some(Reading {
         cause: CAUSE,
-        said: format!("the kernel {kernel} has no image for the GPU: an extension's kernel, not torch's"),
+        said: match runtime {
+            Some(distribution) => format!(
+                "{distribution} raised the error: the kernel without an image for the GPU is one {distribution} built, not torch's"
+            ),
+            None => format!("the kernel {kernel} has no image for the GPU: an extension's kernel, not torch's"),
+        },
         node,
-        fix: format!(
-            "rebuild the extension that holds {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: python -c 'import torch; print(torch.cuda.get_device_capability())') and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
-        ),
+        fix: match runtime {
+            Some(distribution) => format!(
+                "install an {distribution} build whose CUDA kernels cover this GPU's architecture (each release's notes say which CUDA and GPUs it is built for; nvidia-smi --query-gpu=name,compute_cap --format=csv gives the GPU's), or build it from source with CMAKE_CUDA_ARCHITECTURES set to it"
+            ),
+            None => format!(
+                "rebuild the extension that holds {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: python -c 'import torch; print(torch.cuda.get_device_capability())') and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
+            ),
+        },
         stated: false,
         settles,
         rules_out: Vec::new(),
@@ -112,6 +135,28 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(|text, _, context| read(text, context), log)
+    }
+
+    /// hunyuan3d2winportable67: ONNX Runtime names itself; the kernel is its
+    /// build's, not torch's. Without its name the same words are torch's.
+    #[test]
+    fn a_runtime_that_names_itself_holds_the_kernel_without_an_image() {
+        let ort = "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Relu node. Name:'Relu_1' Status Message: CUDA error cudaErrorNoKernelImageForDevice:no kernel image is available for execution on the device\n";
+        let found = reading(ort).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found.said.starts_with("onnxruntime-gpu raised the error"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.starts_with("install an onnxruntime-gpu build"),
+            "{}",
+            found.fix
+        );
+        assert!(
+            reading("RuntimeError: CUDA error: no kernel image is available for execution on the device\n").is_none()
+        );
     }
 
     /// dcpose29, ipercore47, vote2cap-detr22: the extension's check names its kernel.
