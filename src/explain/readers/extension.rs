@@ -213,7 +213,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
                 (
                     JOB_CODE.to_string(),
                     format!(
-                        "the code that imports {attribute} (the job's own, or code no frame names) was written for another torch: the torch that ran does not have it, and {}",
+                        "the code that imports {attribute} ({}) was written for another torch: the torch that ran does not have it, and {}",
+                        importing_file(traceback)
+                            .map_or_else(|| "no frame names it".to_string(), |file| format!("in {file}")),
                         if is_torch_private(&attribute) {
                             "a name private to torch is no typo of the job's"
                         } else {
@@ -691,6 +693,21 @@ fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
     (importer != Some("torch")).then_some(missing)
 }
 
+/// The file of the innermost frame outside torch and the import machinery:
+/// where the code that imports a torch name is, when no package's frame is.
+fn importing_file(traceback: &Traceback) -> Option<&str> {
+    traceback
+        .frames()
+        .filter(|frame| {
+            !matches!(
+                crate::explain::frame_package(&frame.file),
+                Some(crate::explain::STDLIB | "importlib" | "torch")
+            )
+        })
+        .last()
+        .map(|frame| frame.file.as_str())
+}
+
 /// Who imports a torch name when no package's frame does.
 const JOB_CODE: &str = "the job's code";
 
@@ -955,6 +972,18 @@ mod tests {
                 found.fix
             );
         }
+        let placed = reading(&job(
+            "from torch._six import inf",
+            "ModuleNotFoundError: No module named 'torch._six'",
+        ))
+        .unwrap();
+        assert!(
+            placed.said.contains("(in /home/me/mae/util/misc.py)"),
+            "{}",
+            placed.said
+        );
+        let unplaced = reading("ModuleNotFoundError: No module named 'torch._six'\n").unwrap();
+        assert!(unplaced.said.contains("(no frame names it)"), "{}", unplaced.said);
         // A public name with no path: a typo reads the same.
         assert!(
             reading(&job(
