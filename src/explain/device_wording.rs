@@ -1,4 +1,6 @@
-//! torch's older words for two tensors on two devices, in today's. Before
+//! torch's older words, in today's: for a CUDA runtime error (THC's `cuda
+//! runtime error (2) : out of memory`, now `CUDA error: out of memory`), and
+//! for two tensors on two devices. Before
 //! 1.6, ATen's argument check said `Expected object of backend CUDA but got
 //! backend CPU for argument #2 'mat2'` (later `device type cuda ... device
 //! type cpu ... in call to _th_mm`): the expected device is the one the
@@ -17,6 +19,13 @@ const OPENING: &str = "Expected object of ";
 /// message as it is. A scalar-type check (`Expected object of scalar type
 /// Float but got scalar type Double`) is no device's and stays.
 pub fn in_current_words(message: &str) -> Cow<'_, str> {
+    match old_cuda_runtime_error(message) {
+        Some(reworded) => Cow::Owned(in_current_words(&reworded).into_owned()),
+        None => old_device_check_reworded(message),
+    }
+}
+
+fn old_device_check_reworded(message: &str) -> Cow<'_, str> {
     match old_device_check(message) {
         Some(check) => Cow::Owned(format!(
             "{}Expected all tensors to be on the same device, but got {} is on {}, different from other tensors on {}{}",
@@ -28,6 +37,19 @@ pub fn in_current_words(message: &str) -> Cow<'_, str> {
         )),
         None => Cow::Borrowed(message),
     }
+}
+
+/// THC's `cuda runtime error (2) : out of memory at .../THCStorage.cu:58`
+/// (torch before 1.0) as today's `CUDA error: out of memory at ...`: the words
+/// after the code are the CUDA runtime's own (cudaGetErrorString), which
+/// today's message quotes the same way.
+fn old_cuda_runtime_error(message: &str) -> Option<String> {
+    const OLD: &str = "cuda runtime error (";
+    let start = message.find(OLD)?;
+    let rest = &message[start + OLD.len()..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let words = rest[digits..].strip_prefix(") : ").filter(|_| digits > 0)?;
+    Some(format!("{}CUDA error: {words}", &message[..start]))
 }
 
 struct OldDeviceCheck<'m> {
@@ -82,6 +104,20 @@ fn device(text: &str) -> Option<(&'static str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// pytorchcycleganandpix2pix193: torch 0.3's THC words for an out-of-memory.
+    #[test]
+    fn thcs_cuda_runtime_error_reads_as_todays_cuda_error() {
+        assert_eq!(
+            in_current_words(
+                "cuda runtime error (2) : out of memory at /opt/conda/conda-bld/pytorch_1513363039688/work/torch/lib/THC/generic/THCStorage.cu:58"
+            ),
+            "CUDA error: out of memory at /opt/conda/conda-bld/pytorch_1513363039688/work/torch/lib/THC/generic/THCStorage.cu:58"
+        );
+        for message in ["cuda runtime error () : x", "a cuda runtime error (2) happened"] {
+            assert_eq!(in_current_words(message), message);
+        }
+    }
 
     #[test]
     fn torch_1_0s_backend_check_names_the_argument_on_the_device_it_got() {

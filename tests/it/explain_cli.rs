@@ -1804,6 +1804,13 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "_pickle.UnpicklingError: Weights only load failed. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted source. Please file an issue with the following so that we can make `weights_only=True` compatible with your use case: WeightsUnpickler error: Unsupported global: GLOBAL argparse.Namespace was not an allowed global by default.\n",
         ),
         (
+            "checkpoint-not-a-pickle",
+            // codeformer106: torch's reader of a legacy checkpoint cut short
+            "Traceback (most recent call last):\n  File \"D:\\env\\lib\\site-packages\\torch\\serialization.py\", line 1020, in _legacy_load\n    typed_storage._storage._set_from_file(\nRuntimeError: unexpected EOF, expected 7538569 more bytes. The file might be corrupted.\n",
+            // A reader of a file of the job's own format that ran out: no checkpoint.
+            "RuntimeError: unexpected EOF while reading the dataset index\n",
+        ),
+        (
             "transformers-too-old-for-model",
             // comfyuiqwenvl3
             "ERROR: The checkpoint you are trying to load has model type `qwen3_vl` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.\n",

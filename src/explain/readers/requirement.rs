@@ -122,7 +122,36 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         .iter()
         .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
         .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok());
+    if let Some(found) = found.as_ref().filter(|found| specifiers.contains(found))
+        && REJECTING.iter().any(|words| lower.contains(words))
+    {
+        return Some(unprinted_bound(&name, &specifier, found));
+    }
     Some(bound_reading(context, &name, &specifier, &specifiers, found.as_ref()))
+}
+
+/// Words with which a library says the version it found will not do.
+const REJECTING: [&str; 3] = ["incompatible", "not compatible", "not supported"];
+
+/// mmsegextension2: `MMCV==2.2.0 is used but incompatible. Please install
+/// mmcv>=2.0.0rc4.` The library rejects the version it found although that
+/// version meets the bound it prints: its check has a bound it does not print
+/// (mmseg's has an upper one). The message is about the copy the run loaded,
+/// so no other copy is in question, whatever this node has installed.
+fn unprinted_bound(name: &str, specifier: &str, found: &Version) -> Reading {
+    Reading {
+        cause: PACKAGE,
+        said: format!(
+            "the message rejects {name} {found} as incompatible, though {found} meets the {name}{specifier} it prints: the library's check has a bound the message leaves out"
+        ),
+        node: Vec::new(),
+        fix: format!(
+            "install a {name} release that the printing library's check accepts (its source or its requirements give both bounds; python -m pip show on that library lists them), or the release of that library made for {name} {found}"
+        ),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    }
 }
 
 /// Whether the sentence holding `start..end` of `lower` is a requiring one: a
@@ -738,6 +767,21 @@ mod tests {
         assert!(pascal[0].settles && pascal[0].stated, "{:?}", pascal[0]);
         // Another TORCH_CHECK is no architecture check.
         assert!(read_alone("RuntimeError: Expected q.is_contiguous() to be true, but got false.").is_empty());
+    }
+
+    /// mmsegextension2: the version found meets the printed bound, yet the
+    /// library calls it incompatible: a bound it does not print, not another copy.
+    #[test]
+    fn a_found_version_rejected_within_its_printed_bound_is_an_unprinted_bound() {
+        let message = "AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4.";
+        let found = &read_alone(message)[0];
+        assert_eq!(found.cause, PACKAGE);
+        assert!(found.stated && found.settles, "{found:?}");
+        assert!(found.said.contains("a bound the message leaves out"), "{}", found.said);
+        // Outside the printed bound, it is the bound as printed.
+        let below =
+            &read_alone("AssertionError: MMCV==1.7.0 is used but incompatible. Please install mmcv>=2.0.0rc4.")[0];
+        assert_eq!(below.fix, "pip install \"mmcv>=2.0.0rc4\"");
     }
 
     #[test]
