@@ -36,6 +36,9 @@ pub enum Signal {
     KnownMessage,
     /// The shell's `Killed` alone on its line: the job got SIGKILL.
     Killed,
+    /// A compiler's or setuptools' error line in a build: `file.cu(86): error: ...`,
+    /// `file.cpp:2:10: fatal error: ...`, `error: command 'gcc' failed with exit status 1`.
+    Build,
     /// One of the above that its printer logged at the warning level
     /// (`[W socket.cpp:464]`, `WARNING:root:`): the job went on past it.
     LoggedWarning,
@@ -54,6 +57,7 @@ impl Signal {
             Signal::Bitsandbytes => "bitsandbytes setup",
             Signal::KnownMessage => "error message",
             Signal::Killed => "killed",
+            Signal::Build => "build error",
             Signal::LoggedWarning => "warning line",
         }
     }
@@ -65,7 +69,12 @@ impl Signal {
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            Signal::Cuda | Signal::DeviceAssertion | Signal::CppException | Signal::KnownMessage | Signal::Killed
+            Signal::Cuda
+                | Signal::DeviceAssertion
+                | Signal::CppException
+                | Signal::KnownMessage
+                | Signal::Killed
+                | Signal::Build
         )
     }
 
@@ -75,7 +84,7 @@ impl Signal {
     }
 }
 
-const ALL: [Signal; 10] = [
+const ALL: [Signal; 11] = [
     Signal::Cuda,
     Signal::DeviceAssertion,
     Signal::CppException,
@@ -85,11 +94,12 @@ const ALL: [Signal; 10] = [
     Signal::Bitsandbytes,
     Signal::KnownMessage,
     Signal::Killed,
+    Signal::Build,
     Signal::LoggedWarning,
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 25] = [
+const TRIGGERS: [(&str, Signal); 28] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -115,6 +125,11 @@ const TRIGGERS: [(&str, Signal); 25] = [
         Signal::TorchCapability,
     ),
     ("CUDA Setup failed despite GPU being available", Signal::Bitsandbytes),
+    // A compiler's error (nvcc's `(86): error: `, gcc's `:3:23: error: ` and
+    // `fatal error: `) and setuptools' report that the compiler failed.
+    (": error: ", Signal::Build),
+    (": fatal error: ", Signal::Build),
+    ("error: command '", Signal::Build),
     ("Killed", Signal::Killed),
     // 137 is 128 + 9: how shells, IDEs, Docker and subprocess report a child SIGKILL ended.
     ("exit code 137", Signal::Killed),

@@ -2112,3 +2112,24 @@ fn a_rule_whose_code_the_traceback_never_reaches_does_not_outrank_the_reading() 
         Some("deepspeed-0-8-1-torch-2-six-import")
     );
 }
+
+/// A failed build is a failure: a compiler's error lines and setuptools'
+/// `error: command ... failed` were read as nothing to explain
+/// (pointtransformer73, droidslam32). One that names torch's C++ API in the
+/// extension's own source is source written for another torch.
+#[test]
+fn a_compilers_error_is_a_failure_and_torchs_api_in_it_names_the_torch_it_was_written_for() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let thc = "running build_ext\nbuilding 'pointops_cuda' extension\nsrc/knnquery/knnquery_cuda.cpp:2:10: fatal error: THC/THC.h: No such file or directory\n    2 | #include <THC/THC.h>\ncompilation terminated.\nerror: command 'x86_64-linux-gnu-gcc' failed with exit status 1\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "thc.log", thc);
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("extension-built-for-other-torch"),
+        "{explanation:#}"
+    );
+    let other = "running build_ext\nsrc/solver.cpp:40:12: fatal error: Eigen/Dense: No such file or directory\ncompilation terminated.\nerror: command '/usr/bin/gcc' failed with exit status 1\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "eigen.log", other);
+    assert_eq!(explanation["outcome"], "unexplained", "{explanation:#}");
+}

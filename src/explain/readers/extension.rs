@@ -693,6 +693,57 @@ fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
     (importer != Some("torch")).then_some(missing)
 }
 
+/// A compiler's error in an extension's own source that names torch's C++ API
+/// (fairmot69's `dcn_v2_cuda.cu(86): error: identifier "THCState_getCurrentStream"
+/// is undefined`, pointtransformer73's `fatal error: THC/THC.h: No such file or
+/// directory`, redet5's `'AT_CHECK' was not declared`, edvr105's `no suitable
+/// constructor exists to convert from "c10::ScalarType" to "at::Type"`): the
+/// source was written against another torch's headers. An error inside torch's
+/// own headers is a compiler's or toolkit's disagreement, not this.
+pub fn read_source_for_other_torch(text: &str) -> Option<Reading> {
+    let line = text.lines().find(|line| {
+        (line.contains(": error: ") || line.contains(": fatal error: "))
+            && !line.contains("/torch/include/")
+            && !line.contains("\\torch\\include\\")
+    })?;
+    let (place, error) = line.split_once(" error: ")?;
+    let in_source = [".cu", ".cpp", ".cc", ".cuh", ".h", ".hpp"]
+        .iter()
+        .any(|extension| place.contains(&format!("{extension}(")) || place.contains(&format!("{extension}:")));
+    if !in_source {
+        return None;
+    }
+    let api = torch_api_named(error)?;
+    Some(Reading {
+        cause: CAUSE,
+        said: format!(
+            "the extension's source does not compile against the installed torch: the compiler's error names torch's C++ API ({api}), which these torch headers lack or define otherwise, so the source was written for another torch"
+        ),
+        node: Vec::new(),
+        fix: "build the extension against the torch release its source was written for (its README or setup.py names it), or take a release of the extension whose source is written for the installed torch (code using THC or AT_CHECK needs one ported to ATen's current API)".to_string(),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The first name of torch's C++ API in a compiler's error: THC's (`THC/THC.h`,
+/// `THCState`, `THCudaCheck`), `AT_CHECK`, or one qualified by `at::`, `c10::` or
+/// `torch::`.
+fn torch_api_named(error: &str) -> Option<&str> {
+    let is_part = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '/' | '.');
+    error
+        .split(|c: char| !is_part(c))
+        .map(|token| token.trim_end_matches(['.', ':']))
+        .find(|token| {
+            token.starts_with("THC")
+                || *token == "AT_CHECK"
+                || ["at::", "c10::", "torch::"]
+                    .iter()
+                    .any(|namespace| token.strip_prefix(namespace).is_some_and(|rest| !rest.is_empty()))
+        })
+}
+
 /// The file of the innermost frame outside torch and the import machinery:
 /// where the code that imports a torch name is, when no package's frame is.
 fn importing_file(traceback: &Traceback) -> Option<&str> {
@@ -933,6 +984,43 @@ mod tests {
         assert!(reading(broken).is_none());
         // Another library's module is not torch's.
         assert!(reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/peft/x.py\", line 1, in <module>\n    from transformers import A\nImportError: cannot import name 'A' from 'transformers'\n").is_none());
+    }
+
+    /// fairmot69, pointtransformer73, redet5, edvr105: a compiler's error in the
+    /// extension's own source naming torch's C++ API; not one inside torch's
+    /// headers, nor one naming none of it.
+    #[test]
+    fn a_compile_error_naming_torchs_api_is_source_written_for_another_torch() {
+        for (line, api) in [
+            (
+                "/x/DCNv2/src/cuda/dcn_v2_cuda.cu(86): error: identifier \"THCState_getCurrentStream\" is undefined",
+                "THCState_getCurrentStream",
+            ),
+            (
+                "src/knnquery/knnquery_cuda.cpp:2:10: fatal error: THC/THC.h: No such file or directory",
+                "THC/THC.h",
+            ),
+            (
+                "src/poly_nms_cuda.cpp:3:23: error: \u{2018}AT_CHECK\u{2019} was not declared in this scope",
+                "AT_CHECK",
+            ),
+            (
+                "src/deform_conv_cuda_kernel.cu(258): error: no suitable constructor exists to convert from \"c10::ScalarType\" to \"at::Type\"",
+                "c10::ScalarType",
+            ),
+        ] {
+            let found = read_source_for_other_torch(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(found.cause, CAUSE);
+            assert!(found.settles, "{found:?}");
+            assert!(found.said.contains(&format!("({api})")), "{}", found.said);
+        }
+        for line in [
+            "/v/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:16:2: error: #error \"You're trying to build PyTorch with a too old version of GCC\"",
+            "src/ops.cpp:12:5: error: 'foo' was not declared in this scope",
+            "train.py: error: the following arguments are required: --config",
+        ] {
+            assert!(read_source_for_other_torch(line).is_none(), "{line}");
+        }
     }
 
     /// mae172, timesformer63, pytracking264, conformer2: the job's own code (or

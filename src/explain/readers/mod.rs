@@ -258,6 +258,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));
     readings.extend(extension::read_cuda_disagreement(&text));
+    readings.extend(extension::read_source_for_other_torch(&text));
     readings.extend(names::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
