@@ -154,8 +154,9 @@ fn unprinted_bound(name: &str, specifier: &str, found: &Version) -> Reading {
     }
 }
 
-/// Whether the sentence holding `start..end` of `lower` is a requiring one: a
-/// version named in one sentence is not required by a word of another
+/// Whether the sentence holding `start..end` of `lower` is a requiring one
+/// (every reader of a bound in words asks it): a version named in one
+/// sentence is not required by a word of another
 /// (midas245, a report's prose: "would be gone with timm==0.6.7. I wonder
 /// if there is any plan to support the newest timm").
 fn requiring_sentence(lower: &str, start: usize, end: usize) -> bool {
@@ -249,7 +250,7 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
     let before = text[..at].trim_end();
     let version_start = before.rfind(' ')? + 1;
     let version = text::version_at(&before[version_start..])?;
-    if version_start + version.len() != before.len() {
+    if version_start + version.len() != before.len() || !requiring_sentence(&lower, version_start, at) {
         return None;
     }
     let name = text::name_before(before[..version_start].trim_end())?;
@@ -747,6 +748,9 @@ mod tests {
         // The same words in one sentence are a requirement.
         let asked = "This error is gone with timm==0.6.7, which the model needs.";
         assert_eq!(read_alone(asked)[0].cause, PACKAGE);
+        // A bound in words is read by the same rule.
+        assert!(read_alone("It runs with numpy 1.24 or newer on my machine. Please help.").is_empty());
+        assert_eq!(read_alone("This model requires numpy 1.24 or newer.")[0].cause, PACKAGE);
     }
 
     #[test]
