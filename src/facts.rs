@@ -22,6 +22,7 @@ use crate::snapshot::frameworks::{Build, TorchBuild};
 use crate::snapshot::nvidia::Gpu;
 use crate::snapshot::packages::Package;
 
+#[derive(Clone)]
 pub struct Facts<'a> {
     pub snapshot: &'a Snapshot,
     /// Installed distributions by PEP 503-normalized name: the copy Python imports.
@@ -48,6 +49,9 @@ pub struct Facts<'a> {
     /// What the smoke test saw, when it ran before the checks: the live answer
     /// that outranks a table.
     pub live: Option<LiveRun>,
+    /// Distributions (normalized names) whose copy here is not the one a log
+    /// ran, each with the fact that shows it (see [`Facts::for_a_log_that_ran_other_copies`]).
+    pub other_copies: BTreeMap<String, String>,
 }
 
 /// The smoke test's answers the checks read (`smoke::live_run` makes it).
@@ -59,6 +63,7 @@ pub struct LiveRun {
     pub arch_list: Option<String>,
 }
 
+#[derive(Clone)]
 pub struct VisibleGpu<'a> {
     pub ordinal: u32,
     pub gpu: &'a Gpu,
@@ -129,7 +134,28 @@ impl<'a> Facts<'a> {
             gpus: visible_gpus(snapshot),
             configs,
             live: None,
+            other_copies: BTreeMap::new(),
         }
+    }
+
+    /// These facts as they speak for a log that ran other copies of some
+    /// distributions than this node's (`name` to the fact that shows it): a
+    /// job started with `PYTHONPATH`, a project's bundled copy of a library,
+    /// a user site. Those distributions are left out, so that no version of
+    /// this node's copy confirms or rules out a cause; and, unlike a package
+    /// that is not installed, their absence is no fact either
+    /// ([`Facts::other_copy`]).
+    pub fn for_a_log_that_ran_other_copies(&self, other_copies: BTreeMap<String, String>) -> Facts<'a> {
+        let mut facts = self.clone();
+        facts.packages.retain(|name, _| !other_copies.contains_key(*name));
+        facts.other_copies = other_copies;
+        facts
+    }
+
+    /// Why this node's copy of a distribution is not the one the log ran,
+    /// where it is not.
+    pub fn other_copy(&self, name: &str) -> Option<&str> {
+        self.other_copies.get(normalize(name).as_str()).map(String::as_str)
     }
 
     /// The installed version of a distribution, by any spelling of its name.

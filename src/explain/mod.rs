@@ -6,6 +6,7 @@
 //! explained; the last one in the log wins a tie, since that is the one that
 //! ended the job.
 
+mod copies;
 mod device_wording;
 pub mod encoding;
 pub mod log;
@@ -113,7 +114,8 @@ pub struct FrameFact {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PackageFact {
     pub name: String,
-    /// Its version on this node; absent when not installed here.
+    /// Its version on this node; absent when not installed here, or when the
+    /// log ran another copy than this node's, or on another node.
     pub version: Option<String>,
 }
 
@@ -397,7 +399,8 @@ pub fn explain<'r, R: BufRead + 'r>(
                 .map(|best| best.id.clone()),
         })
         .collect();
-    let node_facts = (!judge.speaks_for(&traceback)).then(|| {
+    let (speaks_for, same_environment) = (judge.speaks_for(&traceback), judge.runs_here(&traceback));
+    let node_facts = (!speaks_for).then(|| {
         format!(
             "the log's libraries ran from a site-packages that is not this node's Python ({}): this node's facts neither confirm nor rule out any cause ({})",
             facts.snapshot.python.executable.display(),
@@ -411,7 +414,7 @@ pub fn explain<'r, R: BufRead + 'r>(
         bytes_read,
         tracebacks_found,
         outcome,
-        traceback: Some(describe(traceback, facts)),
+        traceback: Some(describe(traceback, facts, speaks_for, same_environment)),
         candidates: kept,
         to_decide,
         node_facts,
@@ -578,7 +581,10 @@ fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<Str
     wanted
 }
 
-fn describe(traceback: Traceback, facts: &Facts) -> Explained {
+/// `speaks_for` and `same_environment` as the judge found them: the version
+/// shown for a package is this node's only where it is the copy the log ran.
+fn describe(traceback: Traceback, facts: &Facts, speaks_for: bool, same_environment: bool) -> Explained {
+    let other_copies = copies::other_copies(&traceback, facts, same_environment);
     let frames: Vec<FrameFact> = traceback
         .frames()
         .map(|frame| FrameFact {
@@ -593,8 +599,10 @@ fn describe(traceback: Traceback, facts: &Facts) -> Explained {
         if name == STDLIB || packages.iter().any(|known| known.name == name) {
             continue;
         }
+        let distribution = distribution_of(name);
         let version = facts
-            .package_version(&distribution_of(name))
+            .package_version(&distribution)
+            .filter(|_| speaks_for && !other_copies.contains_key(&crate::packaging::normalize_name(&distribution)))
             .map(|version| version.to_string());
         packages.push(PackageFact {
             name: name.to_string(),
@@ -623,10 +631,10 @@ fn describe(traceback: Traceback, facts: &Facts) -> Explained {
 
 /// The directories installed distributions live in, as they appear in a path:
 /// a log from Windows writes them with backslashes.
-const INSTALLED_DIRS: [&str; 4] = ["site-packages/", "dist-packages/", "site-packages\\", "dist-packages\\"];
+pub(crate) const INSTALLED_DIRS: [&str; 4] = ["site-packages/", "dist-packages/", "site-packages\\", "dist-packages\\"];
 
 /// Whether a frame's file belongs to an installed distribution.
-fn is_installed_code(file: &str) -> bool {
+pub(crate) fn is_installed_code(file: &str) -> bool {
     INSTALLED_DIRS.iter().any(|dir| file.contains(dir))
 }
 

@@ -323,6 +323,12 @@ impl<'m, 'f> Judge<'m, 'f> {
         // container's /usr/local/lib/python3.x/dist-packages.
         let same_environment = self.runs_here(traceback);
         let facts = self.facts.filter(|_| self.speaks_for(traceback));
+        // A package the log ran from another copy is not this node's to judge.
+        let narrowed = facts
+            .map(|facts| (facts, super::copies::other_copies(traceback, facts, same_environment)))
+            .filter(|(_, other_copies)| !other_copies.is_empty())
+            .map(|(facts, other_copies)| facts.for_a_log_that_ran_other_copies(other_copies));
+        let facts = narrowed.as_ref().or(facts);
         let packages: Vec<String> = traceback
             .frames()
             .filter_map(|frame| super::frame_package(&frame.file))

@@ -151,6 +151,10 @@ fn matches<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Option<Matched<'f, 'a>>
 fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
     let mut judged = Vec::new();
     for (name, condition) in &when.packages {
+        if let Some(other_copy) = facts.other_copy(name) {
+            judged.push(unsettled(Condition::Package(name.clone()), other_copy.to_string()));
+            continue;
+        }
         let installed = facts.is_installed(name);
         let presence = if installed { "installed" } else { "not installed" };
         let (holds, fact) = match (condition, facts.package_version(name)) {

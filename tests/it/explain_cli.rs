@@ -1552,7 +1552,8 @@ fn the_recorded_h100_failures_are_named_on_the_node_they_happened_on() {
         assert_eq!(first_id(&explanation), Some(expected), "{log}");
         assert_eq!(code, 0, "{log}");
     }
-    // The `log` import is gone from DeepSpeed 0.14.1 on: the node the log did not run on says so.
+    // The same log judged with the node's DeepSpeed 0.14.2 in /tmp/ds142: the log ran the copy in
+    // /tmp/ds140, so the node's version neither rules the 0.14.0 cause out nor confirms it.
     let (explanation, _) = parsed(
         &explain(
             cache.path(),
@@ -1563,7 +1564,67 @@ fn the_recorded_h100_failures_are_named_on_the_node_they_happened_on() {
         .assert(),
     );
     let rule = candidate(&explanation, "deepspeed-0-14-0-torch-elastic-log-import").unwrap();
-    assert_eq!(rule["confidence"], "ruled-out", "{explanation:#}");
+    assert_ne!(rule["confidence"], "ruled-out", "{explanation:#}");
+    assert!(
+        rule["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|evidence| evidence["holds"].is_null()
+                && evidence["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("runs deepspeed from /tmp/ds140")),
+        "{rule:#}"
+    );
+}
+
+/// The ZeRO-3 failure a lent H200 made with DeepSpeed 0.14.2 on `PYTHONPATH`
+/// (`tests/fixtures/device-h200-2026-12-04-105061c/`), explained with the
+/// recorded H100's Snapshot, whose DeepSpeed is at `version` in `location`.
+fn explain_device_zero3_log(cache: &Path, dir: &Path, version: &str, location: &str) -> Value {
+    let mut snapshot = h100_snapshot();
+    for package in snapshot["packages"].as_array_mut().unwrap() {
+        if package["name"] == "deepspeed" {
+            package["version"] = version.into();
+            package["location"] = location.into();
+        }
+    }
+    let written = dir.join(format!("h100-deepspeed-{version}.json"));
+    std::fs::write(&written, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/device-h200-2026-12-04-105061c/explain/train-0.14.2.log");
+    parsed(&explain(cache, &log, &written, &["--format", "json"]).assert()).0
+}
+
+/// A node's version of a package speaks for a log only where the log ran that
+/// copy: the same node, its DeepSpeed since replaced by 0.14.0 in another
+/// directory, neither confirms nor rules out what 0.14.2 did.
+#[test]
+fn a_package_the_log_ran_from_another_copy_is_not_judged_by_this_nodes_version() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let made_it = explain_device_zero3_log(cache.path(), dir.path(), "0.14.2", "/tmp/seed-ds0.14.2");
+    assert_eq!(first_id(&made_it), Some(DEEPSPEED_RULE), "{made_it:#}");
+    assert_eq!(made_it["candidates"][0]["confidence"], "near-certain", "{made_it:#}");
+
+    let repaired = explain_device_zero3_log(cache.path(), dir.path(), "0.14.0", "/tmp/seed-ds0.14.0");
+    assert_eq!(first_id(&repaired), Some(DEEPSPEED_RULE), "{repaired:#}");
+    let rule = &repaired["candidates"][0];
+    assert_eq!(rule["confidence"], "likely", "{rule:#}");
+    let evidence = rule["evidence"].as_array().unwrap();
+    assert!(
+        evidence.iter().any(|evidence| evidence["holds"].is_null()
+            && evidence["text"]
+                .as_str()
+                .unwrap()
+                .contains("runs deepspeed from /tmp/seed-ds0.14.2, not from this node's deepspeed 0.14.0")),
+        "{rule:#}"
+    );
+    assert!(
+        !evidence.iter().any(|evidence| evidence["holds"] == false),
+        "nothing rules it out: {rule:#}"
+    );
 }
 
 /// A label out of range with accelerate's dispatch hooks in the frames, on a

@@ -289,7 +289,7 @@ fn installed_against(
     absence_is_a_fact: bool,
 ) -> (Option<bool>, String) {
     match facts.package_version(name) {
-        None => absent(name, absence_is_a_fact),
+        None => absent(facts, name, absence_is_a_fact),
         Some(version) if specifiers.contains(&version) => (
             Some(false),
             format!(
@@ -303,9 +303,12 @@ fn installed_against(
     }
 }
 
-/// A package the node lacks: a fact of the run only when the log ran from this environment.
-fn absent(name: &str, absence_is_a_fact: bool) -> (Option<bool>, String) {
-    if absence_is_a_fact {
+/// A package the node lacks: a fact of the run only when the log ran from
+/// this environment, and ran no other copy of it.
+fn absent(facts: &Facts, name: &str, absence_is_a_fact: bool) -> (Option<bool>, String) {
+    if let Some(other_copy) = facts.other_copy(name) {
+        (None, other_copy.to_string())
+    } else if absence_is_a_fact {
         (
             Some(true),
             format!("{name} is not installed in the environment the log ran from"),
@@ -349,7 +352,7 @@ fn package_absent(text: &str, context: Context) -> Option<Reading> {
             .facts
             .is_some_and(|facts| facts.package_version(&name).is_some());
     let node = context.facts.map(|facts| match facts.package_version(&name) {
-        None => absent(&name, context.absence_is_a_fact),
+        None => absent(facts, &name, context.absence_is_a_fact),
         Some(version) => (
             Some(false),
             format!("{name} {version} is installed here: the run used another environment, or an older copy without what is needed"),
