@@ -568,7 +568,14 @@ fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<Str
         .map(|raised| raised.message.to_lowercase())
         .collect::<Vec<_>>()
         .join("\n");
-    if traceback.frames().next().is_none() {
+    let crashed = traceback
+        .messages()
+        .any(|raised| signals::Signal::from_label(&raised.exception) == Some(signals::Signal::Crashed));
+    if crashed {
+        // A crash has no traceback to ask for: the stack at the crash and the
+        // kernel's line about it are where its cause shows.
+        add("where the process crashed: rerun with PYTHONFAULTHANDLER=1 (or `python -X faulthandler`) to print the Python stack of every thread at the crash, and read `sudo dmesg | tail` for the kernel's line, which names the library the fault was in; a library loaded for the wrong CPU (Illegal instruction) or a driver library missing or mismatched (a warning earlier in the log) are common causes".to_string());
+    } else if traceback.frames().next().is_none() {
         add("the whole traceback, not only its last line: pass the full log (`python train.py 2>&1 | tee train.log`, then `envdoctor explain train.log`)".to_string());
     }
     if message.contains("device-side assert") || message.contains("cuda kernel errors might be asynchronously reported")

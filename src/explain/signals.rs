@@ -36,6 +36,12 @@ pub enum Signal {
     KnownMessage,
     /// The shell's `Killed` alone on its line: the job got SIGKILL.
     Killed,
+    /// The process died of a fatal signal of its own making, as the shell,
+    /// Python's faulthandler or a launcher reports it: `Segmentation fault
+    /// (core dumped)`, `Bus error`, `Illegal instruction`, `Abort trap: 6`,
+    /// `Signal 11 (SIGSEGV) received by PID`. No Python exception follows, so
+    /// without it a log that ends in a crash reads as one that went well.
+    Crashed,
     /// A compiler's or setuptools' error line in a build: `file.cu(86): error: ...`,
     /// `file.cpp:2:10: fatal error: ...`, `error: command 'gcc' failed with exit status 1`.
     Build,
@@ -57,6 +63,7 @@ impl Signal {
             Signal::Bitsandbytes => "bitsandbytes setup",
             Signal::KnownMessage => "error message",
             Signal::Killed => "killed",
+            Signal::Crashed => "crash",
             Signal::Build => "build error",
             Signal::LoggedWarning => "warning line",
         }
@@ -74,6 +81,7 @@ impl Signal {
                 | Signal::CppException
                 | Signal::KnownMessage
                 | Signal::Killed
+                | Signal::Crashed
                 | Signal::Build
         )
     }
@@ -84,7 +92,7 @@ impl Signal {
     }
 }
 
-const ALL: [Signal; 11] = [
+const ALL: [Signal; 12] = [
     Signal::Cuda,
     Signal::DeviceAssertion,
     Signal::CppException,
@@ -94,12 +102,13 @@ const ALL: [Signal; 11] = [
     Signal::Bitsandbytes,
     Signal::KnownMessage,
     Signal::Killed,
+    Signal::Crashed,
     Signal::Build,
     Signal::LoggedWarning,
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 28] = [
+const TRIGGERS: [(&str, Signal); 39] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -136,6 +145,22 @@ const TRIGGERS: [(&str, Signal); 28] = [
     ("exit status 137", Signal::Killed),
     ("exited with code 137", Signal::Killed),
     ("signal 9: SIGKILL", Signal::Killed),
+    // The shell's words for the signals a process raises on itself (bash's
+    // strsignal), `(core dumped)` after any of them, macOS's `Abort trap: 6`,
+    // and the signal names launchers print (torchrun's `Signal 11 (SIGSEGV)
+    // received by PID`). CUDA's own "an illegal instruction was encountered"
+    // is lowercase, and its `CUDA error: ` line comes first.
+    ("Segmentation fault", Signal::Crashed),
+    ("Bus error", Signal::Crashed),
+    ("Illegal instruction", Signal::Crashed),
+    ("Floating point exception", Signal::Crashed),
+    ("core dumped", Signal::Crashed),
+    ("Abort trap", Signal::Crashed),
+    ("SIGSEGV", Signal::Crashed),
+    ("SIGBUS", Signal::Crashed),
+    ("SIGILL", Signal::Crashed),
+    ("SIGFPE", Signal::Crashed),
+    ("SIGABRT", Signal::Crashed),
 ];
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,
@@ -495,6 +520,30 @@ mod tests {
         ] {
             assert!(!may_be_signal(line), "{line}");
         }
+    }
+
+    #[test]
+    fn a_process_that_died_of_its_own_fatal_signal_is_a_crash() {
+        for line in [
+            // taichinerfs94, nanocamera7, spleeter271 (macOS), a torchrun rank, faulthandler.
+            "./scripts/train.sh: line 11: 2179169 Bus error               (core dumped) python3 train.py",
+            "Illegal instruction (core dumped)",
+            "Abort trap: 6",
+            "Signal 11 (SIGSEGV) received by PID 4242",
+            "Fatal Python error: Segmentation fault",
+            "munmap_chunk(): invalid pointer\nAborted (core dumped)",
+        ] {
+            let (label, _) = message(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(label, "crash", "{line}");
+        }
+        // CUDA's own words are CUDA's error; a logger's INFO line quoting a crash is none.
+        assert_eq!(
+            message("RuntimeError: CUDA error: an illegal instruction was encountered")
+                .unwrap()
+                .0,
+            "CUDA error"
+        );
+        assert!(message("NCCL INFO Bootstrap: caught SIGSEGV handler installed").is_none());
     }
 
     #[test]

@@ -561,6 +561,32 @@ fn the_text_report_names_the_rule_its_confidence_the_fix_and_a_reference_and_o_w
     assert_eq!(left, ["explain.txt"]);
 }
 
+/// A job that died of a signal of its own (taichinerfs94: `Bus error (core
+/// dumped)` after Taichi fell back to the CPU) is a failure, not a log that
+/// went well, and what would decide it is the stack at the crash.
+#[test]
+fn a_log_that_ends_in_a_crash_is_a_failure_that_asks_for_the_stack_at_the_crash() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, code) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "train.log",
+        "Loading 161 train images ...\n./scripts/train.sh: line 11: 2179169 Bus error               (core dumped) python3 train.py --batch_size 4096\n",
+    );
+    assert_ne!(explanation["outcome"], "no_error", "{explanation:#}");
+    assert_eq!(explanation["traceback"]["exception"], "crash", "{explanation:#}");
+    assert_ne!(code, 0, "{explanation:#}");
+    assert!(
+        explanation["to_decide"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|line| line.as_str().unwrap().contains("PYTHONFAULTHANDLER=1")),
+        "{explanation:#}"
+    );
+}
+
 #[test]
 fn a_log_piped_on_standard_input_is_explained_as_the_file_is() {
     let cache = tempfile::tempdir().unwrap();

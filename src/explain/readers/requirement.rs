@@ -76,6 +76,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
             package_bound(text, context)
                 .or_else(|| version_in_words(text, context))
                 .or_else(|| version_or_beyond(text, context))
+                .or_else(|| version_rejected_in_words(text, context))
                 .or_else(|| package_absent(text, context)),
         );
     }
@@ -160,6 +161,13 @@ fn unprinted_bound(name: &str, specifier: &str, found: &Version) -> Reading {
 /// (midas245, a report's prose: "would be gone with timm==0.6.7. I wonder
 /// if there is any plan to support the newest timm").
 fn requiring_sentence(lower: &str, start: usize, end: usize) -> bool {
+    let (from, to) = sentence_bounds(lower, start, end);
+    REQUIRING.iter().any(|word| lower[from..to].contains(word))
+}
+
+/// Where the sentence holding `start..end` of `lower` begins and ends: at a
+/// line break, `!`, `?`, or a full stop before white space (not a version's dot).
+fn sentence_bounds(lower: &str, start: usize, end: usize) -> (usize, usize) {
     let ends_sentence = |at: usize, c: char| {
         matches!(c, '\n' | '!' | '?') || (c == '.' && lower[at + 1..].starts_with(char::is_whitespace))
     };
@@ -172,7 +180,7 @@ fn requiring_sentence(lower: &str, start: usize, end: usize) -> bool {
         .char_indices()
         .find(|&(at, c)| ends_sentence(end + at, c))
         .map_or(lower.len(), |(at, _)| end + at);
-    REQUIRING.iter().any(|word| lower[from..to].contains(word))
+    (from, to)
 }
 
 /// The reading of a bound a message states on a package, and the version it
@@ -275,6 +283,72 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
         &specifiers,
         None,
     ))
+}
+
+/// A library's words for a release of a package it cannot use, without a
+/// number (transformers' bitsandbytes check: `You have a version of
+/// \`bitsandbytes\` that is not compatible with 8bit inference and training
+/// make sure you have the latest version of \`bitsandbytes\` installed`): the
+/// installed release is too old for it, and a newer one is the bound.
+fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
+    const VERSION_OF: &str = "version of ";
+    const TOO_OLD: [&str; 5] = ["not compatible", "incompatible", "not supported", "too old", "outdated"];
+    const NEWER: [&str; 4] = ["latest", "newer", "more recent", "recent"];
+    // `the latest version of the driver`: what follows names no package.
+    const DETERMINERS: [&str; 8] = ["the", "a", "an", "your", "this", "that", "its", "our"];
+    let lower = text.to_ascii_lowercase();
+    let (name, start, end) = lower.match_indices(VERSION_OF).find_map(|(at, _)| {
+        let after = at + VERSION_OF.len();
+        let token = text[after..]
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | ':' | ';' | '(' | ')'))
+            .next()?;
+        let name = token.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | '.'));
+        let known = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str())
+            && !DETERMINERS.contains(&name.to_ascii_lowercase().as_str())
+            && !text::is_prose_word(name);
+        known.then_some((name, at, after + token.len()))
+    })?;
+    // The release it names is rejected in its own sentence, or a newer one asked for.
+    let (from, to) = sentence_bounds(&lower, start, end);
+    let sentence = &lower[from..to];
+    let before = lower[from..start].trim_end();
+    let rejected = TOO_OLD.iter().any(|words| sentence.contains(words));
+    let newer_asked = NEWER.iter().any(|word| before.ends_with(word)) && requiring_sentence(&lower, start, end);
+    if !rejected && !newer_asked {
+        return None;
+    }
+    let name = normalize_name(name);
+    let installed = context.facts.and_then(|facts| facts.package_version(&name));
+    let node = context.facts.map(|facts| match installed {
+        Some(version) => (
+            None,
+            format!("{name} {version} is installed here; the message names no release that would do, so its changelog, or the latest release, is what to compare"),
+        ),
+        None => absent(facts, &name, context.absence_is_a_fact),
+    });
+    // The release it rejects is the one the job imported, which may be a
+    // copy ahead of the installed one on sys.path (llmadapters39: a project's
+    // bundled peft before the peft installed).
+    let which_copy = (
+        None,
+        format!(
+            "which {name} the job imports: python -c \"import importlib.metadata as m, {import}; print(m.version('{name}'), {import}.__file__)\" where it runs; an upgrade does not reach a copy imported ahead of the installed one",
+            import = name.replace('-', "_")
+        ),
+    );
+    Some(Reading {
+        cause: PACKAGE,
+        said: format!("the message says the {name} installed is a release it cannot use, and asks for a newer one"),
+        node: node.into_iter().chain([which_copy]).collect(),
+        fix: format!("python -m pip install --upgrade \"{name}\""),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
 }
 
 const IS_VERSION: &str = " is version ";
@@ -744,6 +818,36 @@ mod tests {
 
     /// midas245: a report's prose names the version that works in one
     /// sentence and asks for support in the next: no library stated it.
+    #[test]
+    fn a_release_rejected_in_words_asks_for_a_newer_one() {
+        // fastwhisperfinetuning15: transformers' check of bitsandbytes.
+        let found = &read_alone(
+            "ValueError: You have a version of `bitsandbytes` that is not compatible with 8bit inference and training make sure you have the latest version of `bitsandbytes` installed",
+        )[0];
+        assert_eq!(found.cause, PACKAGE);
+        assert!(found.stated && found.settles, "{found:?}");
+        assert_eq!(found.fix, "python -m pip install --upgrade \"bitsandbytes\"");
+        assert!(
+            read_alone("Please install the latest version of accelerate to use this feature.")[0]
+                .fix
+                .contains("\"accelerate\"")
+        );
+        // Not a package: the platform's parts, prose, and versions named in passing.
+        for text in [
+            "RuntimeError: The NVIDIA driver on your system is too old. Please update to the latest version of the driver.",
+            "This version of CUDA is not supported.",
+            "I tried the latest version of transformers yesterday and it worked.",
+            "The latest version of numpy is 2.1.",
+        ] {
+            assert!(
+                read_alone(text)
+                    .iter()
+                    .all(|reading| !reading.said.contains("cannot use")),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn a_version_is_required_only_by_a_word_of_its_own_sentence() {
         let prose = "I found that this error only happened with timm=0.9.7 and would be gone with timm==0.6.7. I wonder if there is any plan to support the newest timm.";
