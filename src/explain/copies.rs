@@ -29,24 +29,29 @@ use super::{INSTALLED_DIRS, STDLIB, distribution_of, frame_package};
 /// it stands for. A copy outside any site-packages (a `PYTHONPATH` directory,
 /// a project's own tree) is another copy wherever this node's is elsewhere.
 pub fn other_copies(traceback: &Traceback, facts: &Facts, same_environment: bool) -> BTreeMap<String, String> {
-    let mut roots: BTreeMap<String, (&Package, Vec<String>)> = BTreeMap::new();
+    // Each distribution's copies the frames ran, and whether one was in a
+    // site-packages this node cannot place.
+    let mut roots: BTreeMap<String, (&Package, Vec<String>, bool)> = BTreeMap::new();
     for frame in traceback.frames() {
         let file = frame.file.replace('\\', "/");
         let Some((package, root)) = copy_ran(&file, facts) else {
             continue;
         };
-        if !same_environment && super::is_installed_code(&file) {
-            continue;
-        }
         let entry = roots
             .entry(package.normalized_name.clone())
-            .or_insert_with(|| (package, Vec::new()));
-        if !entry.1.contains(&root) {
+            .or_insert_with(|| (package, Vec::new(), false));
+        // A frame in a site-packages this node cannot place (a replayed
+        // Snapshot's) may be the copy the node stands for: nothing is decided.
+        if !same_environment && super::is_installed_code(&file) {
+            entry.2 = true;
+        } else if !entry.1.contains(&root) {
             entry.1.push(root);
         }
     }
     roots
         .into_iter()
+        .filter(|(_, (_, _, unplaced))| !unplaced)
+        .map(|(name, (package, roots, _))| (name, (package, roots)))
         .filter(|(_, (package, roots))| !roots.iter().any(|root| is_this_nodes_copy(package, root)))
         .filter_map(|(name, (package, roots))| Some((name, other_copy_fact(package, roots.first()?))))
         .collect()
@@ -90,8 +95,32 @@ fn copy_outside_site_packages<'f>(file: &str, facts: &Facts<'f>) -> Option<(&'f 
     let deepest = directories
         .iter()
         .rposition(|part| package_of(part).is_some_and(|other| other.normalized_name == package.normalized_name))?;
+    // A clone of a library's repository runs its examples and scripts from
+    // beside the package, not from it (`diffusers/examples/dreambooth/train.py`).
+    if parts
+        .get(deepest + 1)
+        .is_some_and(|next| REPOSITORY_FOLDERS.contains(&next.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
     Some((package, parts[..deepest].join("/")))
 }
+
+/// Folders a library's repository holds beside its package: code there is
+/// the job's, run from a clone, not the package's.
+const REPOSITORY_FOLDERS: [&str; 11] = [
+    "examples",
+    "example",
+    "scripts",
+    "tools",
+    "tests",
+    "test",
+    "docs",
+    "benchmarks",
+    "notebooks",
+    "demo",
+    "demos",
+];
 
 /// Whether `root` is where this node's copy was found (its `sys.path`
 /// entry), or the root of a copy within an editable install's project.
@@ -213,6 +242,20 @@ mod tests {
     fn a_source_checkout_on_pythonpath_is_named_by_the_directory_its_package_is_in() {
         let found = other_copies_of(&node(SITE, None), &zero3_from("/home/u/DeepSpeed"), true);
         assert!(found[0].contains("runs deepspeed from /home/u/DeepSpeed,"), "{found:?}");
+    }
+
+    #[test]
+    fn a_script_run_from_a_clone_of_the_librarys_repository_is_no_copy_of_it() {
+        let log = "Traceback (most recent call last):\n  File \"/content/deepspeed/examples/train.py\", line 9, in <module>\n    main()\nKeyError: 'model'\n";
+        let traceback = parse(log).pop().unwrap();
+        assert!(other_copies_of(&node(SITE, None), &traceback, true).is_empty());
+    }
+
+    #[test]
+    fn a_copy_also_run_from_a_site_packages_this_node_cannot_place_is_not_decided() {
+        let log = "Traceback (most recent call last):\n  File \"/home/u/proj/deepspeed/patch.py\", line 9, in <module>\n    init()\n  File \"/home/u/env/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 2, in init\n    x()\nRuntimeError: boom\n";
+        let traceback = parse(log).pop().unwrap();
+        assert!(other_copies_of(&node(SITE, None), &traceback, false).is_empty());
     }
 
     #[test]
