@@ -587,6 +587,36 @@ fn a_log_that_ends_in_a_crash_is_a_failure_that_asks_for_the_stack_at_the_crash(
     );
 }
 
+/// Two wordings found on held-out batch AF: torch before 1.0's for a cut
+/// checkpoint (facealignment34) and ONNX Runtime's for a provider DLL Windows
+/// would not load (stablediffusionwebuirembg12); and their near misses.
+#[test]
+fn an_older_torchs_cut_checkpoint_and_onnx_runtimes_dll_failure_are_named_by_their_words() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (log, expected) in [
+        (
+            "Traceback (most recent call last):\n  File \"/home/u/anaconda2/lib/python2.7/site-packages/torch/serialization.py\", line 418, in _load\n    deserialized_objects[key]._set_from_file(f, offset)\nRuntimeError: unexpected EOF. The file might be corrupted.\n",
+            Some("checkpoint-not-a-pickle"),
+        ),
+        (
+            "RuntimeError: D:\\a\\_work\\1\\s\\onnxruntime\\core\\session\\provider_bridge_ort.cc:1069 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" when trying to load \"D:\\sd\\venv\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_tensorrt.dll\"\n",
+            Some("shared-library-missing"),
+        ),
+        (
+            "  File \"train.py\", line 3\nSyntaxError: unexpected EOF while parsing\n",
+            None,
+        ),
+        (
+            "RuntimeError: LoadLibrary failed with error 5 when trying to load \"C:\\x\\y.dll\"\n",
+            None,
+        ),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", log);
+        assert_eq!(first_id(&explanation), expected, "{log}: {explanation:#}");
+    }
+}
+
 #[test]
 fn a_log_piped_on_standard_input_is_explained_as_the_file_is() {
     let cache = tempfile::tempdir().unwrap();
