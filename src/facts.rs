@@ -148,6 +148,13 @@ impl<'a> Facts<'a> {
     pub fn for_a_log_that_ran_other_copies(&self, other_copies: BTreeMap<String, String>) -> Facts<'a> {
         let mut facts = self.clone();
         facts.packages.retain(|name, _| !other_copies.contains_key(*name));
+        // The torch build (its CUDA, its kernels, what the smoke test saw of
+        // it) is the node's copy's too.
+        if other_copies.contains_key("torch") {
+            facts.torch = None;
+            facts.torch_cuda = None;
+            facts.live = None;
+        }
         facts.other_copies = other_copies;
         facts
     }

@@ -19,9 +19,10 @@ use super::traceback::Traceback;
 use super::{INSTALLED_DIRS, STDLIB, distribution_of, frame_package};
 
 /// For each distribution the traceback runs from another copy than this
-/// node's, the fact that shows it, keyed by its normalized name. A
-/// distribution some frame runs from this node's copy is not listed: that
-/// copy is at least one the log ran.
+/// node's, the fact that shows it, keyed by its normalized name. The files
+/// that show a copy are the frames' and the one an import error says it
+/// found the module in. A distribution some such file has in this node's copy
+/// is not listed: that copy is at least one the log ran.
 ///
 /// A copy in a site-packages is compared only where the log ran in this
 /// environment (`same_environment`): a replayed Snapshot of the reporter's
@@ -32,8 +33,13 @@ pub fn other_copies(traceback: &Traceback, facts: &Facts, same_environment: bool
     // Each distribution's copies the frames ran, and whether one was in a
     // site-packages this node cannot place.
     let mut roots: BTreeMap<String, (&Package, Vec<String>, bool)> = BTreeMap::new();
-    for frame in traceback.frames() {
-        let file = frame.file.replace('\\', "/");
+    let files = traceback.frames().map(|frame| frame.file.as_str()).chain(
+        traceback
+            .messages()
+            .filter_map(|raised| super::readers::import_found_in(&raised.message)),
+    );
+    for file in files {
+        let file = file.replace('\\', "/");
         let Some((package, root)) = copy_ran(&file, facts) else {
             continue;
         };
@@ -256,6 +262,16 @@ mod tests {
         let log = "Traceback (most recent call last):\n  File \"/home/u/proj/deepspeed/patch.py\", line 9, in <module>\n    init()\n  File \"/home/u/env/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 2, in init\n    x()\nRuntimeError: boom\n";
         let traceback = parse(log).pop().unwrap();
         assert!(other_copies_of(&node(SITE, None), &traceback, false).is_empty());
+    }
+
+    /// mimicgen37: the module an import error names was found in a checkout,
+    /// not in this node's copy.
+    #[test]
+    fn the_file_an_import_error_found_the_module_in_shows_the_copy() {
+        let log = "Traceback (most recent call last):\n  File \"/home/u/job/train.py\", line 9, in <module>\n    from deepspeed.ops import adam_v9\nImportError: cannot import name 'adam_v9' from 'deepspeed.ops' (/home/u/DeepSpeed/deepspeed/ops/__init__.py)\n";
+        let traceback = parse(log).pop().unwrap();
+        let found = other_copies_of(&node(SITE, None), &traceback, false);
+        assert!(found[0].contains("runs deepspeed from /home/u/DeepSpeed,"), "{found:?}");
     }
 
     #[test]

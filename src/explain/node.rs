@@ -17,6 +17,10 @@ use crate::matrix::confirmable::{
     NOT_CUDA, ROW_REMAP_FAILED, SHM_SMALL,
 };
 
+/// The findings judged with the node's torch build: its kernels, whether it
+/// is a CUDA build, and its CUDA against the driver.
+const OF_THE_TORCH_BUILD: [&str; 3] = [ARCH_MISSING, NOT_CUDA, DRIVER_TOO_OLD];
+
 /// GPU memory in use while no job runs, above which another process holds it:
 /// a CUDA context alone takes a few hundred MiB.
 const MEMORY_HELD_MIB: u64 = 1024;
@@ -76,6 +80,12 @@ impl NodeTests {
         let same_environment = run.same_environment;
         if ids.is_empty() {
             return None;
+        }
+        // The findings were judged with this node's torch build; the log ran another copy.
+        if let Some(other_copy) = facts.other_copy("torch")
+            && ids.iter().any(|id| OF_THE_TORCH_BUILD.contains(&id.as_str()))
+        {
+            return Some(NodeTest::open(other_copy.to_string()));
         }
         let found = self
             .findings

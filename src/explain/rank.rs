@@ -1185,9 +1185,13 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
             "{}: that is this node's shell, and nothing shows the log ran in it; the job's own environment may set {name} differently ({ELSEWHERE})",
             verdict.fact
         )),
-        Condition::TorchCuda if facts.torch.is_none() => open(format!(
-            "torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"
-        )),
+        Condition::TorchCuda if facts.torch.is_none() => Some(Elsewhere {
+            fact: facts.other_copy("torch").map_or_else(
+                || format!("torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"),
+                str::to_string,
+            ),
+            unseen: false,
+        }),
         // A fact this node does not have (no toolkit on PATH, no GCC, a
         // Snapshot that never recorded glibc) is no fact of the node the log
         // ran on, unless the traceback ran from this very environment.
@@ -2035,6 +2039,26 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         let known = ranked(log, &node(None));
         let cause = known.iter().find(|c| c.id == "torch-build-lacks-gpu-arch").unwrap();
         assert_eq!(cause.confidence, Confidence::RuledOut, "{cause:#?}");
+    }
+    /// The log ran torch from a checkout, not this node's copy: the node's
+    /// build (kernels for its H200) neither rules out missing kernels nor
+    /// confirms them, even where other frames ran in this environment.
+    #[test]
+    fn a_torch_the_log_ran_from_another_copy_does_not_rule_out_missing_kernels() {
+        let log = "Traceback (most recent call last):\n  File \"/opt/venvs/train/lib/python3.12/site-packages/accelerate/hooks.py\", line 1, in new_forward\n    return module._old_forward(x)\n  File \"/home/u/pytorch/torch/nn/modules/conv.py\", line 1, in forward\n    return F.conv2d(x)\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+        let candidates = ranked(log, &node(None));
+        let cause = candidates
+            .iter()
+            .find(|c| c.id == "torch-build-lacks-gpu-arch")
+            .unwrap();
+        assert!(cause.confidence > Confidence::RuledOut, "{cause:#?}");
+        assert!(
+            cause
+                .evidence
+                .iter()
+                .any(|e| e.holds.is_none() && e.text.contains("runs torch from /home/u/pytorch")),
+            "{cause:#?}"
+        );
     }
     /// A log cut short in the middle of its last line still says which known
     /// message it began, when enough of it is there; a few words are not enough.

@@ -32,6 +32,13 @@ use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
 
+/// The file a message says the module it could not import a name from was
+/// found in: `cannot import name 'X' from 'M' (/path/M/__init__.py)`.
+pub fn import_found_in(message: &str) -> Option<&str> {
+    let (_, module) = text::name_not_importable(message)?;
+    text::import_found_at(message, module)
+}
+
 /// One cause read from the failure's own words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reading {
