@@ -20,7 +20,7 @@ const OPENING: &str = "Expected object of ";
 /// Float but got scalar type Double`) is no device's and stays.
 pub fn in_current_words(message: &str) -> Cow<'_, str> {
     match old_cuda_runtime_error(message) {
-        Some(reworded) => Cow::Owned(in_current_words(&reworded).into_owned()),
+        Some(reworded) => Cow::Owned(old_device_check_reworded(&reworded).into_owned()),
         None => old_device_check_reworded(message),
     }
 }

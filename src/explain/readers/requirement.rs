@@ -292,7 +292,7 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
 /// installed release is too old for it, and a newer one is the bound.
 fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     const VERSION_OF: &str = "version of ";
-    const TOO_OLD: [&str; 5] = ["not compatible", "incompatible", "not supported", "too old", "outdated"];
+    const TOO_OLD: [&str; 2] = ["too old", "outdated"];
     const NEWER: [&str; 4] = ["latest", "newer", "more recent", "recent"];
     // `the latest version of the driver`: what follows names no package.
     const DETERMINERS: [&str; 8] = ["the", "a", "an", "your", "this", "that", "its", "our"];
@@ -307,8 +307,10 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str())
-            && !DETERMINERS.contains(&name.to_ascii_lowercase().as_str())
+            && !NOT_PACKAGES
+                .iter()
+                .chain(&DETERMINERS)
+                .any(|word| word.eq_ignore_ascii_case(name))
             && !text::is_prose_word(name);
         known.then_some((name, at, after + token.len()))
     })?;
@@ -316,7 +318,7 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     let (from, to) = sentence_bounds(&lower, start, end);
     let sentence = &lower[from..to];
     let before = lower[from..start].trim_end();
-    let rejected = TOO_OLD.iter().any(|words| sentence.contains(words));
+    let rejected = REJECTING.iter().chain(&TOO_OLD).any(|words| sentence.contains(words));
     let newer_asked = NEWER.iter().any(|word| before.ends_with(word)) && requiring_sentence(&lower, start, end);
     if !rejected && !newer_asked {
         return None;
@@ -816,8 +818,6 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
 mod tests {
     use super::*;
 
-    /// midas245: a report's prose names the version that works in one
-    /// sentence and asks for support in the next: no library stated it.
     #[test]
     fn a_release_rejected_in_words_asks_for_a_newer_one() {
         // fastwhisperfinetuning15: transformers' check of bitsandbytes.
@@ -848,6 +848,8 @@ mod tests {
         }
     }
 
+    /// midas245: a report's prose names the version that works in one
+    /// sentence and asks for support in the next: no library stated it.
     #[test]
     fn a_version_is_required_only_by_a_word_of_its_own_sentence() {
         let prose = "I found that this error only happened with timm=0.9.7 and would be gone with timm==0.6.7. I wonder if there is any plan to support the newest timm.";
