@@ -165,6 +165,7 @@ pub fn explain<'r, R: BufRead + 'r>(
         .flat_map(|rule| rule.symptoms.every_message())
         .chain(matrix.symptoms.iter().flat_map(|entry| entry.symptoms.every_message()))
         .map(|message| rank::symptom_core_as_written(message))
+        .chain(readers::MESSAGES_READ)
         .collect();
     let mut collector = match signals::KnownMessages::new(messages.iter().copied()) {
         Some(known) => Collector::knowing(known),

@@ -108,7 +108,7 @@ const ALL: [Signal; 12] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 39] = [
+const TRIGGERS: [(&str, Signal); 40] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -139,6 +139,9 @@ const TRIGGERS: [(&str, Signal); 39] = [
     (": error: ", Signal::Build),
     (": fatal error: ", Signal::Build),
     ("error: command '", Signal::Build),
+    // ptxas pads its level to the width of "warning": `ptxas /tmp/x.ptx, line
+    // 451; error   : Feature '.bf16' requires .target sm_80 or higher`.
+    ("; error   : ", Signal::Build),
     ("Killed", Signal::Killed),
     // 137 is 128 + 9: how shells, IDEs, Docker and subprocess report a child SIGKILL ended.
     ("exit code 137", Signal::Killed),

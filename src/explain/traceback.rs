@@ -218,9 +218,6 @@ pub struct Collector {
     advisories: usize,
     /// `IndexError: ` alone at the end of a line: its message is on the next line.
     pending: Option<(usize, String)>,
-    /// A known message that ends in `:` (`xFormers was built for:`): what it
-    /// announces is on the next line, and belongs to the same message.
-    announced: Option<(usize, Raised)>,
     /// Error messages known causes give, found even without an exception
     /// class in front (a pasted excerpt, a logger that prints only the message).
     known: Option<signals::KnownMessages>,
@@ -257,7 +254,7 @@ impl Collector {
     /// Whether no traceback is open and no line is awaited: a line with none
     /// of the marker's words can then be passed over unread.
     pub fn is_idle(&self) -> bool {
-        self.streams.is_empty() && self.pending.is_none() && self.announced.is_none() && self.wrapped.is_none()
+        self.streams.is_empty() && self.pending.is_none() && self.wrapped.is_none()
     }
 
     /// A collector that also takes a line holding one of `messages` for an error.
@@ -302,14 +299,6 @@ impl Collector {
         }
         // Most lines of a training log are none of this; say so cheaply.
         let signal = signals::may_be_signal(own) || self.known.as_ref().is_some_and(|known| known.is_in(own));
-        if let Some((start, mut raised)) = self.announced.take() {
-            let next = own.trim();
-            if !next.is_empty() && !line.contains(HEADER) {
-                raised.message.push(' ');
-                raised.message.push_str(next);
-            }
-            self.keep(Traceback::bare(start, raised));
-        }
         if self.streams.is_empty() && self.pending.is_none() && !signal && !may_matter(line) {
             return;
         }
@@ -375,8 +364,9 @@ impl Collector {
     /// pasted excerpt, a scrolled terminal) start one; else it may be a lone
     /// exception line.
     fn unrouted(&mut self, number: usize, line: &str) {
-        // pytest's frames start at the line's first column, with no label.
-        let label = if pytest_frame(line).is_some() {
+        // pytest's and IPython's frames start at the line's first column, with
+        // no label (IPython's header is lost when a paste starts at a frame).
+        let label = if pytest_frame(line).is_some() || ipython_frame_at_line_start(line) {
             ""
         } else {
             let Some(at) = line.find(FRAME).filter(|_| !frames_in(line).is_empty()) else {
@@ -406,11 +396,7 @@ impl Collector {
     }
 
     pub fn finish(mut self) -> (Vec<Traceback>, usize) {
-        // A log that ends on an announcing line keeps it, with nothing after it.
-        if let Some((start, raised)) = self.announced.take() {
-            self.keep(Traceback::bare(start, raised));
-        }
-        // So does one whose message was to come on the next line.
+        // A log that ends where an exception's message was to come keeps it.
         if let Some((start, exception)) = self.pending.take() {
             let message = String::new();
             self.keep(Traceback::bare(start, Raised { exception, message }));
@@ -517,7 +503,7 @@ impl Collector {
                 }
                 if let Some(raised) = exception_line(rest).or_else(|| pytest_exception_line(rest)) {
                     section.raised = Some(raised);
-                    section.import_statement = stream.source.lines().rev().find_map(import_statement);
+                    section.import_statement = raising_import(&stream.source);
                     stream.phase = Phase::Message {
                         lines: 1,
                         closed: false,
@@ -599,11 +585,18 @@ impl Collector {
             None if !signals::logged_below_warning(line)
                 && self.known.as_ref().is_some_and(|known| known.is_in(line)) =>
             {
+                // A known message that ends in `:` (`xFormers was built for:`,
+                // xformers' `No operator found for ... with inputs:`) announces
+                // the lines below it, to a blank line, as an exception's does.
                 let raised = signals::known_message(line);
-                if raised.message.ends_with(':') {
-                    self.announced = Some((number, raised));
-                } else {
-                    self.keep(Traceback::bare(number, raised));
+                let lists = raised.message.ends_with(':');
+                self.keep(Traceback::bare(number, raised));
+                if lists {
+                    self.wrapped = Some(Wrapped {
+                        start: number,
+                        added: 0,
+                        lists,
+                    });
                 }
             }
             None => {}
@@ -787,6 +780,39 @@ fn is_ipython_header(line: &str) -> bool {
         .is_some_and(|before| is_exception_name(before.trim()))
 }
 
+/// An IPython frame where IPython prints it, at the line's first column.
+fn ipython_frame_at_line_start(line: &str) -> bool {
+    !line.starts_with(char::is_whitespace) && ipython_frame(line).is_some()
+}
+
+/// IPython's source lines carry their number, and an arrow on the line that
+/// raised (`---> 10 from distributed.utils import parse_bytes`): the code,
+/// and whether it is the arrowed line.
+fn ipython_source_line(line: &str) -> Option<(bool, &str)> {
+    let trimmed = line.trim_start();
+    let after_arrow = trimmed.trim_start_matches('-');
+    let (arrowed, rest) = match after_arrow.strip_prefix('>') {
+        Some(rest) if after_arrow.len() < trimmed.len() => (true, rest.trim_start()),
+        _ => (false, trimmed),
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0 && rest[digits..].starts_with(' ')).then(|| (arrowed, rest[digits..].trim_start()))
+}
+
+/// The import statement the raising line of a frame's source is: IPython's
+/// arrowed line where IPython printed the source (the lines after it are
+/// context), else the last `from M import N` shown.
+fn raising_import(source: &str) -> Option<String> {
+    let arrowed = source
+        .lines()
+        .filter_map(ipython_source_line)
+        .find_map(|(arrowed, code)| arrowed.then_some(code));
+    match arrowed {
+        Some(code) => import_statement(code),
+        None => source.lines().rev().find_map(import_statement),
+    }
+}
+
 /// A frame as IPython prints it: `File /path/x.py:216, in func(args)` (IPython 8),
 /// or `/path/x.py in func(args)` and `<ipython-input-3-5e2> in <module>()`
 /// (IPython 7; Colab wraps the path in a link, `[/path/x.py](https://...) in f()`).
@@ -883,6 +909,8 @@ pub fn marker_words() -> Vec<String> {
             IPYTHON_HEADER.to_string(),
             FRAME.to_string(),
             ".py:".to_string(),
+            // IPython 7's frame, `/path/x.py in func(args)`.
+            ".py in ".to_string(),
             PROMPT.to_string(),
             // `from M import N` right above a lone exception line: see `import_line`.
             " import ".to_string(),
@@ -903,6 +931,7 @@ fn may_matter(line: &str) -> bool {
     }) || memchr::memmem::find(bytes, b"File \"").is_some()
         || is_ipython_header(line)
         || pytest_frame(line).is_some()
+        || ipython_frame_at_line_start(line)
 }
 
 /// `from M import N` (absolute: a relative module says nothing of a package),
@@ -1405,15 +1434,23 @@ SystemExit: 1
         collector.finish().0
     }
 
+    /// A known line ending in `:` announces what follows, to a blank line, as
+    /// an exception's does (easyanimate11: xformers' operators and reasons).
     #[test]
-    fn a_known_line_ending_in_a_colon_takes_the_next_line_as_the_rest_of_its_message() {
+    fn a_known_line_ending_in_a_colon_takes_the_lines_below_it_as_the_rest_of_its_message() {
         let found = collected(&[
             "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
             "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)",
+            "    Python  3.10.13 (you have 3.10.12)",
+            "",
+            "Epoch 1",
         ]);
+        assert_eq!(found.len(), 1, "{found:?}");
         let message = &found[0].raised().unwrap().message;
         assert!(
-            message.ends_with("was built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"),
+            message.ends_with(
+                "was built for:\nPyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)\nPython  3.10.13 (you have 3.10.12)"
+            ),
             "{message}"
         );
     }
@@ -1490,6 +1527,30 @@ SystemExit: 1
             let found = parse(log);
             assert_eq!(found[0].sections[0].import_statement, None, "{log}");
         }
+    }
+
+    /// daskcuda55: a paste that starts at IPython 7's first frame, its header
+    /// lost, and names the module only in the arrowed source line.
+    #[test]
+    fn an_ipython_traceback_without_its_header_is_read_with_its_arrowed_import() {
+        let found = parse(concat!(
+            "Result:\n",
+            "/usr/local/lib/python3.6/site-packages/dask_cuda/local_cuda_cluster.py in <module>()\n",
+            "      9 from distributed.worker import Worker, TOTAL_MEMORY\n",
+            "---> 10 from distributed.utils import parse_bytes, warn_on_duration\n",
+            "     11 \n",
+            "     12 from dask.utils import format_bytes\n",
+            "\n",
+            "ImportError: cannot import name 'warn_on_duration'\n",
+        ));
+        let section = &found[0].sections[0];
+        assert_eq!(section.frames.len(), 1, "{found:?}");
+        assert_eq!(
+            section.import_statement.as_deref(),
+            Some("from distributed.utils import parse_bytes, warn_on_duration")
+        );
+        // Prose that names a file is no frame.
+        assert!(parse("the error is in /home/me/x.py in my code\n").is_empty());
     }
 
     #[test]

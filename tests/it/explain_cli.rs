@@ -2250,3 +2250,35 @@ fn a_compilers_error_is_a_failure_and_torchs_api_in_it_names_the_torch_it_was_wr
     let (explanation, _) = explain_text_json(cache.path(), dir.path(), "eigen.log", other);
     assert_eq!(explanation["outcome"], "unexplained", "{explanation:#}");
 }
+
+/// Readings added after batch AG was scored, each through the whole binary on
+/// the real log that showed it lacking: a paste that starts at IPython's first
+/// frame (daskcuda55), xformers' refusal printed without a class and refused
+/// by every operator for bf16 (easyanimate11), ptxas' own error lines
+/// (chameleon39), and pip's empty list of releases (havln16).
+#[test]
+fn fresh_logs_of_kinds_first_read_after_batch_ag_name_their_cause() {
+    let cache = tempfile::tempdir().unwrap();
+    for (case, cause) in [
+        (
+            "2026-12-04-AG/package-lacks-used-name-daskcuda55",
+            "package-lacks-used-name",
+        ),
+        (
+            "2026-12-04-AG/bf16-on-pre-ampere-gpu-easyanimate11",
+            "bf16-on-pre-ampere-gpu",
+        ),
+        (
+            "2026-12-02-H/bf16-on-pre-ampere-gpu-chameleon39",
+            "bf16-on-pre-ampere-gpu",
+        ),
+        (
+            "2026-12-04-AF/pip-finds-no-release-here-havln16",
+            "pip-finds-no-release-here",
+        ),
+    ] {
+        let (explanation, _) = explain_dir_json(cache.path(), &fresh_case_dir(case));
+        assert_eq!(explanation["outcome"], "explained", "{case}: {explanation:#}");
+        assert_eq!(explanation["candidates"][0]["id"], cause, "{case}: {explanation:#}");
+    }
+}

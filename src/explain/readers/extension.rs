@@ -475,7 +475,9 @@ const BUILD_REASONS: [&str; 4] = [
     "operator not available",
 ];
 
-fn xformers_refusal(text: &str) -> Option<Refusal> {
+/// Each operator xformers lists under `No operator found`, with its reasons;
+/// `None` where the text is no such refusal.
+fn xformers_operators(text: &str) -> Option<Vec<(&str, Vec<&str>)>> {
     // A page that renders Markdown drops the backticks around the operator's name.
     let lower = text.to_ascii_lowercase().replace('`', "");
     if !lower.contains("no operator found for memory_efficient_attention") {
@@ -491,6 +493,23 @@ fn xformers_refusal(text: &str) -> Option<Refusal> {
             reasons.push(line);
         }
     }
+    Some(operators)
+}
+
+/// A reason every operator xformers lists gives (`bf16 is only supported on
+/// A100+ GPUs`): with it gone, an operator would have run; a reason only some
+/// give (a capability the flash kernels need) leaves the others' open.
+pub(super) fn xformers_reason_of_every_operator(text: &str) -> Option<String> {
+    let operators = xformers_operators(text)?;
+    let (_, first) = operators.first()?;
+    first
+        .iter()
+        .find(|reason| operators.iter().all(|(_, reasons)| reasons.contains(reason)))
+        .map(|reason| reason.to_string())
+}
+
+fn xformers_refusal(text: &str) -> Option<Refusal> {
+    let operators = xformers_operators(text)?;
     if operators.is_empty() {
         return Some(Refusal::Unlisted);
     }

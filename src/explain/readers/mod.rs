@@ -93,6 +93,15 @@ pub const GENERIC: [&str; 8] = [
     names::CAUSE,
 ];
 
+/// Failure messages a reader reads whose words no entry lists as its
+/// symptom, since alone they point to no one cause: xformers' refusal, whose
+/// reasons under each operator tell which. They are found without an
+/// exception class in front, as entries' messages are.
+pub const MESSAGES_READ: [&str; 2] = [
+    "No operator found for `memory_efficient_attention",
+    "No operator found for memory_efficient_attention",
+];
+
 /// What the readers know of the run: the node's facts, when they are the log's.
 #[derive(Clone, Copy)]
 pub struct Context<'f> {

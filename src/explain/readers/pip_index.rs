@@ -35,6 +35,16 @@ const TORCH_FAMILY: [&str; 3] = ["torch", "torchvision", "torchaudio"];
 const NOT_FOUND: &str = "satisfies the requirement ";
 const OFFERED: &str = "(from versions: ";
 const SKIPPED: &str = "require a different python version: ";
+/// pip's words when it could not read the index: then an empty list says
+/// nothing of what the index holds.
+const NETWORK_TROUBLE: [&str; 6] = [
+    "Retrying (Retry(",
+    "NewConnectionError",
+    "Could not fetch URL",
+    "ProxyError",
+    "Max retries exceeded",
+    "Temporary failure in name resolution",
+];
 
 /// Where the pin falls against what pip offers.
 #[derive(Debug, PartialEq, Eq)]
@@ -140,11 +150,19 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             interpreter.iter().any(|(holds, _)| *holds == Some(true)),
         ),
         Side::Nothing => (
-            format!("pip finds no release of {name} at all for this interpreter and platform on the index it read"),
             format!(
-                "check that pip reached the index (a 'Retrying' warning above it means it did not: the network or proxy), that the name is right, and that the interpreter is a 64-bit Python {name} publishes files for (python -c 'import sys, platform; print(sys.version, platform.machine())'); a build such as +cu121 is on the index that hosts it (torch: --index-url https://download.pytorch.org/whl/cu121)"
+                "pip finds no release of {name} at all for this interpreter and platform on the index it read: {name} publishes no file this interpreter and platform can install there, or is not on that index"
             ),
-            false,
+            format!(
+                "check that the interpreter is a 64-bit Python on a platform {name} publishes files for (python -c 'import sys, platform; print(sys.version, platform.machine())'), and that {name} is on the index under that name: a package its project builds from source or hosts elsewhere is installed as its README says (a build such as +cu121 is on the index that hosts it; torch: --index-url https://download.pytorch.org/whl/cu121); a 'Retrying' warning above the error means pip never reached the index (the network or a proxy)"
+            ),
+            // The list is pip's own account of the index it read. Unless pip
+            // says it could not read it, that is the cause whatever its
+            // reason (no file for this interpreter or platform, a name the
+            // index does not hold), except for torch, whose empty list is an
+            // interpreter its releases skip (`TORCH_PYTHON`, settled by the
+            // node's interpreter when it speaks for the log).
+            !torch && !NETWORK_TROUBLE.iter().any(|words| text.contains(words)),
         ),
         Side::LocalBuild(local) => (
             format!(
@@ -497,14 +515,34 @@ mod tests {
         assert!(!found.settles);
     }
 
+    /// decord335, qiskitaer841, quip685, langcell8, havln16: an empty list
+    /// is the index holding nothing this interpreter can install.
     #[test]
-    fn nothing_offered_is_not_settled_and_names_the_unreached_index() {
+    fn nothing_offered_settles_and_names_the_unreached_index_as_what_would_undo_it() {
         let found =
             read_alone("ERROR: Could not find a version that satisfies the requirement numpy (from versions: none)")
                 .unwrap();
         assert_eq!(found.cause, NO_RELEASE);
-        assert!(!found.settles);
+        assert!(found.settles);
         assert!(found.fix.contains("Retrying"), "{}", found.fix);
+    }
+
+    #[test]
+    fn nothing_offered_by_an_index_pip_could_not_read_is_not_settled() {
+        let found = read_alone("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError(...)': /simple/numpy/\nERROR: Could not find a version that satisfies the requirement numpy (from versions: none)").unwrap();
+        assert_eq!(found.cause, NO_RELEASE);
+        assert!(!found.settles);
+    }
+
+    /// lunar226: torch's empty list is its own cause, which the node settles.
+    #[test]
+    fn nothing_offered_of_torch_is_not_settled_by_the_list() {
+        let found = read_alone(
+            "ERROR: Could not find a version that satisfies the requirement torch==1.8.1 (from versions: none)",
+        )
+        .unwrap();
+        assert_eq!(found.cause, TORCH_PYTHON);
+        assert!(!found.settles);
     }
 
     #[test]

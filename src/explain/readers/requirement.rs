@@ -21,6 +21,8 @@ pub const TOOLKIT: &str = "cuda-toolkit-mismatch";
 pub const CUDA_HOME: &str = "cuda-home-missing";
 pub const CUDNN: &str = "cudnn-version-mismatch";
 pub const ARCH: &str = "gpu-below-required-arch";
+/// The GPU's lack of bf16 in particular: its own entry, whose fix is fp16.
+pub const BF16: &str = "bf16-on-pre-ampere-gpu";
 
 /// Words around a clause that make it a requirement rather than a version
 /// mentioned in passing.
@@ -662,7 +664,7 @@ const DATA_TYPES: [&str; 6] = ["bfloat16", "float16", "bf16", "fp16", "fp8", "tf
 /// A library that says the device lacks a data type the run asked for
 /// (`the target device or backend do not support efficient float16
 /// computation`), without naming the architecture that has it.
-fn data_type(lower: &str) -> Option<Reading> {
+fn data_type(lower: &str, context: Context) -> Option<Reading> {
     let refuses = [
         "do not support",
         "does not support",
@@ -673,6 +675,12 @@ fn data_type(lower: &str) -> Option<Reading> {
         return None;
     }
     let dtype = DATA_TYPES.iter().find(|dtype| lower.contains(*dtype))?;
+    if matches!(*dtype, "bfloat16" | "bf16") {
+        return Some(bf16_refused(
+            format!("the message says the device does not support {dtype}"),
+            context,
+        ));
+    }
     Some(Reading {
         cause: ARCH,
         said: format!("the message says the device does not support {dtype} as the run asked"),
@@ -766,11 +774,25 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
     if let Some(reading) = architecture_check(text, context) {
         return Some(reading);
     }
-    let lower = text.to_ascii_lowercase();
-    if !lower.contains("capability") && !ARCHITECTURES.iter().any(|(name, _)| lower.contains(name)) {
-        return data_type(&lower);
+    if let Some(reason) = super::extension::xformers_reason_of_every_operator(text)
+        && names_bf16(&reason.to_ascii_lowercase())
+    {
+        return Some(bf16_refused(
+            format!("xformers refuses every attention operator for these inputs, each because \"{reason}\""),
+            context,
+        ));
     }
+    let lower = text.to_ascii_lowercase();
+    if let Some(needed) = ptxas_target(&lower) {
+        return Some(arch_reading(text::line_of(&lower, PTXAS_TARGET), &needed, context));
+    }
+    if !lower.contains("capability") && !ARCHITECTURES.iter().any(|(name, _)| lower.contains(name)) {
+        return data_type(&lower, context);
+    }
+    // The words that state the requirement: their line says what needs it.
+    let mut stated_in = lower.as_str();
     let needed = if let Some(rest) = text::after_marker(&lower, "capability") {
+        stated_in = text::line_of(&lower, "capability");
         let rest = rest.trim_start_matches(|c: char| !c.is_ascii_digit() && c != '\n');
         let version = text::version_at(rest)?;
         let asks = ["at least", ">=", "requires", "or higher", "only supports"]
@@ -792,16 +814,22 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
             })
             .map(|(_, capability)| capability.to_string())?
     };
-    let wanted = dotted(&needed)?;
-    let mut node = Vec::new();
-    if context.facts.is_some() {
-        node.push(match gpus_below(context, &wanted) {
-            Some((below, names)) => (Some(below), format!("the GPUs here: {names}")),
-            None => (None, "the GPU's compute capability is not known here".to_string()),
-        });
+    dotted(&needed)?;
+    Some(arch_reading(stated_in, &needed, context))
+}
+
+/// The GPU must have compute capability `needed`, as `stated` says: bf16's own
+/// entry where bf16 is what needs it (its fix is fp16), else the architecture's.
+fn arch_reading(stated: &str, needed: &str, context: Context) -> Reading {
+    if names_bf16(stated) && needed == "8.0" {
+        return bf16_refused(
+            format!("the message says bf16 needs a GPU of compute capability {needed} or more"),
+            context,
+        );
     }
+    let node = gpu_against(context, needed);
     let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
-    Some(Reading {
+    Reading {
         cause: ARCH,
         said: format!("the message says the GPU must have compute capability {needed} or more"),
         node,
@@ -811,7 +839,57 @@ fn architecture(text: &str, context: Context) -> Option<Reading> {
         stated: confirmed,
         settles: true,
         rules_out: Vec::new(),
-    })
+    }
+}
+
+/// The node's GPUs against a capability the log says is needed, where the
+/// node speaks for the log.
+fn gpu_against(context: Context, needed: &str) -> Vec<(Option<bool>, String)> {
+    let Some(wanted) = dotted(needed) else {
+        return Vec::new();
+    };
+    match (context.facts, gpus_below(context, &wanted)) {
+        (None, _) => Vec::new(),
+        (Some(_), Some((below, names))) => vec![(Some(below), format!("the GPUs here: {names}"))],
+        (Some(_), None) => vec![(None, "the GPU's compute capability is not known here".to_string())],
+    }
+}
+
+/// bf16 refused by the GPU: Ampere (8.0) is where bf16 arithmetic begins.
+/// The architecture's entry is the sibling it rules out: the same words with
+/// fp16 would have run.
+fn bf16_refused(said: String, context: Context) -> Reading {
+    let node = gpu_against(context, "8.0");
+    let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
+    Reading {
+        cause: BF16,
+        said,
+        node,
+        fix: "run in fp16 on this GPU (torch_dtype=torch.float16, --fp16 instead of --bf16, mixed_precision fp16) or in fp32, or use a GPU of compute capability 8.0 or more".to_string(),
+        stated: confirmed,
+        settles: true,
+        rules_out: vec![ARCH],
+    }
+}
+
+fn names_bf16(lower: &str) -> bool {
+    lower.contains("bf16") || lower.contains("bfloat16")
+}
+
+const PTXAS_TARGET: &str = "requires .target sm_";
+
+/// ptxas' words for an instruction the target lacks: `Feature '.bf16'
+/// requires .target sm_80 or higher`.
+fn ptxas_target(lower: &str) -> Option<String> {
+    let rest = text::after_marker(lower, PTXAS_TARGET)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    // `sm_90a`: the architecture-specific features of 9.0.
+    let after = rest[digits.len()..].trim_start_matches(|c: char| c.is_ascii_lowercase());
+    if digits.len() < 2 || !after.starts_with(" or higher") {
+        return None;
+    }
+    let (major, minor) = digits.split_at(digits.len() - 1);
+    Some(format!("{major}.{minor}"))
 }
 
 #[cfg(test)]
@@ -909,6 +987,52 @@ mod tests {
 
     fn read_alone(text: &str) -> Vec<Reading> {
         read(&text::squeeze_spaces(text), Context::alone())
+    }
+
+    /// chameleon39: ptxas names the target an instruction needs; bf16's is
+    /// its own entry, any other feature's the architecture's.
+    #[test]
+    fn ptxas_target_is_a_capability_and_bf16_its_own_cause() {
+        let bf16 = &read_alone(
+            "ptxas /tmp/compile-ptx-src-ac38de, line 451; error   : Feature '.bf16' requires .target sm_80 or higher",
+        )[0];
+        assert_eq!(bf16.cause, BF16);
+        assert_eq!(bf16.rules_out, vec![ARCH]);
+        assert!(bf16.settles, "{bf16:?}");
+        let other =
+            &read_alone("ptxas /tmp/x.ptx, line 9; error   : Feature 'wgmma' requires .target sm_90a or higher")[0];
+        assert_eq!(other.cause, ARCH);
+        assert!(other.said.contains("compute capability 9.0"), "{}", other.said);
+    }
+
+    /// easyanimate11: a reason every operator gives is what refused the
+    /// inputs; a capability only the flash kernels need is not.
+    #[test]
+    fn xformers_reason_every_operator_gives_names_the_cause() {
+        let every = "No operator found for `memory_efficient_attention_forward` with inputs:\n query : shape=(1536, 1008, 1, 72) (torch.bfloat16)\n`decoderF` is not supported because:\n attn_bias type is <class 'NoneType'>\n bf16 is only supported on A100+ GPUs\n`flshattF@v2.3.6` is not supported because:\n requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n bf16 is only supported on A100+ GPUs\n`cutlassF` is not supported because:\n bf16 is only supported on A100+ GPUs\n";
+        let found = &read_alone(every)[0];
+        assert_eq!(found.cause, BF16);
+        assert!(found.said.contains("every attention operator"), "{}", found.said);
+        // cutlassF refused for another reason: bf16 is not what all refused.
+        let some = every.replace(
+            "`cutlassF` is not supported because:\n bf16 is only supported on A100+ GPUs",
+            "`cutlassF` is not supported because:\n unsupported embed per head: 72",
+        );
+        assert!(
+            read_alone(&some).iter().all(|reading| reading.cause != BF16),
+            "{:?}",
+            read_alone(&some)
+        );
+    }
+
+    #[test]
+    fn a_device_without_bf16_is_bf16s_entry_and_without_another_type_the_architectures() {
+        let bf16 =
+            &read_alone("RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.")
+                [0];
+        assert_eq!(bf16.cause, BF16);
+        let fp8 = &read_alone("RuntimeError: this device does not support fp8")[0];
+        assert_eq!(fp8.cause, ARCH);
     }
 
     /// pycaret2377: the bound follows a verb, on a name the sentence gave
@@ -1090,7 +1214,7 @@ mod tests {
         );
         let number = read_alone("Bfloat16 is only supported on GPUs with compute capability of at least 8.0");
         assert!(
-            number.iter().any(|r| r.cause == ARCH && r.said.contains("8.0")),
+            number.iter().any(|r| r.cause == BF16 && r.said.contains("8.0")),
             "{number:?}"
         );
         assert!(

@@ -253,6 +253,17 @@ pub fn version_after<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
     version_at(&rest[start..])
 }
 
+/// The whole line the first `marker` (ASCII case ignored) is on; `text` where
+/// it is nowhere.
+pub fn line_of<'t>(text: &'t str, marker: &str) -> &'t str {
+    let Some(at) = text.to_ascii_lowercase().find(&marker.to_ascii_lowercase()) else {
+        return text;
+    };
+    let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |newline| at + newline);
+    &text[start..end]
+}
+
 /// The line `at` falls on, up to `at`: what a message printed before it there.
 pub fn line_before(text: &str, at: usize) -> &str {
     &text[text[..at].rfind('\n').map_or(0, |newline| newline + 1)..at]
