@@ -59,6 +59,9 @@ enum Side {
     Older { same_major_offered: bool },
     /// Newer than every release offered.
     Newer,
+    /// Between releases offered, none of which it admits (`cumm<0.5.0,>=0.4.5`
+    /// beside 0.1.0 and 0.5.0): the releases it admits have no file here.
+    Between,
     /// Nothing offered at all.
     Nothing,
     /// A local build (`+cu113`) of a release that is offered without it.
@@ -98,6 +101,11 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         .map(|specifier| specifier.version().clone().without_local())
         .collect();
     let side = side(text, specifiers, &pins, &offered)?;
+    // A torch pin between releases offered is most often one that does not
+    // exist (torch 2.1.5), which the interpreter does not decide.
+    if torch && side == Side::Between {
+        return None;
+    }
     let (lowest, highest) = (offered.first(), offered.last());
     // The oldest release newer than the pin (not PyPI's torch 0.1.2 placeholder).
     let nearest_newer = offered
@@ -149,6 +157,15 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             ),
             interpreter.iter().any(|(holds, _)| *holds == Some(true)),
         ),
+        Side::Between => (
+            format!(
+                "pip offers {range} for this interpreter and platform, none that {pinned} admits: the releases it asks for publish no file this interpreter and platform can install there"
+            ),
+            format!(
+                "check the interpreter and platform pip ran for (python -c 'import sys, platform; print(sys.version, platform.machine())'): run the job with a Python the releases {pinned} admits were built for, or loosen the requirement to a release pip lists here"
+            ),
+            false,
+        ),
         Side::Nothing => (
             format!(
                 "pip finds no release of {name} at all for this interpreter and platform on the index it read: {name} publishes no file this interpreter and platform can install there, or is not on that index"
@@ -179,6 +196,17 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             true,
         ),
     };
+    // For any package but torch, the list is pip's own account of what the
+    // index holds for this interpreter and platform, and none of it is what
+    // the requirement admits: that is the cause, whichever side the pin is
+    // on (the side only says why). torch's missing release is its own cause,
+    // which the interpreter settles.
+    // A pin beyond or between them may instead be a release that never
+    // existed (open3d==1.10.0 in a requirements file): pip's list alone
+    // settles it where another package's published requirement asked for
+    // it (`(from spconv)`), which names releases that exist.
+    let settles = settles
+        || (!torch && !matches!(side, Side::Nothing) && (matches!(side, Side::Skipped(_)) || asked_by_a_package(rest)));
     let (cause, rules_out) = match (torch, &side) {
         (true, Side::LocalBuild(_)) => (NO_RELEASE, vec![TORCH_PYTHON]),
         (true, _) => (TORCH_PYTHON, Vec::new()),
@@ -192,6 +220,15 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         stated: !matches!(side, Side::Nothing),
         settles,
         rules_out,
+    })
+}
+
+/// Whether pip names a package whose requirement this is (`cumm<0.5.0,>=0.4.5
+/// (from spconv)`), not a requirements file or the command line.
+fn asked_by_a_package(rest: &str) -> bool {
+    rest.match_indices(" (from ").any(|(at, marker)| {
+        let asker = &rest[at + marker.len()..];
+        !asker.starts_with("versions:") && !asker.starts_with("-r ")
     })
 }
 
@@ -225,8 +262,9 @@ fn unlisted(name: &str, torch: bool, too_new: Option<(Option<bool>, String)>) ->
 }
 
 /// Where the pin falls against `offered`; `None` where the list says nothing
-/// of it (a pin inside the range of releases offered, or no pin at all
-/// beside a list that is not empty).
+/// of it: a release offered that the requirement admits (pip then failed
+/// it for another reason: its build, its hash, a yank), or no pin at all
+/// beside a list that is not empty.
 fn side(text: &str, specifiers: Option<&VersionSpecifiers>, pins: &[Version], offered: &[Version]) -> Option<Side> {
     let Some(specifiers) = specifiers.filter(|specifiers| !specifiers.is_empty()) else {
         return offered.is_empty().then_some(Side::Nothing);
@@ -264,7 +302,7 @@ fn side(text: &str, specifiers: Option<&VersionSpecifiers>, pins: &[Version], of
     if offered.iter().all(|version| pins.iter().all(|pin| version < pin)) {
         return Some(Side::Newer);
     }
-    None
+    (!offered.iter().any(|version| specifiers.contains(version))).then_some(Side::Between)
 }
 
 /// pip's line of releases it passed over for their Requires-Python
@@ -613,8 +651,28 @@ mod tests {
         assert!(read_alone("\u{130} Could not find a version that satisfies the requirement \u{e9}").is_none());
     }
 
-    /// A pin inside the range offered says nothing of the interpreter, and a
-    /// message that is not pip's is not read.
+    /// cumm28, genes2genes19: whichever side of the list the releases a
+    /// package's requirement admits are on, none of them has a file here.
+    #[test]
+    fn a_requirement_no_release_offered_admits_settles_for_any_package_but_torch() {
+        for log in [
+            "ERROR: Could not find a version that satisfies the requirement cumm<0.5.0,>=0.4.5 (from spconv) (from versions: 0.1.0, 0.5.0, 0.5.1, 0.6.3)",
+            "ERROR: Could not find a version that satisfies the requirement pandas>=2.0.3 (from genes2genes) (from versions: 0.1, 1.1.4, 1.1.5)",
+        ] {
+            let found = read_alone(log).unwrap();
+            assert_eq!(found.cause, NO_RELEASE, "{log}");
+            assert!(found.settles, "{log}");
+        }
+        // Asked for by a requirements file or the command line, a pin beyond
+        // every release may be one that never existed (pointmamba1).
+        let typo = read_alone("ERROR: Could not find a version that satisfies the requirement open3d==1.10.0 (from versions: 0.14.1, 0.18.0)").unwrap();
+        assert!(!typo.settles, "{typo:?}");
+        // A release offered that the requirement admits failed for another reason.
+        assert!(read_alone("ERROR: Could not find a version that satisfies the requirement checklist==0.0.11 (from versions: 0.0.1, 0.0.11)").is_none());
+    }
+
+    /// A torch pin inside the range offered says nothing of the interpreter,
+    /// and a message that is not pip's is not read.
     #[test]
     fn a_pin_inside_the_range_offered_or_another_message_reads_as_nothing() {
         assert!(read_alone("ERROR: Could not find a version that satisfies the requirement torch==2.1.5 (from versions: 2.0.0, 2.4.1)").is_none());
