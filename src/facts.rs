@@ -165,12 +165,12 @@ impl<'a> Facts<'a> {
         self.other_copies.get(normalize(name).as_str()).map(String::as_str)
     }
 
-    /// The installed version of a distribution, by any spelling of its name.
     /// The installed distribution, by any spelling of its name.
     pub fn package(&self, name: &str) -> Option<&'a Package> {
         self.packages.get(normalize(name).as_str()).copied()
     }
 
+    /// The installed version of a distribution, by any spelling of its name.
     pub fn package_version(&self, name: &str) -> Option<Version> {
         Version::from_str(self.package(name)?.version.as_deref()?).ok()
     }

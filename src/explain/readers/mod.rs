@@ -13,6 +13,7 @@ mod collective;
 mod cxx_runtime;
 mod driver;
 mod extension;
+mod gpu_part;
 mod host_compiler;
 mod kernel_image;
 mod library;
@@ -275,6 +276,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(extension::read(&text, traceback, context));
     readings.extend(extension::read_cuda_disagreement(&text));
     readings.extend(extension::read_source_for_other_torch(&text));
+    readings.extend(gpu_part::read(&text, context));
     readings.extend(names::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));

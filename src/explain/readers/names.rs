@@ -386,7 +386,7 @@ fn innermost_user(traceback: &Traceback, top: &str) -> User {
 }
 
 /// The module and the name a message says is missing from it.
-fn missing_name(text: &str) -> Option<(&str, &str)> {
+pub(super) fn missing_name(text: &str) -> Option<(&str, &str)> {
     if let Some((name, module)) = text::name_not_importable(text) {
         return Some((module, name));
     }
