@@ -108,7 +108,7 @@ const ALL: [Signal; 12] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 40] = [
+const TRIGGERS: [(&str, Signal); 44] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -142,6 +142,12 @@ const TRIGGERS: [(&str, Signal); 40] = [
     // ptxas pads its level to the width of "warning": `ptxas /tmp/x.ptx, line
     // 451; error   : Feature '.bf16' requires .target sm_80 or higher`.
     ("; error   : ", Signal::Build),
+    // pip's own words for a package it could not build or prepare: the
+    // reason is in the build's output above them, or nowhere in the paste.
+    ("Failed building wheel for ", Signal::Build),
+    ("Could not build wheels for ", Signal::Build),
+    ("error: subprocess-exited-with-error", Signal::Build),
+    ("error: metadata-generation-failed", Signal::Build),
     ("Killed", Signal::Killed),
     // 137 is 128 + 9: how shells, IDEs, Docker and subprocess report a child SIGKILL ended.
     ("exit code 137", Signal::Killed),
@@ -457,6 +463,26 @@ mod tests {
         assert!(text.ends_with("CUDNN_STATUS_INTERNAL_ERROR"), "{text}");
         assert!(Signal::Cuda.is_fatal());
         assert!(message("cudnn returned CUDNN_STATUS_SUCCESS").is_none());
+    }
+
+    /// chameleon39, rapidsaicsputils70: ptxas' errors and pip's failures to
+    /// build are failures, though no exception says so.
+    #[test]
+    fn a_build_tools_own_error_lines_are_build_errors() {
+        for line in [
+            "ptxas /tmp/compile-ptx-src-ac38de, line 451; error   : Feature '.bf16' requires .target sm_80 or higher",
+            "  ERROR: Failed building wheel for diff_gaussian_rasterization",
+            "ERROR: Could not build wheels for flash-attn, which is required to install pyproject.toml-based projects",
+            "error: metadata-generation-failed",
+            "  error: subprocess-exited-with-error",
+        ] {
+            assert_eq!(
+                message(line).map(|(kind, _)| kind).as_deref(),
+                Some("build error"),
+                "{line}"
+            );
+        }
+        assert!(message("ptxas info    : Used 32 registers").is_none());
     }
 
     #[test]

@@ -588,10 +588,12 @@ impl Collector {
                 // A known message that ends in `:` (`xFormers was built for:`,
                 // xformers' `No operator found for ... with inputs:`) announces
                 // the lines below it, to a blank line, as an exception's does.
+                // So does one a terminal or a paste cut mid-sentence.
                 let raised = signals::known_message(line);
                 let lists = raised.message.ends_with(':');
+                let cut = stops_mid_sentence(&raised.message);
                 self.keep(Traceback::bare(number, raised));
-                if lists {
+                if lists || cut {
                     self.wrapped = Some(Wrapped {
                         start: number,
                         added: 0,
@@ -660,13 +662,14 @@ impl Collector {
             return false;
         };
         let next = line.trim();
-        // A wrapped sentence goes on in lowercase; a log record after the
-        // message (`Epoch 3: loss 0.2`, a time stamp) does not. A list goes
-        // on to a blank line, whatever its lines start with.
+        // A wrapped sentence goes on in lowercase, or indented under it (a
+        // name such as `PyTorch (12.1).` may start the rest); a log record
+        // after the message (`Epoch 3: loss 0.2`, a time stamp) does neither.
+        // A list goes on to a blank line, whatever its lines start with.
         let goes_on = if lists {
             !next.is_empty()
         } else {
-            next.chars().next().is_some_and(char::is_lowercase)
+            next.chars().next().is_some_and(char::is_lowercase) || (line.starts_with([' ', '\t']) && !next.is_empty())
         };
         let starts_something = !goes_on
             || line.contains(HEADER)
@@ -1452,6 +1455,34 @@ SystemExit: 1
                 "was built for:\nPyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)\nPython  3.10.13 (you have 3.10.12)"
             ),
             "{message}"
+        );
+    }
+
+    /// gagavatar21: a terminal cut torch's message inside the words a cause
+    /// knows; the indented rest is the same message.
+    #[test]
+    fn a_known_line_cut_mid_sentence_takes_its_indented_rest() {
+        let known = signals::KnownMessages::new(["The detected CUDA version ("]).unwrap();
+        let mut collector = Collector::knowing(known);
+        for (number, line) in [
+            "The detected CUDA version (11.3) mismatches the version that was used to compile",
+            "   PyTorch (12.1). Please make sure to use the same CUDA versions.",
+            "Epoch 1",
+        ]
+        .iter()
+        .enumerate()
+        {
+            collector.line(number + 1, line);
+        }
+        let found = collector.finish().0;
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .raised()
+                .unwrap()
+                .message
+                .ends_with("compile\nPyTorch (12.1). Please make sure to use the same CUDA versions."),
+            "{found:?}"
         );
     }
 

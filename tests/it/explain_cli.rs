@@ -2255,7 +2255,8 @@ fn a_compilers_error_is_a_failure_and_torchs_api_in_it_names_the_torch_it_was_wr
 /// the real log that showed it lacking: a paste that starts at IPython's first
 /// frame (daskcuda55), xformers' refusal printed without a class and refused
 /// by every operator for bf16 (easyanimate11), ptxas' own error lines
-/// (chameleon39), and pip's empty list of releases (havln16).
+/// (chameleon39), pip's empty list of releases (havln16), and torch's CUDA
+/// check wrapped inside its words (gagavatar21).
 #[test]
 fn fresh_logs_of_kinds_first_read_after_batch_ag_name_their_cause() {
     let cache = tempfile::tempdir().unwrap();
@@ -2275,6 +2276,11 @@ fn fresh_logs_of_kinds_first_read_after_batch_ag_name_their_cause() {
         (
             "2026-12-04-AF/pip-finds-no-release-here-havln16",
             "pip-finds-no-release-here",
+        ),
+        // torch's check cut by a terminal's wrap inside its own words.
+        (
+            "2026-12-02-H/cuda-toolkit-mismatch-gagavatar21",
+            "cuda-toolkit-mismatch",
         ),
     ] {
         let (explanation, _) = explain_dir_json(cache.path(), &fresh_case_dir(case));
