@@ -1852,6 +1852,36 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         ranked_alone(raised).into_iter().find(|candidate| candidate.id == id)
     }
 
+    /// cryosparcissues142: the driver's and runtime's own names and words for
+    /// running out of GPU memory, as wrappers other than torch print them; the
+    /// host's MemoryError is not the GPU's.
+    #[test]
+    fn the_gpus_out_of_memory_in_the_drivers_words_is_named_and_the_hosts_is_not() {
+        for (exception, message) in [
+            ("MemoryError", "cuMemAlloc failed: out of memory"),
+            (
+                "CudaAPIError",
+                "[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY",
+            ),
+            ("OutOfMemoryError", "cudaErrorMemoryAllocation: out of memory"),
+        ] {
+            let found = candidate_alone(exception, message, "cuda-out-of-memory");
+            assert!(
+                found.is_some_and(|candidate| candidate.confidence.is_answer()),
+                "{exception}: {message}"
+            );
+        }
+        let host = candidate_alone(
+            "MemoryError",
+            "Unable to allocate 3.20 GiB for an array with shape (1, 2)",
+            "cuda-out-of-memory",
+        );
+        assert!(
+            host.as_ref().is_none_or(|candidate| !candidate.confidence.is_answer()),
+            "{host:#?}"
+        );
+    }
+
     #[test]
     fn a_reason_further_on_in_the_message_outdoes_the_generic_cause_before_it() {
         // One exception message, as torch raises it (the smoke test reports it whole).

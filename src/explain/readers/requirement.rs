@@ -164,8 +164,24 @@ fn unprinted_bound(name: &str, specifier: &str, found: &Version) -> Reading {
 /// if there is any plan to support the newest timm").
 fn requiring_sentence(lower: &str, start: usize, end: usize) -> bool {
     let (from, to) = sentence_bounds(lower, start, end);
-    REQUIRING.iter().any(|word| lower[from..to].contains(word))
+    let mut sentence = lower[from..to].to_string();
+    // What a sentence says is installed it states, not asks for
+    // (tomotwincryoet135: `Latest version of TomoTwin is installed :-)`).
+    for statement in STATES_INSTALLED {
+        sentence = sentence.replace(statement, " ");
+    }
+    REQUIRING.iter().any(|word| sentence.contains(word))
 }
+
+/// The words of a statement that something is installed.
+const STATES_INSTALLED: [&str; 6] = [
+    " is installed",
+    " are installed",
+    " was installed",
+    " were installed",
+    " is already installed",
+    " has been installed",
+];
 
 /// Where the sentence holding `start..end` of `lower` begins and ends: at a
 /// line break, `!`, `?`, or a full stop before white space (not a version's dot).
@@ -915,6 +931,7 @@ mod tests {
             "RuntimeError: The NVIDIA driver on your system is too old. Please update to the latest version of the driver.",
             "This version of CUDA is not supported.",
             "I tried the latest version of transformers yesterday and it worked.",
+            "Latest version of TomoTwin is installed :-)",
             "The latest version of numpy is 2.1.",
         ] {
             assert!(
