@@ -108,7 +108,7 @@ const ALL: [Signal; 12] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 44] = [
+const TRIGGERS: [(&str, Signal); 45] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -129,6 +129,8 @@ const TRIGGERS: [(&str, Signal); 44] = [
     ("Last error:", Signal::Nccl),
     ("undefined symbol: ", Signal::Loader),
     ("cannot open shared object file", Signal::Loader),
+    // Taichi's (and Genesis') loader: `[cuda_driver.cpp:load_lib@36] libcuda.so lib not found.`
+    (".so lib not found", Signal::Loader),
     (
         "is not compatible with the current PyTorch installation",
         Signal::TorchCapability,

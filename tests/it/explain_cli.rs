@@ -2277,6 +2277,11 @@ fn fresh_logs_of_kinds_first_read_after_batch_ag_name_their_cause() {
             "2026-12-04-AF/pip-finds-no-release-here-havln16",
             "pip-finds-no-release-here",
         ),
+        // Taichi's words for the driver's library it could not load.
+        (
+            "2026-12-04-AE/shared-library-missing-taichinerfs94",
+            "shared-library-missing",
+        ),
         // torch's check cut by a terminal's wrap inside its own words.
         (
             "2026-12-02-H/cuda-toolkit-mismatch-gagavatar21",

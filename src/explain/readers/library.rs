@@ -12,8 +12,10 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 11] = [
+const LOADER_WORDS: [&str; 12] = [
     "cannot open shared object file",
+    // Taichi's loader, after the library's file: `libcuda.so lib not found.`
+    " lib not found",
     // Libraries that dlopen on their own (cuda-python's `Failed to dlopen libcuda.so`).
     "failed to dlopen",
     // NVRTC's own words for its builtins library: `failed to open libnvrtc-builtins.so.11.5`.
@@ -731,6 +733,18 @@ mod tests {
         assert_eq!(soname("/usr/lib/libGL.so.1").unwrap().stem, "GL");
         assert_eq!(soname("libnvrtc.so").unwrap().version, None);
         assert_eq!(soname("libfoo.sox"), None);
+    }
+
+    /// taichinerfs94, genesisworld400: Taichi names the file, then says it
+    /// was not found; a build script's `zlib not found` names no library file.
+    #[test]
+    fn taichis_words_for_a_library_it_could_not_load_are_a_loaders() {
+        let found =
+            reading("[W 03/03/24 17:05:31.950 2179169] [cuda_driver.cpp:load_lib@36] libcuda.so lib not found.")
+                .unwrap();
+        assert_eq!(found.cause, MISSING);
+        assert!(found.said.contains("libcuda.so"), "{}", found.said);
+        assert!(reading("-- zlib not found, building without compression").is_none());
     }
 
     #[test]
