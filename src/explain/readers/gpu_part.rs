@@ -5,7 +5,6 @@
 //! for faiss-gpu, both imported as `faiss`): the build, not the release, lacks it.
 
 use super::{Context, Reading, names};
-use crate::packaging::normalize_name;
 
 /// The knowledge entry these readings support.
 pub const CAUSE: &str = "package-cpu-only-build";
@@ -90,13 +89,12 @@ fn words(name: &str) -> Vec<String> {
                     prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower)
                 });
             if boundary && !word.is_empty() {
-                words.push(normalize_name(&word));
-                word.clear();
+                words.push(std::mem::take(&mut word));
             }
             word.extend(c.to_lowercase());
         }
         if !word.is_empty() {
-            words.push(normalize_name(&word));
+            words.push(word);
         }
     }
     words

@@ -200,13 +200,11 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     // index holds for this interpreter and platform, and none of it is what
     // the requirement admits: that is the cause, whichever side the pin is
     // on (the side only says why). torch's missing release is its own cause,
-    // which the interpreter settles.
-    // A pin beyond or between them may instead be a release that never
-    // existed (open3d==1.10.0 in a requirements file): pip's list alone
-    // settles it where another package's published requirement asked for
-    // it (`(from spconv)`), which names releases that exist.
-    let settles = settles
-        || (!torch && !matches!(side, Side::Nothing) && (matches!(side, Side::Skipped(_)) || asked_by_a_package(rest)));
+    // which the interpreter settles. A pin beyond or between them may instead
+    // be a release that never existed (open3d==1.10.0 in a requirements
+    // file): the list settles it where another package's published
+    // requirement asked for it (`(from spconv)`), which names releases that exist.
+    let settles = settles || (!torch && side != Side::Nothing && asked_by_a_package(rest));
     let (cause, rules_out) = match (torch, &side) {
         (true, Side::LocalBuild(_)) => (NO_RELEASE, vec![TORCH_PYTHON]),
         (true, _) => (TORCH_PYTHON, Vec::new()),
