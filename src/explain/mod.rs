@@ -214,10 +214,17 @@ pub fn explain<'r, R: BufRead + 'r>(
     // a line its printer logged as a warning: the job went on past it
     // (torch's c10d binds `0.0.0.0` after `[W socket.cpp] ... [::]:29500 ...
     // Address already in use`).
-    let bare: Vec<(usize, String)> = tracebacks
+    //
+    // The readers of a failure read every line printed before it, warnings and
+    // notes too: pip's `WARNING: Retrying` says the index it then reports
+    // empty was never read.
+    let bare: Vec<(usize, bool, String)> = tracebacks
         .iter()
-        .filter(|traceback| traceback.frames().next().is_none() && !logged_as_warning(traceback))
-        .filter_map(|traceback| Some((traceback.line, traceback.raised()?.message.clone())))
+        .filter(|traceback| traceback.frames().next().is_none())
+        .filter_map(|traceback| {
+            let weighs = !matches!(traceback.raised()?.signal(), Some(Signal::LoggedWarning | Signal::Note));
+            Some((traceback.line, weighs, traceback.raised()?.message.clone()))
+        })
         .collect();
     // A warning, or a line jobs that finish also print, is an error only when
     // a known cause explains it; the rest predict nothing and are not counted,
@@ -225,16 +232,26 @@ pub fn explain<'r, R: BufRead + 'r>(
     // what there is to go on, and it is shown as not decided, not as no error.
     let (mut ranked, passed_over): (Vec<(Traceback, Vec<Candidate>)>, Vec<_>) = tracebacks
         .into_iter()
+        // A note is read with the failure after it, and is none itself.
+        .filter(|traceback| traceback.raised().and_then(Raised::signal) != Some(Signal::Note))
         .map(|traceback| {
             let own: Vec<&str> = traceback.messages().map(|raised| raised.message.as_str()).collect();
-            let mut context: Vec<String> = bare
-                .iter()
-                .filter(|(line, text)| *line < traceback.line && !own.contains(&text.as_str()))
-                .map(|(_, text)| text.clone())
-                .collect();
-            context.dedup();
-            let context = context.split_off(context.len().saturating_sub(CONTEXT_LINES));
-            let mut candidates = judge.rank_in(&traceback, &context);
+            let before = |weighing_only: bool| {
+                let mut lines: Vec<String> = bare
+                    .iter()
+                    .filter(|(line, weighs, text)| {
+                        *line < traceback.line && (*weighs || !weighing_only) && !own.contains(&text.as_str())
+                    })
+                    .map(|(_, _, text)| text.clone())
+                    .collect();
+                lines.dedup();
+                lines.split_off(lines.len().saturating_sub(CONTEXT_LINES))
+            };
+            let earlier = rank::Earlier {
+                errors: before(true),
+                printed: before(false),
+            };
+            let mut candidates = judge.rank_in(&traceback, &earlier);
             if loader_line_logged_as_warning(&traceback) {
                 at_most_possible(&mut candidates, "its printer logged the loader's words as a warning: jobs go on without an optional library (TensorFlow without TensorRT's), so the line alone does not say what failed");
             }
@@ -271,7 +288,7 @@ pub fn explain<'r, R: BufRead + 'r>(
     if ranked.is_empty()
         && let Some(traceback) = pasted.as_message(bytes_read)
     {
-        let candidates = judge.rank_in(&traceback, &[]);
+        let candidates = judge.rank(&traceback);
         if candidates
             .first()
             .is_some_and(|best| best.confidence > Confidence::RuledOut)
@@ -543,11 +560,6 @@ fn at_most_possible(candidates: &mut [Candidate], why: &str) {
 
 /// What would tell the standing causes apart, or explain an error none fits:
 /// the node facts they left open, and what the log lacks.
-/// Whether a traceback is a line its printer logged at the warning level.
-fn logged_as_warning(traceback: &Traceback) -> bool {
-    traceback.raised().and_then(Raised::signal) == Some(Signal::LoggedWarning)
-}
-
 fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<String> {
     let mut wanted: Vec<String> = Vec::new();
     let mut add = |text: String| {

@@ -275,7 +275,7 @@ impl<'m, 'f> Judge<'m, 'f> {
     }
 
     pub fn rank(&self, traceback: &Traceback) -> Vec<Candidate> {
-        self.rank_in(traceback, &[])
+        self.rank_in(traceback, &Earlier::default())
     }
 
     /// A judge for facts probed on this node while the log may come from
@@ -313,10 +313,9 @@ impl<'m, 'f> Judge<'m, 'f> {
         })
     }
 
-    /// Ranks a traceback with `context_lines`: the log's other error and
-    /// warning lines printed before it, as printed, which weigh on the causes
-    /// they name.
-    pub fn rank_in(&self, traceback: &Traceback, context_lines: &[String]) -> Vec<Candidate> {
+    /// Ranks a traceback with the lines the log printed before it.
+    pub fn rank_in(&self, traceback: &Traceback, earlier: &Earlier) -> Vec<Candidate> {
+        let context_lines = &earlier.errors;
         let context: Vec<String> = context_lines.iter().map(|line| comparable(line)).collect();
         let context = context.as_slice();
         // Site-packages only: a system Python's prefix (/usr) holds every
@@ -358,6 +357,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             facts,
             absence_is_a_fact: same_environment,
             tables: Some(self.tables),
+            earlier: &earlier.printed,
         };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
         let readings = readers::read(traceback, readers_context);
@@ -435,6 +435,17 @@ impl<'m, 'f> Judge<'m, 'f> {
         });
         candidates
     }
+}
+
+/// The lines a log printed before a traceback, without frames of their own.
+#[derive(Debug, Default)]
+pub struct Earlier {
+    /// Its other error lines, as printed, which weigh on the causes they name;
+    /// not what a printer logged as a warning, nor a note.
+    pub errors: Vec<String>,
+    /// Every such line, warnings and notes too: what the readers of the
+    /// traceback's own words read beside them.
+    pub printed: Vec<String>,
 }
 
 /// What the traceback shows, worked out once for all causes.
@@ -2412,7 +2423,7 @@ OSError: libcusparse.so.10: cannot open shared object file: No such file or dire
         let judge = Judge::new(&matrix, None).ran_on(system_sign_in_line(
             "/Users/me/venv/lib/python3.11/site-packages/langchain_core/_api/deprecation.py:117: LangChainDeprecationWarning: old",
         ));
-        let bare = cpu_only(judge.rank_in(&parse(NOT_A_CUDA_TORCH).pop().unwrap(), &[]));
+        let bare = cpu_only(judge.rank(&parse(NOT_A_CUDA_TORCH).pop().unwrap()));
         assert_eq!(bare.confidence, Confidence::RuledOut, "{:#?}", bare.evidence);
         assert!(
             cpu_only(ranked(NOT_A_CUDA_TORCH, &without_torch(node(None))))

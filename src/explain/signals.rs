@@ -48,6 +48,10 @@ pub enum Signal {
     /// One of the above that its printer logged at the warning level
     /// (`[W socket.cpp:464]`, `WARNING:root:`): the job went on past it.
     LoggedWarning,
+    /// A line that says why a failure printed after it happened and is none
+    /// itself: pip's retries of an index it could not reach, the releases it
+    /// passed over for their Requires-Python. Readers of that failure read it.
+    Note,
 }
 
 impl Signal {
@@ -66,6 +70,7 @@ impl Signal {
             Signal::Crashed => "crash",
             Signal::Build => "build error",
             Signal::LoggedWarning => "warning line",
+            Signal::Note => "note line",
         }
     }
 
@@ -92,7 +97,7 @@ impl Signal {
     }
 }
 
-const ALL: [Signal; 12] = [
+const ALL: [Signal; 13] = [
     Signal::Cuda,
     Signal::DeviceAssertion,
     Signal::CppException,
@@ -105,10 +110,11 @@ const ALL: [Signal; 12] = [
     Signal::Crashed,
     Signal::Build,
     Signal::LoggedWarning,
+    Signal::Note,
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 45] = [
+const TRIGGERS: [(&str, Signal); 49] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -172,6 +178,13 @@ const TRIGGERS: [(&str, Signal); 45] = [
     ("SIGILL", Signal::Crashed),
     ("SIGFPE", Signal::Crashed),
     ("SIGABRT", Signal::Crashed),
+    // pip's words (and urllib3's, which it quotes) for an index it could not
+    // read, printed before it reports what it found there, and its list of
+    // releases it passed over for their Requires-Python.
+    ("Retrying (Retry(", Signal::Note),
+    ("Could not fetch URL ", Signal::Note),
+    ("Temporary failure in name resolution", Signal::Note),
+    ("require a different python version: ", Signal::Note),
 ];
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,

@@ -107,6 +107,11 @@ fn first_id(explanation: &Value) -> Option<&str> {
     explanation["candidates"][0]["id"].as_str()
 }
 
+/// The first candidate's fix, or "" where it has none.
+fn first_fix(explanation: &Value) -> &str {
+    explanation["candidates"][0]["fix"].as_str().unwrap_or_default()
+}
+
 fn candidate<'e>(explanation: &'e Value, id: &str) -> Option<&'e Value> {
     explanation["candidates"]
         .as_array()
@@ -1063,10 +1068,7 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
         "{explanation:#}"
     );
     assert!(
-        explanation["candidates"][0]["fix"]
-            .as_str()
-            .unwrap()
-            .contains("pip install \"torch>=1.7.1\""),
+        first_fix(&explanation).contains("pip install \"torch>=1.7.1\""),
         "{explanation:#}"
     );
     let (explanation, _) = explain_dir_json(
@@ -1080,10 +1082,7 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
         "{explanation:#}"
     );
     assert!(
-        explanation["candidates"][0]["fix"]
-            .as_str()
-            .unwrap()
-            .contains("pip install \"torch>=2.0.0\""),
+        first_fix(&explanation).contains("pip install \"torch>=2.0.0\""),
         "{explanation:#}"
     );
     let (explanation, _) = explain_text_json(
@@ -1115,6 +1114,66 @@ fn pips_list_of_releases_names_the_interpreter_only_where_the_pin_is_older_than_
         let (explanation, _) = explain_text_json(cache.path(), dir.path(), name, log);
         assert_eq!(explanation["outcome"], "undecided", "{name}: {explanation:#}");
     }
+}
+
+/// pip prints what it saw on the way to its failure on lines of their own
+/// before it: `WARNING: Retrying (Retry(...` when it could not read an index,
+/// whose empty list then says nothing of the index (not decided, and pip's
+/// reach of the index is what would decide it); `ERROR: Ignored the
+/// following versions that require a different python version`, which names
+/// the interpreter as the cause, for a pin and for a package all of whose
+/// releases need a newer Python (havln16, its list wrapped by the paste).
+/// Neither line is a failure of its own.
+#[test]
+fn pips_lines_before_its_failure_are_read_with_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "unreached.log",
+        "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f0>: Failed to establish a new connection: [Errno -2] Name or service not known')': /simple/numpy/\nERROR: Could not find a version that satisfies the requirement numpy (from versions: none)\nERROR: No matching distribution found for numpy\n",
+    );
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert!(
+        explanation["to_decide"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|wanted| wanted.as_str().unwrap().contains("whether pip can read the index")),
+        "{explanation:#}"
+    );
+    assert_eq!(explanation["tracebacks_found"], 1, "{explanation:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "skipped.log",
+        "ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python >=3.7,<3.11\nERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from versions: 1.3.0, 1.26.4)\n",
+    );
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("pip-finds-no-release-here"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).contains("a Python that >=3.7,<3.11 admits"),
+        "{explanation:#}"
+    );
+    assert_eq!(explanation["tracebacks_found"], 1, "{explanation:#}");
+    let (explanation, _) = explain_dir_json(
+        cache.path(),
+        &fresh_case_dir("2026-12-04-AF/pip-finds-no-release-here-havln16"),
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("pip-finds-no-release-here"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).contains("a Python that >=3.9 admits"),
+        "{explanation:#}"
+    );
 }
 
 /// pytest prints frames as `path.py:20: in <module>` and the exception as
@@ -1159,13 +1218,7 @@ fn the_container_runtimes_cuda_requirement_names_the_driver_too_old() {
         Some("driver-too-old-for-torch"),
         "{explanation:#}"
     );
-    assert!(
-        explanation["candidates"][0]["fix"]
-            .as_str()
-            .unwrap()
-            .contains("12.6 or newer"),
-        "{explanation:#}"
-    );
+    assert!(first_fix(&explanation).contains("12.6 or newer"), "{explanation:#}");
 }
 
 /// A cause that only an earlier line points to is no surer than a reader of
@@ -1212,10 +1265,7 @@ fn a_libstdcxx_older_than_a_library_needs_is_named_and_glibcs_own_version_is_not
         "{explanation:#}"
     );
     assert!(
-        explanation["candidates"][0]["fix"]
-            .as_str()
-            .unwrap()
-            .contains("conda install -c conda-forge libstdcxx-ng"),
+        first_fix(&explanation).contains("conda install -c conda-forge libstdcxx-ng"),
         "{explanation:#}"
     );
     let (explanation, _) = explain_text_json(
@@ -2002,13 +2052,7 @@ fn jaxs_cpu_fallback_is_named_and_the_backends_it_tried_at_info_are_not() {
         Some("package-cpu-only-build"),
         "{explanation:#}"
     );
-    assert!(
-        explanation["candidates"][0]["fix"]
-            .as_str()
-            .unwrap()
-            .contains("jax[cuda12]"),
-        "{explanation:#}"
-    );
+    assert!(first_fix(&explanation).contains("jax[cuda12]"), "{explanation:#}");
 
     let dir = tempfile::tempdir().unwrap();
     let log = std::fs::read_to_string(case.join("log.txt")).unwrap();
@@ -2038,10 +2082,7 @@ fn headless_egl_that_cannot_start_is_named_and_a_missing_header_is_not() {
         "{explanation:#}"
     );
     assert!(
-        explanation["candidates"][0]["fix"]
-            .as_str()
-            .unwrap()
-            .contains("RasterizeCudaContext"),
+        first_fix(&explanation).contains("RasterizeCudaContext"),
         "{explanation:#}"
     );
 

@@ -113,6 +113,10 @@ pub struct Context<'f> {
     pub absence_is_a_fact: bool,
     /// The GPU and CUDA tables, to date what a message names.
     pub tables: Option<&'f Tables>,
+    /// The lines printed before the failure, warnings and notes included:
+    /// what its printer said on the way to it (pip's retries of an index it
+    /// could not reach, the releases it passed over for their Requires-Python).
+    pub earlier: &'f [String],
 }
 
 #[cfg(test)]
@@ -123,6 +127,7 @@ impl Context<'_> {
             facts: None,
             absence_is_a_fact: false,
             tables: None,
+            earlier: &[],
         }
     }
 }
@@ -155,6 +160,7 @@ pub(crate) fn read_on_recorded_h100<R>(
         facts: Some(&facts),
         absence_is_a_fact: false,
         tables: Some(&tables),
+        earlier: &[],
     })
 }
 
@@ -314,6 +320,7 @@ mod tests {
                     facts: None,
                     absence_is_a_fact: false,
                     tables: None,
+                    earlier: &[],
                 }
             )
             .is_empty()

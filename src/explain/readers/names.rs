@@ -490,6 +490,7 @@ mod tests {
             facts: None,
             absence_is_a_fact: false,
             tables: Some(&tables),
+            earlier: &[],
         };
         read(&text, &traceback, context)
     }

@@ -100,7 +100,8 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         .flat_map(|specifiers| specifiers.iter())
         .map(|specifier| specifier.version().clone().without_local())
         .collect();
-    let side = side(text, specifiers, &pins, &offered)?;
+    let skipped = skipped_list(text, context);
+    let side = side(skipped, specifiers, &pins, &offered)?;
     // A torch pin between releases offered is most often one that does not
     // exist (torch 2.1.5), which the interpreter does not decide.
     if torch && side == Side::Between {
@@ -173,13 +174,13 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             format!(
                 "check that the interpreter is a 64-bit Python on a platform {name} publishes files for (python -c 'import sys, platform; print(sys.version, platform.machine())'), and that {name} is on the index under that name: a package its project builds from source or hosts elsewhere is installed as its README says (a build such as +cu121 is on the index that hosts it; torch: --index-url https://download.pytorch.org/whl/cu121); a 'Retrying' warning above the error means pip never reached the index (the network or a proxy)"
             ),
-            // The list is pip's own account of the index it read. Unless pip
-            // says it could not read it, that is the cause whatever its
-            // reason (no file for this interpreter or platform, a name the
-            // index does not hold), except for torch, whose empty list is an
-            // interpreter its releases skip (`TORCH_PYTHON`, settled by the
-            // node's interpreter when it speaks for the log).
-            !torch && !NETWORK_TROUBLE.iter().any(|words| text.contains(words)),
+            // The list is pip's own account of the index it read: that is the
+            // cause whatever its reason (no file for this interpreter or
+            // platform, a name the index does not hold), except for torch,
+            // whose empty list is an interpreter its releases skip
+            // (`TORCH_PYTHON`, settled by the node's interpreter when it
+            // speaks for the log).
+            !torch,
         ),
         Side::LocalBuild(local) => (
             format!(
@@ -205,6 +206,27 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     // file): the list settles it where another package's published
     // requirement asked for it (`(from spconv)`), which names releases that exist.
     let settles = settles || (!torch && side != Side::Nothing && asked_by_a_package(rest));
+    // Unless pip says it could not read an index: then its list is not all
+    // the index holds, and says nothing of what is missing from it.
+    let mut interpreter = interpreter;
+    let (said, fix, settles) = match unreached_index(text, context) {
+        Some(words) => {
+            interpreter.push((
+                None,
+                format!("whether pip can read the index: it printed '{words}' before the failure; rerun the install where the network, the proxy (HTTPS_PROXY) and the index URLs pip uses (python -m pip config list) let it through"),
+            ));
+            (
+                format!(
+                    "{said}; but pip says before it that it could not read an index ('{words}'), so the list is not all that index holds"
+                ),
+                format!(
+                    "first let pip reach the index: check the network, the proxy (HTTPS_PROXY) and the index URLs pip uses (python -m pip config list), and rerun the install; if it then still fails: {fix}"
+                ),
+                false,
+            )
+        }
+        None => (said, fix, settles),
+    };
     let (cause, rules_out) = match (torch, &side) {
         (true, Side::LocalBuild(_)) => (NO_RELEASE, vec![TORCH_PYTHON]),
         (true, _) => (TORCH_PYTHON, Vec::new()),
@@ -263,11 +285,20 @@ fn unlisted(name: &str, torch: bool, too_new: Option<(Option<bool>, String)>) ->
 /// of it: a release offered that the requirement admits (pip then failed
 /// it for another reason: its build, its hash, a yank), or no pin at all
 /// beside a list that is not empty.
-fn side(text: &str, specifiers: Option<&VersionSpecifiers>, pins: &[Version], offered: &[Version]) -> Option<Side> {
+fn side(
+    skipped: Option<&str>,
+    specifiers: Option<&VersionSpecifiers>,
+    pins: &[Version],
+    offered: &[Version],
+) -> Option<Side> {
     let Some(specifiers) = specifiers.filter(|specifiers| !specifiers.is_empty()) else {
-        return offered.is_empty().then_some(Side::Nothing);
+        // Nothing offered, and every release skipped for its Requires-Python.
+        let requires = skipped.and_then(|listed| skipped_for_python(listed, None));
+        return offered
+            .is_empty()
+            .then(|| requires.map_or(Side::Nothing, Side::Skipped));
     };
-    if let Some(requires) = skipped_for_python(text, specifiers) {
+    if let Some(requires) = skipped.and_then(|listed| skipped_for_python(listed, Some(specifiers))) {
         return Some(Side::Skipped(requires));
     }
     if offered.is_empty() {
@@ -303,17 +334,33 @@ fn side(text: &str, specifiers: Option<&VersionSpecifiers>, pins: &[Version], of
     (!offered.iter().any(|version| specifiers.contains(version))).then_some(Side::Between)
 }
 
-/// pip's line of releases it passed over for their Requires-Python
-/// (`1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python ...`): the
-/// Requires-Python of the first the requirement admits.
-fn skipped_for_python(text: &str, specifiers: &VersionSpecifiers) -> Option<String> {
-    let listed = text::after_marker(text, SKIPPED)?;
-    let listed = listed.lines().next().unwrap_or_default();
-    listed.split(';').find_map(|item| {
+/// pip's list of the releases it passed over for their Requires-Python
+/// (`1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python ...`), which
+/// it prints on the line just before the failure it belongs to: the list
+/// names no package, so one printed earlier may be another requirement's.
+fn skipped_list<'t>(text: &'t str, context: Context<'t>) -> Option<&'t str> {
+    let listed = text::after_marker(text, SKIPPED).or_else(|| text::after_marker(context.earlier.last()?, SKIPPED))?;
+    listed.lines().next()
+}
+
+/// The Requires-Python of the first release in pip's `skipped` list that
+/// the requirement admits (any, for a requirement with no version).
+fn skipped_for_python(skipped: &str, specifiers: Option<&VersionSpecifiers>) -> Option<String> {
+    skipped.split(';').find_map(|item| {
         let (version, requires) = item.trim().split_once(" Requires-Python ")?;
         let version = Version::from_str(version.trim()).ok()?;
-        specifiers.contains(&version).then(|| requires.trim().to_string())
+        specifiers
+            .is_none_or(|specifiers| specifiers.contains(&version))
+            .then(|| requires.trim().to_string())
     })
+}
+
+/// pip's (or urllib3's) words, printed before the failure or in it, that say
+/// it could not read an index.
+fn unreached_index(text: &str, context: Context) -> Option<&'static str> {
+    NETWORK_TROUBLE
+        .into_iter()
+        .find(|words| text.contains(words) || context.earlier.iter().any(|line| line.contains(words)))
 }
 
 /// The interpreter the log ran, where this node speaks for it, against the
@@ -563,11 +610,38 @@ mod tests {
         assert!(found.fix.contains("Retrying"), "{}", found.fix);
     }
 
+    /// What the reader makes of pip's failure with `earlier` lines printed before it.
+    fn read_after(earlier: &[&str], text: &str) -> Option<Reading> {
+        let earlier: Vec<String> = earlier.iter().map(|line| line.to_string()).collect();
+        read(
+            text,
+            Context {
+                earlier: &earlier,
+                ..Context::alone()
+            },
+        )
+    }
+
+    const RETRYING: &str = "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError(...)': /simple/numpy/";
+
     #[test]
-    fn nothing_offered_by_an_index_pip_could_not_read_is_not_settled() {
-        let found = read_alone("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError(...)': /simple/numpy/\nERROR: Could not find a version that satisfies the requirement numpy (from versions: none)").unwrap();
-        assert_eq!(found.cause, NO_RELEASE);
-        assert!(!found.settles);
+    fn a_list_from_an_index_pip_could_not_read_settles_nothing_and_asks_for_the_index() {
+        for text in [
+            "ERROR: Could not find a version that satisfies the requirement numpy (from versions: none)",
+            "ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: 1.10.0, 1.11.0, 1.12.0)",
+        ] {
+            let found = read_after(&[RETRYING], text).unwrap();
+            assert_eq!(found.cause, NO_RELEASE);
+            assert!(!found.settles, "{found:?}");
+            assert!(
+                found
+                    .node
+                    .iter()
+                    .any(|(holds, fact)| holds.is_none() && fact.contains("whether pip can read the index")),
+                "{found:?}"
+            );
+            assert!(read_after(&[], text).unwrap().settles);
+        }
     }
 
     /// lunar226: torch's empty list is its own cause, which the node settles.
@@ -593,12 +667,35 @@ mod tests {
         );
     }
 
+    const IGNORED: &str = "ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python >=3.7,<3.11";
+
     #[test]
     fn a_release_pip_skipped_for_its_requires_python_is_named_with_it() {
-        let found = read_alone("ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python >=3.7,<3.11\nERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from versions: 1.3.0, 1.26.4)").unwrap();
+        let failure = "ERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from versions: 1.3.0, 1.26.4)";
+        for found in [
+            read_after(&[IGNORED], failure).unwrap(),
+            read_alone(&format!("{IGNORED}\n{failure}")).unwrap(),
+        ] {
+            assert_eq!(found.cause, NO_RELEASE);
+            assert!(found.said.contains("requires Python >=3.7,<3.11"), "{}", found.said);
+            assert!(found.settles);
+        }
+        // pip's list names no package: printed before another line, it may be another requirement's.
+        let found = read_after(&[IGNORED, RETRYING], failure).unwrap();
+        assert!(!found.said.contains("requires Python"), "{}", found.said);
+    }
+
+    /// havln16: every release of an unpinned requirement needs a newer Python.
+    #[test]
+    fn a_requirement_whose_every_release_pip_skipped_names_their_python() {
+        let found = read_after(
+            &["ERROR: Ignored the following versions that require a different python version: 0.1.0 Requires-Python >=3.9; 0.1.1 Requires-Python >="],
+            "ERROR: Could not find a version that satisfies the requirement puccinialin (from versions: none)",
+        )
+        .unwrap();
         assert_eq!(found.cause, NO_RELEASE);
-        assert!(found.said.contains("requires Python >=3.7,<3.11"), "{}", found.said);
-        assert!(found.settles);
+        assert!(found.said.contains("requires Python >=3.9"), "{}", found.said);
+        assert!(found.stated && found.settles);
     }
 
     /// centerpointkitti23: older pip names who asked, not what it found.
