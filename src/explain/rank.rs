@@ -39,9 +39,14 @@ const STATED: i32 = 6;
 
 /// Symptom entries that name a class of failure with several causes, each a
 /// node fact their `confirmed_by` checks settle.
-const FAILURE_CLASSES: [&str; 3] = [
+const FAILURE_CLASSES: [&str; 4] = [
     "nccl-collective-failed",
     "no-cuda-gpu-visible",
+    // A kernel bug (torch's, a library's, the job's own indexing) far more
+    // often than failing memory: the message alone says only that some
+    // kernel faulted; the GPU's memory errors, or a rerun with
+    // CUDA_LAUNCH_BLOCKING=1 that names the kernel, decide which.
+    "cuda-illegal-memory-access",
     // The same words where the container never had the devices (a cgroup
     // setup or a runtime that did not grant them): recreating it fixes only
     // the devices systemd took away.
@@ -1720,6 +1725,37 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         );
         let (_, confidence) = first(&here, &node(None));
         assert_eq!(confidence, Confidence::RuledOut);
+    }
+
+    /// torch's words where it found no driver library at all are the old-driver
+    /// entry's "none where it runs" (CUDAFunctions.cpp raises them for the same
+    /// cudaErrorInsufficientDriver, with no driver version to report); the
+    /// entry for a driver that sees no device does not list them.
+    #[test]
+    fn torch_finding_no_driver_is_no_driver_the_job_can_use() {
+        let message = "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx";
+        let best = ranked_alone(Raised {
+            exception: "RuntimeError".into(),
+            message: message.into(),
+        })
+        .remove(0);
+        assert_eq!(best.id, "driver-too-old-for-torch");
+        assert_eq!(best.confidence, Confidence::Likely, "{best:#?}");
+        assert!(candidate_alone("RuntimeError", message, "no-cuda-gpu-visible").is_none());
+    }
+
+    /// An illegal memory access alone says only that some kernel faulted: a
+    /// kernel's bug far more often than failing memory, which the GPU's memory
+    /// errors would show. Not an answer until they, or a frame, say which.
+    #[test]
+    fn an_illegal_memory_access_alone_is_a_class_not_an_answer() {
+        let best = ranked_alone(Raised {
+            exception: "RuntimeError".into(),
+            message: "CUDA error: an illegal memory access was encountered".into(),
+        })
+        .remove(0);
+        assert_eq!(best.id, "cuda-illegal-memory-access");
+        assert_eq!(best.confidence, Confidence::Possible, "{best:#?}");
     }
 
     #[test]

@@ -62,6 +62,11 @@ fn no_torch(python: &Path) -> Unsupported {
     }
 }
 
+/// torch's words where it found no driver library at all (`driver_version()
+/// <= 0` in c10/cuda/CUDAFunctions.cpp): the node's own reason, whichever
+/// entry explains the words in a job's log.
+const TORCH_FOUND_NO_DRIVER: &str = "Found no NVIDIA driver on your system";
+
 /// Whether torch, in `run`, found no GPU for the reason the node's own
 /// `no-gpu-visible` check confirms, rather than for one of its own (a driver
 /// too old for it): then the run says where it ran, not how the stack works.
@@ -71,6 +76,9 @@ pub fn torch_saw_no_gpu(run: &SmokeRun, diagnosis: &Diagnosis) -> bool {
     };
     if step.figures.get("device_count").and_then(serde_json::Value::as_u64) != Some(0) {
         return false;
+    }
+    if step.detail.contains(TORCH_FOUND_NO_DRIVER) {
+        return true;
     }
     let causes = StepCauses::rank(step, diagnosis.matrix, diagnosis.facts, diagnosis.facts_precede_the_run);
     causes.leader().is_some_and(|leader| {
