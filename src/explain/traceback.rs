@@ -993,14 +993,11 @@ fn bare_exception_in(line: &str) -> Option<Raised> {
 /// a class alone, or a message held in a variable, says too little to stand
 /// for the exception line.
 fn raise_statement(source: &str) -> Option<Raised> {
-    // The statement starts its line, after IPython's arrow and line number (`-> 1787`).
+    // The statement starts its line, after IPython's arrow and line number (`---> 1787`).
     let statement = |line: &str| {
-        line.trim_start_matches(['-', '>'])
-            .trim_start()
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start()
-            .strip_prefix("raise ")
-            .is_some()
+        ipython_source_line(line)
+            .map_or(line.trim_start(), |(_, code)| code)
+            .starts_with("raise ")
     };
     let lines: Vec<&str> = source.lines().collect();
     let start = lines.iter().rposition(|line| statement(line))?;
