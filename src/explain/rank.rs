@@ -1911,6 +1911,12 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 "[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY",
             ),
             ("OutOfMemoryError", "cudaErrorMemoryAllocation: out of memory"),
+            // torch's sentence cut after its first words, and Caffe's CUDA_CHECK (rstarcnn25).
+            ("RuntimeError", "CUDA out of memory."),
+            (
+                "error message",
+                "F1007 19:40:40.235829 26752 syncedmem.cpp:66] Check failed: error == cudaSuccess (2 vs. 0)  out of memory",
+            ),
         ] {
             let found = candidate_alone(exception, message, "cuda-out-of-memory");
             assert!(
@@ -1918,15 +1924,24 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 "{exception}: {message}"
             );
         }
-        let host = candidate_alone(
-            "MemoryError",
-            "Unable to allocate 3.20 GiB for an array with shape (1, 2)",
-            "cuda-out-of-memory",
-        );
-        assert!(
-            host.as_ref().is_none_or(|candidate| !candidate.confidence.is_answer()),
-            "{host:#?}"
-        );
+        // The host's memory, and another CUDA error Caffe checks the same way
+        // (100, cudaErrorNoDevice), are not the GPU's memory.
+        for (exception, message) in [
+            (
+                "MemoryError",
+                "Unable to allocate 3.20 GiB for an array with shape (1, 2)",
+            ),
+            (
+                "error message",
+                "F1007 19:40:40.235829 26752 common.cpp:152] Check failed: error == cudaSuccess (100 vs. 0)  no CUDA-capable device is detected",
+            ),
+        ] {
+            let other = candidate_alone(exception, message, "cuda-out-of-memory");
+            assert!(
+                other.as_ref().is_none_or(|candidate| !candidate.confidence.is_answer()),
+                "{other:#?}"
+            );
+        }
     }
 
     #[test]
