@@ -215,9 +215,9 @@ pub fn explain<'r, R: BufRead + 'r>(
     // (torch's c10d binds `0.0.0.0` after `[W socket.cpp] ... [::]:29500 ...
     // Address already in use`).
     //
-    // The readers of a failure read every line printed before it, warnings and
-    // notes too: pip's `WARNING: Retrying` says the index it then reports
-    // empty was never read.
+    // The readers of a failure read such lines printed before it (the last
+    // CONTEXT_LINES), warnings and notes too: pip's `WARNING: Retrying` says
+    // the index it then reports empty was never read.
     let bare: Vec<(usize, bool, String)> = tracebacks
         .iter()
         .filter(|traceback| traceback.frames().next().is_none())

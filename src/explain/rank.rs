@@ -44,8 +44,8 @@ const FAILURE_CLASSES: [&str; 4] = [
     "no-cuda-gpu-visible",
     // A kernel bug (torch's, a library's, the job's own indexing) far more
     // often than failing memory: the message alone says only that some
-    // kernel faulted; the GPU's memory errors, or a rerun with
-    // CUDA_LAUNCH_BLOCKING=1 that names the kernel, decide which.
+    // kernel faulted. The GPU's memory errors (the entry's confirming
+    // checks) decide; a rerun with CUDA_LAUNCH_BLOCKING=1 names the kernel.
     "cuda-illegal-memory-access",
     // The same words where the container never had the devices (a cgroup
     // setup or a runtime that did not grant them): recreating it fixes only
@@ -371,7 +371,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             || !readings.is_empty()
             // The signal words are matched as written (`CUDA error: `), not lowercased.
             || traceback.messages().any(|raised| {
-                super::signals::may_be_signal(&raised.message) || readers::is_loader_failure(&raised.message)
+                super::signals::names_a_failure(&raised.message) || readers::is_loader_failure(&raised.message)
             });
         let mut candidates: Vec<Candidate> = self
             .causes

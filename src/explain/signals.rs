@@ -215,6 +215,16 @@ pub fn may_be_signal(line: &str) -> bool {
     AUTOMATON.is_match(line)
 }
 
+/// Whether the line holds a failure's words, not only a note's: pip's
+/// network words in an exception's message name no failure of their own.
+pub fn names_a_failure(line: &str) -> bool {
+    AUTOMATON.find_iter(line).any(|found| {
+        TRIGGERS
+            .get(found.pattern().as_usize())
+            .is_none_or(|(_, signal)| *signal != Signal::Note)
+    })
+}
+
 /// The messages of every known cause, searched for in lines that are no
 /// exception line: one automaton, ASCII case ignored as causes match them.
 #[derive(Clone)]
@@ -423,6 +433,14 @@ fn assertion(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_notes_words_name_no_failure_of_their_own() {
+        let retry =
+            "WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError(...)': /simple/numpy/";
+        assert!(may_be_signal(retry) && !names_a_failure(retry));
+        assert!(names_a_failure(&format!("CUDA error: out of memory; {retry}")));
+    }
 
     fn message(line: &str) -> Option<(String, String)> {
         match read(line)? {

@@ -45,6 +45,8 @@ const MAX_STREAMS: usize = 256;
 const MAX_TRACEBACKS: usize = 512;
 /// Distinct warnings (and other lines that are errors only when explained) kept.
 const MAX_ADVISORIES: usize = 64;
+/// Notes (pip's retries and skipped releases) kept: the latest.
+const MAX_NOTES: usize = 8;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {
@@ -675,7 +677,7 @@ impl Collector {
             || line.contains(HEADER)
             || !frames_in(line).is_empty()
             || bare_exception_in(line).is_some()
-            || (!lists && signals::may_be_signal(line));
+            || (!lists && signals::names_a_failure(line));
         if starts_something || added >= MAX_MESSAGE_LINES {
             return false;
         }
@@ -703,6 +705,21 @@ impl Collector {
 
     fn keep(&mut self, traceback: Traceback) {
         if traceback.raised().is_none() && traceback.frames().next().is_none() {
+            return;
+        }
+        // A note is read with the failure after it: the latest few are kept,
+        // each where it was printed (a repeat is a new line, not a count),
+        // and they take no warning's place.
+        let is_note = |kept: &Traceback| kept.raised().and_then(Raised::signal) == Some(signals::Signal::Note);
+        if is_note(&traceback) {
+            if self.tracebacks.iter().filter(|kept| is_note(kept)).count() >= MAX_NOTES
+                && let Some(oldest) = self.tracebacks.iter().position(is_note)
+            {
+                self.tracebacks.remove(oldest);
+            }
+            if self.tracebacks.len() < MAX_TRACEBACKS {
+                self.tracebacks.push(traceback);
+            }
             return;
         }
         // Warnings and lines finished jobs also print are errors only when a

@@ -823,7 +823,7 @@ fn a_runtime_with_its_own_cuda_build_asking_for_another_cuda_is_no_torch_extensi
         "{explanation:#}"
     );
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
-    let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
+    let fix = first_fix(&explanation);
     assert!(
         fix.starts_with("onnxruntime-gpu brings its own CUDA build, and the one installed is for CUDA 11: install the onnxruntime-gpu build made for the CUDA and cuDNN the node has")
             && fix.contains("pip install nvidia-cublas-cu11"),
@@ -849,7 +849,7 @@ fn nvccs_refusal_of_the_host_compiler_is_named_with_the_compiler_its_bound_allow
         Some("nvcc-host-compiler-unsupported"),
         "{explanation:#}"
     );
-    let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
+    let fix = first_fix(&explanation);
     assert!(fix.contains("CC=gcc-11 CXX=g++-11"), "{fix}");
     let (explanation, _) = explain_text_json(
         cache.path(),
@@ -1161,6 +1161,23 @@ fn pips_lines_before_its_failure_are_read_with_it() {
         "{explanation:#}"
     );
     assert_eq!(explanation["tracebacks_found"], 1, "{explanation:#}");
+    // Seventy retries of other pages before it take no warning's place, and
+    // the list printed just before the failure is still read.
+    let retries: String = (0..70)
+        .map(|n| format!("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f{n:04x}>: Failed to establish a new connection')': /simple/package{n}/\n"))
+        .collect();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "many.log",
+        &format!(
+            "{retries}ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python >=3.7,<3.11\nERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from versions: 1.3.0, 1.26.4)\n"
+        ),
+    );
+    assert!(
+        first_fix(&explanation).contains("a Python that >=3.7,<3.11 admits"),
+        "{explanation:#}"
+    );
     let (explanation, _) = explain_dir_json(
         cache.path(),
         &fresh_case_dir("2026-12-04-AF/pip-finds-no-release-here-havln16"),
@@ -1864,7 +1881,7 @@ fn a_ptxas_refusal_in_a_triton_log_names_tritons_own_ptxas_in_the_fix() {
         Some("nvcc-unsupported-gpu-arch"),
         "{explanation:#}"
     );
-    let fix = explanation["candidates"][0]["fix"].as_str().unwrap();
+    let fix = first_fix(&explanation);
     assert!(fix.contains("TRITON_PTXAS_PATH"), "{fix}");
     assert!(fix.contains("TRITON_PTXAS_BLACKWELL_PATH"), "{fix}");
 }
@@ -2014,10 +2031,7 @@ fn a_file_that_is_no_pickle_is_named_from_cpythons_words_and_listed_from_torchs(
     );
     assert_eq!(html["outcome"], "explained", "{html:#}");
     assert_eq!(html["candidates"][0]["id"], "checkpoint-not-a-pickle", "{html:#}");
-    assert!(
-        html["candidates"][0]["fix"].as_str().unwrap().contains("/resolve/"),
-        "{html:#}"
-    );
+    assert!(first_fix(&html).contains("/resolve/"), "{html:#}");
 
     let refusal = "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted source.\n Please file an issue with the following so that we can make `weights_only=True` compatible with your use case: WeightsUnpickler error: Unsupported operand 118\n";
     let (legacy, _) = explain_text_json(cache.path(), dir.path(), "legacy.log", &format!("{frames}{refusal}"));

@@ -657,11 +657,11 @@ const RELEASED_ON_THEIR_OWN: [&str; 2] = ["cudnn", "nccl"];
 /// 2026-12-02). libcurand.so.10 comes with every CUDA from 11 to 13, and cuDNN
 /// and NCCL wheels exist for each CUDA from 11 on: their sonames date nothing
 /// there. cuDNN 7 is older than every cuDNN wheel (nvidia-cudnn-cu11 begins
-/// at 8.5), and was built for CUDA 9.0 to 10.2 (NVIDIA's cuDNN archive): a
+/// at 8.5), and was built for CUDA 8.0 to 10.2 (NVIDIA's cuDNN archive): a
 /// build that asks for libcudnn.so.7 is of that era, and only a cuDNN 7
 /// install brings the file.
 const OWN_VERSIONED: [(&str, &str, &[u64]); 6] = [
-    ("cudnn", "7", &[9, 10]),
+    ("cudnn", "7", &[8, 9, 10]),
     ("cufft", "10", &[11]),
     ("cufft", "11", &[12]),
     ("cufft", "12", &[13]),
@@ -767,7 +767,7 @@ mod tests {
     }
 
     /// faceimagequality52: cuDNN 7 is older than every cuDNN wheel. A build
-    /// that asks for it is of CUDA 9 or 10, and which torch's CUDA the run had
+    /// that asks for it is of CUDA 8 to 10, and which torch's CUDA the run had
     /// decides whether the library or the build is wrong; no pip install brings it.
     #[test]
     fn cudnn_7_is_dated_to_the_cudas_before_wheels() {
@@ -776,7 +776,7 @@ mod tests {
         assert_eq!(found.cause, MISSING);
         assert!(!found.settles, "{found:?}");
         assert!(!found.fix.contains("pip install nvidia-cudnn"), "{}", found.fix);
-        assert!(found.fix.contains("CUDA 9 or 10"), "{}", found.fix);
+        assert!(found.fix.contains("CUDA 8 or 9 or 10"), "{}", found.fix);
     }
 
     #[test]

@@ -209,7 +209,7 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     // Unless pip says it could not read an index: then its list is not all
     // the index holds, and says nothing of what is missing from it.
     let mut interpreter = interpreter;
-    let (said, fix, settles) = match unreached_index(text, context) {
+    let (said, fix, settles) = match unreached_index(text, context, &name) {
         Some(words) => {
             interpreter.push((
                 None,
@@ -355,12 +355,20 @@ fn skipped_for_python(skipped: &str, specifiers: Option<&VersionSpecifiers>) -> 
     })
 }
 
-/// pip's (or urllib3's) words, printed before the failure or in it, that say
-/// it could not read an index.
-fn unreached_index(text: &str, context: Context) -> Option<&'static str> {
-    NETWORK_TROUBLE
-        .into_iter()
-        .find(|words| text.contains(words) || context.earlier.iter().any(|line| line.contains(words)))
+/// pip's (or urllib3's) words that say it could not read the index for
+/// `name`: in the failure itself, or on a line printed before it that names
+/// the package's page there (`... connection broken by ...: /simple/numpy/`,
+/// `/whl/cu118/torch/`). A retry of another package's page, or of one pip
+/// then read, says nothing of this list.
+fn unreached_index(text: &str, context: Context, name: &str) -> Option<&'static str> {
+    let page = format!("/{name}/");
+    NETWORK_TROUBLE.into_iter().find(|words| {
+        text.contains(words)
+            || context
+                .earlier
+                .iter()
+                .any(|line| line.contains(words) && line.to_ascii_lowercase().contains(&page))
+    })
 }
 
 /// The interpreter the log ran, where this node speaks for it, against the
@@ -626,11 +634,17 @@ mod tests {
 
     #[test]
     fn a_list_from_an_index_pip_could_not_read_settles_nothing_and_asks_for_the_index() {
-        for text in [
-            "ERROR: Could not find a version that satisfies the requirement numpy (from versions: none)",
-            "ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: 1.10.0, 1.11.0, 1.12.0)",
+        for (retrying, text) in [
+            (
+                RETRYING,
+                "ERROR: Could not find a version that satisfies the requirement numpy (from versions: none)",
+            ),
+            (
+                "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'ConnectTimeoutError(...)': /whl/cu113/torch/",
+                "ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cu113 (from versions: 1.10.0, 1.11.0, 1.12.0)",
+            ),
         ] {
-            let found = read_after(&[RETRYING], text).unwrap();
+            let found = read_after(&[retrying], text).unwrap();
             assert_eq!(found.cause, NO_RELEASE);
             assert!(!found.settles, "{found:?}");
             assert!(
@@ -642,6 +656,13 @@ mod tests {
             );
             assert!(read_after(&[], text).unwrap().settles);
         }
+        // A retry of another package's page says nothing of this list.
+        let other = read_after(
+            &[RETRYING],
+            "ERROR: Could not find a version that satisfies the requirement scipy (from versions: none)",
+        )
+        .unwrap();
+        assert!(other.settles, "{other:?}");
     }
 
     /// lunar226: torch's empty list is its own cause, which the node settles.
