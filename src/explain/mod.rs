@@ -222,8 +222,9 @@ pub fn explain<'r, R: BufRead + 'r>(
         .iter()
         .filter(|traceback| traceback.frames().next().is_none())
         .filter_map(|traceback| {
-            let weighs = !matches!(traceback.raised()?.signal(), Some(Signal::LoggedWarning | Signal::Note));
-            Some((traceback.line, weighs, traceback.raised()?.message.clone()))
+            let raised = traceback.raised()?;
+            let weighs = !matches!(raised.signal(), Some(Signal::LoggedWarning | Signal::Note));
+            Some((traceback.line, weighs, raised.message.clone()))
         })
         .collect();
     // A warning, or a line jobs that finish also print, is an error only when

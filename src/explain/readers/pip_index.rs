@@ -46,6 +46,10 @@ const NETWORK_TROUBLE: [&str; 6] = [
     "Temporary failure in name resolution",
 ];
 
+/// What lets pip read an index, for a fix to name.
+const REACHING_THE_INDEX: &str =
+    "the network, the proxy (HTTPS_PROXY) and the index URLs pip uses (python -m pip config list)";
+
 /// Where the pin falls against what pip offers.
 #[derive(Debug, PartialEq, Eq)]
 enum Side {
@@ -118,7 +122,7 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         (Some(only), _) => format!("only {name} {only}"),
         _ => format!("no release of {name}"),
     };
-    let interpreter = interpreter_note(context, torch, specifiers, &side);
+    let mut interpreter = interpreter_note(context, torch, specifiers, &side);
     let reach_a_release = nearest_newer
         .map(|low| {
             format!(", or pin a release this interpreter has (pip offers {range} here): pip install \"{name}>={low}\"")
@@ -208,19 +212,18 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     let settles = settles || (!torch && side != Side::Nothing && asked_by_a_package(rest));
     // Unless pip says it could not read an index: then its list is not all
     // the index holds, and says nothing of what is missing from it.
-    let mut interpreter = interpreter;
     let (said, fix, settles) = match unreached_index(text, context, &name) {
         Some(words) => {
             interpreter.push((
                 None,
-                format!("whether pip can read the index: it printed '{words}' before the failure; rerun the install where the network, the proxy (HTTPS_PROXY) and the index URLs pip uses (python -m pip config list) let it through"),
+                format!("whether pip can read the index: it printed '{words}' before the failure; rerun the install where {REACHING_THE_INDEX} let it through"),
             ));
             (
                 format!(
                     "{said}; but pip says before it that it could not read an index ('{words}'), so the list is not all that index holds"
                 ),
                 format!(
-                    "first let pip reach the index: check the network, the proxy (HTTPS_PROXY) and the index URLs pip uses (python -m pip config list), and rerun the install; if it then still fails: {fix}"
+                    "first let pip reach the index: check {REACHING_THE_INDEX}, and rerun the install; if it then still fails: {fix}"
                 ),
                 false,
             )
