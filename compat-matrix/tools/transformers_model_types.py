@@ -15,53 +15,19 @@ went in a patch release is dated to it.
 """
 
 import ast
-import io
 import json
 import re
 import sys
 import urllib.parse
 import urllib.request
-import zipfile
+
+from wheel_range import remote_wheel
 
 INDEX = "https://pypi.org/pypi/transformers/json"
 MAPPING_FILES = [
     "transformers/models/auto/configuration_auto.py",
     "transformers/models/auto/auto_mappings.py",
 ]
-
-
-class RangeFile(io.RawIOBase):
-    """A remote file read by HTTP range requests, for zipfile to seek in."""
-
-    def __init__(self, url):
-        self.url = url
-        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=60) as response:
-            self.size = int(response.headers["Content-Length"])
-        self.pos = 0
-
-    def seekable(self):
-        return True
-
-    def readable(self):
-        return True
-
-    def tell(self):
-        return self.pos
-
-    def seek(self, offset, whence=0):
-        self.pos = {0: offset, 1: self.pos + offset, 2: self.size + offset}[whence]
-        return self.pos
-
-    def readinto(self, buffer):
-        wanted = min(len(buffer), self.size - self.pos)
-        if wanted <= 0:
-            return 0
-        headers = {"Range": f"bytes={self.pos}-{self.pos + wanted - 1}"}
-        with urllib.request.urlopen(urllib.request.Request(self.url, headers=headers), timeout=60) as response:
-            data = response.read()
-        buffer[: len(data)] = data
-        self.pos += len(data)
-        return len(data)
 
 
 def config_pairs(source):
@@ -86,7 +52,7 @@ def config_pairs(source):
 def model_types(version, url):
     """The model types of one release, and the model directories its wheel has
     (`transformers/models/qwen2_vl/`)."""
-    archive = zipfile.ZipFile(io.BufferedReader(RangeFile(url), buffer_size=1 << 20))
+    archive = remote_wheel(url, buffer_size=1 << 20)
     names = set(archive.namelist())
     pairs = {}
     mapping_file = None

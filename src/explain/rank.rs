@@ -1345,7 +1345,7 @@ impl Device {
 /// error numbers (`[WinError 126]`); a frame under macOS's home directories
 /// or its Python framework, or a message that shows macOS as a line of the
 /// log can.
-fn other_system_sign(traceback: &Traceback) -> Option<(System, String)> {
+pub(super) fn other_system_sign(traceback: &Traceback) -> Option<(System, String)> {
     for frame in traceback.frames() {
         if super::on_a_drive(&frame.file) {
             return Some((System::Windows, format!("a frame in {}", frame.file)));

@@ -114,7 +114,7 @@ const ALL: [Signal; 13] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 49] = [
+const TRIGGERS: [(&str, Signal); 53] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -185,6 +185,12 @@ const TRIGGERS: [(&str, Signal); 49] = [
     ("Could not fetch URL ", Signal::Note),
     ("Temporary failure in name resolution", Signal::Note),
     ("require a different python version: ", Signal::Note),
+    // pip's steps of a build from source, printed before the build's own
+    // output: where an import failed (an isolated build's environment).
+    ("Installing build dependencies", Signal::Note),
+    ("Getting requirements to build", Signal::Note),
+    ("Preparing metadata (", Signal::Note),
+    ("Building wheel for ", Signal::Note),
 ];
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,

@@ -271,16 +271,27 @@ impl<'d> Row<'d, '_, '_> {
         self.reader.problem(span, format!("`{key}`: {problem}"));
     }
 
-    pub fn string(&mut self, key: &str, what: &str) -> Option<&'d str> {
+    /// A required field read by `convert`; a problem names `expected` where it does not convert.
+    fn required<T>(
+        &mut self,
+        key: &str,
+        what: &str,
+        expected: &str,
+        convert: impl FnOnce(&'d Item) -> Option<T>,
+    ) -> Option<T> {
         let Some(item) = self.table.get(key) else {
             self.missing(key, what);
             return None;
         };
-        let text = item.as_str();
-        if text.is_none() {
-            self.wrong(key, format!("expected a string ({what})"));
+        let value = convert(item);
+        if value.is_none() {
+            self.wrong(key, format!("expected {expected} ({what})"));
         }
-        text
+        value
+    }
+
+    pub fn string(&mut self, key: &str, what: &str) -> Option<&'d str> {
+        self.required(key, what, "a string", Item::as_str)
     }
 
     pub fn optional_string(&mut self, key: &str, what: &str) -> Option<&'d str> {
@@ -289,15 +300,13 @@ impl<'d> Row<'d, '_, '_> {
     }
 
     pub fn integer(&mut self, key: &str, what: &str) -> Option<u64> {
-        let Some(item) = self.table.get(key) else {
-            self.missing(key, what);
-            return None;
-        };
-        let number = item.as_integer().and_then(|number| u64::try_from(number).ok());
-        if number.is_none() {
-            self.wrong(key, format!("expected a non-negative integer ({what})"));
-        }
-        number
+        self.required(key, what, "a non-negative integer", |item| {
+            item.as_integer().and_then(|number| u64::try_from(number).ok())
+        })
+    }
+
+    pub fn boolean(&mut self, key: &str, what: &str) -> Option<bool> {
+        self.required(key, what, "true or false", Item::as_bool)
     }
 
     /// An array of strings; `None` where it is absent (a problem if `required`) or mistyped.

@@ -622,6 +622,67 @@ fn an_older_torchs_cut_checkpoint_and_onnx_runtimes_dll_failure_are_named_by_the
     }
 }
 
+/// A float16 tensor in a CPU kernel is named by the kernel's own name; a
+/// CUDA kernel's refusal of a type is no CPU's, and stays unnamed.
+#[test]
+fn a_half_precision_op_on_the_cpu_is_named_and_a_cuda_kernels_refusal_is_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let frame = "Traceback (most recent call last):\n  File \"/home/u/mdm/sample.py\", line 40, in <module>\n    out = model(x)\n";
+    for (message, expected) in [
+        (
+            "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'",
+            Some("half-precision-op-on-cpu"),
+        ),
+        (
+            "RuntimeError: \"baddbmm__mkl\" not implemented for 'Half'",
+            Some("half-precision-op-on-cpu"),
+        ),
+        (
+            "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'",
+            Some("half-precision-op-on-cpu"),
+        ),
+        ("RuntimeError: \"bitwise_and_cuda\" not implemented for 'Half'", None),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", &format!("{frame}{message}\n"));
+        assert_eq!(first_id(&explanation), expected, "{message}: {explanation:#}");
+    }
+}
+
+/// A module no Python found is named with the distribution that installs it
+/// (hydra is hydra-core's), the same words inside pip's isolated build are the
+/// build's environment, and a folder of the project's own is left undecided.
+#[test]
+fn a_module_not_installed_names_its_distribution_and_a_builds_is_the_isolation() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let job = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 3, in <module>\n    import hydra\nModuleNotFoundError: No module named 'hydra'\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", job);
+    assert_eq!(
+        first_id(&explanation),
+        Some("python-package-not-installed"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).starts_with("python -m pip install hydra-core "),
+        "{explanation:#}"
+    );
+    let build = "Collecting flash-attn\n  Using cached flash_attn-2.5.8.tar.gz (2.5 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      Traceback (most recent call last):\n        File \"<string>\", line 9, in <module>\n      ModuleNotFoundError: No module named 'torch'\n      [end of output]\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", build);
+    assert_eq!(
+        first_id(&explanation),
+        Some("build-isolation-lacks-module"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).contains("--no-build-isolation"),
+        "{explanation:#}"
+    );
+    let own = job.replace("hydra", "tracker");
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", &own);
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+}
+
 #[test]
 fn a_log_piped_on_standard_input_is_explained_as_the_file_is() {
     let cache = tempfile::tempdir().unwrap();

@@ -18,7 +18,9 @@ mod host_compiler;
 mod kernel_image;
 mod library;
 mod names;
+mod not_installed;
 mod nvcc;
+mod oom;
 mod pip_index;
 mod requirement;
 mod text;
@@ -83,7 +85,7 @@ impl Reading {
 /// The causes the readers read, which are generic: any package's requirement,
 /// any library, any extension. An entry about one package's case of them
 /// (flash-attn built for another torch) says more.
-pub const GENERIC: [&str; 8] = [
+pub const GENERIC: [&str; 10] = [
     requirement::PACKAGE,
     requirement::TOOLKIT,
     requirement::CUDA_HOME,
@@ -92,6 +94,8 @@ pub const GENERIC: [&str; 8] = [
     library::MISSING,
     extension::CAUSE,
     names::CAUSE,
+    not_installed::CAUSE,
+    not_installed::BUILD_ISOLATION,
 ];
 
 /// Failure messages a reader reads whose words no entry lists as its
@@ -290,8 +294,10 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(host_compiler::read(&text, context));
     readings.extend(kernel_image::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
+    readings.extend(not_installed::read(&text, traceback, context));
     readings.extend(cxx_runtime::read(&text));
     readings.extend(unpickle::read(&text));
+    readings.extend(oom::read(&text, context));
     readings.extend(auto_config::read(traceback, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();

@@ -4,7 +4,8 @@
 //! (`torch`, `torch-builds.toml`), which compute capability a GPU model has
 //! (`gpus`, `gpus.toml`), the newest release of each package the rules
 //! name (`releases`, `releases.toml`) and the release that removed or added
-//! a name a failure says is missing (`names`, `names.toml`), and the release that
+//! a name a failure says is missing (`names`, `names.toml`), the modules each well-known distribution installs
+//! (`import_names`, `import-names.toml`), and the release that
 //! brought each transformers model type (`transformers_models`, `transformers-models.toml`). Built-in checks compute from these;
 //! the facts themselves live in the TOML, each row with its source.
 //!
@@ -15,6 +16,7 @@
 
 mod drivers;
 mod gpus;
+mod import_names;
 mod names;
 mod releases;
 mod torch;
@@ -27,6 +29,7 @@ use pep440_rs::Version;
 
 pub use drivers::{CudaDrivers, DriverBranch, DriverVersion, MvcFloor, ToolkitRelease};
 pub use gpus::{Architecture, FirstCuda, GpuModel, GpuTables};
+pub use import_names::{Distribution, ImportNames};
 pub use names::{Change, NameChange, NameChanges};
 pub use releases::{PackageRelease, Releases};
 pub use torch::{
@@ -42,6 +45,7 @@ const TORCH_FILE: &str = "torch-builds.toml";
 const GPUS_FILE: &str = "gpus.toml";
 const RELEASES_FILE: &str = "releases.toml";
 const NAMES_FILE: &str = "names.toml";
+const IMPORT_NAMES_FILE: &str = "import-names.toml";
 const TRANSFORMERS_MODELS_FILE: &str = "transformers-models.toml";
 
 /// Where the compiled-in tables come from, as `matrix lint` names them.
@@ -60,7 +64,7 @@ fn table_files() -> String {
     }
 }
 
-const BUILTIN: [(&str, &str); 6] = [
+const BUILTIN: [(&str, &str); 7] = [
     (
         DRIVERS_FILE,
         include_str!("../../../compat-matrix/tables/cuda-drivers.toml"),
@@ -76,6 +80,10 @@ const BUILTIN: [(&str, &str); 6] = [
     ),
     (NAMES_FILE, include_str!("../../../compat-matrix/tables/names.toml")),
     (
+        IMPORT_NAMES_FILE,
+        include_str!("../../../compat-matrix/tables/import-names.toml"),
+    ),
+    (
         TRANSFORMERS_MODELS_FILE,
         include_str!("../../../compat-matrix/tables/transformers-models.toml"),
     ),
@@ -89,6 +97,7 @@ pub struct Tables {
     pub gpus: GpuTables,
     pub releases: Releases,
     pub names: NameChanges,
+    pub import_names: ImportNames,
     pub transformers_models: TransformersModels,
 }
 
@@ -202,6 +211,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
                 TORCH_FILE => tables.torch = torch::read(root, &mut reader),
                 GPUS_FILE => tables.gpus = gpus::read(root, &mut reader),
                 NAMES_FILE => tables.names = names::read(root, &mut reader),
+                IMPORT_NAMES_FILE => tables.import_names = import_names::read(root, &mut reader),
                 TRANSFORMERS_MODELS_FILE => tables.transformers_models = transformers_models::read(root, &mut reader),
                 _ => tables.releases = releases::read(root, &mut reader),
             }
@@ -387,7 +397,7 @@ source = \"https://github.com/pytorch/pytorch\"
         assert!(has("not valid TOML"), "{messages:#?}");
         assert!(
             has(
-                "t/extra.toml:1:1: not a table envdoctor knows; the tables are cuda-drivers.toml, torch-builds.toml, gpus.toml, releases.toml, names.toml and transformers-models.toml"
+                "t/extra.toml:1:1: not a table envdoctor knows; the tables are cuda-drivers.toml, torch-builds.toml, gpus.toml, releases.toml, names.toml, import-names.toml and transformers-models.toml"
             ),
             "{messages:#?}"
         );

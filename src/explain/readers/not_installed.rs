@@ -1,0 +1,436 @@
+//! A module Python could not find at all: `No module named 'hydra'`. Where a
+//! well-known distribution installs it (`import-names.toml`, read from the
+//! wheels on PyPI), the distribution is not installed in the Python that ran,
+//! and the fix names it, which is not always the module's name (hydra-core,
+//! opencv-python). Where the import ran inside pip's isolated build of another
+//! package (a setup.py importing torch), the distribution may well be
+//! installed: the build's environment is not the one pip installs into.
+//!
+//! A dotted name (`No module named 'x.y'`) is a package that lacks a module,
+//! the names reader's; a package's compiled module is the unbuilt reader's.
+
+use super::{Context, Reading, text};
+use crate::explain::traceback::Traceback;
+use crate::knowledge::tables::Distribution;
+use crate::matrix::rule::System;
+
+pub const CAUSE: &str = "python-package-not-installed";
+pub const BUILD_ISOLATION: &str = "build-isolation-lacks-module";
+
+/// pip's words for the steps of a build from source, printed before the
+/// build's own output. Only an isolated build installs build dependencies.
+pub const BUILD_STEPS: [&str; 4] = [
+    "Installing build dependencies",
+    "Getting requirements to build",
+    "Preparing metadata (",
+    "Building wheel for ",
+];
+const ISOLATED_BUILD: [&str; 2] = ["Installing build dependencies", "pip-build-env-"];
+
+/// What setup.py files import to configure a build (torch's cpp_extension,
+/// numpy's include directory, Cython's cythonize, pybind11's helpers): a bare
+/// line missing one of them is as often a build's as a job's.
+const BUILD_TIME_IMPORTS: [&str; 8] = [
+    "torch",
+    "numpy",
+    "Cython",
+    "pybind11",
+    "setuptools",
+    "packaging",
+    "wheel",
+    "skbuild",
+];
+
+/// Namespaces many distributions share: the namespace alone names none of them.
+const NAMESPACES: [&str; 6] = ["google", "azure", "nvidia", "backports", "mpl_toolkits", "zope"];
+
+/// Modules of a known distribution that research checkouts also carry as
+/// folders of their own (`datasets/coco.py`): missing, they may be either.
+const ALSO_PROJECT_FOLDERS: [&str; 1] = ["datasets"];
+
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let module = text::module_not_found(text)?;
+    if module.contains('.')
+        || module == "pkg_resources"
+        || crate::explain::stdlib_modules::is_stdlib_module(module)
+        || super::unbuilt::is_compiled_module(module)
+    {
+        return None;
+    }
+    let providers = context
+        .tables
+        .map(|tables| tables.import_names.providers(module))
+        .unwrap_or_default();
+    let distribution = providers
+        .first()
+        .map_or_else(|| module.to_string(), |first| first.name.clone());
+    if let Some(build) = build_of(traceback, context.earlier) {
+        return Some(read_in_build(module, &distribution, build));
+    }
+    let Some(first) = providers.first() else {
+        return Some(unknown_module(module));
+    };
+    let others: Vec<&str> = providers[1..].iter().map(|other| other.name.as_str()).collect();
+    let install = match others.as_slice() {
+        [] => format!("python -m pip install {distribution}"),
+        others => format!(
+            "python -m pip install {distribution} (or one of {}, which install {module} too)",
+            others.join(", ")
+        ),
+    };
+    let mut node = Vec::new();
+    let mut settles =
+        first.is_main_module(module) && !NAMESPACES.contains(&module) && !ALSO_PROJECT_FOLDERS.contains(&module);
+    if !first.is_main_module(module) {
+        node.push((
+            None,
+            format!("{module} is one of the modules {distribution} installs beside its own"),
+        ));
+    }
+    let system = crate::explain::rank::other_system_sign(traceback).map(|(system, _)| system);
+    if let Some(system) = system.filter(|system| !providers.iter().any(|known| known.builds_for(os(*system)))) {
+        return Some(no_build_for(module, first, system));
+    }
+    let importer = super::innermost_package(traceback)
+        .or_else(|| wrapped_by(text, module))
+        .filter(|package| *package != module);
+    let has_frames = traceback.frames().next().is_some();
+    if let Some(importer) = importer {
+        let importer = crate::explain::distribution_of(importer);
+        settles = false;
+        node.push((
+            None,
+            format!(
+                "whether {importer} requires {distribution} (python -m pip show {importer}): if it does, its install is incomplete (python -m pip check names what it lacks); if not, {importer} leaves it to the user as an optional dependency"
+            ),
+        ));
+    } else if !has_frames && BUILD_TIME_IMPORTS.contains(&module) {
+        settles = false;
+        node.push((
+            None,
+            format!(
+                "where the import ran: inside pip's build of a package (its output says 'Getting requirements to build wheel'), an isolated build that does not see an installed {distribution}; else the job's own Python lacks it"
+            ),
+        ));
+    }
+    if let Some(facts) = context.facts
+        && let Some(version) = facts.package_version(&distribution)
+    {
+        settles = false;
+        node.push((
+            Some(false),
+            format!(
+                "{distribution} {version} is installed in this node's Python: the job ran another interpreter or environment (which python; python -m pip --version shows where pip installs)"
+            ),
+        ));
+    }
+    Some(Reading {
+        cause: CAUSE,
+        said: format!(
+            "no module named {module}: {distribution}, the distribution that installs it, is not installed in the Python that ran"
+        ),
+        node,
+        fix: format!(
+            "{install} in the environment the job runs in (the project's requirements file, where it lists {distribution}, gives the version its code was written for)"
+        ),
+        stated: true,
+        settles,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The package a wrapper's message says it was importing when the module
+/// was missing: faceswap's `There was an error importing Tensorflow. ...
+/// Original import error: No module named 'absl'`.
+fn wrapped_by<'t>(text: &'t str, module: &str) -> Option<&'t str> {
+    let before = &text[..text.find("No module named")?];
+    let rest = text::after_marker(before, "importing ")?;
+    let name = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()?;
+    (!name.is_empty() && !name.eq_ignore_ascii_case(module)).then_some(name)
+}
+
+/// The system name the import-names table writes.
+fn os(system: System) -> &'static str {
+    match system {
+        System::Windows => "windows",
+        System::MacOs => "macos",
+    }
+}
+
+/// A module no distribution in the table installs: the project's own folder
+/// run from elsewhere, a submodule not fetched, a package not installed; the
+/// words alone do not say which.
+fn unknown_module(module: &str) -> Reading {
+    Reading {
+        cause: CAUSE,
+        said: format!(
+            "no module named {module}, which no distribution envdoctor knows installs: a package not installed, or a folder of the project Python did not find"
+        ),
+        node: vec![(
+            None,
+            format!(
+                "whether {module} is the project's own (a folder {module}/ in its checkout: then run from the project's root or put it on PYTHONPATH; a git submodule: git submodule update --init) or a package (the project's requirements file names it)"
+            ),
+        )],
+        fix: format!(
+            "install the package that provides {module} as the project's requirements name it (python -m pip install -r requirements.txt), or run from the project's root where {module} is its own folder"
+        ),
+        stated: false,
+        settles: false,
+        rules_out: Vec::new(),
+    }
+}
+
+/// A distribution with no build for the system the log ran on: pip cannot
+/// install it there, whatever the job does.
+fn no_build_for(module: &str, distribution: &Distribution, system: System) -> Reading {
+    Reading {
+        cause: CAUSE,
+        said: format!(
+            "no module named {module}, and {} {} (newest on PyPI) has builds for {} only, none for {}: pip cannot install it there",
+            distribution.name,
+            distribution.version,
+            distribution.systems.join(", "),
+            system.name()
+        ),
+        node: Vec::new(),
+        fix: format!(
+            "run the job where {} has a build ({}; WSL2 on Windows), or use the job's code path that does not import {module}",
+            distribution.name,
+            distribution.systems.join(", ")
+        ),
+        stated: true,
+        settles: false,
+        rules_out: Vec::new(),
+    }
+}
+
+/// A build the import failed in: the package built, where pip names it, and
+/// whether the build was isolated.
+struct Build {
+    package: Option<String>,
+    /// pip's lines show an isolated build.
+    isolated: bool,
+}
+
+/// The build from source the failure ran in, if the frames or pip's lines
+/// before it show one: a frame in setup.py or pip's build-hook runner, or
+/// pip's build steps printed before it.
+fn build_of(traceback: &Traceback, earlier: &[String]) -> Option<Build> {
+    let in_frames = traceback.frames().any(|frame| {
+        frame.file.ends_with("setup.py") || frame.file.contains("_in_process") || frame.file.contains("pip-build-env-")
+    });
+    let steps: Vec<&String> = earlier
+        .iter()
+        .filter(|line| BUILD_STEPS.iter().any(|step| line.contains(step)))
+        .collect();
+    if !in_frames && steps.is_empty() {
+        return None;
+    }
+    let isolated = earlier
+        .iter()
+        .map(String::as_str)
+        .chain(traceback.frames().map(|frame| frame.file.as_str()))
+        .any(|line| ISOLATED_BUILD.iter().any(|words| line.contains(words)));
+    let package = steps.iter().rev().find_map(|line| {
+        let rest = text::after_marker(line, "Building wheel for ")?;
+        let name = rest.split_whitespace().next()?;
+        Some(name.to_string())
+    });
+    Some(Build { package, isolated })
+}
+
+fn read_in_build(module: &str, distribution: &str, build: Build) -> Reading {
+    let (package, target) = match build.package {
+        Some(package) => (package.clone(), package),
+        None => (
+            "the package being built".to_string(),
+            "PACKAGE (the package pip was building)".to_string(),
+        ),
+    };
+    let isolation = match build.isolated {
+        true => "pip installed its build dependencies into an environment of their own (an isolated build)",
+        false => "pip builds a package from source in an isolated environment unless told not to",
+    };
+    Reading {
+        cause: BUILD_ISOLATION,
+        said: format!(
+            "no module named {module} inside the build of {package}: {isolation}, which holds only the build requirements the package declares, and {module} is not among them"
+        ),
+        node: vec![(
+            None,
+            format!(
+                "whether {distribution} is installed in the environment pip installs into (python -m pip show {distribution}): an isolated build does not see it there"
+            ),
+        )],
+        fix: format!(
+            "python -m pip install {distribution}, then build without isolation so the build sees it: python -m pip install --no-build-isolation {target}"
+        ),
+        stated: true,
+        // Without pip's line for an isolated build, the build may have been
+        // told not to isolate, or the paste left the line out.
+        settles: build.isolated,
+        rules_out: vec![CAUSE],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let (traceback, text) = super::super::parsed(log);
+        read(
+            &text,
+            &traceback,
+            Context {
+                tables: Some(&tables),
+                ..Context::alone()
+            },
+        )
+    }
+
+    fn job_imports(module: &str) -> String {
+        format!(
+            "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 3, in <module>\n    import {module}\nModuleNotFoundError: No module named '{module}'\n"
+        )
+    }
+
+    #[test]
+    fn a_module_of_a_known_distribution_names_the_distribution_to_install() {
+        let hydra = reading(&job_imports("hydra")).unwrap();
+        assert_eq!(hydra.cause, CAUSE);
+        assert!(hydra.settles && hydra.stated, "{hydra:?}");
+        assert!(
+            hydra.fix.starts_with("python -m pip install hydra-core "),
+            "{}",
+            hydra.fix
+        );
+        let cv2 = reading(&job_imports("cv2")).unwrap();
+        assert!(
+            cv2.fix
+                .contains("install opencv-python (or one of opencv-python-headless"),
+            "{}",
+            cv2.fix
+        );
+    }
+
+    #[test]
+    fn a_module_no_known_distribution_installs_is_listed_with_what_would_decide() {
+        let own = reading(&job_imports("tracker")).unwrap();
+        assert!(!own.settles, "{own:?}");
+        assert!(own.node[0].1.contains("git submodule update --init"), "{:?}", own.node);
+    }
+
+    #[test]
+    fn dotted_stdlib_and_compiled_modules_are_other_readers() {
+        for module in [
+            "transformers.models.qwen2",
+            "tkinter",
+            "mmcv_ext",
+            "pkg_resources",
+            "colossal_C",
+        ] {
+            assert_eq!(reading(&job_imports(module)), None, "{module}");
+        }
+    }
+
+    #[test]
+    fn an_import_in_an_installed_package_leaves_its_requirement_open() {
+        let log = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 1, in <module>\n    import transformers\n  File \"/v/lib/python3.10/site-packages/transformers/tokenization_marian.py\", line 4, in <module>\n    import sentencepiece\nModuleNotFoundError: No module named 'sentencepiece'\n";
+        let found = reading(log).unwrap();
+        assert!(
+            !found.settles && found.node[0].1.contains("python -m pip show transformers"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_wrappers_words_name_the_package_that_imported_it() {
+        let log = "ERROR    There was an error importing Tensorflow. This is most likely because you do not have TensorFlow installed. Original import error: No module named 'absl'\n";
+        let found = reading(log).unwrap();
+        assert!(
+            !found.settles && found.node[0].1.contains("python -m pip show tensorflow"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_bare_line_missing_a_build_time_import_may_be_a_builds() {
+        assert!(
+            !reading("ModuleNotFoundError: No module named 'torch'\n")
+                .unwrap()
+                .settles
+        );
+        assert!(
+            reading("ModuleNotFoundError: No module named 'omegaconf'\n")
+                .unwrap()
+                .settles
+        );
+    }
+
+    #[test]
+    fn an_isolated_build_is_named_and_a_build_of_unknown_isolation_is_listed() {
+        let pip = [
+            "  Installing build dependencies ... done",
+            "  Getting requirements to build wheel ... error",
+        ]
+        .map(str::to_string);
+        let log = "Traceback (most recent call last):\n  File \"<string>\", line 9, in <module>\nModuleNotFoundError: No module named 'torch'\n";
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let (traceback, text) = super::super::parsed(log);
+        let context = Context {
+            tables: Some(&tables),
+            earlier: &pip,
+            ..Context::alone()
+        };
+        let isolated = read(&text, &traceback, context).unwrap();
+        assert_eq!(isolated.cause, BUILD_ISOLATION);
+        assert!(
+            isolated.settles && isolated.said.contains("an isolated build"),
+            "{isolated:?}"
+        );
+        assert!(
+            isolated
+                .fix
+                .ends_with("--no-build-isolation PACKAGE (the package pip was building)"),
+            "{}",
+            isolated.fix
+        );
+        let unknown = read(
+            &text,
+            &traceback,
+            Context {
+                earlier: &pip[1..],
+                ..context
+            },
+        )
+        .unwrap();
+        assert_eq!(unknown.cause, BUILD_ISOLATION);
+        assert!(!unknown.settles, "{unknown:?}");
+        let named = ["  Building wheel for flash-attn (setup.py) ... error".to_string()];
+        let flash = read(
+            &text,
+            &traceback,
+            Context {
+                earlier: &named,
+                ..context
+            },
+        )
+        .unwrap();
+        assert!(flash.fix.ends_with("--no-build-isolation flash-attn"), "{}", flash.fix);
+        // A job's own import of torch, with no build in sight, is no build's.
+        let job = reading(&job_imports("torch")).unwrap();
+        assert_eq!(job.cause, CAUSE);
+    }
+
+    #[test]
+    fn a_distribution_without_a_build_for_the_logs_system_is_said_so() {
+        let log = "Traceback (most recent call last):\n  File \"C:\\ComfyUI\\main.py\", line 3, in <module>\n    import triton\nModuleNotFoundError: No module named 'triton'\n";
+        let found = reading(log).unwrap();
+        assert!(!found.settles && found.said.contains("none for Windows"), "{found:?}");
+        let linux = reading(&job_imports("triton")).unwrap();
+        assert!(linux.settles, "{linux:?}");
+    }
+}

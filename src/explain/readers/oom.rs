@@ -1,0 +1,167 @@
+//! torch's out-of-memory message states how the GPU's memory was spent: its
+//! total, what is free, and what this process's torch holds. Where this
+//! process holds little of a full GPU, the memory is held elsewhere (another
+//! process on the GPU, or another library in this process): what holds it is
+//! the first thing to free, before the job is made smaller.
+
+use super::{Context, Reading, text};
+
+pub const CAUSE: &str = "cuda-out-of-memory";
+
+/// The sizes an out-of-memory message states, in MiB.
+#[derive(Debug, PartialEq)]
+struct Spent {
+    gpu: Option<u32>,
+    total: f64,
+    free: f64,
+    /// This process's: all of it where the message says so (torch 2.1 and
+    /// later), else what torch's allocator reserved.
+    this_process: f64,
+}
+
+/// Held elsewhere counts only when it is most of the GPU and more than a
+/// CUDA context and a library's workspaces could be.
+const ELSEWHERE_SHARE: f64 = 0.5;
+const ELSEWHERE_MIB: f64 = 2048.0;
+
+pub fn read(text: &str, _context: Context) -> Option<Reading> {
+    let spent = spent(text)?;
+    let elsewhere = spent.total - spent.free - spent.this_process;
+    if elsewhere < ELSEWHERE_MIB || elsewhere < spent.total * ELSEWHERE_SHARE {
+        return None;
+    }
+    let gpu = spent
+        .gpu
+        .map_or_else(|| "the GPU".to_string(), |gpu| format!("GPU {gpu}"));
+    Some(Reading {
+        cause: CAUSE,
+        said: format!(
+            "{gpu} was full ({} free of {}), and this process held only {} of it: {} was held outside it, by another process on {gpu} or another library in this process (TensorFlow and JAX take most of a GPU when they start)",
+            mib(spent.free),
+            mib(spent.total),
+            mib(spent.this_process),
+            mib(elsewhere)
+        ),
+        node: Vec::new(),
+        fix: format!(
+            "see what else holds {gpu}'s memory (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) and stop it, or run on a free GPU: export CUDA_VISIBLE_DEVICES=N before the job (set on a line of its own without export, it does not reach python); else the job must fit in what is left (a smaller batch, gradient checkpointing)"
+        ),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+fn mib(value: f64) -> String {
+    match value >= 1024.0 {
+        true => format!("{:.2} GiB", value / 1024.0),
+        false => format!("{value:.0} MiB"),
+    }
+}
+
+/// `(GPU 0; 23.65 GiB total capacity; 412.68 MiB already allocated; 8.56 MiB
+/// free; 442.00 MiB reserved in total by PyTorch)`, or torch 2.1's `GPU 0 has
+/// a total capacity of 23.65 GiB of which 8.56 MiB is free. ... this process
+/// has 440.00 MiB memory in use.`
+fn spent(text: &str) -> Option<Spent> {
+    let lower = text.to_ascii_lowercase();
+    if let Some(rest) = text::after_marker(&lower, "has a total capacity of ") {
+        let total = size_at(rest)?;
+        let free = size_at(text::after_marker(rest, "of which ")?)?;
+        let this_process = size_at(text::after_marker(rest, "this process has ")?)?;
+        let gpu = number_before(&lower, "has a total capacity of ");
+        return Some(Spent {
+            gpu,
+            total,
+            free,
+            this_process,
+        });
+    }
+    let total_at = lower.find(" total capacity;")?;
+    let opening = lower[..total_at].rfind('(')?;
+    let inside = &lower[opening + 1..];
+    let inside = &inside[..inside.find(')').unwrap_or(inside.len())];
+    let mut total = None;
+    let mut free = None;
+    let mut reserved = None;
+    let mut gpu = None;
+    for part in inside.split(';').map(str::trim) {
+        if let Some(number) = part.strip_prefix("gpu ") {
+            gpu = number.parse().ok();
+        } else if part.ends_with("total capacity") {
+            total = size_at(part);
+        } else if part.ends_with(" free") {
+            free = size_at(part);
+        } else if part.ends_with("reserved in total by pytorch") {
+            reserved = size_at(part);
+        }
+    }
+    Some(Spent {
+        gpu,
+        total: total?,
+        free: free?,
+        this_process: reserved?,
+    })
+}
+
+/// The GPU number just before `marker` (`GPU 0 has a total capacity of`).
+fn number_before(text: &str, marker: &str) -> Option<u32> {
+    let before = &text[..text.find(marker)?];
+    before.trim_end().rsplit(' ').next()?.parse().ok()
+}
+
+/// A size at the start of `text`, in MiB: `23.65 GiB`, `8.56 MiB`, `512.00 KiB`.
+fn size_at(text: &str) -> Option<f64> {
+    let mut words = text.split_whitespace();
+    let number: f64 = words.next()?.parse().ok()?;
+    let unit = words.next()?.trim_end_matches(['.', ';', ',', ')']);
+    let scale = match unit {
+        "tib" => 1024.0 * 1024.0,
+        "gib" => 1024.0,
+        "mib" => 1.0,
+        "kib" => 1.0 / 1024.0,
+        "bytes" | "b" => 1.0 / 1024.0 / 1024.0,
+        _ => return None,
+    };
+    Some(number * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(message: &str) -> Option<Reading> {
+        read(message, Context::alone())
+    }
+
+    #[test]
+    fn a_full_gpu_this_process_holds_little_of_is_held_elsewhere() {
+        let old = "CUDA out of memory. Tried to allocate 16.00 MiB (GPU 0; 23.65 GiB total capacity; 412.68 MiB already allocated; 8.56 MiB free; 442.00 MiB reserved in total by PyTorch)";
+        let found = reading(old).unwrap();
+        assert!(
+            found
+                .said
+                .starts_with("GPU 0 was full (9 MiB free of 23.65 GiB), and this process held only 442 MiB"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.contains("CUDA_VISIBLE_DEVICES"), "{}", found.fix);
+        let new = "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 3 has a total capacity of 79.15 GiB of which 4.75 MiB is free. Process 1234 has 78.00 GiB memory in use. Including non-PyTorch memory, this process has 1.10 GiB memory in use. Of the allocated memory 512.00 MiB is allocated by PyTorch";
+        assert!(reading(new).unwrap().said.starts_with("GPU 3 was full"));
+    }
+
+    #[test]
+    fn a_gpu_this_process_filled_itself_is_no_reading() {
+        let own = "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 13.90 GiB already allocated; 120.00 MiB free; 14.60 GiB reserved in total by PyTorch)";
+        assert_eq!(reading(own), None);
+        let new = "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB of which 1.2 GiB is free. Including non-PyTorch memory, this process has 138.50 GiB memory in use.";
+        assert_eq!(reading(new), None);
+        // Without what this process holds, nothing says where the memory went.
+        assert_eq!(
+            reading(
+                "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB of which 1.2 GiB is free."
+            ),
+            None
+        );
+    }
+}
