@@ -80,12 +80,24 @@ def module_of(top, is_folder):
 def wheel_modules(url):
     archive = remote_wheel(url)
     modules = set()
-    for member in archive.namelist():
+    members = archive.namelist()
+    # A folder without `__init__.py` is a namespace several distributions share (google,
+    # pyannote): it names none of them.
+    packages = set()
+    for member in members:
+        parts = member.split("/")
+        if parts[0].endswith(".data") and len(parts) > 3 and parts[1] in ("purelib", "platlib"):
+            parts = parts[2:]
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            packages.add(parts[0])
+    for member in members:
         top, _, rest = member.partition("/")
         # Files under `NAME.data/purelib/` and `platlib/` install at the top level (pymeshlab's).
         if top.endswith(".data") and rest.startswith(("purelib/", "platlib/")):
             top, _, rest = rest.partition("/")[2].partition("/")
         elif top.endswith((".dist-info", ".data")):
+            continue
+        if rest and top not in packages:
             continue
         name = module_of(top, bool(rest))
         if name:
@@ -93,7 +105,11 @@ def wheel_modules(url):
     return modules
 
 
-def sdist_modules(url, size):
+def normalized(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sdist_modules(url, size, distribution):
     if size > SDIST_LIMIT:
         return set()
     with urllib.request.urlopen(url, timeout=120) as response:
@@ -106,10 +122,16 @@ def sdist_modules(url, size):
         archive = tarfile.open(fileobj=io.BytesIO(blob))
         names = archive.getnames()
         read = lambda name: archive.extractfile(name).read().decode()  # noqa: E731
-    # The egg-info at the sdist's root (`pkg-1.0/pkg.egg-info/`) or under src/.
+    # The distribution's own egg-info, at the sdist's root (`pkg-1.0/pkg.egg-info/`) or under
+    # src/; a vendored project's egg-info deeper in the tree is not it.
     for name in names:
         parts = name.split("/")
-        if parts[-1] == "top_level.txt" and parts[-2].endswith(".egg-info") and len(parts) <= 4:
+        if (
+            parts[-1] == "top_level.txt"
+            and parts[-2].endswith(".egg-info")
+            and normalized(parts[-2].removesuffix(".egg-info")) == normalized(distribution)
+            and (len(parts) == 3 or (len(parts) == 4 and parts[1] == "src"))
+        ):
             found = {line.strip() for line in read(name).splitlines()}
             return {module for module in found if module and module_of(module, True)}
     modules = set()
@@ -155,7 +177,7 @@ def read(distribution):
         modules = wheel_modules(urllib.parse.urljoin(API.format(distribution), wheel["url"]))
         read_from = wheel["filename"]
     elif sdist:
-        modules = sdist_modules(urllib.parse.urljoin(API.format(distribution), sdist["url"]), sdist["size"])
+        modules = sdist_modules(urllib.parse.urljoin(API.format(distribution), sdist["url"]), sdist["size"], distribution)
         read_from = sdist["filename"]
     else:
         sys.exit(f"{distribution} {version}: neither a wheel nor an sdist")
@@ -205,8 +227,9 @@ def main():
     print("# one a fix names.")
     if empty:
         print("#")
-        print("# Listed but left out, for no module found in the file read (a meta-distribution that only")
-        print("# requires others, or an sdist whose modules its build makes or moves): ", end="")
+        print("# Listed but left out, for no module of their own found in the file read (a namespace other")
+        print("# distributions share, a meta-distribution that only requires others, or an sdist whose")
+        print("# modules its build makes or moves): ", end="")
         print(f"{', '.join(empty)}.")
     print()
     print(f'checked = "{datetime.date.today().isoformat()}"')

@@ -35,6 +35,9 @@ class RangeFile(io.RawIOBase):
             return 0
         headers = {"Range": f"bytes={self.pos}-{self.pos + wanted - 1}"}
         with urllib.request.urlopen(urllib.request.Request(self.url, headers=headers), timeout=60) as response:
+            # A server that ignores Range answers 200 with the whole file.
+            if response.status != 206:
+                raise OSError(f"{self.url}: range request answered {response.status}, not 206")
             data = response.read()
         buffer[: len(data)] = data
         self.pos += len(data)

@@ -25,7 +25,9 @@ pub const BUILD_STEPS: [&str; 4] = [
     "Preparing metadata (",
     "Building wheel for ",
 ];
-const ISOLATED_BUILD: [&str; 2] = ["Installing build dependencies", "pip-build-env-"];
+/// The step only an isolated build prints, and the paths of build environments (pip's, uv's).
+const ISOLATED_STEP: &str = "Installing build dependencies";
+const BUILD_ENVIRONMENTS: [&str; 2] = ["pip-build-env-", "builds-v0"];
 
 /// What setup.py files import to configure a build (torch's cpp_extension,
 /// numpy's include directory, Cython's cythonize, pybind11's helpers): a bare
@@ -45,13 +47,16 @@ const BUILD_TIME_IMPORTS: [&str; 8] = [
 const NAMESPACES: [&str; 6] = ["google", "azure", "nvidia", "backports", "mpl_toolkits", "zope"];
 
 /// Modules of a known distribution that research checkouts also carry as
-/// folders of their own (`datasets/coco.py`): missing, they may be either.
-const ALSO_PROJECT_FOLDERS: [&str; 1] = ["datasets"];
+/// folders of their own (`datasets/coco.py`, a modified basicsr set up with
+/// `python basicsr/setup.py develop`): missing, they may be either.
+const ALSO_PROJECT_FOLDERS: [&str; 2] = ["datasets", "basicsr"];
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let module = text::module_not_found(text)?;
     if module.contains('.')
         || module == "pkg_resources"
+        // `python -m pip` without pip: no pip install can bring it (python -m ensurepip does).
+        || module == "pip"
         || crate::explain::stdlib_modules::is_stdlib_module(module)
         || super::unbuilt::is_compiled_module(module)
     {
@@ -87,14 +92,32 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             format!("{module} is one of the modules {distribution} installs beside its own"),
         ));
     }
-    let system = crate::explain::rank::other_system_sign(traceback).map(|(system, _)| system);
-    if let Some(system) = system.filter(|system| !providers.iter().any(|known| known.builds_for(os(*system)))) {
+    let system = log_system(traceback);
+    if let Some(system) = system.filter(|system| !providers.iter().any(|known| known.builds_for(system))) {
         return Some(no_build_for(module, first, system));
+    }
+    if first.systems.is_empty() {
+        node.push((
+            None,
+            format!(
+                "{distribution} has no wheel on PyPI: pip builds it from source, which needs what its build imports installed first (torch for a CUDA extension, then --no-build-isolation); its README gives the route"
+            ),
+        ));
     }
     let importer = super::innermost_package(traceback)
         .or_else(|| wrapped_by(text, module))
         .filter(|package| *package != module);
     let has_frames = traceback.frames().next().is_some();
+    if traceback.frames().any(|frame| frame.file.contains("python2")) {
+        // Python 2 names the last part of a dotted import it did not find
+        // (`No module named keras` for tensorflow.keras): the package it
+        // names may be installed and lack the part.
+        settles = false;
+        node.push((
+            None,
+            format!("whether the import was of {module} itself or of a module under a package (Python 2 names only the part it did not find)"),
+        ));
+    }
     if let Some(importer) = importer {
         let importer = crate::explain::distribution_of(importer);
         settles = false;
@@ -113,14 +136,20 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             ),
         ));
     }
-    if let Some(facts) = context.facts
-        && let Some(version) = facts.package_version(&distribution)
-    {
+    // Any provider installed here: another interpreter ran, or a second
+    // provider's uninstall took the shared folder with it (opencv-python and
+    // opencv-python-headless both own cv2/).
+    let installed = context.facts.and_then(|facts| {
+        providers
+            .iter()
+            .find_map(|known| Some((known.name.as_str(), facts.package_version(&known.name)?)))
+    });
+    if let Some((name, version)) = installed {
         settles = false;
         node.push((
             Some(false),
             format!(
-                "{distribution} {version} is installed in this node's Python: the job ran another interpreter or environment (which python; python -m pip --version shows where pip installs)"
+                "{name} {version}, which installs {module}, is installed in this node's Python: the job ran another interpreter or environment (which python; python -m pip --version shows where pip installs), or another distribution's uninstall removed the folder they share (python -m pip install --force-reinstall --no-deps {name})"
             ),
         ));
     }
@@ -146,14 +175,22 @@ fn wrapped_by<'t>(text: &'t str, module: &str) -> Option<&'t str> {
     let before = &text[..text.find("No module named")?];
     let rest = text::after_marker(before, "importing ")?;
     let name = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()?;
-    (!name.is_empty() && !name.eq_ignore_ascii_case(module)).then_some(name)
+    // pytest's `ImportError while importing test module '...'` names a file, no package.
+    let a_file = rest[name.len()..].trim_start().starts_with("module");
+    (!name.is_empty() && !a_file && !name.eq_ignore_ascii_case(module)).then_some(name)
 }
 
-/// The system name the import-names table writes.
-fn os(system: System) -> &'static str {
-    match system {
-        System::Windows => "windows",
-        System::MacOs => "macos",
+/// The system the log ran on, as the import-names table names it: Windows or
+/// macOS where a frame or message shows it, Linux where the frames are paths
+/// of a Unix (`/...`) and none of those; unknown without frames.
+fn log_system(traceback: &Traceback) -> Option<&'static str> {
+    match crate::explain::rank::other_system_sign(traceback) {
+        Some((System::Windows, _)) => Some("windows"),
+        Some((System::MacOs, _)) => Some("macos"),
+        None => traceback
+            .frames()
+            .any(|frame| frame.file.starts_with('/'))
+            .then_some("linux"),
     }
 }
 
@@ -181,23 +218,23 @@ fn unknown_module(module: &str) -> Reading {
     }
 }
 
-/// A distribution with no build for the system the log ran on: pip cannot
-/// install it there, whatever the job does.
-fn no_build_for(module: &str, distribution: &Distribution, system: System) -> Reading {
+/// A distribution whose newest release has no build for the system the log
+/// ran on: pip falls back to an older release that has one, or fails.
+fn no_build_for(module: &str, distribution: &Distribution, system: &str) -> Reading {
+    let systems = match distribution.systems.as_slice() {
+        [] => "no wheel and no sdist".to_string(),
+        systems => format!("wheels for {} only", systems.join(", ")),
+    };
     Reading {
         cause: CAUSE,
         said: format!(
-            "no module named {module}, and {} {} (newest on PyPI) has builds for {} only, none for {}: pip cannot install it there",
-            distribution.name,
-            distribution.version,
-            distribution.systems.join(", "),
-            system.name()
+            "no module named {module}, and {} {}, the newest release on PyPI, has {systems}: none for {system}, where pip falls back to an older release or finds none",
+            distribution.name, distribution.version,
         ),
         node: Vec::new(),
         fix: format!(
-            "run the job where {} has a build ({}; WSL2 on Windows), or use the job's code path that does not import {module}",
-            distribution.name,
-            distribution.systems.join(", ")
+            "install {} from where its project publishes {system} builds (its install instructions), or run the job where it has one; else use the code path that does not import {module}",
+            distribution.name
         ),
         stated: true,
         settles: false,
@@ -214,28 +251,48 @@ struct Build {
 }
 
 /// The build from source the failure ran in, if the frames or pip's lines
-/// before it show one: a frame in setup.py or pip's build-hook runner, or
-/// pip's build steps printed before it.
+/// before it show one: a frame in setup.py, pip's build-hook runner or a
+/// build environment, or, with no frame of the job's own, a build step
+/// failing since the last build that finished (`Getting requirements to
+/// build wheel ... error`): a finished one is an earlier install's.
 fn build_of(traceback: &Traceback, earlier: &[String]) -> Option<Build> {
     let in_frames = traceback.frames().any(|frame| {
-        frame.file.ends_with("setup.py") || frame.file.contains("_in_process") || frame.file.contains("pip-build-env-")
+        let file = frame.file.as_str();
+        let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+        name == "setup.py"
+            || file.contains("_in_process")
+            || BUILD_ENVIRONMENTS.iter().any(|words| file.contains(words))
     });
-    let steps: Vec<&String> = earlier
+    let steps: Vec<&str> = earlier
         .iter()
+        .map(|line| line.trim())
         .filter(|line| BUILD_STEPS.iter().any(|step| line.contains(step)))
         .collect();
-    if !in_frames && steps.is_empty() {
+    // This build's steps: those after the last build that finished
+    // (`Building wheel for x (setup.py) ... done`), an earlier install's.
+    let finished = steps
+        .iter()
+        .rposition(|step| step.starts_with("Building wheel for ") && step.ends_with("done"));
+    let this_build = &steps[finished.map_or(0, |at| at + 1)..];
+    let failing = this_build
+        .iter()
+        .rev()
+        .find(|step| step.ends_with("error") || step.contains("did not run successfully"));
+    // Frames of the job's own files say the job ran, whatever pip printed
+    // before it; a build's are setup.py's, pip's hook runner's, or setup.py
+    // run from a string (`File "<string>"`).
+    let only_strings = traceback.frames().all(|frame| frame.file == "<string>");
+    let in_a_build = in_frames || (failing.is_some() && only_strings);
+    if !in_a_build {
         return None;
     }
-    let isolated = earlier
-        .iter()
-        .map(String::as_str)
-        .chain(traceback.frames().map(|frame| frame.file.as_str()))
-        .any(|line| ISOLATED_BUILD.iter().any(|words| line.contains(words)));
-    let package = steps.iter().rev().find_map(|line| {
-        let rest = text::after_marker(line, "Building wheel for ")?;
-        let name = rest.split_whitespace().next()?;
-        Some(name.to_string())
+    let isolated = this_build.iter().any(|step| step.contains(ISOLATED_STEP))
+        || traceback
+            .frames()
+            .any(|frame| BUILD_ENVIRONMENTS.iter().any(|words| frame.file.contains(words)));
+    let package = failing.and_then(|step| {
+        let rest = text::after_marker(step, "Building wheel for ")?;
+        Some(rest.split_whitespace().next()?.to_string())
     });
     Some(Build { package, isolated })
 }
@@ -248,15 +305,17 @@ fn read_in_build(module: &str, distribution: &str, build: Build) -> Reading {
             "PACKAGE (the package pip was building)".to_string(),
         ),
     };
-    let isolation = match build.isolated {
-        true => "pip installed its build dependencies into an environment of their own (an isolated build)",
-        false => "pip builds a package from source in an isolated environment unless told not to",
+    let said = match build.isolated {
+        true => format!(
+            "no module named {module} inside the build of {package}: pip installed its build dependencies into an environment of their own (an isolated build), which holds what the package declares for its build, and {module} is not among them"
+        ),
+        false => format!(
+            "no module named {module} inside the build of {package}: where pip ran it isolated (its output then says 'Installing build dependencies'), the build's environment holds only what the package declares for its build; a build run directly (python setup.py) sees the interpreter's own packages, and then {module} is not installed there"
+        ),
     };
     Reading {
         cause: BUILD_ISOLATION,
-        said: format!(
-            "no module named {module} inside the build of {package}: {isolation}, which holds only the build requirements the package declares, and {module} is not among them"
-        ),
+        said,
         node: vec![(
             None,
             format!(
@@ -268,7 +327,7 @@ fn read_in_build(module: &str, distribution: &str, build: Build) -> Reading {
         ),
         stated: true,
         // Without pip's line for an isolated build, the build may have been
-        // told not to isolate, or the paste left the line out.
+        // told not to isolate, run directly, or the paste left the line out.
         settles: build.isolated,
         rules_out: vec![CAUSE],
     }
@@ -426,10 +485,43 @@ mod tests {
     }
 
     #[test]
+    fn an_earlier_install_that_finished_and_a_setup_file_of_the_job_are_no_build() {
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let pip = [
+            "  Installing build dependencies ... done",
+            "  Building wheel for myproj (pyproject.toml) ... done",
+        ]
+        .map(str::to_string);
+        let (traceback, text) = super::super::parsed(&job_imports("hydra"));
+        let context = Context {
+            tables: Some(&tables),
+            earlier: &pip,
+            ..Context::alone()
+        };
+        let found = read(&text, &traceback, context).unwrap();
+        assert_eq!(found.cause, CAUSE, "{found:?}");
+        assert!(found.settles, "{found:?}");
+        let env_setup = job_imports("hydra").replace("train.py", "env_setup.py");
+        assert_eq!(reading(&env_setup).unwrap().cause, CAUSE);
+        let setup = job_imports("torch").replace("train.py", "setup.py");
+        let direct = reading(&setup).unwrap();
+        assert!(direct.cause == BUILD_ISOLATION && !direct.settles, "{direct:?}");
+    }
+
+    #[test]
+    fn python_2s_unquoted_names_are_read_only_undotted_and_never_settle() {
+        let log = "Traceback (most recent call last):\n  File \"/usr/lib/python2.7/dist-packages/x/train.py\", line 3, in <module>\n    import keras\nImportError: No module named keras\n";
+        let found = reading(log).unwrap();
+        assert!(!found.settles, "{found:?}");
+        assert_eq!(reading("ImportError: No module named google.protobuf.internal\n"), None);
+        assert_eq!(reading("/usr/bin/python3: No module named pip\n"), None);
+    }
+
+    #[test]
     fn a_distribution_without_a_build_for_the_logs_system_is_said_so() {
         let log = "Traceback (most recent call last):\n  File \"C:\\ComfyUI\\main.py\", line 3, in <module>\n    import triton\nModuleNotFoundError: No module named 'triton'\n";
         let found = reading(log).unwrap();
-        assert!(!found.settles && found.said.contains("none for Windows"), "{found:?}");
+        assert!(!found.settles && found.said.contains("none for windows"), "{found:?}");
         let linux = reading(&job_imports("triton")).unwrap();
         assert!(linux.settles, "{linux:?}");
     }

@@ -25,6 +25,9 @@ const ELSEWHERE_SHARE: f64 = 0.5;
 const ELSEWHERE_MIB: f64 = 2048.0;
 
 pub fn read(text: &str, _context: Context) -> Option<Reading> {
+    if !text.to_ascii_lowercase().contains("out of memory") {
+        return None;
+    }
     let spent = spent(text)?;
     let elsewhere = spent.total - spent.free - spent.this_process;
     if elsewhere < ELSEWHERE_MIB || elsewhere < spent.total * ELSEWHERE_SHARE {
@@ -44,7 +47,7 @@ pub fn read(text: &str, _context: Context) -> Option<Reading> {
         ),
         node: Vec::new(),
         fix: format!(
-            "see what else holds {gpu}'s memory (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) and stop it, or run on a free GPU: export CUDA_VISIBLE_DEVICES=N before the job (set on a line of its own without export, it does not reach python); else the job must fit in what is left (a smaller batch, gradient checkpointing)"
+            "see what else holds {gpu}'s memory (nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory --format=csv; torch's GPU numbers follow CUDA_VISIBLE_DEVICES, nvidia-smi's do not) and stop it, or run on a free GPU: export CUDA_VISIBLE_DEVICES=N before the job (set on a line of its own without export, it does not reach python); else the job must fit in what is left (a smaller batch, gradient checkpointing)"
         ),
         stated: true,
         settles: true,
@@ -113,7 +116,11 @@ fn number_before(text: &str, marker: &str) -> Option<u32> {
 /// A size at the start of `text`, in MiB: `23.65 GiB`, `8.56 MiB`, `512.00 KiB`.
 fn size_at(text: &str) -> Option<f64> {
     let mut words = text.split_whitespace();
-    let number: f64 = words.next()?.parse().ok()?;
+    let number: f64 = words
+        .next()?
+        .parse()
+        .ok()
+        .filter(|number: &f64| number.is_finite() && *number >= 0.0)?;
     let unit = words.next()?.trim_end_matches(['.', ';', ',', ')']);
     let scale = match unit {
         "tib" => 1024.0 * 1024.0,

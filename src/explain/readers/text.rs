@@ -181,20 +181,21 @@ fn dotted_tuples(text: &str) -> String {
     out
 }
 
-/// The module Python could not find: `No module named 'mmcv._ext'`, or
-/// Python 2's and some printers' `No module named metric_learn`, unquoted.
+/// The module Python could not find: `No module named 'mmcv._ext'`, or, where
+/// no quoted one is, Python 2's `No module named metric_learn`. Python 2
+/// names only the part of a dotted import it did not find (`No module named
+/// internal` for google.protobuf.internal), so an unquoted dotted name, which
+/// may be that part's rest, is not read.
 pub fn module_not_found(text: &str) -> Option<&str> {
-    let rest = after_marker(text, "No module named ")?;
-    match rest.strip_prefix('\'') {
-        Some(quoted) => Some(quoted.split_once('\'')?.0),
-        None => {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-                .unwrap_or(rest.len());
-            let name = rest[..end].trim_end_matches('.');
-            (!name.is_empty()).then_some(name)
-        }
+    if let Some(rest) = after_marker(text, "No module named '") {
+        return Some(rest.split_once('\'')?.0);
     }
+    let rest = after_marker(text, "No module named ")?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(rest.len());
+    let name = rest[..end].trim_end_matches('.');
+    (!name.is_empty() && !name.contains('.')).then_some(name)
 }
 
 /// The name and the module of `cannot import name '_C' from 'groundingdino'`.
