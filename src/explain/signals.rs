@@ -187,11 +187,24 @@ const TRIGGERS: [(&str, Signal); 53] = [
     ("require a different python version: ", Signal::Note),
     // pip's steps of a build from source, printed before the build's own
     // output: where an import failed (an isolated build's environment).
-    ("Installing build dependencies", Signal::Note),
-    ("Getting requirements to build", Signal::Note),
-    ("Preparing metadata (", Signal::Note),
-    ("Building wheel for ", Signal::Note),
+    (PIP_BUILD_STEPS[0], Signal::Note),
+    (PIP_BUILD_STEPS[1], Signal::Note),
+    (PIP_BUILD_STEPS[2], Signal::Note),
+    (PIP_BUILD_STEPS[3], Signal::Note),
 ];
+
+/// pip's words for the steps of a build from source, printed before the
+/// build's own output; only an isolated build installs build dependencies
+/// (the first). The readers find them among the notes before a failure.
+pub const PIP_BUILD_STEPS: [&str; 4] = [
+    "Installing build dependencies",
+    "Getting requirements to build",
+    "Preparing metadata (",
+    BUILDING_WHEEL,
+];
+
+/// The build step that names the package built: `Building wheel for x (setup.py) ... done`.
+pub const BUILDING_WHEEL: &str = "Building wheel for ";
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,
 /// which the one word alone cannot be matched by without matching every
@@ -228,6 +241,16 @@ pub fn names_a_failure(line: &str) -> bool {
         TRIGGERS
             .get(found.pattern().as_usize())
             .is_none_or(|(_, signal)| *signal != Signal::Note)
+    })
+}
+
+/// Which note a line is: the first note trigger it holds (pip's retry, its
+/// skipped releases, a build step), so that notes of one kind are kept apart
+/// from another's. `None` for a line that holds no note's words.
+pub fn note_kind(line: &str) -> Option<usize> {
+    AUTOMATON.find_iter(line).find_map(|found| {
+        let at = found.pattern().as_usize();
+        matches!(TRIGGERS.get(at), Some((_, Signal::Note))).then_some(at)
     })
 }
 

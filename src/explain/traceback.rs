@@ -45,7 +45,7 @@ const MAX_STREAMS: usize = 256;
 const MAX_TRACEBACKS: usize = 512;
 /// Distinct warnings (and other lines that are errors only when explained) kept.
 const MAX_ADVISORIES: usize = 64;
-/// Notes (pip's retries and skipped releases) kept: the latest.
+/// Notes (pip's retries, skipped releases, build steps) kept of each kind: the latest.
 const MAX_NOTES: usize = 8;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -707,13 +707,20 @@ impl Collector {
         if traceback.raised().is_none() && traceback.frames().next().is_none() {
             return;
         }
-        // A note is read with the failure after it: the latest few are kept,
-        // each where it was printed (a repeat is a new line, not a count),
-        // and they take no warning's place.
-        let is_note = |kept: &Traceback| kept.raised().and_then(Raised::signal) == Some(signals::Signal::Note);
-        if is_note(&traceback) {
-            if self.tracebacks.iter().filter(|kept| is_note(kept)).count() >= MAX_NOTES
-                && let Some(oldest) = self.tracebacks.iter().position(is_note)
+        // A note is read with the failure after it: the latest few of each
+        // kind are kept, each where it was printed (a repeat is a new line,
+        // not a count), and they take no warning's place, nor another kind's
+        // (ten sdists' build steps keep the retry of the page that failed).
+        let kind = |kept: &Traceback| {
+            let raised = kept
+                .raised()
+                .filter(|raised| raised.signal() == Some(signals::Signal::Note))?;
+            signals::note_kind(&raised.message)
+        };
+        if let Some(note) = kind(&traceback) {
+            let same = |kept: &Traceback| kind(kept) == Some(note);
+            if self.tracebacks.iter().filter(|kept| same(kept)).count() >= MAX_NOTES
+                && let Some(oldest) = self.tracebacks.iter().position(same)
             {
                 self.tracebacks.remove(oldest);
             }

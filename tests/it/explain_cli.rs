@@ -1254,6 +1254,27 @@ fn pips_lines_before_its_failure_are_read_with_it() {
     );
 }
 
+/// pip's build steps are notes too, of another kind: ten sdists' `Preparing
+/// metadata` lines after the retry of the page that failed do not push the
+/// retry out, and the empty list stays unsettled.
+#[test]
+fn pips_build_steps_keep_its_network_lines() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let steps: String = (0..10)
+        .map(|n| format!("Collecting package{n}\n  Preparing metadata (setup.py) ... done\n"))
+        .collect();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "steps.log",
+        &format!(
+            "Collecting numpy==1.19.5\n  WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f0>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution')': /simple/numpy/\n{steps}ERROR: Could not find a version that satisfies the requirement numpy==1.19.5 (from versions: none)\nERROR: No matching distribution found for numpy==1.19.5\n"
+        ),
+    );
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+}
+
 /// pytest prints frames as `path.py:20: in <module>` and the exception as
 /// `E   ImportError: ...` (gensim3525, cut before its closing quote): the
 /// frames are read, so the package that uses the name is known, and the

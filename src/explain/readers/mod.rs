@@ -205,6 +205,11 @@ pub(crate) fn parsed(log: &str) -> (Traceback, String) {
     (traceback, text)
 }
 
+/// Namespace packages that many distributions share (`google.protobuf`,
+/// `google.cloud`, `nvidia.cudnn`, `azure.storage`): the namespace alone names
+/// none of them.
+const NAMESPACES: [&str; 6] = ["google", "azure", "nvidia", "backports", "mpl_toolkits", "zope"];
+
 /// Who a reading names when neither the message nor a frame names the package
 /// whose compiled library failed.
 const UNKNOWN_ASKER: &str = "a compiled library of this run";

@@ -246,7 +246,7 @@ fn undated(
     if top == "torch" || crate::explain::stdlib_modules::is_stdlib_module(top) {
         return None;
     }
-    let lacking = match NAMESPACES.contains(&top) {
+    let lacking = match super::NAMESPACES.contains(&top) {
         // A namespace is no distribution: the one under it is (`google.protobuf`
         // is protobuf's); the namespace alone lacking a module is a package
         // not installed, not a release.
@@ -353,10 +353,6 @@ fn undated(
         },
     })
 }
-
-/// Namespace packages that many distributions share (`google.protobuf`,
-/// `google.cloud`, `nvidia.cudnn`, `azure.storage`).
-const NAMESPACES: [&str; 6] = ["google", "azure", "nvidia", "backports", "mpl_toolkits", "zope"];
 
 /// Who used the missing name: the innermost frame that is neither the
 /// package lacking it nor the interpreter's import machinery; the job's

@@ -10,6 +10,7 @@
 //! the names reader's; a package's compiled module is the unbuilt reader's.
 
 use super::{Context, Reading, text};
+use crate::explain::signals::{BUILDING_WHEEL, PIP_BUILD_STEPS};
 use crate::explain::traceback::Traceback;
 use crate::knowledge::tables::Distribution;
 use crate::matrix::rule::System;
@@ -17,16 +18,7 @@ use crate::matrix::rule::System;
 pub const CAUSE: &str = "python-package-not-installed";
 pub const BUILD_ISOLATION: &str = "build-isolation-lacks-module";
 
-/// pip's words for the steps of a build from source, printed before the
-/// build's own output. Only an isolated build installs build dependencies.
-pub const BUILD_STEPS: [&str; 4] = [
-    "Installing build dependencies",
-    "Getting requirements to build",
-    "Preparing metadata (",
-    "Building wheel for ",
-];
-/// The step only an isolated build prints, and the paths of build environments (pip's, uv's).
-const ISOLATED_STEP: &str = "Installing build dependencies";
+/// The paths of build environments (pip's, uv's).
 const BUILD_ENVIRONMENTS: [&str; 2] = ["pip-build-env-", "builds-v0"];
 
 /// What setup.py files import to configure a build (torch's cpp_extension,
@@ -42,9 +34,6 @@ const BUILD_TIME_IMPORTS: [&str; 8] = [
     "wheel",
     "skbuild",
 ];
-
-/// Namespaces many distributions share: the namespace alone names none of them.
-const NAMESPACES: [&str; 6] = ["google", "azure", "nvidia", "backports", "mpl_toolkits", "zope"];
 
 /// Modules of a known distribution that research checkouts also carry as
 /// folders of their own (`datasets/coco.py`, a modified basicsr set up with
@@ -85,7 +74,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     };
     let mut node = Vec::new();
     let mut settles =
-        first.is_main_module(module) && !NAMESPACES.contains(&module) && !ALSO_PROJECT_FOLDERS.contains(&module);
+        first.is_main_module(module) && !super::NAMESPACES.contains(&module) && !ALSO_PROJECT_FOLDERS.contains(&module);
     if !first.is_main_module(module) {
         node.push((
             None,
@@ -256,23 +245,24 @@ struct Build {
 /// failing since the last build that finished (`Getting requirements to
 /// build wheel ... error`): a finished one is an earlier install's.
 fn build_of(traceback: &Traceback, earlier: &[String]) -> Option<Build> {
-    let in_frames = traceback.frames().any(|frame| {
-        let file = frame.file.as_str();
-        let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
-        name == "setup.py"
-            || file.contains("_in_process")
-            || BUILD_ENVIRONMENTS.iter().any(|words| file.contains(words))
-    });
+    let in_environment = traceback
+        .frames()
+        .any(|frame| BUILD_ENVIRONMENTS.iter().any(|words| frame.file.contains(words)));
+    let in_frames = in_environment
+        || traceback.frames().any(|frame| {
+            let file = frame.file.as_str();
+            file.rsplit(['/', '\\']).next() == Some("setup.py") || file.contains("_in_process")
+        });
     let steps: Vec<&str> = earlier
         .iter()
         .map(|line| line.trim())
-        .filter(|line| BUILD_STEPS.iter().any(|step| line.contains(step)))
+        .filter(|line| PIP_BUILD_STEPS.iter().any(|step| line.contains(step)))
         .collect();
     // This build's steps: those after the last build that finished
     // (`Building wheel for x (setup.py) ... done`), an earlier install's.
     let finished = steps
         .iter()
-        .rposition(|step| step.starts_with("Building wheel for ") && step.ends_with("done"));
+        .rposition(|step| step.starts_with(BUILDING_WHEEL) && step.ends_with("done"));
     let this_build = &steps[finished.map_or(0, |at| at + 1)..];
     let failing = this_build
         .iter()
@@ -286,12 +276,10 @@ fn build_of(traceback: &Traceback, earlier: &[String]) -> Option<Build> {
     if !in_a_build {
         return None;
     }
-    let isolated = this_build.iter().any(|step| step.contains(ISOLATED_STEP))
-        || traceback
-            .frames()
-            .any(|frame| BUILD_ENVIRONMENTS.iter().any(|words| frame.file.contains(words)));
+    // Only an isolated build installs build dependencies (pip's first step).
+    let isolated = in_environment || this_build.iter().any(|step| step.contains(PIP_BUILD_STEPS[0]));
     let package = failing.and_then(|step| {
-        let rest = text::after_marker(step, "Building wheel for ")?;
+        let rest = text::after_marker(step, BUILDING_WHEEL)?;
         Some(rest.split_whitespace().next()?.to_string())
     });
     Some(Build { package, isolated })
@@ -338,16 +326,19 @@ mod tests {
     use super::*;
 
     fn reading(log: &str) -> Option<Reading> {
+        reading_after(&[], log)
+    }
+
+    /// What `log` reads as with `earlier` printed before it.
+    fn reading_after(earlier: &[String], log: &str) -> Option<Reading> {
         let tables = crate::matrix::builtin_tables().unwrap();
         let (traceback, text) = super::super::parsed(log);
-        read(
-            &text,
-            &traceback,
-            Context {
-                tables: Some(&tables),
-                ..Context::alone()
-            },
-        )
+        let context = Context {
+            tables: Some(&tables),
+            earlier,
+            ..Context::alone()
+        };
+        read(&text, &traceback, context)
     }
 
     fn job_imports(module: &str) -> String {
@@ -437,14 +428,7 @@ mod tests {
         ]
         .map(str::to_string);
         let log = "Traceback (most recent call last):\n  File \"<string>\", line 9, in <module>\nModuleNotFoundError: No module named 'torch'\n";
-        let tables = crate::matrix::builtin_tables().unwrap();
-        let (traceback, text) = super::super::parsed(log);
-        let context = Context {
-            tables: Some(&tables),
-            earlier: &pip,
-            ..Context::alone()
-        };
-        let isolated = read(&text, &traceback, context).unwrap();
+        let isolated = reading_after(&pip, log).unwrap();
         assert_eq!(isolated.cause, BUILD_ISOLATION);
         assert!(
             isolated.settles && isolated.said.contains("an isolated build"),
@@ -457,27 +441,11 @@ mod tests {
             "{}",
             isolated.fix
         );
-        let unknown = read(
-            &text,
-            &traceback,
-            Context {
-                earlier: &pip[1..],
-                ..context
-            },
-        )
-        .unwrap();
+        let unknown = reading_after(&pip[1..], log).unwrap();
         assert_eq!(unknown.cause, BUILD_ISOLATION);
         assert!(!unknown.settles, "{unknown:?}");
         let named = ["  Building wheel for flash-attn (setup.py) ... error".to_string()];
-        let flash = read(
-            &text,
-            &traceback,
-            Context {
-                earlier: &named,
-                ..context
-            },
-        )
-        .unwrap();
+        let flash = reading_after(&named, log).unwrap();
         assert!(flash.fix.ends_with("--no-build-isolation flash-attn"), "{}", flash.fix);
         // A job's own import of torch, with no build in sight, is no build's.
         let job = reading(&job_imports("torch")).unwrap();
@@ -486,19 +454,12 @@ mod tests {
 
     #[test]
     fn an_earlier_install_that_finished_and_a_setup_file_of_the_job_are_no_build() {
-        let tables = crate::matrix::builtin_tables().unwrap();
         let pip = [
             "  Installing build dependencies ... done",
             "  Building wheel for myproj (pyproject.toml) ... done",
         ]
         .map(str::to_string);
-        let (traceback, text) = super::super::parsed(&job_imports("hydra"));
-        let context = Context {
-            tables: Some(&tables),
-            earlier: &pip,
-            ..Context::alone()
-        };
-        let found = read(&text, &traceback, context).unwrap();
+        let found = reading_after(&pip, &job_imports("hydra")).unwrap();
         assert_eq!(found.cause, CAUSE, "{found:?}");
         assert!(found.settles, "{found:?}");
         let env_setup = job_imports("hydra").replace("train.py", "env_setup.py");

@@ -25,10 +25,11 @@ const ELSEWHERE_SHARE: f64 = 0.5;
 const ELSEWHERE_MIB: f64 = 2048.0;
 
 pub fn read(text: &str, _context: Context) -> Option<Reading> {
-    if !text.to_ascii_lowercase().contains("out of memory") {
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains("out of memory") {
         return None;
     }
-    let spent = spent(text)?;
+    let spent = spent(&lower)?;
     let elsewhere = spent.total - spent.free - spent.this_process;
     if elsewhere < ELSEWHERE_MIB || elsewhere < spent.total * ELSEWHERE_SHARE {
         return None;
@@ -66,13 +67,13 @@ fn mib(value: f64) -> String {
 /// free; 442.00 MiB reserved in total by PyTorch)`, or torch 2.1's `GPU 0 has
 /// a total capacity of 23.65 GiB of which 8.56 MiB is free. ... this process
 /// has 440.00 MiB memory in use.`
-fn spent(text: &str) -> Option<Spent> {
-    let lower = text.to_ascii_lowercase();
-    if let Some(rest) = text::after_marker(&lower, "has a total capacity of ") {
+/// `lower` is the message lowercased.
+fn spent(lower: &str) -> Option<Spent> {
+    if let Some(rest) = text::after_marker(lower, "has a total capacity of ") {
         let total = size_at(rest)?;
         let free = size_at(text::after_marker(rest, "of which ")?)?;
         let this_process = size_at(text::after_marker(rest, "this process has ")?)?;
-        let gpu = number_before(&lower, "has a total capacity of ");
+        let gpu = number_before(lower, "has a total capacity of ");
         return Some(Spent {
             gpu,
             total,
