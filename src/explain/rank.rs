@@ -629,6 +629,17 @@ fn node_evidence(node: Vec<(Option<bool>, String)>) -> impl Iterator<Item = Evid
 }
 
 impl Candidate {
+    /// Whether a reading of the error's own lines made this an answer, not
+    /// an earlier line of the log.
+    fn settled_by_its_own_words(&self) -> bool {
+        self.confidence.is_answer()
+            && self
+                .evidence
+                .iter()
+                .any(|evidence| evidence.kind == EvidenceKind::Stated && evidence.holds == Some(true))
+            && !self.rests_on_an_earlier_line_only()
+    }
+
     /// Whether an earlier line of the log is all that points here: no
     /// message, reading or frame of its own traceback does.
     pub fn rests_on_an_earlier_line_only(&self) -> bool {
@@ -650,6 +661,15 @@ impl Candidate {
 /// another torch): it stays listed, one step down, and the entry decides.
 fn generic_yields_to_specific(candidates: &mut [Candidate]) {
     let generic = |candidate: &Candidate| readers::GENERIC.contains(&candidate.id.as_str());
+    // A compiled library that lacks torch's own symbol was built against
+    // another torch, whatever the job printed on its way there (torch's
+    // warning about the GPU's architecture): a cause only an earlier line
+    // names neither outdoes that reading nor stays an answer beside it. Other
+    // readings may be the earlier line's consequence (NumPy 2's removed names
+    // after its ABI warning), and yield to it as before.
+    let built_for_another_torch = candidates
+        .iter()
+        .any(|candidate| candidate.id == readers::EXTENSION && candidate.settled_by_its_own_words());
     let specific = candidates.iter().any(|candidate| {
         let own_message = candidate
             .evidence
@@ -666,11 +686,24 @@ fn generic_yields_to_specific(candidates: &mut [Candidate]) {
             && candidate.confidence > Confidence::RuledOut
             && !generic(candidate)
             && !bypassed
+            && !(built_for_another_torch && candidate.rests_on_an_earlier_line_only())
     });
-    for candidate in candidates.iter_mut().filter(|candidate| generic(candidate)) {
-        candidate.tier = candidate.tier.min(1);
-        if specific && candidate.confidence.is_answer() {
+    for candidate in candidates.iter_mut() {
+        if generic(candidate) {
+            candidate.tier = candidate.tier.min(1);
+            if specific && candidate.confidence.is_answer() {
+                candidate.confidence = Confidence::Possible;
+            }
+        } else if built_for_another_torch
+            && candidate.confidence.is_answer()
+            && candidate.rests_on_an_earlier_line_only()
+        {
             candidate.confidence = Confidence::Possible;
+            candidate.evidence.push(Evidence {
+                kind: EvidenceKind::Context,
+                holds: None,
+                text: "the error's own words say a compiled library was built against another torch, which no earlier line of the log changes".to_string(),
+            });
         }
     }
 }

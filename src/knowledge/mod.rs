@@ -5,5 +5,6 @@
 //! The rules and symptom entries themselves are `crate::matrix`'s, which reads
 //! them with the same reader and carries the tables with them.
 
+pub mod name_history;
 pub mod reader;
 pub mod tables;

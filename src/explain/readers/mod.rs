@@ -27,6 +27,7 @@ mod text;
 mod unbuilt;
 mod unpickle;
 
+pub use extension::CAUSE as EXTENSION;
 /// The cause of a library the loader could not find.
 pub use library::MISSING as LIBRARY_MISSING;
 pub use library::is_loader_failure;

@@ -8,6 +8,7 @@
 
 use super::{Context, Reading, text};
 use crate::explain::traceback::Traceback;
+use crate::knowledge::name_history;
 use crate::knowledge::tables::{Change, NameChange};
 
 /// The knowledge entry these readings support.
@@ -41,6 +42,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         if let Some(reading) = transformers_model(module, name, &dotted, traceback, context) {
             return Some(reading);
         }
+        if let Some(reading) = history_dated(text, module, name, &dotted, traceback, context) {
+            return Some(reading);
+        }
         // A class of a model type every release read has (BertModel) is no
         // release's to lack: a path cannot settle what the table contradicts.
         let in_transformers = module == "transformers" || module.starts_with("transformers.");
@@ -55,10 +59,27 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 
 /// The reading of a name whose change `row` dates.
 fn dated(row: &NameChange, module: &str, name: &str, dotted: &str, traceback: &Traceback, context: Context) -> Reading {
+    let bound = match row.change {
+        Change::Removed => format!("<{}", row.version),
+        Change::Added => format!(">={}", row.version),
+    };
+    dated_to(row, &bound, module, name, dotted, traceback, context)
+}
+
+/// [`dated`], the fix installing `bound` of the package.
+fn dated_to(
+    row: &NameChange,
+    bound: &str,
+    module: &str,
+    name: &str,
+    dotted: &str,
+    traceback: &Traceback,
+    context: Context,
+) -> Reading {
     let caller = caller(traceback, &row.package);
-    let (bound, when) = match row.change {
-        Change::Removed => (format!("<{}", row.version), "removed"),
-        Change::Added => (format!(">={}", row.version), "added"),
+    let when = match row.change {
+        Change::Removed => "removed",
+        Change::Added => "added",
     };
     let said = format!(
         "{} uses {dotted}, which {} {} {when} ({})",
@@ -174,6 +195,84 @@ fn transformers_model(
     Some(reading)
 }
 
+/// A name (or module) that `name-history.txt` finds in some releases of its
+/// distribution and not in others: dated as a row of names.toml would be, by
+/// the newest releases that have it. Where the release installed here has it,
+/// or the message found the module outside that distribution's install, the
+/// history is not the question.
+fn history_dated(
+    text: &str,
+    module: &str,
+    name: &str,
+    dotted: &str,
+    traceback: &Traceback,
+    context: Context,
+) -> Option<Reading> {
+    let top = module.split('.').next()?;
+    if top == "torch" {
+        return None;
+    }
+    if let Some(path) = text::import_found_at(text, module)
+        && crate::explain::frame_package(path) != Some(top)
+    {
+        return None;
+    }
+    let submodule = format!("{module}.{name}");
+    let lineage = if text::module_not_found(text).is_some() {
+        name_history::of_module(&submodule)?
+    } else if missing_attribute(text).is_some() {
+        // An attribute is a name the module binds; a submodule it does not import is none.
+        name_history::of_name(module, name)?
+    } else {
+        // `from package import submodule` finds a submodule its __init__ does not import.
+        name_history::of_name(module, name).or_else(|| name_history::of_module(&submodule))?
+    };
+    let run = lineage.newest_run()?;
+    let package = crate::packaging::normalize_name(&lineage.distribution);
+    let installed = context.facts.and_then(|facts| facts.package_version(&package));
+    let holds = installed
+        .as_ref()
+        .map(|version| lineage.has_at(version).map(|has| !has));
+    if holds == Some(Some(false)) {
+        return None;
+    }
+    let row = NameChange {
+        change: match run.lacked_after {
+            Some(_) => Change::Removed,
+            None => Change::Added,
+        },
+        package: package.clone(),
+        modules: vec![module.to_string()],
+        names: vec![name.to_string()],
+        version: run.lacked_after.unwrap_or(run.first).clone(),
+        source: name_history::SOURCE.to_string(),
+        renamed_to: None,
+    };
+    let mut reading = dated_to(&row, &run.specifier(), module, name, dotted, traceback, context);
+    reading.said = format!(
+        "{} uses {dotted}, which {} has in its releases {} ({})",
+        caller(traceback, &package).as_deref().unwrap_or("the code"),
+        lineage.distribution,
+        run.described(),
+        name_history::SOURCE
+    );
+    reading.node = match (installed, holds) {
+        (Some(version), Some(Some(true))) => vec![(
+            Some(true),
+            format!("{package} {version} is installed here, which lacks {dotted}"),
+        )],
+        (Some(version), _) => vec![(
+            None,
+            format!(
+                "{package} {version} is installed here, between releases read that differ: whether it has {dotted} is not known"
+            ),
+        )],
+        (None, _) => reading.node,
+    };
+    reading.stated = holds == Some(Some(true));
+    Some(reading)
+}
+
 /// A package's own words for a name it removed, with the release: NumPy 2's
 /// `__getattr__` ("`np.asfarray` was removed in the NumPy 2.0 release. Use
 /// `np.asarray` with a proper dtype instead.") and JAX's ("jax.tree_map was
@@ -233,6 +332,13 @@ fn undated(
     path_may_settle: bool,
 ) -> Option<Reading> {
     if text::circular_import(text) {
+        return None;
+    }
+    // Every module has its dunders (`__version__` of every release of a
+    // package): one without them, where no row dates it, is some other
+    // module of that name (a folder shadowing the package), not a release.
+    let last = dotted.rsplit('.').next().unwrap_or(dotted);
+    if last.starts_with("__") && last.ends_with("__") {
         return None;
     }
     // A compiled module missing, or lacking a function, is a build's, not a
@@ -429,7 +535,16 @@ fn unexpected_keyword(text: &str) -> Option<(&str, &str)> {
 }
 
 /// `module 'numpy' has no attribute 'float'`; not `'Foo' object has no attribute`.
+/// Unpickling says it its own way: `Can't get attribute 'DGLHeteroGraph' on
+/// <module 'dgl.heterograph' from '...'>`, a class the pickle names that the
+/// module installed lacks.
 fn missing_attribute(text: &str) -> Option<(&str, &str)> {
+    if let Some(rest) = text::after_marker(text, "Can't get attribute '") {
+        let (attribute, after) = rest.split_once('\'')?;
+        let module = after.trim_start().strip_prefix("on <module '")?.split_once('\'')?.0;
+        // A class the pickling script defined itself: no package's.
+        return (module != "__main__").then_some((module, attribute));
+    }
     let rest = text::after_marker(text, "module '")?;
     let (module, after) = rest.split_once('\'')?;
     let attribute = after.trim_start().strip_prefix("has no attribute '")?;
@@ -495,6 +610,70 @@ mod tests {
 
     /// qwen2-vl-7b-instruct5, nos150, qwentensorrtllm92: a model class or module of a type
     /// transformers-models.toml dates; a type the first release read already had is not dated.
+    /// The generated name history dates what no hand-checked row does
+    /// (kornia1289: ImageRegistrator came to kornia.geometry with 0.5.11).
+    #[test]
+    fn a_name_the_history_finds_in_some_releases_only_is_dated_by_them() {
+        let found = reading("ImportError: cannot import name 'ImageRegistrator' from 'kornia.geometry'").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.said.contains("from 0.5.11 on (0.5.0 lacks it)"), "{}", found.said);
+        assert!(found.fix.contains("\"kornia>=0.5.11\""), "{}", found.fix);
+        // A removed module: the pin keeps a release that has it.
+        let module = reading("ModuleNotFoundError: No module named 'dgl.batched_graph'").unwrap();
+        assert!(
+            module.fix.contains("\"dgl>=0.4.3.post2,<0.5.0\"") || module.fix.contains("dgl>="),
+            "{}",
+            module.fix
+        );
+        // A pickle's class the installed module lacks, in the unpickler's words.
+        let pickled = reading(
+            "AttributeError: Can't get attribute 'DGLHeteroGraph' on <module 'dgl.heterograph' from '/env/lib/python3.12/site-packages/dgl/heterograph.py'>",
+        )
+        .unwrap();
+        assert!(pickled.said.contains("(1.0.0 lacks it)"), "{}", pickled.said);
+    }
+
+    #[test]
+    fn the_history_does_not_date_what_the_installed_release_has_or_another_module_lacks() {
+        let log = "ImportError: cannot import name 'ImageRegistrator' from 'kornia.geometry'";
+        let (traceback, text) = parsed(log);
+        // kornia 0.6.12 has it: the release installed is not the question.
+        let installed_has_it = crate::explain::readers::read_on_recorded_h100(
+            |snapshot| {
+                let packages = snapshot["packages"].as_array_mut().unwrap();
+                let mut kornia = packages[0].clone();
+                kornia["name"] = serde_json::json!("kornia");
+                kornia["normalized_name"] = serde_json::json!("kornia");
+                kornia["version"] = serde_json::json!("0.6.12");
+                packages.push(kornia);
+            },
+            |context| read(&text, &traceback, context),
+        );
+        assert!(
+            installed_has_it
+                .as_ref()
+                .is_none_or(|reading| !reading.said.contains("its releases")),
+            "{installed_has_it:?}"
+        );
+        // A class a script pickled from its own `__main__`, or a project's own
+        // module found outside site-packages, is no package's release.
+        assert_eq!(
+            reading("AttributeError: Can't get attribute 'Net' on <module '__main__' from 'train.py'>"),
+            None
+        );
+        assert_eq!(
+            reading(
+                "AttributeError: Can't get attribute 'C3CA' on <module 'models.common' from 'D:\\YOLOSHOW\\models\\common.py'>"
+            ),
+            None
+        );
+        // A module without its dunders is some other module of that name.
+        assert_eq!(
+            reading("AttributeError: module 'paddle' has no attribute '__version__'"),
+            None
+        );
+    }
+
     #[test]
     fn a_transformers_model_class_or_module_is_dated_by_its_model_type() {
         let class = reading("ImportError: cannot import name 'Qwen2VLForConditionalGeneration' from 'transformers' (/v/lib/python3.10/site-packages/transformers/__init__.py)\n").unwrap();
@@ -649,7 +828,7 @@ mod tests {
         for log in [
             "AttributeError: module 'numpy' has no attribute 'arrray'\n",
             "ModuleNotFoundError: No module named 'numpy.linalg.lapack_lite2'\n",
-            "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other'\n",
+            "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHT_NAMES\nImportError: cannot import name 'WEIGHT_NAMES' from 'peft.utils.other'\n",
         ] {
             let found = reading(log).unwrap_or_else(|| panic!("{log}"));
             assert!(!found.settles, "{log}");
@@ -671,11 +850,19 @@ mod tests {
     #[test]
     fn an_undated_name_imported_from_site_packages_is_the_release_s() {
         let log = "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other' (/v/lib/python3.10/site-packages/peft/utils/other.py)\n";
-        let found = reading(log).unwrap();
+        // The real case's name, which the history dates: peft before 0.3.0 lacks it.
+        let dated = reading(log).unwrap();
+        assert!(
+            dated.said.contains("peft has in its releases from 0.3.0 on"),
+            "{}",
+            dated.said
+        );
+        let log = log.replace("WEIGHTS_NAME", "WEIGHT_NAMES");
+        let found = reading(&log).unwrap();
         assert!(found.settles && !found.stated, "{}", found.said);
         assert!(
             found.said.starts_with(
-                "the job's code imports peft.utils.other.WEIGHTS_NAME from the peft installed in site-packages"
+                "the job's code imports peft.utils.other.WEIGHT_NAMES from the peft installed in site-packages"
             ),
             "{}",
             found.said
@@ -725,7 +912,15 @@ mod tests {
         );
         // Under a namespace, the distribution is the package below it.
         let protobuf = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/onnx/onnx_pb.py\", line 4, in <module>\n    from google.protobuf.internal import builder\nImportError: cannot import name 'builder' from 'google.protobuf.internal' (/v/lib/python3.10/site-packages/google/protobuf/internal/__init__.py)\n";
-        let found = reading(protobuf).unwrap();
+        // The history dates builder (protobuf 3.20.0 brought it); a name it
+        // does not date is the releases disagreeing.
+        let dated = reading(protobuf).unwrap();
+        assert!(
+            dated.said.contains("protobuf has in its releases from 3.20.0 on"),
+            "{}",
+            dated.said
+        );
+        let found = reading(&protobuf.replace("builder", "no_builder")).unwrap();
         assert!(
             found.said.contains("which the protobuf installed does not have"),
             "{}",

@@ -26,10 +26,67 @@ const ELSEWHERE_MIB: f64 = 2048.0;
 
 pub fn read(text: &str, _context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
+    held_elsewhere(&lower).or_else(|| device_allocation_failed(&lower))
+}
+
+/// Words that put the allocation on a GPU.
+const ON_A_GPU: [&str; 3] = ["cuda", "gpu", "vram"];
+
+/// Any library's words for an allocation on a GPU that failed, which its
+/// entry does not list one by one: faiss's `StandardGpuResources: alloc fail
+/// ... (cudaMalloc error out of memory [2])`, older XLA's `Resource
+/// exhausted: Out of memory while trying to allocate 15273920000 bytes.`
+/// (XLA's allocator is the GPU's wherever it says so). torch's own message is
+/// the entry's, and the sizes reader's where it states them.
+fn device_allocation_failed(lower: &str) -> Option<Reading> {
+    const XLA: &str = "resource exhausted: out of memory while trying to allocate";
+    // "Out of memory" itself: an allocation that failed otherwise (`failed
+    // to allocate ... pinned memory: unknown error`) is no sign of a full GPU,
+    // and pinned memory is the host's.
+    let on_a_gpu = lower.contains(XLA)
+        || (lower.contains("out of memory")
+            && ON_A_GPU.iter().any(|words| lower.contains(words))
+            && !lower.contains("cpu")
+            && !lower.contains("pinned memory"));
+    if !on_a_gpu || lower.contains("cuda out of memory") {
+        return None;
+    }
+    let size = requested_bytes(lower).map_or_else(String::new, |bytes| {
+        format!(" of {}", mib(bytes as f64 / 1024.0 / 1024.0))
+    });
+    Some(Reading {
+        cause: CAUSE,
+        said: format!("the message says an allocation{size} on the GPU failed: its memory was full"),
+        node: Vec::new(),
+        fix: "see what holds the GPU's memory (nvidia-smi) and stop what need not run; else make the job fit: a smaller batch or input, half precision, or free what the job no longer needs before the next allocation".to_string(),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The bytes an allocation asked for: `allocate 15273920000 bytes`,
+/// `requested buffer of size 810263552`, `size 1073741824 bytes`.
+fn requested_bytes(lower: &str) -> Option<u64> {
+    ["allocate ", "of size ", "size "].iter().find_map(|marker| {
+        lower.match_indices(marker).find_map(|(at, _)| {
+            let rest = &lower[at + marker.len()..];
+            let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+            let after = rest[digits.len()..].trim_start();
+            // A number of bytes, not of GiB: `allocate 2.00 GiB` is torch's.
+            (digits.len() >= 4 && !after.starts_with(['.', 'g', 'm', 'k']))
+                .then(|| digits.parse().ok())
+                .flatten()
+        })
+    })
+}
+
+/// torch's message, where the GPU was full and this process held little of it.
+fn held_elsewhere(lower: &str) -> Option<Reading> {
     if !lower.contains("out of memory") {
         return None;
     }
-    let spent = spent(&lower)?;
+    let spent = spent(lower)?;
     let elsewhere = spent.total - spent.free - spent.this_process;
     if elsewhere < ELSEWHERE_MIB || elsewhere < spent.total * ELSEWHERE_SHARE {
         return None;
@@ -156,6 +213,34 @@ mod tests {
         assert!(found.fix.contains("CUDA_VISIBLE_DEVICES"), "{}", found.fix);
         let new = "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 3 has a total capacity of 79.15 GiB of which 4.75 MiB is free. Process 1234 has 78.00 GiB memory in use. Including non-PyTorch memory, this process has 1.10 GiB memory in use. Of the allocated memory 512.00 MiB is allocated by PyTorch";
         assert!(reading(new).unwrap().said.starts_with("GPU 3 was full"));
+    }
+
+    #[test]
+    fn any_librarys_failed_allocation_on_a_gpu_is_read_and_a_hosts_is_not() {
+        let faiss = "Error in virtual void* faiss::gpu::StandardGpuResourcesImpl::allocMemory(const faiss::gpu::AllocRequest&) at /project/faiss/faiss/gpu/StandardGpuResources.cpp:452: Error: 'err == cudaSuccess' failed: StandardGpuResources: alloc fail type TemporaryMemoryBuffer dev 0 space Device stream 0x397eefa0 size 1073741824 bytes (cudaMalloc error out of memory [2])";
+        let found = reading(faiss).unwrap();
+        assert!(found.said.contains("of 1.00 GiB"), "{}", found.said);
+        let xla = "Resource exhausted: Out of memory while trying to allocate 15273920000 bytes.";
+        assert!(reading(xla).unwrap().said.contains("14.22 GiB"));
+        // The host's memory is another cause.
+        assert_eq!(
+            reading("MemoryError: Unable to allocate 3.2 GiB for an array with shape (1000, 1000)"),
+            None
+        );
+        assert_eq!(
+            reading(
+                "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 1048576 bytes."
+            ),
+            None
+        );
+        assert_eq!(reading("OSError: [Errno 12] Cannot allocate memory"), None);
+        // streamlitllama2: a failure to allocate that is not memory running out.
+        assert_eq!(
+            reading(
+                "WARNING: failed to allocate 0.09 MB of pinned memory: unknown error\nCUDA error 999 at ggml-cuda.cu:6047: unknown error"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -124,13 +124,33 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
     let found = clauses
         .iter()
         .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
-        .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok());
+        .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok())
+        .or_else(|| found_in_words(&lower[wanted.end..]));
     if let Some(found) = found.as_ref().filter(|found| specifiers.contains(found))
         && REJECTING.iter().any(|words| lower.contains(words))
     {
         return Some(unprinted_bound(&name, &specifier, found));
     }
     Some(bound_reading(context, &name, &specifier, &specifiers, found.as_ref()))
+}
+
+/// The version a message says it found, in words after the bound: `Detected
+/// an installation of version 2.3.0-dev20200603` (TensorFlow Probability),
+/// `but found version 1.2`, `the installed version is 0.9`.
+fn found_in_words(lower: &str) -> Option<Version> {
+    const FOUND: [&str; 6] = [
+        "installation of version ",
+        "installed version is ",
+        "found version ",
+        "detected version ",
+        "you have version ",
+        "current version is ",
+    ];
+    let (at, words) = FOUND
+        .iter()
+        .filter_map(|words| Some((lower.find(words)?, words)))
+        .min()?;
+    Version::from_str(text::version_at(&lower[at + words.len()..])?).ok()
 }
 
 /// Words with which a library says the version it found will not do.
@@ -1119,6 +1139,25 @@ mod tests {
         let package = read_alone("ImportError: einops not found. Please install it with `pip install einops`");
         assert!(package[0].settles, "{package:?}");
         assert_eq!(package[0].fix, "pip install einops");
+    }
+
+    #[test]
+    fn a_bound_on_a_names_version_is_the_names_and_the_version_found_in_words_is_read() {
+        let readings = read_alone(
+            "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4; Detected an installation of version 2.3.0-dev20200603. Please upgrade TensorFlow to proceed.",
+        );
+        let reading = readings
+            .iter()
+            .find(|reading| reading.cause == PACKAGE)
+            .expect("a package bound");
+        assert!(reading.said.contains("tensorflow>=2.4"), "{}", reading.said);
+        assert!(reading.said.contains("2.3.0"), "{}", reading.said);
+        // The platform's own versions stay the platform's.
+        assert!(
+            read_alone("RuntimeError: this extension requires CUDA version >= 11.8")
+                .iter()
+                .all(|reading| reading.cause != PACKAGE)
+        );
     }
 
     #[test]

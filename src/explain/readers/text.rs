@@ -53,6 +53,36 @@ const PROSE_WORDS: [&str; 22] = [
     "as", "got", "has", "have", "not", "but",
 ];
 
+/// Words that stand before "version" in a sentence without naming what it
+/// is the version of: `requires version >= 0.4.14`, `minimum version >= 2`.
+fn names_no_version_owner(word: &str) -> bool {
+    const WORDS: [&str; 22] = [
+        "requires",
+        "require",
+        "required",
+        "requiring",
+        "needs",
+        "need",
+        "needed",
+        "minimum",
+        "min",
+        "maximum",
+        "max",
+        "supported",
+        "expected",
+        "installed",
+        "current",
+        "your",
+        "this",
+        "the",
+        "any",
+        "compatible",
+        "recommended",
+        "its",
+    ];
+    WORDS.iter().any(|known| known.eq_ignore_ascii_case(word))
+}
+
 pub fn is_prose_word(name: &str) -> bool {
     PROSE_WORDS.iter().any(|word| word.eq_ignore_ascii_case(name))
 }
@@ -111,6 +141,17 @@ pub fn clauses(text: &str) -> Vec<Clause<'_>> {
             at = position + op.len();
             continue;
         };
+        // `TensorFlow version >= 2.4`: the bound is on the name before the word.
+        let (name, name_end) = match name.eq_ignore_ascii_case("version") {
+            true => {
+                let rest = before[..before.len() - name.len()].trim_end_matches(' ');
+                match name_before(rest).filter(|owner| !is_prose_word(owner) && !names_no_version_owner(owner)) {
+                    Some(owner) => (owner, rest.len()),
+                    None => (name, before.len()),
+                }
+            }
+            false => (name, before.len()),
+        };
         // A bound after a word of the sentence is kept, nameless: it is the
         // requirement, on a name the sentence gave elsewhere.
         let name = if is_prose_word(name) { "" } else { name };
@@ -130,7 +171,7 @@ pub fn clauses(text: &str) -> Vec<Clause<'_>> {
         found.push(Clause {
             name,
             specifiers,
-            start: before.len() - name.len(),
+            start: name_end - name.len(),
             end,
         });
         at = end.max(position + op.len());
@@ -239,11 +280,12 @@ pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -
 /// after the module: `from 'x.y' (/v/lib/python3.10/site-packages/x/y.py)`;
 /// a paste may have lost the space before the parenthesis (shimmy106).
 pub fn import_found_at<'t>(text: &'t str, module: &str) -> Option<&'t str> {
-    let rest = after_marker(text, &format!("'{module}'"))?;
-    let (path, _) = rest
-        .trim_start_matches([' ', '\t'])
-        .strip_prefix('(')?
-        .split_once(')')?;
+    let rest = after_marker(text, &format!("'{module}'"))?.trim_start_matches([' ', '\t']);
+    // A module's own repr, as unpickling prints it: `<module 'x' from '/p/x.py'>`.
+    if let Some(quoted) = rest.strip_prefix("from '") {
+        return Some(quoted.split_once('\'')?.0);
+    }
+    let (path, _) = rest.strip_prefix('(')?.split_once(')')?;
     Some(path)
 }
 

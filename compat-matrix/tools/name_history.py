@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Writes compat-matrix/tables/name-history.txt: for each distribution listed in
+compat-matrix/tools/name-history-list.txt, which of its releases have each module and each public
+name a module defines, where that changed between releases.
+
+Usage: compat-matrix/tools/name_history.py [LIST] > compat-matrix/tables/name-history.txt
+
+explain reads `cannot import name 'X' from 'pkg.mod'`, `module 'pkg' has no attribute 'X'` and
+`No module named 'pkg.mod'` against it: the releases that have the name, and so the one a job
+written for it needs. The facts are the files users install: every final release's wheel (or
+sdist) on PyPI, read with Python's own parser. Releases read: the first and the last of each
+minor release line (X.Y.0 and X.Y.last), which is where names come and go in practice; a patch
+between them is taken to agree with its neighbours, and explain says so when it judges one.
+
+A module's names are what `from module import NAME` can find: its top-level definitions,
+assignments and imports (also those under `if` and `try`), the names a `from X import *` of a
+module of the same distribution brings, and the submodules a package's `__init__` imports. A
+module that builds its names at run time (a module-level `__getattr__`, transformers' lazy
+modules) is marked unknown in that release: absence there is no evidence.
+"""
+
+import ast
+import io
+import json
+import re
+import sys
+import tarfile
+import urllib.parse
+import urllib.request
+import zipfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from pip._vendor.packaging.version import InvalidVersion, Version
+
+LIST = Path(__file__).with_name("name-history-list.txt")
+API = "https://pypi.org/pypi/{}/json"
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Files past this size are not read: a release is then unknown, not absent.
+SIZE_LIMIT = 600 << 20
+LAZY_MARKS = ("_LazyModule", "lazy_loader", "lazy.attach(", "LazyImportModule")
+# Runs of the row strings: present, absent, not known (not read, built at run time, or the
+# module missing or compiled in that release).
+PRESENT, ABSENT, UNKNOWN = "+", "-", "."
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=300) as response:
+        return response.read()
+
+
+def selected_releases(index):
+    """Final releases with files, oldest first: X.Y.0 and the last X.Y.Z of each minor line."""
+    finals = []
+    for text, files in index["releases"].items():
+        files = [file for file in files if not file.get("yanked")]
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if files and not version.is_prerelease and not version.is_devrelease:
+            finals.append((version, text, files))
+    finals.sort(key=lambda item: item[0])
+    lines = {}
+    for item in finals:
+        lines.setdefault(item[0].release[:2], []).append(item)
+    chosen = []
+    for line in lines.values():
+        chosen.append(line[0])
+        if len(line) > 1:
+            chosen.append(line[-1])
+    return chosen
+
+
+def pick_file(files):
+    """A pure-Python wheel, else a CPython Linux x86_64 wheel, else any wheel, else the sdist."""
+    wheels = [file for file in files if file["packagetype"] == "bdist_wheel"]
+    for test in (
+        lambda name: name.endswith("-any.whl"),
+        lambda name: "x86_64" in name and "linux" in name and "-cp3" in name,
+        lambda name: "x86_64" in name and "linux" in name,
+        lambda name: True,
+    ):
+        for file in wheels:
+            if test(file["filename"]):
+                return file
+    return next((file for file in files if file["packagetype"] == "sdist"), None)
+
+
+def sources(blob, filename):
+    """The release's files as (path inside the installed tree, bytes or None for compiled)."""
+    if filename.endswith(".whl") or filename.endswith(".zip"):
+        archive = zipfile.ZipFile(io.BytesIO(blob))
+        members = [(info.filename, info) for info in archive.infolist() if not info.is_dir()]
+        read = archive.read
+    else:
+        archive = tarfile.open(fileobj=io.BytesIO(blob))
+        members = [(member.name, member) for member in archive.getmembers() if member.isfile()]
+        read = lambda member: archive.extractfile(member).read()  # noqa: E731
+    is_sdist = not filename.endswith(".whl")
+    for name, member in members:
+        parts = name.split("/")
+        if is_sdist:
+            parts = parts[1:]
+            if parts[:1] == ["src"]:
+                parts = parts[1:]
+        elif parts[0].endswith(".data") and len(parts) > 2 and parts[1] in ("purelib", "platlib"):
+            parts = parts[2:]
+        path = "/".join(parts)
+        if path.endswith(".py"):
+            yield path, read(member)
+        elif path.endswith((".so", ".pyd")):
+            yield path, None
+
+
+def module_name(path, roots):
+    """The dotted module a file is, where it is under one of the distribution's import roots."""
+    parts = path.split("/")
+    last = parts[-1]
+    if last.endswith(".py"):
+        stem = last[:-3]
+    else:
+        stem = last.split(".")[0]
+    parts = parts[:-1] + ([] if stem == "__init__" else [stem])
+    if not parts or not all(IDENTIFIER.fullmatch(part) for part in parts):
+        return None
+    if "tests" in parts or "test" in parts:
+        return None
+    dotted = ".".join(parts)
+    for root in roots:
+        if dotted == root or dotted.startswith(root + "."):
+            return dotted
+    return None
+
+
+def top_level_statements(body):
+    """Statements at module level, those under if/try/with included."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (ast.If, ast.With)):
+            yield from top_level_statements(statement.body)
+            yield from top_level_statements(getattr(statement, "orelse", []))
+        elif isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+            yield from top_level_statements(statement.body)
+            for handler in statement.handlers:
+                yield from top_level_statements(handler.body)
+            yield from top_level_statements(statement.orelse)
+            yield from top_level_statements(statement.finalbody)
+
+
+def assigned_names(target):
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from assigned_names(element)
+
+
+def read_module(source, module, is_package):
+    """(names, star imports as absolute modules, dynamic, `__all__` where a literal) of one
+    module's source."""
+    text = source.decode("utf-8", "replace")
+    unknown = (set(), [], True, None)
+    if any(mark in text for mark in LAZY_MARKS):
+        return unknown
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        # Python 2 sources among old releases: not read, so not known.
+        return unknown
+    package = module if is_package else module.rpartition(".")[0]
+    names, imported, stars, dynamic, declared = set(), set(), [], False, None
+    for statement in top_level_statements(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+            if statement.name == "__getattr__" and not isinstance(statement, ast.ClassDef):
+                dynamic = True
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                names.update(assigned_names(target))
+                if isinstance(target, ast.Name) and target.id == "__all__":
+                    try:
+                        value = ast.literal_eval(statement.value)
+                        declared = {item for item in value if isinstance(item, str)}
+                    except (ValueError, TypeError, SyntaxError):
+                        declared = None
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            names.update(assigned_names(statement.target))
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                imported.add(alias.asname or alias.name.split(".")[0])
+                # `import pkg.sub` inside pkg makes sub an attribute of pkg.
+                if alias.asname is None and alias.name.startswith(module + "."):
+                    names.add(alias.name[len(module) + 1 :].split(".")[0])
+        elif isinstance(statement, ast.ImportFrom):
+            if statement.level:
+                base = package.split(".")
+                base = base[: len(base) - (statement.level - 1)] if statement.level > 1 else base
+                source_module = ".".join(base + ([statement.module] if statement.module else []))
+            else:
+                source_module = statement.module or ""
+            # `from .sub import x` binds sub in the package as a side effect.
+            if is_package and source_module.startswith(module + "."):
+                names.add(source_module[len(module) + 1 :].split(".")[0])
+            for alias in statement.names:
+                if alias.name == "*":
+                    stars.append(source_module)
+                elif source_module != "__future__":
+                    imported.add(alias.asname or alias.name)
+    # A package re-exports what its __init__ imports; a plain module's imports are its own
+    # business unless its __all__ lists them (the table stays a tenth of the size).
+    if is_package:
+        names |= imported
+    elif declared:
+        names |= imported & declared
+    return names, stars, dynamic, declared
+
+
+def read_release(job):
+    """The modules of one release: {module: names set, or None where unknown}."""
+    distribution, roots, text, file, url = job
+    if file is None or file["size"] > SIZE_LIMIT:
+        return text, None
+    try:
+        blob = fetch(url)
+    except OSError as error:
+        print(f"{distribution} {text}: {error}", file=sys.stderr)
+        return text, None
+    parsed, compiled = {}, set()
+    try:
+        for path, source in sources(blob, file["filename"]):
+            module = module_name(path, roots)
+            if module is None:
+                continue
+            if source is None:
+                compiled.add(module)
+                continue
+            result = read_module(source, module, path.endswith("__init__.py"))
+            parsed[module] = result
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as error:
+        print(f"{distribution} {text}: {error}", file=sys.stderr)
+        return text, None
+    modules = {module: None for module in compiled}
+    # Folders that hold modules are packages even without __init__.py (namespaces).
+    for module in list(parsed):
+        parts = module.split(".")
+        for end in range(1, len(parts)):
+            modules.setdefault(".".join(parts[:end]), None)
+    resolved = {}
+
+    def names_of(module, seen):
+        if module in resolved:
+            return resolved[module]
+        result = parsed.get(module)
+        if result is None or result[2] or module in seen:
+            return None
+        names, stars, _, _ = result
+        names = set(names)
+        for star in stars:
+            starred = names_of(star, seen | {module})
+            # Names from another distribution, or built at run time, are not known here.
+            if starred is None:
+                return None
+            exported = exported_names(star, starred)
+            names.update(exported)
+        resolved[module] = names
+        return names
+
+    def exported_names(module, names):
+        declared = parsed[module][3]
+        return declared if declared is not None else {name for name in names if not name.startswith("_")}
+
+    for module in parsed:
+        modules[module] = names_of(module, frozenset())
+    return text, modules
+
+
+def runs(marks):
+    """`+` `-` `.` marks, run-length written: `-12+30.2`."""
+    out = []
+    for mark in marks:
+        if out and out[-1][0] == mark:
+            out[-1][1] += 1
+        else:
+            out.append([mark, 1])
+    return "".join(f"{mark}{count}" for mark, count in out)
+
+
+def history(distribution, roots, pool):
+    try:
+        index = json.loads(fetch(API.format(distribution)))
+    except OSError as error:
+        print(f"{distribution}: {error}", file=sys.stderr)
+        return distribution, [], [], []
+    name = index["info"]["name"]
+    releases = selected_releases(index)
+    jobs = []
+    for _, text, files in releases:
+        file = pick_file(files)
+        url = urllib.parse.urljoin(API.format(distribution), file["url"]) if file else None
+        jobs.append((name, roots, text, file, url))
+    read = dict(pool.map(read_release, jobs))
+    texts = [text for _, text, _ in releases if read.get(text) is not None]
+    if not texts:
+        return name, [], [], []
+    per_release = [read[text] for text in texts]
+    all_modules = sorted(set().union(*per_release))
+    module_rows, name_rows = [], []
+    for module in all_modules:
+        present = [module in release for release in per_release]
+        if not all(present):
+            module_rows.append((module, runs(PRESENT if here else ABSENT for here in present)))
+        name_sets = [release.get(module) for release in per_release]
+        known = [names for names in name_sets if names is not None]
+        if not known:
+            continue
+        every = set().union(*known)
+        # A private module's names are its package's business, not a user's import.
+        if any(part.startswith("_") for part in module.split(".")):
+            continue
+        # Names that came and went together share a row.
+        groups = {}
+        for each in sorted(every):
+            if each.startswith("_"):
+                continue
+            marks = [UNKNOWN if names is None else (PRESENT if each in names else ABSENT) for names in name_sets]
+            if ABSENT in marks:
+                groups.setdefault(runs(marks), []).append(each)
+        for marks, names in sorted(groups.items(), key=lambda group: group[1][0]):
+            name_rows.append((module, marks, names))
+    return name, texts, module_rows, name_rows
+
+
+def main():
+    entries = []
+    listing = Path(sys.argv[1]) if len(sys.argv) > 1 else LIST
+    for line in listing.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            distribution, *roots = line.split()
+            entries.append((distribution, roots or [distribution.replace("-", "_").lower()]))
+    print("# Generated by compat-matrix/tools/name_history.py from compat-matrix/tools/name-history-list.txt;")
+    print("# do not edit by hand. Read from PyPI's files of each release (see the tool's docstring).")
+    print("#")
+    print("# `@ DISTRIBUTION ROOTS RELEASE...`: the distribution, its import roots (comma-separated), and")
+    print("# the releases read, oldest first. `m MODULE RUNS`: a module not in every release read.")
+    print("# `n MODULE RUNS NAME...`: public names of MODULE not in every release where MODULE was read,")
+    print("# which came and went together.")
+    print("# RUNS walk the releases in order: `+N` N releases have it, `-N` N lack it, `.N` N not known")
+    print("# (the module missing, compiled, or building its names at run time).")
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        for distribution, roots in entries:
+            print(f"reading {distribution}", file=sys.stderr)
+            name, texts, module_rows, name_rows = history(distribution, roots, pool)
+            if not texts:
+                print(f"{distribution}: no release read", file=sys.stderr)
+                continue
+            print(f"@ {name} {','.join(roots)} {' '.join(texts)}")
+            for module, marks in module_rows:
+                print(f"m {module} {marks}")
+            for module, marks, names in name_rows:
+                print(f"n {module} {marks} {' '.join(names)}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

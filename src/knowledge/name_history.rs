@@ -1,0 +1,296 @@
+//! `compat-matrix/tables/name-history.txt`: which releases of a package have
+//! each of its modules and each public name a module defines, read from the
+//! files of every release line on PyPI (`compat-matrix/tools/name_history.py`).
+//! Where `names.toml` has no hand-checked row for a name a failure says is
+//! missing, this says in which releases the name is, so the release a job was
+//! written for can be told from the message alone.
+//!
+//! The file is a few MB of short lines, read lazily: only a failure that names
+//! a missing name scans it, and only the block of that name's distribution.
+
+use std::str::FromStr;
+
+use pep440_rs::Version;
+
+const TABLE: &str = include_str!("../../compat-matrix/tables/name-history.txt");
+
+/// Where the table's facts come from, for a reading's evidence.
+pub const SOURCE: &str = "compat-matrix/tables/name-history.txt, read from PyPI's files of each release";
+
+/// Whether one release read has the module or name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Present,
+    Absent,
+    /// Not read, compiled, or building its names at run time.
+    Unknown,
+}
+
+/// A module's or a name's presence across the releases of its distribution
+/// that were read, oldest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lineage {
+    /// The distribution, as PyPI names it.
+    pub distribution: String,
+    pub releases: Vec<Version>,
+    pub marks: Vec<Mark>,
+}
+
+/// The presence of `name` in `module` across the releases read, where it
+/// changed between them.
+pub fn of_name(module: &str, name: &str) -> Option<Lineage> {
+    find(TABLE, module, |line| name_row(line, module, name))
+}
+
+/// The runs of `n MODULE RUNS NAME...` where the row is `module`'s and lists `name`.
+fn name_row<'t>(line: &'t str, module: &str, name: &str) -> Option<&'t str> {
+    let mut fields = line.split(' ');
+    if fields.next() != Some("n") || fields.next() != Some(module) {
+        return None;
+    }
+    let runs = fields.next()?;
+    fields.any(|listed| listed == name).then_some(runs)
+}
+
+/// The presence of the module `module` across the releases read, where some
+/// release lacks it.
+pub fn of_module(module: &str) -> Option<Lineage> {
+    find(TABLE, module, |line| {
+        let mut fields = line.split(' ');
+        (fields.next() == Some("m") && fields.next() == Some(module))
+            .then(|| fields.next())
+            .flatten()
+    })
+}
+
+/// The row `row` picks out of the block whose import roots hold `module`.
+fn find<'t>(table: &'t str, module: &str, row: impl Fn(&'t str) -> Option<&'t str>) -> Option<Lineage> {
+    let mut lines = table.lines();
+    loop {
+        let header = lines.by_ref().find(|line| line.starts_with("@ "))?;
+        let mut fields = header[2..].split(' ');
+        let distribution = fields.next()?;
+        let roots = fields.next()?;
+        let holds = roots
+            .split(',')
+            .any(|root| module == root || module.strip_prefix(root).is_some_and(|rest| rest.starts_with('.')));
+        if !holds {
+            continue;
+        }
+        let releases: Vec<Version> = fields.map(Version::from_str).collect::<Result<_, _>>().ok()?;
+        let runs = lines.take_while(|line| !line.starts_with("@ ")).find_map(&row)?;
+        let marks = marks(runs)?;
+        return (marks.len() == releases.len()).then(|| Lineage {
+            distribution: distribution.to_string(),
+            releases,
+            marks,
+        });
+    }
+}
+
+/// `-12+30.2`: twelve releases lack it, thirty have it, two are not known.
+fn marks(runs: &str) -> Option<Vec<Mark>> {
+    let mut marks = Vec::new();
+    let mut rest = runs;
+    while let Some(first) = rest.chars().next() {
+        let mark = match first {
+            '+' => Mark::Present,
+            '-' => Mark::Absent,
+            '.' => Mark::Unknown,
+            _ => return None,
+        };
+        rest = &rest[1..];
+        let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let count: usize = rest[..end].parse().ok()?;
+        marks.extend(std::iter::repeat_n(mark, count));
+        rest = &rest[end..];
+    }
+    Some(marks)
+}
+
+impl Lineage {
+    /// Whether `version` has it: the mark of that release where it was read,
+    /// else of the two releases read around it where they agree. `None` where
+    /// nothing read decides (between releases that differ, or past the newest).
+    pub fn has_at(&self, version: &Version) -> Option<bool> {
+        let after = self.releases.iter().position(|release| release >= version)?;
+        let known = |mark: Mark| match mark {
+            Mark::Present => Some(true),
+            Mark::Absent => Some(false),
+            Mark::Unknown => None,
+        };
+        if &self.releases[after] == version {
+            return known(self.marks[after]);
+        }
+        let before = after.checked_sub(1)?;
+        let (older, newer) = (known(self.marks[before])?, known(self.marks[after])?);
+        (older == newer).then_some(older)
+    }
+
+    /// The releases read that have it, as the newest run of them: the first
+    /// and the last, and whether the last is the newest release read.
+    pub fn newest_run(&self) -> Option<Run<'_>> {
+        let last = self.marks.iter().rposition(|mark| *mark == Mark::Present)?;
+        let first = self.marks[..last]
+            .iter()
+            .rposition(|mark| *mark != Mark::Present)
+            .map_or(0, |index| index + 1);
+        // The release before the run, where it is known to lack it: the run
+        // may begin earlier where that release was not known.
+        let lacked_before = first
+            .checked_sub(1)
+            .filter(|index| self.marks[*index] == Mark::Absent)
+            .map(|index| &self.releases[index]);
+        let lacked_after = self
+            .marks
+            .get(last + 1)
+            .filter(|mark| **mark == Mark::Absent)
+            .map(|_| &self.releases[last + 1]);
+        Some(Run {
+            first: &self.releases[first],
+            last: &self.releases[last],
+            lacked_before,
+            lacked_after,
+        })
+    }
+}
+
+/// The newest releases read that have a name, between releases read that lack it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Run<'l> {
+    pub first: &'l Version,
+    pub last: &'l Version,
+    /// The release read just before `first`, where it lacks the name.
+    pub lacked_before: Option<&'l Version>,
+    /// The release read just after `last`, where it lacks the name: it was removed.
+    pub lacked_after: Option<&'l Version>,
+}
+
+impl Run<'_> {
+    /// The requirement that installs a release with the name: from the run's
+    /// first release on, and before the release that removed it.
+    pub fn specifier(&self) -> String {
+        match self.lacked_after {
+            Some(removed) => format!(">={},<{removed}", self.first),
+            None => format!(">={}", self.first),
+        }
+    }
+
+    /// "from 0.5.11 on (0.5.0 lacks it)", "from 1.2 to 1.8 (1.9 lacks it)".
+    pub fn described(&self) -> String {
+        let span = match self.lacked_after {
+            Some(_) => format!("from {} to {}", self.first, self.last),
+            None => format!("from {} on", self.first),
+        };
+        let lacking: Vec<String> = [self.lacked_before, self.lacked_after]
+            .into_iter()
+            .flatten()
+            .map(ToString::to_string)
+            .collect();
+        match lacking.as_slice() {
+            [] => span,
+            [one] => format!("{span} ({one} lacks it)"),
+            [older, newer] => format!("{span} ({older} and {newer} lack it)"),
+            _ => unreachable!("two releases at most"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+# comment
+@ kornia kornia 0.5.0 0.5.11 0.6.0 0.6.12
+m kornia.feature.loftr -2+2
+n kornia.geometry -1+3 ImageRegistrator
+n kornia +2-2 spatial_gradient total_variation
+@ protobuf google.protobuf 3.0.0 4.21.0
+n google.protobuf.internal -1+1 builder
+";
+
+    fn version(text: &str) -> Version {
+        Version::from_str(text).unwrap()
+    }
+
+    fn name(module: &str, name: &str) -> Option<Lineage> {
+        find(SAMPLE, module, |line| name_row(line, module, name))
+    }
+
+    #[test]
+    fn a_row_is_found_in_the_block_of_the_distribution_whose_root_holds_the_module() {
+        let lineage = name("kornia.geometry", "ImageRegistrator").unwrap();
+        assert_eq!(lineage.distribution, "kornia");
+        assert_eq!(
+            lineage.marks,
+            [Mark::Absent, Mark::Present, Mark::Present, Mark::Present]
+        );
+        assert_eq!(
+            name("google.protobuf.internal", "builder").unwrap().distribution,
+            "protobuf"
+        );
+        // A root is a whole dotted prefix: korniax is not kornia's.
+        assert_eq!(name("korniax.geometry", "ImageRegistrator"), None);
+        assert_eq!(name("kornia.geometry", "Unknown"), None);
+    }
+
+    #[test]
+    fn a_version_between_two_releases_read_is_decided_only_where_they_agree() {
+        let lineage = name("kornia.geometry", "ImageRegistrator").unwrap();
+        assert_eq!(lineage.has_at(&version("0.5.0")), Some(false));
+        assert_eq!(lineage.has_at(&version("0.6.3")), Some(true));
+        // 0.5.10 lies between 0.5.0 (without) and 0.5.11 (with).
+        assert_eq!(lineage.has_at(&version("0.5.10")), None);
+        // Past the newest release read, nothing was read.
+        assert_eq!(lineage.has_at(&version("0.7.0")), None);
+    }
+
+    #[test]
+    fn the_newest_run_gives_the_releases_to_install() {
+        let added = name("kornia.geometry", "ImageRegistrator").unwrap();
+        let run = added.newest_run().unwrap();
+        assert_eq!(run.specifier(), ">=0.5.11");
+        assert_eq!(run.described(), "from 0.5.11 on (0.5.0 lacks it)");
+        let removed = name("kornia", "total_variation").unwrap();
+        let run = removed.newest_run().unwrap();
+        assert_eq!(run.specifier(), ">=0.5.0,<0.6.0");
+        assert_eq!(run.described(), "from 0.5.0 to 0.5.11 (0.6.0 lacks it)");
+    }
+
+    /// A regenerated table that a reader would misread fails here: every
+    /// block's releases parse, and every row walks exactly those releases.
+    #[test]
+    fn every_row_of_the_compiled_in_table_walks_its_releases() {
+        let mut releases = 0;
+        let mut rows = 0;
+        for line in TABLE.lines().filter(|line| !line.starts_with('#')) {
+            let mut fields = line.split(' ');
+            match fields.next() {
+                Some("@") => {
+                    let listed: Vec<&str> = fields.skip(2).collect();
+                    assert!(listed.iter().all(|text| Version::from_str(text).is_ok()), "{line}");
+                    releases = listed.len();
+                }
+                Some(kind @ ("m" | "n")) => {
+                    let runs = fields.nth(1).unwrap_or_else(|| panic!("{line}"));
+                    let marks = marks(runs).unwrap_or_else(|| panic!("{line}"));
+                    assert_eq!(marks.len(), releases, "{line}");
+                    assert!(marks.contains(&Mark::Absent), "a row no release lacks: {line}");
+                    assert!(kind == "m" || fields.next().is_some(), "a row without names: {line}");
+                    rows += 1;
+                }
+                _ => panic!("not a row: {line}"),
+            }
+        }
+        assert!(rows > 10_000, "{rows}");
+    }
+
+    #[test]
+    fn the_compiled_in_table_reads() {
+        let lineage = of_module("dgl.batched_graph").expect("dgl.batched_graph is in the table");
+        assert_eq!(lineage.distribution, "dgl");
+        let run = lineage.newest_run().unwrap();
+        assert!(run.lacked_after.is_some(), "{run:?}");
+    }
+}
