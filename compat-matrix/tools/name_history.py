@@ -36,7 +36,8 @@ from pip._vendor.packaging.version import InvalidVersion, Version
 LIST = Path(__file__).with_name("name-history-list.txt")
 API = "https://pypi.org/pypi/{}/json"
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Files past this size are not read: a release is then unknown, not absent.
+# Files past this size are not read: the release is then left out of the releases read, so
+# its neighbours decide for it where they agree, as for a patch release between them.
 SIZE_LIMIT = 600 << 20
 LAZY_MARKS = ("_LazyModule", "lazy_loader", "lazy.attach(", "LazyImportModule")
 # Runs of the row strings: present, absent, not known (not read, built at run time, or the

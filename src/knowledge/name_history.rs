@@ -127,8 +127,8 @@ impl Lineage {
         (older == newer).then_some(older)
     }
 
-    /// The releases read that have it, as the newest run of them: the first
-    /// and the last, and whether the last is the newest release read.
+    /// The newest run of releases read that have it: its first and last,
+    /// and the releases read just outside it that are known to lack it.
     pub fn newest_run(&self) -> Option<Run<'_>> {
         let last = self.marks.iter().rposition(|mark| *mark == Mark::Present)?;
         let first = self.marks[..last]
