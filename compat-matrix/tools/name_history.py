@@ -15,8 +15,13 @@ between them is taken to agree with its neighbours, and explain says so when it 
 A module's names are what `from module import NAME` can find: its top-level definitions,
 assignments and imports (also those under `if` and `try`), the names a `from X import *` of a
 module of the same distribution brings, and the submodules a package's `__init__` imports. A
-module that builds its names at run time (a module-level `__getattr__`, transformers' lazy
-modules) is marked unknown in that release: absence there is no evidence.
+module whose names are partly built at run time (a module-level `__getattr__`, a `from X import *`
+of a compiled module or of another distribution) has the names its source defines, and the
+absence of any other is not known in that release; one built wholly at run time (transformers'
+lazy modules) or whose source does not parse is not known at all.
+
+Wheels of hundreds of megabytes (torch, tensorflow) are not downloaded: their zip directory and
+the byte ranges that hold their `.py` members are read with HTTP range requests (a few MB).
 """
 
 import ast
@@ -32,17 +37,25 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from pip._vendor.packaging.version import InvalidVersion, Version
+from wheel_range import remote_wheel
 
 LIST = Path(__file__).with_name("name-history-list.txt")
 API = "https://pypi.org/pypi/{}/json"
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Files past this size are not read: the release is then left out of the releases read, so
-# its neighbours decide for it where they agree, as for a patch release between them.
+# Files past this size are not read whole: a wheel is then read by ranges (below), and an sdist
+# is left out of the releases read, so its neighbours decide for it where they agree, as for a
+# patch release between them.
 SIZE_LIMIT = 600 << 20
+# Wheels past this size are read by ranges: the zip directory, then the spans holding `.py`
+# members (wheel_range.py).
+RANGED_ABOVE = 64 << 20
 LAZY_MARKS = ("_LazyModule", "lazy_loader", "lazy.attach(", "LazyImportModule")
 # Runs of the row strings: present, absent, not known (not read, built at run time, or the
 # module missing or compiled in that release).
 PRESENT, ABSENT, UNKNOWN = "+", "-", "."
+# Not known because the module's names are partly built at run time: written as UNKNOWN, but
+# unlike a module missing from a release it is reason for a row.
+OPEN = "?"
 
 
 def fetch(url):
@@ -88,14 +101,12 @@ def pick_file(files):
     return next((file for file in files if file["packagetype"] == "sdist"), None)
 
 
-def sources(blob, filename):
+def sources(archive, filename):
     """The release's files as (path inside the installed tree, bytes or None for compiled)."""
-    if filename.endswith(".whl") or filename.endswith(".zip"):
-        archive = zipfile.ZipFile(io.BytesIO(blob))
+    if isinstance(archive, zipfile.ZipFile):
         members = [(info.filename, info) for info in archive.infolist() if not info.is_dir()]
         read = archive.read
     else:
-        archive = tarfile.open(fileobj=io.BytesIO(blob))
         members = [(member.name, member) for member in archive.getmembers() if member.isfile()]
         read = lambda member: archive.extractfile(member).read()  # noqa: E731
     is_sdist = not filename.endswith(".whl")
@@ -159,16 +170,15 @@ def assigned_names(target):
 
 def read_module(source, module, is_package):
     """(names, star imports as absolute modules, dynamic, `__all__` where a literal) of one
-    module's source."""
+    module's source; None where its names are not known at all."""
     text = source.decode("utf-8", "replace")
-    unknown = (set(), [], True, None)
     if any(mark in text for mark in LAZY_MARKS):
-        return unknown
+        return None
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         # Python 2 sources among old releases: not read, so not known.
-        return unknown
+        return None
     package = module if is_package else module.rpartition(".")[0]
     names, imported, stars, dynamic, declared = set(), set(), [], False, None
     for statement in top_level_statements(tree.body):
@@ -218,18 +228,24 @@ def read_module(source, module, is_package):
 
 
 def read_release(job):
-    """The modules of one release: {module: names set, or None where unknown}."""
+    """The modules of one release: {module: (names, whether no other name is there), or None
+    where its names are not known}."""
     distribution, roots, text, file, url = job
-    if file is None or file["size"] > SIZE_LIMIT:
+    if file is None:
         return text, None
-    try:
-        blob = fetch(url)
-    except OSError as error:
-        print(f"{distribution} {text}: {error}", file=sys.stderr)
+    filename = file["filename"]
+    is_zip = filename.endswith((".whl", ".zip"))
+    if not is_zip and file["size"] > SIZE_LIMIT:
         return text, None
     parsed, compiled = {}, set()
     try:
-        for path, source in sources(blob, file["filename"]):
+        if is_zip and file["size"] > RANGED_ABOVE:
+            archive = remote_wheel(url, size=file["size"], ahead=lambda name: name.endswith(".py"))
+        elif is_zip:
+            archive = zipfile.ZipFile(io.BytesIO(fetch(url)))
+        else:
+            archive = tarfile.open(fileobj=io.BytesIO(fetch(url)))
+        for path, source in sources(archive, filename):
             module = module_name(path, roots)
             if module is None:
                 continue
@@ -253,27 +269,38 @@ def read_release(job):
         if module in resolved:
             return resolved[module]
         result = parsed.get(module)
-        if result is None or result[2] or module in seen:
+        if result is None or module in seen:
             return None
-        names, stars, _, _ = result
-        names = set(names)
+        names, stars, dynamic, _ = result
+        names, complete = set(names), not dynamic
         for star in stars:
             starred = names_of(star, seen | {module})
             # Names from another distribution, or built at run time, are not known here.
             if starred is None:
-                return None
-            exported = exported_names(star, starred)
-            names.update(exported)
-        resolved[module] = names
-        return names
-
-    def exported_names(module, names):
-        declared = parsed[module][3]
-        return declared if declared is not None else {name for name in names if not name.startswith("_")}
+                complete = False
+                continue
+            declared = parsed[star][3]
+            if declared is not None:
+                names.update(declared)
+            else:
+                names.update(name for name in starred[0] if not name.startswith("_"))
+                complete = complete and starred[1]
+        resolved[module] = (names, complete)
+        return resolved[module]
 
     for module in parsed:
         modules[module] = names_of(module, frozenset())
     return text, modules
+
+
+def mark_of(name, read):
+    """The mark of a name in one release's read of its module."""
+    if read is None:
+        return UNKNOWN
+    names, complete = read
+    if name in names:
+        return PRESENT
+    return ABSENT if complete else OPEN
 
 
 def runs(marks):
@@ -312,21 +339,24 @@ def history(distribution, roots, pool):
         if not all(present):
             module_rows.append((module, runs(PRESENT if here else ABSENT for here in present)))
         name_sets = [release.get(module) for release in per_release]
-        known = [names for names in name_sets if names is not None]
+        known = [read[0] for read in name_sets if read is not None]
         if not known:
             continue
         every = set().union(*known)
-        # A private module's names are its package's business, not a user's import.
+        # A private module's names are its package's business, not a user's import (and five
+        # times the rows of the public ones).
         if any(part.startswith("_") for part in module.split(".")):
             continue
-        # Names that came and went together share a row.
+        # Names that came and went together share a row. A public module's private names count:
+        # old code imports them (`from torchvision.ops import _new_empty_tensor`). Dunders are
+        # every module's.
         groups = {}
         for each in sorted(every):
-            if each.startswith("_"):
+            if each.startswith("__") and each.endswith("__"):
                 continue
-            marks = [UNKNOWN if names is None else (PRESENT if each in names else ABSENT) for names in name_sets]
-            if ABSENT in marks:
-                groups.setdefault(runs(marks), []).append(each)
+            marks = [mark_of(each, read) for read in name_sets]
+            if ABSENT in marks or OPEN in marks:
+                groups.setdefault(runs(UNKNOWN if mark == OPEN else mark for mark in marks), []).append(each)
         for marks, names in sorted(groups.items(), key=lambda group: group[1][0]):
             name_rows.append((module, marks, names))
     return name, texts, module_rows, name_rows
@@ -345,10 +375,10 @@ def main():
     print("#")
     print("# `@ DISTRIBUTION ROOTS RELEASE...`: the distribution, its import roots (comma-separated), and")
     print("# the releases read, oldest first. `m MODULE RUNS`: a module not in every release read.")
-    print("# `n MODULE RUNS NAME...`: public names of MODULE not in every release where MODULE was read,")
-    print("# which came and went together.")
+    print("# `n MODULE RUNS NAME...`: names of a public MODULE (private ones too, not dunders) not in every")
+    print("# release where MODULE was read, which came and went together.")
     print("# RUNS walk the releases in order: `+N` N releases have it, `-N` N lack it, `.N` N not known")
-    print("# (the module missing, compiled, or building its names at run time).")
+    print("# (the module missing or compiled, or its names built at run time, wholly or in part).")
     with ProcessPoolExecutor(max_workers=2) as pool:
         for distribution, roots in entries:
             print(f"reading {distribution}", file=sys.stderr)

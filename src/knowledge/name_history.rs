@@ -113,15 +113,18 @@ impl Lineage {
     /// else of the two releases read around it where they agree. `None` where
     /// nothing read decides (between releases that differ, or past the newest).
     pub fn has_at(&self, version: &Version) -> Option<bool> {
-        let after = self.releases.iter().position(|release| release >= version)?;
         let known = |mark: Mark| match mark {
             Mark::Present => Some(true),
             Mark::Absent => Some(false),
             Mark::Unknown => None,
         };
-        if &self.releases[after] == version {
-            return known(self.marks[after]);
+        // A post-release is its release's code with packaging fixed: where
+        // only 2.1.0.post1 was read, it stands for 2.1.0 too.
+        let exact = self.releases.iter().position(|release| release == version);
+        if let Some(same) = exact.or_else(|| self.releases.iter().position(|release| same_code(release, version))) {
+            return known(self.marks[same]);
         }
+        let after = self.releases.iter().position(|release| release >= version)?;
         let before = after.checked_sub(1)?;
         let (older, newer) = (known(self.marks[before])?, known(self.marks[after])?);
         (older == newer).then_some(older)
@@ -141,9 +144,8 @@ impl Lineage {
             .checked_sub(1)
             .filter(|index| self.marks[*index] == Mark::Absent)
             .map(|index| &self.releases[index]);
-        let lacked_after = self
-            .marks
-            .get(last + 1)
+        let after = self.marks.get(last + 1);
+        let lacked_after = after
             .filter(|mark| **mark == Mark::Absent)
             .map(|_| &self.releases[last + 1]);
         Some(Run {
@@ -151,8 +153,27 @@ impl Lineage {
             last: &self.releases[last],
             lacked_before,
             lacked_after,
+            ends_unknown: after == Some(&Mark::Unknown),
         })
     }
+}
+
+/// Whether the newest releases read all have it and those before its newest
+/// run are at most a tenth of the releases read: a name that old, found
+/// missing, says little about which release is installed.
+pub fn nearly_always_there(lineage: &Lineage) -> bool {
+    let Some(run) = lineage.newest_run() else {
+        return false;
+    };
+    let before = lineage.releases.iter().filter(|release| *release < run.first).count();
+    run.lacked_after.is_none() && !run.ends_unknown && before * 10 <= lineage.releases.len()
+}
+
+/// Whether two final releases differ at most in their post-release number.
+fn same_code(read: &Version, version: &Version) -> bool {
+    let is_final =
+        |version: &Version| !version.any_prerelease() && version.dev().is_none() && version.local().is_empty();
+    is_final(read) && is_final(version) && read.release() == version.release() && read.epoch() == version.epoch()
 }
 
 /// The newest releases read that have a name, between releases read that lack it.
@@ -164,23 +185,42 @@ pub struct Run<'l> {
     pub lacked_before: Option<&'l Version>,
     /// The release read just after `last`, where it lacks the name: it was removed.
     pub lacked_after: Option<&'l Version>,
+    /// Whether the release read just after `last` is not known (its names
+    /// partly built at run time, or the module not read): the name may have
+    /// been removed after `last`, so only releases up to `last` are sure to have it.
+    pub ends_unknown: bool,
 }
 
 impl Run<'_> {
     /// The requirement that installs a release with the name: from the run's
-    /// first release on, and before the release that removed it.
+    /// first release on, and before the release that removed it (up to the
+    /// run's last where what follows is not known).
     pub fn specifier(&self) -> String {
-        match self.lacked_after {
-            Some(removed) => format!(">={},<{removed}", self.first),
-            None => format!(">={}", self.first),
+        match (self.lacked_after, self.ends_unknown) {
+            (Some(removed), _) => format!(">={},<{}", self.first, removed.only_release()),
+            (None, true) => format!(">={},<={}", self.first, self.last),
+            (None, false) => format!(">={}", self.first),
         }
     }
 
-    /// "from 0.5.11 on (0.5.0 lacks it)", "from 1.2 to 1.8 (1.9 lacks it)".
+    /// Whether `version` lies in the run's span (the last release read on,
+    /// where nothing read after the run lacks it).
+    pub fn spans(&self, version: &Version) -> bool {
+        version >= self.first
+            && match (self.lacked_after, self.ends_unknown) {
+                (Some(removed), _) => *version < removed.only_release(),
+                (None, true) => version <= self.last,
+                (None, false) => true,
+            }
+    }
+
+    /// "from 0.5.11 on (0.5.0 lacks it)", "from 1.2 to 1.8 (1.9 lacks it)",
+    /// "from 1.0 to 1.8 (later releases not known)".
     pub fn described(&self) -> String {
-        let span = match self.lacked_after {
-            Some(_) => format!("from {} to {}", self.first, self.last),
-            None => format!("from {} on", self.first),
+        let span = match (self.lacked_after, self.ends_unknown) {
+            (Some(_), _) => format!("from {} to {}", self.first, self.last),
+            (None, true) => format!("from {} to {} (later releases not known)", self.first, self.last),
+            (None, false) => format!("from {} on", self.first),
         };
         let lacking: Vec<String> = [self.lacked_before, self.lacked_after]
             .into_iter()
@@ -258,6 +298,51 @@ n google.protobuf.internal -1+1 builder
         assert_eq!(run.described(), "from 0.5.0 to 0.5.11 (0.6.0 lacks it)");
     }
 
+    #[test]
+    fn a_name_only_the_oldest_releases_lack_is_nearly_always_there() {
+        let table = "@ triton triton 0.4.2 1.0.0 1.1.1 2.0.0 2.1.0 2.2.0 2.3.0 2.3.1 3.0.0 3.1.0\nn triton -1+9 jit\nn triton -5+5 language_new\n";
+        let triton = |name: &str| find(table, "triton", |line| name_row(line, "triton", name)).unwrap();
+        assert!(nearly_always_there(&triton("jit")));
+        assert!(!nearly_always_there(&triton("language_new")));
+        let added = name("kornia.geometry", "ImageRegistrator").unwrap();
+        assert!(
+            !nearly_always_there(&added),
+            "three of four releases is not nine tenths"
+        );
+        let removed = name("kornia", "total_variation").unwrap();
+        assert!(!nearly_always_there(&removed));
+    }
+
+    #[test]
+    fn a_post_release_read_stands_for_its_release() {
+        let table = "@ torch-geometric torch_geometric 2.0.4 2.1.0.post1 2.2.0\nm torch_geometric.nn.acts +1-2\n";
+        let lineage = find(table, "torch_geometric.nn.acts", |line| {
+            line.strip_prefix("m torch_geometric.nn.acts ")
+        })
+        .unwrap();
+        assert_eq!(lineage.has_at(&version("2.1.0")), Some(false));
+        let run = lineage.newest_run().unwrap();
+        assert_eq!(run.specifier(), ">=2.0.4,<2.1.0");
+        assert!(!run.spans(&version("2.1.0")));
+    }
+
+    #[test]
+    fn a_run_followed_by_releases_not_known_installs_only_up_to_its_last() {
+        let table = "@ torch torch 1.0.0 1.13.1 2.0.0 2.5.0\nn torch .1+2.1 cpp_name\nn torch .2+2 compile\n";
+        let open = find(table, "torch", |line| name_row(line, "torch", "cpp_name")).unwrap();
+        let run = open.newest_run().unwrap();
+        assert_eq!(run.specifier(), ">=1.13.1,<=2.0.0");
+        assert_eq!(run.described(), "from 1.13.1 to 2.0.0 (later releases not known)");
+        assert!(run.spans(&version("1.13.1")) && !run.spans(&version("2.5.0")));
+        let added = find(table, "torch", |line| name_row(line, "torch", "compile")).unwrap();
+        let run = added.newest_run().unwrap();
+        assert_eq!(run.specifier(), ">=2.0.0");
+        assert_eq!(run.described(), "from 2.0.0 on");
+        assert!(!run.spans(&version("1.13.1")) && run.spans(&version("2.9.0")));
+        // Before the run nothing was known to lack it: whether 1.13.1 has it is not known.
+        assert_eq!(added.has_at(&version("1.13.1")), None);
+    }
+
     /// A regenerated table that a reader would misread fails here: every
     /// block's releases parse, and every row walks exactly those releases.
     #[test]
@@ -276,7 +361,10 @@ n google.protobuf.internal -1+1 builder
                     let runs = fields.nth(1).unwrap_or_else(|| panic!("{line}"));
                     let marks = marks(runs).unwrap_or_else(|| panic!("{line}"));
                     assert_eq!(marks.len(), releases, "{line}");
-                    assert!(marks.contains(&Mark::Absent), "a row no release lacks: {line}");
+                    assert!(
+                        marks.iter().any(|mark| *mark != Mark::Present),
+                        "a row every release has: {line}"
+                    );
                     assert!(kind == "m" || fields.next().is_some(), "a row without names: {line}");
                     rows += 1;
                 }

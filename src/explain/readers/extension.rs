@@ -11,6 +11,7 @@ use super::text;
 use super::{Context, Reading};
 use crate::explain::traceback::Traceback;
 use crate::facts::Facts;
+use crate::knowledge::name_history;
 
 pub const CAUSE: &str = "extension-built-for-other-torch";
 pub const CPU_TORCH: &str = "torch-cpu-only-build";
@@ -67,6 +68,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // so no rebuild helps.
     let mut python_code = false;
     let mut job_code = false;
+    let mut torch_dated = None;
     let (owner, said, built_for) = if let Some(found) = built_for(text) {
         found
     } else if let Some((symbol, owner)) = torch_symbol(text, traceback) {
@@ -200,26 +202,38 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .filter(|name| made_for_another_torch(name, text))
     {
         python_code = true;
+        torch_dated = TorchDated::of(text, &attribute, context.facts);
+        let dated = torch_dated
+            .as_ref()
+            .map_or_else(String::new, |dated| format!("; {}", dated.said));
         match super::innermost_package(traceback).map(crate::explain::distribution_of) {
             Some(owner) => (
                 owner.clone(),
                 format!(
-                    "{owner} calls {attribute}, which the torch that ran does not have: {owner} is made for another torch"
+                    "{owner} calls {attribute}, which the torch that ran does not have: {owner} is made for another torch{dated}"
                 ),
                 None,
             ),
-            None if is_torch_private(&attribute) || found_in_installed_torch(text) => {
+            None if is_torch_private(&attribute) || found_in_installed_torch(text) || torch_dated.is_some() => {
                 job_code = true;
                 (
                     JOB_CODE.to_string(),
                     format!(
-                        "the code that imports {attribute} ({}) was written for another torch: the torch that ran does not have it, and {}",
+                        "the code that {} {attribute} ({}) was written for another torch: the torch that ran does not have it, and {}",
+                        if torch_attribute(text).is_some() {
+                            "uses"
+                        } else {
+                            "imports"
+                        },
                         importing_file(traceback)
                             .map_or_else(|| "no frame names it".to_string(), |file| format!("in {file}")),
-                        if is_torch_private(&attribute) {
-                            "a name private to torch is no typo of the job's"
+                        if let Some(dated) = &torch_dated {
+                            dated.said.clone()
+                        } else if is_torch_private(&attribute) {
+                            "a name private to torch is no typo of the job's".to_string()
                         } else {
                             "the message found the module in the installed torch, not in a file shadowing it"
+                                .to_string()
                         }
                     ),
                     None,
@@ -249,10 +263,22 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             node.push((None, format!("torch {torch} is installed here")));
         }
     }
+    if let Some(dated) = &torch_dated {
+        stated |= dated.installed.0 == Some(true);
+        node.retain(|(_, line)| !line.starts_with("torch ") || !line.ends_with(" is installed here"));
+        node.push(dated.installed.clone());
+    }
     let fix = match &built_for {
-        _ if job_code => "install the torch release the code was written for (the project's requirements file or README names it), or change the import to the name the installed torch has".to_string(),
+        _ if job_code => match &torch_dated {
+            Some(dated) => format!(
+                "install a torch release that has it: pip install \"torch{}\" --index-url https://download.pytorch.org/whl/cuXYZ (XYZ: the CUDA build the node needs), or change the code to the name the installed torch has",
+                dated.specifier
+            ),
+            None => "install the torch release the code was written for (the project's requirements file or README names it), or change the import to the name the installed torch has".to_string(),
+        },
         _ if python_code => format!(
-            "make {owner} and torch agree: install the torch release {owner} is made for (pip show {owner} lists its requirement on torch; reinstall torch from the index it came from), or the {owner} release made for the installed torch"
+            "make {owner} and torch agree: install the torch release {owner} is made for (pip show {owner} lists its requirement on torch; reinstall torch from the index it came from{}), or the {owner} release made for the installed torch",
+            torch_dated.as_ref().map_or_else(String::new, |dated| format!("; torch{} has the name", dated.specifier))
         ),
         Some(Built { torch: version, .. }) => format!(
             "install the {owner} build made for the torch installed (pip install -U {owner} picks one where it publishes wheels per torch), or install the torch it was built for: pip install \"torch=={}\"",
@@ -778,6 +804,55 @@ fn importing_file(traceback: &Traceback) -> Option<&str> {
         .map(|frame| frame.file.as_str())
 }
 
+/// A torch name the table of names dates: the releases of torch that have it,
+/// read from their files, and what that says of the torch installed here.
+struct TorchDated {
+    said: String,
+    specifier: String,
+    installed: (Option<bool>, String),
+}
+
+impl TorchDated {
+    /// None where no torch release read has the name, or where the torch
+    /// installed here has it or lies where the table cannot tell: the table
+    /// is then no evidence about this failure.
+    fn of(text: &str, dotted: &str, facts: Option<&Facts>) -> Option<TorchDated> {
+        let (module, name) = dotted.rsplit_once('.')?;
+        let lineage = super::names::lineage_of(text, module, name)?;
+        let run = lineage.newest_run()?;
+        let installed = facts.and_then(|facts| facts.package_version("torch"));
+        let has = installed.as_ref().and_then(|version| lineage.has_at(version));
+        if has == Some(true) || super::names::undecided_within(&lineage, installed.as_ref()) {
+            return None;
+        }
+        // As the node names it, with its local tag (2.11.0+cu130).
+        let shown = |version: &pep440_rs::Version| facts.and_then(torch_here).unwrap_or_else(|| version.to_string());
+        let node = match (&installed, has) {
+            (Some(version), Some(false)) => (
+                Some(true),
+                format!("torch {} is installed here, which lacks {dotted}", shown(version)),
+            ),
+            (Some(version), _) => (
+                None,
+                format!(
+                    "torch {} is installed here: whether it has {dotted} its files do not say (its names are partly built at run time), and the failure says it does not",
+                    shown(version)
+                ),
+            ),
+            (None, _) => (None, "the version of torch installed is not known here".to_string()),
+        };
+        Some(TorchDated {
+            said: format!(
+                "torch has {dotted} in its releases {} ({})",
+                run.described(),
+                name_history::SOURCE
+            ),
+            specifier: run.specifier(),
+            installed: node,
+        })
+    }
+}
+
 /// Who imports a torch name when no package's frame does.
 const JOB_CODE: &str = "the job's code";
 
@@ -957,6 +1032,42 @@ mod tests {
         assert!(found.stated);
     }
 
+    /// keymorph11, scaledyolov422, mdt23: the job's own code uses a torch
+    /// name its torch lacks; the releases of torch that have it, read from
+    /// their files, date the torch the code was written for.
+    #[test]
+    fn a_torch_name_the_jobs_code_uses_is_dated_by_the_releases_that_have_it() {
+        let script = |message: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x()\n{message}\n"
+            )
+        };
+        let compile = script("AttributeError: module 'torch' has no attribute 'compile'");
+        let found = reading(&compile).unwrap();
+        assert!(
+            found.said.starts_with("the code that uses torch.compile (in train.py)"),
+            "{}",
+            found.said
+        );
+        assert!(found.said.contains("from 2.0.0 on"), "{}", found.said);
+        assert!(found.fix.contains("pip install \"torch>=2.0.0\""), "{}", found.fix);
+        let autocast = reading(&script(
+            "AttributeError: module 'torch.cuda.amp' has no attribute 'autocast'",
+        ))
+        .unwrap();
+        assert!(autocast.fix.contains("\"torch>=1.6.0\""), "{}", autocast.fix);
+        let six = reading(&script("ModuleNotFoundError: No module named 'torch._six'")).unwrap();
+        assert!(six.said.contains("the code that imports torch._six"), "{}", six.said);
+        assert!(six.fix.contains("<2.0.0"), "{}", six.fix);
+        // The recorded H100's torch 2.11 has torch.compile: the failure came
+        // from another torch, and this node's says nothing of which.
+        let (traceback, text) = super::super::parsed(&compile);
+        let here = super::super::read_on_recorded_h100(|_| {}, |context| read(&text, &traceback, context));
+        assert!(here.is_none(), "{here:?}");
+        // A name no release of torch has is a typo, not a release.
+        assert!(reading(&script("AttributeError: module 'torch' has no attribute 'compiled'")).is_none());
+    }
+
     #[test]
     fn a_package_newer_than_torch_is_read_from_the_frame_that_calls_it() {
         let found = reading("Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/apex/normalization/fused_layer_norm.py\", line 10, in forward\n    if torch.compiler.is_compiling():\nAttributeError: module 'torch.compiler' has no attribute 'is_compiling'\n").unwrap();
@@ -1071,10 +1182,14 @@ mod tests {
             let found = reading(&log).unwrap_or_else(|| panic!("{log}"));
             assert!(found.settles, "{found:?}");
             assert!(found.said.starts_with("the code that imports torch."), "{}", found.said);
+            // Dated by the releases that have the name where the table has it (torch._six).
             assert!(
-                found
-                    .fix
-                    .starts_with("install the torch release the code was written for"),
+                [
+                    "install the torch release the code was written for",
+                    "install a torch release that has it"
+                ]
+                .iter()
+                .any(|start| found.fix.starts_with(start)),
                 "{}",
                 found.fix
             );

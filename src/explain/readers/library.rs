@@ -166,8 +166,27 @@ fn windows_library<'t>(file: &'t str, base: &'t str) -> Option<Soname<'t>> {
 }
 
 /// The missing library a loader message names: the file before `: cannot
-/// open`, or the first in `Could not load library ...` and `Unable to load any of {...}`.
+/// open`, or the first in `Could not load library ...` and `Unable to load any of {...}`;
+/// else a library's file that the system says is not there (ecole378's
+/// `ImportError: libscip.so.8.0: No such file or directory`, the loader's
+/// words with their middle cut).
 fn missing_library(text: &str) -> Option<Soname<'_>> {
+    in_loader_words(text).or_else(|| library_file_not_there(text))
+}
+
+fn library_file_not_there(text: &str) -> Option<Soname<'_>> {
+    const NOT_THERE: &str = ": no such file or directory";
+    let lower = text.to_ascii_lowercase();
+    lower.match_indices(NOT_THERE).find_map(|(at, _)| {
+        let file = text[..at]
+            .rsplit([' ', '\n', '\'', '"', '(', ',', '/', '\\'])
+            .next()
+            .unwrap_or_default();
+        soname(file).filter(|found| found.file.contains(".so"))
+    })
+}
+
+fn in_loader_words(text: &str) -> Option<Soname<'_>> {
     let lower = text.to_ascii_lowercase();
     let at = LOADER_WORDS.iter().filter_map(|word| lower.find(word)).min()?;
     let before = text[..at].trim_end_matches([':', ' ', '\'', '"']);
@@ -268,13 +287,29 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let Some(reading) = made_per_torch(text, &missing) {
         return Some(reading);
     }
-    let (provider, snapshot_name) = if DRIVER.contains(&missing.stem) {
-        (Provider::Driver, "cuda_driver")
+    let known = if DRIVER.contains(&missing.stem) {
+        Some((Provider::Driver, "cuda_driver"))
     } else {
         PROVIDERS
             .iter()
             .find(|(prefix, _, _)| missing.stem.starts_with(prefix))
-            .map(|(_, provider, name)| (*provider, *name))?
+            .map(|(_, provider, name)| (*provider, *name))
+    };
+    let Some((provider, snapshot_name)) = known else {
+        // A library no reader traces is the entry's to name by the loader's
+        // words; where those words were cut, this says the same.
+        return in_loader_words(text).is_none().then(|| Reading {
+            cause: MISSING,
+            said: format!("the loader found no file {} in the directories it searches", missing.file),
+            node: Vec::new(),
+            fix: format!(
+                "install what provides {0} (the project's install notes name it; apt-file search {0} or conda search find the package), or add the directory that holds it to LD_LIBRARY_PATH",
+                missing.file
+            ),
+            stated: false,
+            settles: true,
+            rules_out: Vec::new(),
+        });
     };
     let major = missing
         .version
@@ -965,6 +1000,13 @@ mod tests {
             reading("OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(driver.fix.contains("driver"), "{}", driver.fix);
         assert!(reading("OSError: libfoo.so.1: cannot open shared object file\n").is_none());
+        // ecole378: the loader's words cut to the file and the system's error.
+        let cut = reading("ImportError: libscip.so.8.0: No such file or directory\n").unwrap();
+        assert_eq!(cut.cause, MISSING);
+        assert!(cut.fix.contains("libscip.so.8.0"), "{}", cut.fix);
+        // Any other file missing is no library's.
+        assert!(reading("FileNotFoundError: [Errno 2] No such file or directory: 'data/train.json'\n").is_none());
+        assert!(reading("/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory\n").is_none());
         // waveunetpytorch11, voicevoxengine745: soundfile finds libsndfile by its bare name.
         let sndfile = reading("Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/soundfile.py\", line 142, in <module>\n    raise OSError('sndfile library not found')\nOSError: sndfile library not found\n").unwrap();
         assert_eq!(sndfile.cause, MISSING);

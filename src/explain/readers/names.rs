@@ -203,23 +203,14 @@ fn history_dated(
     {
         return None;
     }
-    let submodule = format!("{module}.{name}");
-    let lineage = if text::module_not_found(text).is_some() {
-        name_history::of_module(&submodule)?
-    } else if missing_attribute(text).is_some() {
-        // An attribute is a name the module binds; a submodule it does not import is none.
-        name_history::of_name(module, name)?
-    } else {
-        // `from package import submodule` finds a submodule its __init__ does not import.
-        name_history::of_name(module, name).or_else(|| name_history::of_module(&submodule))?
-    };
+    let lineage = lineage_of(text, module, name)?;
     let run = lineage.newest_run()?;
     let package = crate::packaging::normalize_name(&lineage.distribution);
     let installed = context.facts.and_then(|facts| facts.package_version(&package));
     let holds = installed
         .as_ref()
         .map(|version| lineage.has_at(version).map(|has| !has));
-    if holds == Some(Some(false)) {
+    if holds == Some(Some(false)) || undecided_within(&lineage, installed.as_ref()) {
         return None;
     }
     let change = match run.lacked_after {
@@ -227,6 +218,7 @@ fn history_dated(
         None => Change::Added,
     };
     let caller = caller(traceback, &package);
+    let version_known = installed.is_some();
     let node = match (context.facts, installed, holds) {
         (_, Some(version), Some(Some(true))) => vec![(
             Some(true),
@@ -253,8 +245,37 @@ fn history_dated(
         node,
         fix: pin_fix(&package, &run.specifier(), change, caller.as_deref(), dotted),
         stated: holds == Some(Some(true)),
-        settles: true,
+        // A name nearly every release has, missing where the release is not
+        // known, is more often a folder shadowing the package than a release
+        // that old (tritonwindows68: a triton source tree lacked triton.jit).
+        settles: version_known || !name_history::nearly_always_there(&lineage),
         rules_out: Vec::new(),
+    })
+}
+
+/// The presence across releases of what the message says is missing: the
+/// module `module.name` where no module of that name was found, the name
+/// `name` of `module` where an attribute is missing, and either for `from
+/// module import name`.
+pub(super) fn lineage_of(text: &str, module: &str, name: &str) -> Option<name_history::Lineage> {
+    let submodule = format!("{module}.{name}");
+    if text::module_not_found(text).is_some() {
+        name_history::of_module(&submodule)
+    } else if missing_attribute(text).is_some() {
+        // An attribute is a name the module binds; a submodule it does not import is none.
+        name_history::of_name(module, name)
+    } else {
+        // `from package import submodule` finds a submodule its __init__ does not import.
+        name_history::of_name(module, name).or_else(|| name_history::of_module(&submodule))
+    }
+}
+
+/// Whether the release installed lies where the table cannot say it lacks the
+/// name, yet within the span of releases its fix would install: pinning to
+/// that span would change nothing, so the table does not date this failure.
+pub(super) fn undecided_within(lineage: &name_history::Lineage, installed: Option<&pep440_rs::Version>) -> bool {
+    installed.is_some_and(|version| {
+        lineage.has_at(version).is_none() && lineage.newest_run().is_some_and(|run| run.spans(version))
     })
 }
 
@@ -603,7 +624,8 @@ mod tests {
         assert!(found.fix.contains("\"kornia>=0.5.11\""), "{}", found.fix);
         // A removed module: the pin keeps a release that has it.
         let module = reading("ModuleNotFoundError: No module named 'dgl.batched_graph'").unwrap();
-        assert!(module.fix.contains("\"dgl>=0.0.1,<0.4.3.post2\""), "{}", module.fix);
+        // Removed by 0.4.3.post2, the release read; a post-release is its release's code.
+        assert!(module.fix.contains("\"dgl>=0.0.1,<0.4.3\""), "{}", module.fix);
         // A pickle's class the installed module lacks, in the unpickler's words.
         let pickled = reading(
             "AttributeError: Can't get attribute 'DGLHeteroGraph' on <module 'dgl.heterograph' from '/env/lib/python3.12/site-packages/dgl/heterograph.py'>",
