@@ -169,8 +169,8 @@ def assigned_names(target):
 
 
 def read_module(source, module, is_package):
-    """(names, star imports as absolute modules, dynamic, `__all__` where a literal) of one
-    module's source; None where its names are not known at all."""
+    """(names, names it only imports, star imports as absolute modules, dynamic, `__all__` where
+    a literal) of one module's source; None where its names are not known at all."""
     text = source.decode("utf-8", "replace")
     if any(mark in text for mark in LAZY_MARKS):
         return None
@@ -197,6 +197,17 @@ def read_module(source, module, is_package):
                         declared = None
         elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
             names.update(assigned_names(statement.target))
+            # `__all__ += [...]`: the literal seen is not the whole list.
+            if isinstance(statement, ast.AugAssign) and getattr(statement.target, "id", None) == "__all__":
+                declared = None
+        elif (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Attribute)
+            and getattr(statement.value.func.value, "id", None) == "__all__"
+        ):
+            # `__all__.extend(...)`, `__all__.append(...)`: likewise.
+            declared = None
         elif isinstance(statement, ast.Import):
             for alias in statement.names:
                 imported.add(alias.asname or alias.name.split(".")[0])
@@ -218,18 +229,19 @@ def read_module(source, module, is_package):
                     stars.append(source_module)
                 elif source_module != "__future__":
                     imported.add(alias.asname or alias.name)
-    # A package re-exports what its __init__ imports; a plain module's imports are its own
-    # business unless its __all__ lists them (the table stays a tenth of the size).
+    # A package re-exports what its __init__ imports; a plain module's imports are importable
+    # from it too, but only mark a name present where it is defined elsewhere in some release
+    # (they make no row of their own: the table stays a tenth of the size).
     if is_package:
         names |= imported
     elif declared:
         names |= imported & declared
-    return names, stars, dynamic, declared
+    return names, imported - names, stars, dynamic, declared
 
 
 def read_release(job):
-    """The modules of one release: {module: (names, whether no other name is there), or None
-    where its names are not known}."""
+    """The modules of one release: {module: (names, names it only imports, whether no other name
+    is there), or None where its names are not known}."""
     distribution, roots, text, file, url = job
     if file is None:
         return text, None
@@ -271,21 +283,22 @@ def read_release(job):
         result = parsed.get(module)
         if result is None or module in seen:
             return None
-        names, stars, dynamic, _ = result
-        names, complete = set(names), not dynamic
+        names, imported, stars, dynamic, _ = result
+        names, imported, complete = set(names), set(imported), not dynamic
         for star in stars:
             starred = names_of(star, seen | {module})
             # Names from another distribution, or built at run time, are not known here.
             if starred is None:
                 complete = False
                 continue
-            declared = parsed[star][3]
+            declared = parsed[star][4]
             if declared is not None:
                 names.update(declared)
             else:
-                names.update(name for name in starred[0] if not name.startswith("_"))
-                complete = complete and starred[1]
-        resolved[module] = (names, complete)
+                # Without `__all__`, a star brings every public name, imported ones included.
+                names.update(name for name in starred[0] | starred[1] if not name.startswith("_"))
+                complete = complete and starred[2]
+        resolved[module] = (names, imported - names, complete)
         return resolved[module]
 
     for module in parsed:
@@ -297,8 +310,8 @@ def mark_of(name, read):
     """The mark of a name in one release's read of its module."""
     if read is None:
         return UNKNOWN
-    names, complete = read
-    if name in names:
+    names, imported, complete = read
+    if name in names or name in imported:
         return PRESENT
     return ABSENT if complete else OPEN
 

@@ -62,7 +62,9 @@ class RangeFile(io.RawIOBase):
         if wanted <= 0:
             return 0
         start, end = self.pos, self.pos + wanted
-        data = next((blob[start - low : end - low] for low, high, blob in self.spans if low <= start and end <= high), None)
+        # A read that begins in a span takes what the span holds of it: the buffered reader asks
+        # for 64 KiB at a time, which often runs past a span's end.
+        data = next((blob[start - low : min(end, high) - low] for low, high, blob in self.spans if low <= start < high), None)
         if data is None:
             data = self.fetch(start, end)
         buffer[: len(data)] = data

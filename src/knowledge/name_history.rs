@@ -113,6 +113,8 @@ impl Lineage {
     /// else of the two releases read around it where they agree. `None` where
     /// nothing read decides (between releases that differ, or past the newest).
     pub fn has_at(&self, version: &Version) -> Option<bool> {
+        // A local tag (2.1.2+cu121) names a build of the release, not another release.
+        let version = &version.clone().without_local();
         let known = |mark: Mark| match mark {
             Mark::Present => Some(true),
             Mark::Absent => Some(false),
@@ -197,7 +199,7 @@ impl Run<'_> {
     /// run's last where what follows is not known).
     pub fn specifier(&self) -> String {
         match (self.lacked_after, self.ends_unknown) {
-            (Some(removed), _) => format!(">={},<{}", self.first, removed.only_release()),
+            (Some(removed), _) => format!(">={},<{}", self.first, self.removed_by(removed)),
             (None, true) => format!(">={},<={}", self.first, self.last),
             (None, false) => format!(">={}", self.first),
         }
@@ -206,32 +208,46 @@ impl Run<'_> {
     /// Whether `version` lies in the run's span (the last release read on,
     /// where nothing read after the run lacks it).
     pub fn spans(&self, version: &Version) -> bool {
+        let version = &version.clone().without_local();
         version >= self.first
             && match (self.lacked_after, self.ends_unknown) {
-                (Some(removed), _) => *version < removed.only_release(),
+                (Some(removed), _) => *version < self.removed_by(removed),
                 (None, true) => version <= self.last,
                 (None, false) => true,
             }
+    }
+
+    /// The release that removed it: a post-release read stands for its
+    /// release (2.1.0.post1 for 2.1.0), unless that release is in the run.
+    fn removed_by(&self, removed: &Version) -> Version {
+        let release = removed.only_release();
+        if release > *self.last { release } else { removed.clone() }
     }
 
     /// "from 0.5.11 on (0.5.0 lacks it)", "from 1.2 to 1.8 (1.9 lacks it)",
     /// "from 1.0 to 1.8 (later releases not known)".
     pub fn described(&self) -> String {
         let span = match (self.lacked_after, self.ends_unknown) {
-            (Some(_), _) => format!("from {} to {}", self.first, self.last),
-            (None, true) => format!("from {} to {} (later releases not known)", self.first, self.last),
             (None, false) => format!("from {} on", self.first),
+            _ => format!("from {} to {}", self.first, self.last),
         };
         let lacking: Vec<String> = [self.lacked_before, self.lacked_after]
             .into_iter()
             .flatten()
             .map(ToString::to_string)
             .collect();
-        match lacking.as_slice() {
-            [] => span,
-            [one] => format!("{span} ({one} lacks it)"),
-            [older, newer] => format!("{span} ({older} and {newer} lack it)"),
+        let mut asides = match lacking.as_slice() {
+            [] => Vec::new(),
+            [one] => vec![format!("{one} lacks it")],
+            [older, newer] => vec![format!("{older} and {newer} lack it")],
             _ => unreachable!("two releases at most"),
+        };
+        if self.ends_unknown {
+            asides.push("later releases not known".to_string());
+        }
+        match asides.is_empty() {
+            true => span,
+            false => format!("{span} ({})", asides.join("; ")),
         }
     }
 }
@@ -311,6 +327,18 @@ n google.protobuf.internal -1+1 builder
         );
         let removed = name("kornia", "total_variation").unwrap();
         assert!(!nearly_always_there(&removed));
+    }
+
+    #[test]
+    fn a_local_tag_names_a_build_of_the_release_read() {
+        let table = "@ torch torch 2.0.0 2.1.2 2.3.0\nn torch +2-1 gone\nn torch .1+1.1 open\n";
+        let gone = find(table, "torch", |line| name_row(line, "torch", "gone")).unwrap();
+        assert_eq!(gone.has_at(&version("2.1.2+cu121")), Some(true));
+        assert_eq!(gone.has_at(&version("2.3.0+cpu")), Some(false));
+        let open = find(table, "torch", |line| name_row(line, "torch", "open")).unwrap();
+        let run = open.newest_run().unwrap();
+        assert!(run.spans(&version("2.1.2+cu121")), "{run:?}");
+        assert_eq!(run.described(), "from 2.1.2 to 2.1.2 (later releases not known)");
     }
 
     #[test]

@@ -707,6 +707,10 @@ pub fn read_cuda_disagreement(text: &str) -> Vec<Reading> {
 /// `module 'torch.compiler' has no attribute 'is_compiling'`, as `torch.compiler.is_compiling`.
 fn torch_attribute(text: &str) -> Option<String> {
     let rest = text::after_marker(text, "module 'torch")?;
+    // torch or one of its modules, not torchvision's or torchaudio's.
+    if !rest.starts_with(['\'', '.']) {
+        return None;
+    }
     let module_end = rest.find('\'')?;
     let module = format!("torch{}", &rest[..module_end]);
     let attribute = text::after_marker(&rest[module_end..], "has no attribute '")?;
@@ -818,11 +822,22 @@ impl TorchDated {
     /// is then no evidence about this failure.
     fn of(text: &str, dotted: &str, facts: Option<&Facts>) -> Option<TorchDated> {
         let (module, name) = dotted.rsplit_once('.')?;
-        let lineage = super::names::lineage_of(text, module, name)?;
+        // A module found outside the installed torch is a folder shadowing it, not a release.
+        if let Some(path) = text::import_found_at(text, module)
+            && crate::explain::frame_package(path) != Some("torch")
+        {
+            return None;
+        }
+        let lineage = super::names::lineage_of(text, module, name).filter(|lineage| lineage.distribution == "torch")?;
         let run = lineage.newest_run()?;
         let installed = facts.and_then(|facts| facts.package_version("torch"));
         let has = installed.as_ref().and_then(|version| lineage.has_at(version));
         if has == Some(true) || super::names::undecided_within(&lineage, installed.as_ref()) {
+            return None;
+        }
+        // A name nearly every torch has, missing where the release is not
+        // known, is more often a torch shadowed or half-removed than one that old.
+        if installed.is_none() && name_history::nearly_always_there(&lineage) {
             return None;
         }
         // As the node names it, with its local tag (2.11.0+cu130).
@@ -835,7 +850,7 @@ impl TorchDated {
             (Some(version), _) => (
                 None,
                 format!(
-                    "torch {} is installed here: whether it has {dotted} its files do not say (its names are partly built at run time), and the failure says it does not",
+                    "torch {} is installed here: the releases read do not say whether it has {dotted} (not read, between releases that differ, or its names partly built at run time), and the failure says it does not",
                     shown(version)
                 ),
             ),
@@ -1066,6 +1081,29 @@ mod tests {
         assert!(here.is_none(), "{here:?}");
         // A name no release of torch has is a typo, not a release.
         assert!(reading(&script("AttributeError: module 'torch' has no attribute 'compiled'")).is_none());
+        // torchvision's modules are not torch's.
+        let vision = reading(&script(
+            "AttributeError: module 'torchvision.ops' has no attribute '_new_empty_tensor'",
+        ));
+        assert!(
+            vision.is_none_or(|found| !found.said.contains("torch has")),
+            "torchvision read as torch"
+        );
+        // A torch found outside site-packages is a folder shadowing it.
+        assert!(
+            reading(&script(
+                "ImportError: cannot import name 'compile' from 'torch' (/home/me/proj/torch/__init__.py)"
+            ))
+            .is_none()
+        );
+        // one_hot: every torch since 1.1 has it; missing where the release is
+        // not known, a shadowed or broken torch is likelier than one that old.
+        assert!(
+            reading(&script(
+                "AttributeError: module 'torch.nn.functional' has no attribute 'one_hot'"
+            ))
+            .is_none()
+        );
     }
 
     #[test]

@@ -175,13 +175,22 @@ fn missing_library(text: &str) -> Option<Soname<'_>> {
 }
 
 fn library_file_not_there(text: &str) -> Option<Soname<'_>> {
-    const NOT_THERE: &str = ": no such file or directory";
-    let lower = text.to_ascii_lowercase();
-    lower.match_indices(NOT_THERE).find_map(|(at, _)| {
-        let file = text[..at]
-            .rsplit([' ', '\n', '\'', '"', '(', ',', '/', '\\'])
-            .next()
-            .unwrap_or_default();
+    const NOT_THERE: &str = ": No such file or directory";
+    // Only as an import's error: a compiler's or a shell's words for a
+    // missing file (`g++: error: .../libcudart.so: No such file or
+    // directory`) are about a build or a command, not the loader.
+    text.lines().find_map(|line| {
+        let line = line.trim_matches(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '.'));
+        let message = ["ImportError: ", "OSError: "]
+            .iter()
+            .find_map(|class| line.strip_prefix(class))
+            .unwrap_or(line);
+        // The whole message is the file and the system's words: nothing names a command.
+        let file = message.strip_suffix(NOT_THERE.trim_end_matches('.'))?;
+        if file.contains(char::is_whitespace) {
+            return None;
+        }
+        // `.so` files only: a Windows DLL's absence has its own words.
         soname(file).filter(|found| found.file.contains(".so"))
     })
 }
@@ -1007,6 +1016,7 @@ mod tests {
         // Any other file missing is no library's.
         assert!(reading("FileNotFoundError: [Errno 2] No such file or directory: 'data/train.json'\n").is_none());
         assert!(reading("/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory\n").is_none());
+        assert!(reading("g++: error: /usr/local/cuda/lib64/libcudart_x.so: No such file or directory\n").is_none());
         // waveunetpytorch11, voicevoxengine745: soundfile finds libsndfile by its bare name.
         let sndfile = reading("Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/soundfile.py\", line 142, in <module>\n    raise OSError('sndfile library not found')\nOSError: sndfile library not found\n").unwrap();
         assert_eq!(sndfile.cause, MISSING);
