@@ -179,8 +179,11 @@ fn library_file_not_there(text: &str) -> Option<Soname<'_>> {
     // Only as an import's error: a compiler's or a shell's words for a
     // missing file (`g++: error: .../libcudart.so: No such file or
     // directory`) are about a build or a command, not the loader.
-    text.lines().find_map(|line| {
-        let line = line.trim_matches(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '.'));
+    // Only the lines that hold the words: the text may be a whole log.
+    text.match_indices(NOT_THERE).find_map(|(at, _)| {
+        let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |newline| at + newline);
+        let line = text[start..end].trim_matches(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '.'));
         let message = ["ImportError: ", "OSError: "]
             .iter()
             .find_map(|class| line.strip_prefix(class))
