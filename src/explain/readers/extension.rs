@@ -259,13 +259,15 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         {
             stated |= judged.0 == Some(true);
             node.push(judged);
-        } else if let Some(torch) = torch_here(facts) {
+        } else if torch_dated.is_none()
+            && let Some(torch) = torch_here(facts)
+        {
             node.push((None, format!("torch {torch} is installed here")));
         }
     }
+    // The dating says what the torch installed here is, and whether it has the name.
     if let Some(dated) = &torch_dated {
         stated |= dated.installed.0 == Some(true);
-        node.retain(|(_, line)| !line.starts_with("torch ") || !line.ends_with(" is installed here"));
         node.push(dated.installed.clone());
     }
     let fix = match &built_for {
@@ -823,9 +825,7 @@ impl TorchDated {
     fn of(text: &str, dotted: &str, facts: Option<&Facts>) -> Option<TorchDated> {
         let (module, name) = dotted.rsplit_once('.')?;
         // A module found outside the installed torch is a folder shadowing it, not a release.
-        if let Some(path) = text::import_found_at(text, module)
-            && crate::explain::frame_package(path) != Some("torch")
-        {
+        if text::found_outside_install(text, module, "torch") {
             return None;
         }
         let lineage = super::names::lineage_of(text, module, name).filter(|lineage| lineage.distribution == "torch")?;

@@ -171,7 +171,15 @@ fn windows_library<'t>(file: &'t str, base: &'t str) -> Option<Soname<'t>> {
 /// `ImportError: libscip.so.8.0: No such file or directory`, the loader's
 /// words with their middle cut).
 fn missing_library(text: &str) -> Option<Soname<'_>> {
-    in_loader_words(text).or_else(|| library_file_not_there(text))
+    missing_library_worded(text).map(|(missing, _)| missing)
+}
+
+/// The missing library, and whether the loader's own words named it (not only
+/// the system's `No such file or directory`).
+fn missing_library_worded(text: &str) -> Option<(Soname<'_>, bool)> {
+    in_loader_words(text)
+        .map(|missing| (missing, true))
+        .or_else(|| library_file_not_there(text).map(|missing| (missing, false)))
 }
 
 fn library_file_not_there(text: &str) -> Option<Soname<'_>> {
@@ -295,7 +303,7 @@ fn library_by_name(token: &str) -> Option<Soname<'_>> {
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    let missing = missing_library(text)?;
+    let (missing, loader_worded) = missing_library_worded(text)?;
     if let Some(reading) = made_per_torch(text, &missing) {
         return Some(reading);
     }
@@ -310,7 +318,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let Some((provider, snapshot_name)) = known else {
         // A library no reader traces is the entry's to name by the loader's
         // words; where those words were cut, this says the same.
-        return in_loader_words(text).is_none().then(|| Reading {
+        return (!loader_worded).then(|| Reading {
             cause: MISSING,
             said: format!("the loader found no file {} in the directories it searches", missing.file),
             node: Vec::new(),

@@ -198,9 +198,7 @@ fn history_dated(
     if top == "torch" {
         return None;
     }
-    if let Some(path) = text::import_found_at(text, module)
-        && crate::explain::frame_package(path) != Some(top)
-    {
+    if text::found_outside_install(text, module, top) {
         return None;
     }
     let lineage = lineage_of(text, module, name)?;
@@ -374,9 +372,7 @@ fn undated(
     // says where the module was found; without one, that it was found at
     // all (its name is missing, not the module) is what there is.
     let found_at = text::import_found_at(text, module);
-    if let Some(path) = found_at
-        && crate::explain::frame_package(path) != Some(top)
-    {
+    if text::found_outside_install(text, module, top) {
         return None;
     }
     // The path is in site-packages or dist-packages (frame_package above): the

@@ -276,6 +276,13 @@ pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -
     completed.map_or(Cow::Borrowed(message), Cow::Owned)
 }
 
+/// Whether the message found `module` outside the install of `package`
+/// (`from 'x' (/home/me/proj/x/__init__.py)`): a folder of that name
+/// shadowing the package, not one of its releases.
+pub fn found_outside_install(text: &str, module: &str, package: &str) -> bool {
+    import_found_at(text, module).is_some_and(|path| crate::explain::frame_package(path) != Some(package))
+}
+
 /// Where the module an import names was found, as Python's message gives it
 /// after the module: `from 'x.y' (/v/lib/python3.10/site-packages/x/y.py)`;
 /// a paste may have lost the space before the parenthesis (shimmy106).
