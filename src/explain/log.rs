@@ -5,7 +5,7 @@
 //! codes, HTML entities, a prefix on every line) is taken off each line read
 //! ([`super::presentation`]).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
@@ -87,17 +87,8 @@ impl Marker {
             .collect();
         words.sort_unstable();
         words.dedup();
-        let words = shared_openings(words);
-        // A word holding another is found through it.
-        let kept: Vec<&str> = words
-            .iter()
-            .filter(|word| {
-                !words
-                    .iter()
-                    .any(|other| other != *word && word.contains(other.as_str()))
-            })
-            .map(String::as_str)
-            .collect();
+        let words = without_holders(shared_runs(words));
+        let kept: Vec<&str> = words.iter().map(String::as_str).collect();
         // The SIMD searcher (Teddy) is several times faster than the automaton,
         // which reads a byte at a time, and fastest with at most 64 words: the
         // words are split evenly between as few searchers as keep each so.
@@ -124,6 +115,14 @@ impl Marker {
         Some(Marker(searcher))
     }
 
+    /// How many passes over each block finding the words takes: one per SIMD searcher.
+    pub fn passes(&self) -> usize {
+        match &self.0 {
+            Searcher::Packed(packed) => packed.len(),
+            Searcher::Automaton(_) => 1,
+        }
+    }
+
     fn is_in(&self, bytes: &[u8]) -> bool {
         self.ends(&bytes.to_ascii_lowercase()).next().is_some()
     }
@@ -147,35 +146,108 @@ impl Marker {
     }
 }
 
-/// The words, with those that open alike (the first [`OPENING`] bytes)
-/// replaced by what they share: `got mat1 is on cpu` and `got mat1 is on
-/// cuda` become `got mat1 is on c`. A line is only marked worth reading, so
-/// a shorter word marks every line the longer ones did; and each word past a
-/// multiple of [`PACKED_WORDS`] costs a searcher more, a pass over every block
-/// (the knowledge's 225 words took four, 186 take three: 680 against 1030
-/// MB/s on `bench/explain.sh`'s log).
-fn shared_openings(sorted: Vec<String>) -> Vec<String> {
-    let mut words: Vec<String> = Vec::with_capacity(sorted.len());
-    for word in sorted {
-        let opens_alike = |last: &String| {
-            word.len() >= OPENING && last.len() >= OPENING && last.as_bytes()[..OPENING] == word.as_bytes()[..OPENING]
-        };
-        match words.last_mut() {
-            Some(last) if opens_alike(last) => {
-                let mut shared = last.bytes().zip(word.bytes()).take_while(|(a, b)| a == b).count();
-                while !last.is_char_boundary(shared) {
-                    shared -= 1;
-                }
-                last.truncate(shared);
+/// The words, with those that hold the same run of at least [`SHARED_RUN`]
+/// bytes replaced by the longest run they share around it: `got mat1 is on
+/// cpu` and `got mat1 is on cuda` become `got mat1 is on c`; `cublas_status_alloc_failed`
+/// and `cublas_status_execution_failed` become `cublas_status_`. A line is
+/// only marked worth reading, so a shared run marks every line the longer
+/// words did. Each word past a multiple of [`PACKED_WORDS`] costs a searcher
+/// more, a whole pass over every block: 257 words took five searchers where 256
+/// take four, 810-840 against 1080 MB/s on `bench/explain.sh`'s log. Shared
+/// openings alone (the rule before this one) left the knowledge at 257 words;
+/// shared runs anywhere in a word leave it at 235.
+fn shared_runs(words: Vec<String>) -> Vec<String> {
+    let mut holders: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (index, word) in words.iter().enumerate() {
+        for run in word.as_bytes().windows(SHARED_RUN) {
+            let list = holders.entry(run).or_default();
+            if list.last() != Some(&index) {
+                list.push(index);
             }
-            _ => words.push(word),
         }
     }
+    let mut merged = vec![false; words.len()];
+    let mut shared = Vec::new();
+    for (index, word) in words.iter().enumerate() {
+        let bytes = word.as_bytes();
+        for (at, run) in bytes.windows(SHARED_RUN).enumerate() {
+            if merged[index] {
+                break;
+            }
+            let others: Vec<(usize, usize)> = holders[run]
+                .iter()
+                .filter(|&&other| other != index && !merged[other])
+                .filter_map(|&other| Some((other, find(words[other].as_bytes(), run)?)))
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            let agree = |offset: isize| {
+                let here = at as isize + offset;
+                here >= 0
+                    && (here as usize) < bytes.len()
+                    && others.iter().all(|&(other, there)| {
+                        let there = there as isize + offset;
+                        let other = words[other].as_bytes();
+                        there >= 0 && (there as usize) < other.len() && other[there as usize] == bytes[here as usize]
+                    })
+            };
+            let mut start = at;
+            while agree(start as isize - at as isize - 1) {
+                start -= 1;
+            }
+            let mut end = at + SHARED_RUN;
+            while agree(end as isize - at as isize) {
+                end += 1;
+            }
+            while !word.is_char_boundary(start) {
+                start += 1;
+            }
+            while !word.is_char_boundary(end) {
+                end -= 1;
+            }
+            if end < start + SHARED_RUN {
+                continue;
+            }
+            merged[index] = true;
+            for &(other, _) in &others {
+                merged[other] = true;
+            }
+            shared.push(word[start..end].to_string());
+        }
+    }
+    let mut words: Vec<String> = words
+        .into_iter()
+        .zip(merged)
+        .filter(|(_, merged)| !merged)
+        .map(|(word, _)| word)
+        .chain(shared)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
     words
 }
 
-/// How many opening bytes two words share before they are searched for as one.
-const OPENING: usize = 16;
+/// The words less those that hold another: a word is found through one it holds.
+fn without_holders(words: Vec<String>) -> Vec<String> {
+    words
+        .iter()
+        .filter(|word| {
+            !words
+                .iter()
+                .any(|other| other != *word && word.contains(other.as_str()))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Where `run` first starts in `bytes`.
+fn find(bytes: &[u8], run: &[u8]) -> Option<usize> {
+    bytes.windows(run.len()).position(|window| window == run)
+}
+
+/// How many bytes two words share before they are searched for as one.
+const SHARED_RUN: usize = 16;
 
 impl<'m, R: BufRead> Lines<'m, R> {
     pub fn new(reader: R) -> Lines<'m, R> {
@@ -384,19 +456,31 @@ mod tests {
         assert_eq!(ends, [27, 55]);
     }
 
-    /// Words that open alike are searched for as their shared opening, which
-    /// still marks every line each of them is on.
+    /// Words that share a long run, at their opening or inside, are searched
+    /// for as that run, which still marks every line each of them is on.
     #[test]
-    fn words_that_open_alike_are_one_word_and_still_mark_their_lines() {
+    fn words_that_share_a_run_are_one_word_and_still_mark_their_lines() {
         let words = [
             "got mat1 is on cpu",
             "got mat1 is on cuda",
             "got weight is on cpu",
             "killed",
+            "\"layernormkernelimpl\" not implemented for 'half'",
+            "cpu_\" not implemented for '",
+            // Their runs share the last byte of two characters that differ:
+            // the shared run starts at the next character.
+            "\u{2019} is not compatible here",
+            "\u{2119} is not compatible here",
         ];
         assert_eq!(
-            shared_openings(words.iter().map(|word| word.to_string()).collect()),
-            ["got mat1 is on c", "got weight is on cpu", "killed"]
+            shared_runs(words.iter().map(|word| word.to_string()).collect()),
+            [
+                " is not compatible here",
+                "\" not implemented for '",
+                "got mat1 is on c",
+                "got weight is on cpu",
+                "killed",
+            ]
         );
         let marker = Marker::new(words).unwrap();
         for word in words {
