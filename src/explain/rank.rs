@@ -2040,6 +2040,70 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         );
     }
 
+    /// nndetection80, neuraldoodle49: a shell's or Theano's words for an nvcc
+    /// not on PATH name the missing toolkit; another program missing, or an
+    /// nvcc that runs and refuses, do not.
+    #[test]
+    fn a_shells_words_for_nvcc_not_on_path_name_the_missing_toolkit() {
+        let named = |exception: &str, message: &str| {
+            candidate_alone(exception, message, "cuda-home-missing")
+                .is_some_and(|candidate| candidate.confidence.is_answer())
+        };
+        for message in [
+            "/bin/sh: 1: nvcc: not found",
+            "bash: nvcc: command not found",
+            "'nvcc' is not recognized as an internal or external command,",
+        ] {
+            assert!(named("error message", message), "{message}");
+        }
+        assert!(named(
+            "OSError",
+            "You forced the use of gpu device 'gpu0', but nvcc was not found. Set it in your PATH environment variable or set the Theano flags 'cuda.root' to its directory"
+        ));
+        assert!(!named("error message", "/bin/sh: 1: ninja: not found"));
+        assert!(!named(
+            "error message",
+            "nvcc fatal   : Unsupported gpu architecture 'compute_120'"
+        ));
+    }
+
+    /// anylabeling144, audiomuseai225: PaddlePaddle's and llama.cpp's words for
+    /// the GPU's memory name it (the out-of-memory reader's); ONNX Runtime's
+    /// arena, which serves the CPU provider too, leaves it possible, and the
+    /// host's memory stays apart.
+    #[test]
+    fn other_runtimes_words_for_the_gpus_memory_running_out() {
+        let first = |exception: &str, message: &str| candidate_alone(exception, message, "cuda-out-of-memory");
+        for (exception, message) in [
+            (
+                "ResourceExhaustedError",
+                "Out of memory error on GPU 0. Cannot allocate 1.000000GB memory on GPU 0, 7.084717GB memory has been allocated and available memory is only 716.750000MB.",
+            ),
+            (
+                "error message",
+                "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 590.07 MiB on device 0: cudaMalloc failed: out of memory",
+            ),
+        ] {
+            let found = first(exception, message);
+            assert!(
+                found.is_some_and(|candidate| candidate.confidence.is_answer()),
+                "{message}"
+            );
+        }
+        let arena = first(
+            "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException",
+            "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running ConvTranspose node. Name:'/output_upscaling/output_upscaling.0/ConvTranspose' Status Message: /onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:368 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to allocate memory for requested buffer of size 33554432",
+        );
+        assert!(
+            arena
+                .as_ref()
+                .is_some_and(|candidate| candidate.confidence == Confidence::Possible),
+            "{arena:#?}"
+        );
+        let host = first("MemoryError", "Out of memory allocating 4096 bytes.");
+        assert!(host.is_none_or(|candidate| !candidate.confidence.is_answer()));
+    }
+
     /// diffusionmagic12: torch's own warning for a GPU below the build's
     /// minimum names the build, even with no error after it.
     #[test]
