@@ -249,6 +249,43 @@ fn in_loader_words(text: &str) -> Option<Soname<'_>> {
         .or_else(|| tokens().take(4).find_map(library_by_name))
 }
 
+/// Windows' words for an extension module it could not load because a DLL
+/// is not there (error 126, ERROR_MOD_NOT_FOUND): `DLL load failed while
+/// importing _ext: The specified module could not be found.` They name no
+/// file: the module's own DLL was found, and one it loads was not, which may be
+/// a CUDA or MPI runtime not on PATH, the Visual C++ runtime, or a DLL of the
+/// Python it was built for. So the cause is listed, not named.
+fn windows_module_not_found(text: &str) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find("dll load failed")?;
+    // The second is how some Windows versions word error 126 (improveddiffusion5).
+    if !["the specified module could not be found", "the module was not found"]
+        .iter()
+        .any(|words| lower[at..].contains(words))
+    {
+        return None;
+    }
+    let module = lower[at..]
+        .strip_prefix("dll load failed while importing ")
+        .and_then(|rest| rest.split(':').next())
+        .map(|name| text[at + "dll load failed while importing ".len()..][..name.len()].to_string());
+    let what = module.map_or("an extension module".to_string(), |name| {
+        format!("the extension module {name}")
+    });
+    Some(Reading {
+        cause: MISSING,
+        said: format!("Windows found {what} but not a DLL it loads (error 126); the message does not say which"),
+        node: vec![(
+            None,
+            "which DLL is missing: `dumpbin /dependents` on the module's .pyd (Visual Studio's tools) or the Dependencies program lists what it loads; a CUDA or MPI runtime whose folder is not on PATH, the Visual C++ runtime, or a module built for another Python are the usual ones".to_string(),
+        )],
+        fix: "install what provides the missing DLL (the project's install notes name its runtime) or add the folder that holds it with os.add_dll_directory before the import".to_string(),
+        stated: false,
+        settles: false,
+        rules_out: Vec::new(),
+    })
+}
+
 /// A library a package keeps in its own directory, one file per torch
 /// release, named by that release (DGL's
 /// `site-packages/dgl/tensoradapter/pytorch/libtensoradapter_pytorch_1.10.2.so`):
@@ -303,7 +340,9 @@ fn library_by_name(token: &str) -> Option<Soname<'_>> {
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    let (missing, loader_worded) = missing_library_worded(text)?;
+    let Some((missing, loader_worded)) = missing_library_worded(text) else {
+        return windows_module_not_found(text);
+    };
     if let Some(reading) = made_per_torch(text, &missing) {
         return Some(reading);
     }
@@ -778,6 +817,22 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(read, log)
+    }
+
+    /// improveddiffusion5, pyscipopt236: Windows' error 126 names no DLL, so
+    /// a missing one is listed, not named; its "procedure" words are another
+    /// failure (an extension built against other DLLs), not a missing file.
+    #[test]
+    fn windows_words_for_a_dll_not_found_list_a_missing_library() {
+        for log in [
+            "ImportError: DLL load failed while importing MPI: The module was not found",
+            "ImportError: DLL load failed: The specified module could not be found.",
+        ] {
+            let found = reading(log).unwrap();
+            assert_eq!(found.cause, MISSING);
+            assert!(!found.settles, "{log}");
+        }
+        assert!(reading("ImportError: DLL load failed while importing exllamav2_ext: The specified procedure could not be found.").is_none());
     }
 
     #[test]
