@@ -339,10 +339,21 @@ pub fn explain<'r, R: BufRead + 'r>(
             Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
             _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
         };
+        // Only an error after the line, and not gone past itself, can say
+        // the job failed for its cause: other lines like it (pip's report
+        // lists each unmet requirement on a line of its own) were gone past
+        // as well.
         let passed_over = gone_past
-            && !candidates
-                .first()
-                .is_some_and(|best| explains_an_error(best, true, index));
+            && !candidates.first().is_some_and(|best| {
+                explains_an_error(best, true, index)
+                    && ranked.iter().enumerate().any(|(other, (later, later_candidates))| {
+                        other != index
+                            && later.is_fatal()
+                            && later.line > traceback.last_line
+                            && !(later.frames().next().is_none() && an_error_ended_the_job_after(later, true))
+                            && later_candidates.iter().any(|candidate| candidate.id == best.id)
+                    })
+            });
         let strength = strength(candidates);
         (
             !passed_over,
@@ -492,8 +503,14 @@ impl PastedText {
 }
 
 /// Words that say a thing failed, lowercase: a paste holding one is an error.
-const FAILURE_WORDS: [&str; 20] = [
+const FAILURE_WORDS: [&str; 23] = [
     "error",
+    // A logger's fatal level (`[FATAL]`, `F1203`'s words) and a library's
+    // statement of what it needs (telecarla67: `CARLA python module version
+    // 0.9.13 required. Found: 0.9.12`; `version of diffusers must be ...`).
+    "fatal",
+    " required",
+    "must be ",
     // Python's own messages, pasted without their class (adelaidepth12:
     // `module 'torchsparse_backend' has no attribute 'hash_forward`).
     "has no attribute",

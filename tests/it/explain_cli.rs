@@ -2430,3 +2430,26 @@ fn fresh_logs_of_kinds_first_read_after_batch_ag_name_their_cause() {
         assert_eq!(explanation["candidates"][0]["id"], cause, "{case}: {explanation:#}");
     }
 }
+
+/// imagebackgroundremovetool129: pip's report of the requirements its install
+/// left unmet is read in a log of any length, not only in a short paste; a
+/// failure of the job's own after it still decides.
+#[test]
+fn pips_report_of_unmet_requirements_is_read_and_a_later_failure_of_its_own_decides() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let report = "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\n\
+        rembg 2.0.29 requires fastapi==0.87.0, but you have fastapi 0.78.0 which is incompatible.\n\
+        rembg 2.0.29 requires numpy==1.23.5, but you have numpy 1.22.4 which is incompatible.\n\
+        rembg 2.0.29 requires pillow==9.3.0, but you have pillow 9.0.1 which is incompatible.\n\
+        rembg 2.0.29 requires uvicorn==0.20.0, but you have uvicorn 0.17.6 which is incompatible.\n\n";
+    let (alone, _) = explain_text_json(cache.path(), dir.path(), "pip.log", report);
+    assert_eq!(first_id(&alone), Some("package-requirement-unmet"), "{alone:#}");
+    assert_eq!(alone["outcome"], "explained", "{alone:#}");
+    let then_failed = format!(
+        "{report}Traceback (most recent call last):\n  File \"/home/u/app/run.py\", line 3, in <module>\n    size = config[\"size\"]\nKeyError: 'size'\n"
+    );
+    let (after, _) = explain_text_json(cache.path(), dir.path(), "then.log", &then_failed);
+    assert_eq!(after["traceback"]["exception"], "KeyError", "{after:#}");
+    assert_ne!(after["outcome"], "explained", "{after:#}");
+}

@@ -103,9 +103,15 @@ pub const GENERIC: [&str; 10] = [
 /// symptom, since alone they point to no one cause: xformers' refusal, whose
 /// reasons under each operator tell which. They are found without an
 /// exception class in front, as entries' messages are.
-pub const MESSAGES_READ: [&str; 2] = [
+pub const MESSAGES_READ: [&str; 3] = [
     "No operator found for `memory_efficient_attention",
     "No operator found for memory_efficient_attention",
+    // pip's report of the requirements its install left unmet
+    // (src/pip/_internal/commands/install.py, _warn_about_conflicts): `rembg
+    // 2.0.29 requires uvicorn==0.20.0, but you have uvicorn 0.17.6 which is
+    // incompatible.` ("you'll have" before pip 20.3's resolver). Read in a log
+    // of any length; a failure of its own after it still decides.
+    "which is incompatible.",
 ];
 
 /// What the readers know of the run: the node's facts, when they are the log's.

@@ -78,6 +78,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
             package_bound(text, context)
                 .or_else(|| version_in_words(text, context))
                 .or_else(|| version_or_beyond(text, context))
+                .or_else(|| version_required_in_words(text, context))
                 .or_else(|| version_rejected_in_words(text, context))
                 .or_else(|| package_absent(text, context)),
         );
@@ -321,6 +322,94 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
         &specifiers,
         None,
     ))
+}
+
+/// A version required in words, not as a specifier: `CARLA python module
+/// version 0.9.13 required. Found: 0.9.12` (CARLA's ROS bridge), `carla
+/// 0.9.13 is required, found 0.9.12`, `version of diffusers must be 0.10.2
+/// to 0.14.0` (sd-webui-supermerger). A bare version is that release; `A to
+/// B` a range, both ends in. The version found, when the words give one,
+/// must fall outside it.
+fn version_required_in_words(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let (name, specifier, rest) = required_release(text, &lower).or_else(|| release_range(text, &lower))?;
+    if NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()) || text::is_prose_word(name) {
+        return None;
+    }
+    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
+    let found = found_after(&lower[rest..]);
+    if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
+        return None;
+    }
+    Some(bound_reading(
+        context,
+        &normalize_name(name),
+        &specifier,
+        &specifiers,
+        found.as_ref(),
+    ))
+}
+
+/// `NAME [module|package|library] [version] V [is] required`: the name, `==V`,
+/// and where the words after it start.
+fn required_release<'t>(text: &'t str, lower: &str) -> Option<(&'t str, String, usize)> {
+    const KINDS: [&str; 5] = ["python module", "module", "python package", "package", "library"];
+    lower.match_indices(" required").find_map(|(at, words)| {
+        let before = text[..at].trim_end();
+        let before = before
+            .strip_suffix(" is")
+            .or_else(|| before.strip_suffix(" IS"))
+            .unwrap_or(before)
+            .trim_end();
+        let token_start = before.rfind(' ')? + 1;
+        let version = text::version_at(&before[token_start..])?;
+        if token_start + version.len() != before.len() || !version.contains('.') {
+            return None;
+        }
+        let mut named = before[..token_start].trim_end();
+        if named.to_ascii_lowercase().ends_with(" version") {
+            named = named[..named.len() - " version".len()].trim_end();
+        }
+        for kind in KINDS {
+            if named.to_ascii_lowercase().ends_with(&format!(" {kind}")) {
+                named = named[..named.len() - kind.len() - 1].trim_end();
+                break;
+            }
+        }
+        let name = text::name_before(named)?;
+        Some((name, format!("=={version}"), at + words.len()))
+    })
+}
+
+/// `version of NAME must be A to B`: the name, `>=A,<=B`, and where the words after it start.
+fn release_range<'t>(text: &'t str, lower: &str) -> Option<(&'t str, String, usize)> {
+    const VERSION_OF: &str = "version of ";
+    const MUST_BE: &str = " must be ";
+    let at = lower.find(VERSION_OF)? + VERSION_OF.len();
+    let must = at + lower[at..].find(MUST_BE)?;
+    let name = text[at..must]
+        .trim()
+        .trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+    if name.is_empty() || name.contains(' ') {
+        return None;
+    }
+    let range = &lower[must + MUST_BE.len()..];
+    let low = text::version_at(range)?;
+    let high_at = range[low.len()..].strip_prefix(" to ")?;
+    let high = text::version_at(high_at)?;
+    let end = must + MUST_BE.len() + low.len() + " to ".len() + high.len();
+    Some((name, format!(">={low},<={high}"), end))
+}
+
+/// The version the words after a requirement say was found: `Found: 0.9.12`,
+/// `, found 0.9.12`, `but got 0.9.12`, in the same sentence or the next.
+fn found_after(lower: &str) -> Option<Version> {
+    const FOUND: [&str; 4] = ["found", "got", "you have", "installed"];
+    let near = &lower[..lower.len().min(80)];
+    FOUND.iter().find_map(|words| {
+        let after = near[near.find(words)? + words.len()..].trim_start_matches([':', ' ']);
+        Version::from_str(text::version_at(after)?).ok()
+    })
 }
 
 /// A library's words for a release of a package it cannot use, without a
@@ -965,6 +1054,39 @@ mod tests {
 
     /// midas245: a report's prose names the version that works in one
     /// sentence and asks for support in the next: no library stated it.
+    /// telecarla67, sdwebuisupermerger119: a release required in words, with
+    /// the one found, or a range in words, is the bound; the release found
+    /// inside it, a number that is no package's, or a requirement without a
+    /// version, is none.
+    #[test]
+    fn a_version_required_in_words_is_a_bound() {
+        for (log, said) in [
+            (
+                "[FATAL] [1720217238.427815, 0.000000]: CARLA python module version 0.9.13 required. Found: 0.9.12",
+                "the message requires carla==0.9.13 and says 0.9.12 was found",
+            ),
+            (
+                "RuntimeError: carla 0.9.13 is required, found 0.9.12",
+                "the message requires carla==0.9.13 and says 0.9.12 was found",
+            ),
+            (
+                "version of diffusers must be 0.10.2 to 0.14.0",
+                "the message requires diffusers>=0.10.2,<=0.14.0",
+            ),
+        ] {
+            let found = &read_alone(log)[0];
+            assert_eq!((found.cause, found.said.as_str()), (PACKAGE, said), "{log}");
+        }
+        for log in [
+            "RuntimeError: carla 0.9.13 is required, found 0.9.13",
+            "RuntimeError: Python 3.8 required",
+            "ValueError: an API key is required",
+            "Note: version 2 of the config format is required for this option",
+        ] {
+            assert!(read_alone(log).is_empty(), "{log}");
+        }
+    }
+
     #[test]
     fn a_version_is_required_only_by_a_word_of_its_own_sentence() {
         let prose = "I found that this error only happened with timm=0.9.7 and would be gone with timm==0.6.7. I wonder if there is any plan to support the newest timm.";
