@@ -472,11 +472,17 @@ fn torch_symbol_in_a_source_tree(text: &str) -> Option<BuiltHere<'_>> {
         .rsplit([' ', '\n', '\'', '"'])
         .next()?;
     let (tree, file) = path.rsplit_once('/')?;
-    // A Python extension module, outside any installed environment.
-    if !is_extension_module(file) || tree.contains("-packages/") || !tree.starts_with('/') {
+    // A Python extension module, outside any installed environment: an
+    // absolute path, or one relative to where the job started (adelaidet181:
+    // `adet/_C.cpython-37m-x86_64-linux-gnu.so`, the checkout's own package).
+    let windows = tree.contains(':') || tree.contains('\\');
+    if !is_extension_module(file) || tree.contains("-packages") || windows {
         return None;
     }
-    let module = tree.rsplit('/').next().filter(|name| !name.is_empty())?;
+    let module = tree
+        .rsplit('/')
+        .next()
+        .filter(|name| name.starts_with(|c: char| c.is_ascii_alphabetic()))?;
     Some(BuiltHere { symbol, module, tree })
 }
 
@@ -1365,6 +1371,16 @@ mod tests {
             found.fix.starts_with("rebuild maskrcnn_benchmark") && !found.fix.contains("pip install --force-reinstall"),
             "{}",
             found.fix
+        );
+        // adelaidet181: the same, loaded by a path relative to where the job started.
+        let relative = reading(
+            "ImportError: adet/_C.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZNK2at6Tensor6deviceEv\n",
+        )
+        .unwrap();
+        assert!(
+            relative.said.starts_with("adet's compiled library, built in adet"),
+            "{}",
+            relative.said
         );
         // A library that is no Python extension module, or no torch symbol, is not read so.
         assert!(reading("OSError: /home/me/lib/libfoo.so: undefined symbol: _ZN6caffe26detail\n").is_none());
