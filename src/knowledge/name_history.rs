@@ -63,6 +63,38 @@ pub fn of_module(module: &str) -> Option<Lineage> {
     })
 }
 
+/// The one distribution whose modules list `name` as having come or gone,
+/// and the shortest of those modules (the public one the others re-export):
+/// what a message that names no module (Python before 3.7: `cannot import
+/// name 'X'`) most likely imported it from. `None` where no row lists it, or
+/// rows of two distributions do. A name in every release read has no row.
+pub fn only_module_listing(name: &str) -> Option<&'static str> {
+    let mut distribution = "";
+    let mut found: Option<(&'static str, &'static str)> = None;
+    for line in TABLE.lines() {
+        if let Some(header) = line.strip_prefix("@ ") {
+            distribution = header.split(' ').next().unwrap_or_default();
+            continue;
+        }
+        let mut fields = line.split(' ');
+        if fields.next() != Some("n") {
+            continue;
+        }
+        let (Some(module), Some(_runs)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if !fields.any(|listed| listed == name) {
+            continue;
+        }
+        found = match found {
+            Some((_, earlier)) if earlier != distribution => return None,
+            Some((shortest, _)) if shortest.len() <= module.len() => found,
+            _ => Some((module, distribution)),
+        };
+    }
+    found.map(|(module, _)| module)
+}
+
 /// The row `row` picks out of the block whose import roots hold `module`.
 fn find<'t>(table: &'t str, module: &str, row: impl Fn(&'t str) -> Option<&'t str>) -> Option<Lineage> {
     let mut lines = table.lines();

@@ -258,7 +258,8 @@ pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
 
 /// The message as Python 3.7 and later print it: an older Python's
 /// `cannot import name 'N'` leaves the module out, and the `from M import N`
-/// statement printed above it (`statement`) names it.
+/// statement printed above it (`statement`) names it; where none was printed,
+/// the name history's one distribution that lists the name does.
 pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -> Cow<'m, str> {
     let completed = (|| {
         let (start, rest) = message.split_once("cannot import name '")?;
@@ -266,12 +267,22 @@ pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -
         if after.lines().next().unwrap_or_default().contains(" from '") {
             return None;
         }
-        let (module, imported) = statement?.strip_prefix("from ")?.split_once(" import ")?;
-        let listed = imported
-            .split(',')
-            .map(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\\')))
-            .any(|item| item.split(" as ").next() == Some(name));
-        listed.then(|| format!("{start}cannot import name '{name}' from '{module}'{after}"))
+        let stated = statement.and_then(|statement| {
+            let (module, imported) = statement.strip_prefix("from ")?.split_once(" import ")?;
+            let listed = imported
+                .split(',')
+                .map(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\\')))
+                .any(|item| item.split(" as ").next() == Some(name));
+            listed.then_some(module)
+        });
+        // With no statement printed, the one distribution whose history
+        // lists the name says where it was imported from.
+        let module = match stated {
+            Some(module) => module,
+            None if statement.is_none() => crate::knowledge::name_history::only_module_listing(name)?,
+            None => return None,
+        };
+        Some(format!("{start}cannot import name '{name}' from '{module}'{after}"))
     })();
     completed.map_or(Cow::Borrowed(message), Cow::Owned)
 }
@@ -358,6 +369,24 @@ mod tests {
             ("cannot import name 'A' from 'b' (/v/b.py)", Some("from c import A")),
         ] {
             assert_eq!(import_message_completed(message, statement), message);
+        }
+    }
+
+    /// bert-of-theseus7: with no statement printed, the one distribution
+    /// whose name history lists the name gives its module (the shortest);
+    /// a name two distributions list (ModelOutput: ray's, transformers'),
+    /// or none does, is left as printed.
+    #[test]
+    fn an_old_pythons_import_message_is_completed_from_the_name_history() {
+        assert_eq!(
+            import_message_completed("cannot import name 'BERT_PRETRAINED_MODEL_ARCHIVE_MAP'", None),
+            "cannot import name 'BERT_PRETRAINED_MODEL_ARCHIVE_MAP' from 'transformers'"
+        );
+        for message in [
+            "cannot import name 'ModelOutput'",
+            "cannot import name 'a_name_no_package_has'",
+        ] {
+            assert_eq!(import_message_completed(message, None), message);
         }
     }
 
