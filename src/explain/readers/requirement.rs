@@ -79,6 +79,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
                 .or_else(|| version_in_words(text, context))
                 .or_else(|| version_or_beyond(text, context))
                 .or_else(|| version_required_in_words(text, context))
+                .or_else(|| at_least_in_words(text, context))
                 .or_else(|| version_rejected_in_words(text, context))
                 .or_else(|| package_absent(text, context)),
         );
@@ -114,19 +115,25 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
             && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str())
             && requiring_sentence(&lower, clause.start, clause.end)
     })?;
-    // The bound is on a name the sentence gave elsewhere (`cuML is outdated
-    // ... Required version is >=0.15`): not read as any package's.
-    if wanted.name.is_empty() {
-        return None;
-    }
-    let name = normalize_name(wanted.name);
+    // The bound is on a name the sentence gave elsewhere: the one it calls
+    // the version's owner (`tokenizers version must be >=0.14,<0.19`), else
+    // none (`cuML is outdated ... Required version is >=0.15`).
+    let owner = match wanted.name {
+        "" => {
+            let (from, to) = sentence_bounds(&lower, wanted.start, wanted.end);
+            version_owner(&text[from..to])?
+        }
+        name => name,
+    };
+    let name = normalize_name(owner);
     let specifier = wanted.specifier();
     let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
     let found = clauses
         .iter()
         .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
         .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok())
-        .or_else(|| found_in_words(&lower[wanted.end..]));
+        .or_else(|| found_in_words(&lower[wanted.end..]))
+        .or_else(|| found_after(&lower[wanted.end..]));
     if let Some(found) = found.as_ref().filter(|found| specifiers.contains(found))
         && REJECTING.iter().any(|words| lower.contains(words))
     {
@@ -300,10 +307,27 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
     if version_start + version.len() != before.len() || !requiring_sentence(&lower, version_start, at) {
         return None;
     }
-    let name = text::name_before(before[..version_start].trim_end())?;
-    if NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()) || text::is_prose_word(name) {
+    let word_before = text::name_before(before[..version_start].trim_end());
+    // A bound on the platform (`requires CUDA 11.0 or above`) is no package's.
+    if word_before.is_some_and(|word| {
+        !word.eq_ignore_ascii_case("version") && NOT_PACKAGES.contains(&word.to_ascii_lowercase().as_str())
+    }) {
         return None;
     }
+    let named = word_before
+        .filter(|name| plausible_package(name))
+        .map(|name| (name, None));
+    // `Your transformers version is 4.30.2, but this model requires 4.37.0 or
+    // later`, `diffusers version 0.25.0 or newer is required (found 0.21.4)`:
+    // the words before the version are no name, the sentence's owner is.
+    let (name, stated_found) = match named {
+        Some(named) => named,
+        None => {
+            let (from, to) = sentence_bounds(&lower, version_start, at);
+            let owner = version_owner(&text[from..to])?;
+            (owner, owner_version_is(&lower[from..to], owner))
+        }
+    };
     let specifier = if at_most {
         let (series, last) = version.rsplit_once('.').unwrap_or(("", version));
         let next = last.parse::<u64>().ok()? + 1;
@@ -315,13 +339,77 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
         format!(">={version}")
     };
     let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
+    let found = stated_found.or_else(|| found_after(&lower[at..]));
+    if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
+        return None;
+    }
     Some(bound_reading(
         context,
         &normalize_name(name),
         &specifier,
         &specifiers,
-        None,
+        found.as_ref(),
     ))
+}
+
+/// A lower bound in words before the version: `torch version must be at
+/// least 1.13, got 1.12.1`, `Minimum required version of accelerate is
+/// 0.26.0, found 0.21.0`. The package is the sentence's version owner.
+fn at_least_in_words(text: &str, context: Context) -> Option<Reading> {
+    const LOWER_BOUND: [&str; 3] = ["at least ", "minimum required version", "minimum version"];
+    let lower = text.to_ascii_lowercase();
+    LOWER_BOUND.iter().find_map(|words| {
+        let at = lower.find(words)? + words.len();
+        // The version follows the words, or the owner and `is` do.
+        let rest = &lower[at..];
+        let version_at = rest
+            .find(|c: char| c.is_ascii_digit())
+            .filter(|&digit| digit <= 32 && !rest[..digit].contains(['.', ',', ';']))?;
+        let version = text::version_at(&rest[version_at..])?;
+        let end = at + version_at + version.len();
+        let (from, to) = sentence_bounds(&lower, at, end);
+        let name = version_owner(&text[from..to])?;
+        let specifier = format!(">={version}");
+        let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
+        let found = found_after(&lower[end..]).or_else(|| owner_version_is(&lower[from..to], name));
+        if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
+            return None;
+        }
+        Some(bound_reading(
+            context,
+            &normalize_name(name),
+            &specifier,
+            &specifiers,
+            found.as_ref(),
+        ))
+    })
+}
+
+/// Whether a word can be a distribution's name in a requirement's sentence.
+fn plausible_package(name: &str) -> bool {
+    !NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str())
+        && !text::is_prose_word(name)
+        && !text::names_no_version_owner(name)
+}
+
+/// The package a sentence gives a version of: `NAME version` or `version of
+/// NAME`, the first that is a plausible name.
+fn version_owner(sentence: &str) -> Option<&str> {
+    sentence.match_indices("version").find_map(|(at, word)| {
+        let before = text::name_before(sentence[..at].trim_end()).filter(|name| plausible_package(name));
+        let after = sentence[at + word.len()..]
+            .strip_prefix(" of ")
+            .and_then(text::name_after)
+            .filter(|name| plausible_package(name));
+        before.or(after)
+    })
+}
+
+/// `NAME version is V` in a lowercased sentence: the version it says the owner has.
+fn owner_version_is(lower: &str, owner: &str) -> Option<Version> {
+    let owner = owner.to_ascii_lowercase();
+    let rest = text::after_marker(lower, &format!("{owner} version is "))?;
+    Version::from_str(text::version_at(rest)?).ok()
 }
 
 /// A version required in words, not as a specifier: `CARLA python module
@@ -1082,6 +1170,45 @@ mod tests {
             "RuntimeError: Python 3.8 required",
             "ValueError: an API key is required",
             "Note: version 2 of the config format is required for this option",
+        ] {
+            assert!(read_alone(log).is_empty(), "{log}");
+        }
+    }
+
+    /// A bound whose package the sentence names as the version's owner, not
+    /// right before the bound; a bound on the platform, or a version found
+    /// inside the bound, is none.
+    #[test]
+    fn a_bound_on_the_version_the_sentence_is_about() {
+        for (log, said) in [
+            (
+                "RuntimeError: Minimum required version of accelerate is 0.26.0, found 0.21.0",
+                "the message requires accelerate>=0.26.0 and says 0.21.0 was found",
+            ),
+            (
+                "ValueError: Your transformers version is 4.30.2, but this model requires 4.37.0 or later.",
+                "the message requires transformers>=4.37.0 and says 4.30.2 was found",
+            ),
+            (
+                "ImportError: tokenizers version must be >=0.14,<0.19, found 0.13.3",
+                "the message requires tokenizers>=0.14,<0.19 and says 0.13.3 was found",
+            ),
+            (
+                "AssertionError: torch version must be at least 1.13, got 1.12.1",
+                "the message requires torch>=1.13 and says 1.12.1 was found",
+            ),
+            (
+                "ImportError: diffusers version 0.25.0 or newer is required to use this pipeline (found 0.21.4)",
+                "the message requires diffusers>=0.25.0 and says 0.21.4 was found",
+            ),
+        ] {
+            let found = &read_alone(log)[0];
+            assert_eq!((found.cause, found.said.as_str()), (PACKAGE, said), "{log}");
+        }
+        for log in [
+            "RuntimeError: The installed version of bitsandbytes (0.39.0) requires CUDA 11.0 or above",
+            "AssertionError: torch version must be at least 1.13, got 1.13.1",
+            "ValueError: Your transformers version is 4.38.0, but this model requires 4.37.0 or later.",
         ] {
             assert!(read_alone(log).is_empty(), "{log}");
         }

@@ -55,7 +55,7 @@ const PROSE_WORDS: [&str; 22] = [
 
 /// Words that stand before "version" in a sentence without naming what it
 /// is the version of: `requires version >= 0.4.14`, `minimum version >= 2`.
-fn names_no_version_owner(word: &str) -> bool {
+pub fn names_no_version_owner(word: &str) -> bool {
     const WORDS: [&str; 22] = [
         "requires",
         "require",
