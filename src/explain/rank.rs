@@ -2040,6 +2040,27 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         );
     }
 
+    /// 3dnetworkspytorch7, kern17: an extension whose kernel launches call the
+    /// CUDA 9.2 runtime's configuration functions, loaded with an older one,
+    /// was built with another toolkit than torch's CUDA; a torch symbol
+    /// missing is another cause (an extension built for another torch).
+    #[test]
+    fn a_launch_configuration_symbol_missing_names_the_toolkit_mismatch() {
+        let named = |message: &str| {
+            candidate_alone("ImportError", message, "cuda-toolkit-mismatch")
+                .is_some_and(|candidate| candidate.confidence.is_answer())
+        };
+        assert!(named(
+            "/home/ubuntu/3DNetworksPytorch/PCN/emd_cuda.cpython-37m-x86_64-linux-gnu.so: undefined symbol: __cudaPopCallConfiguration"
+        ));
+        assert!(named(
+            "/x/_ext/nms/_nms.so: undefined symbol: __cudaPushCallConfiguration"
+        ));
+        assert!(!named(
+            "/x/adet/_C.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZNK2at6Tensor6deviceEv"
+        ));
+    }
+
     /// nndetection80, neuraldoodle49: a shell's or Theano's words for an nvcc
     /// not on PATH name the missing toolkit; another program missing, or an
     /// nvcc that runs and refuses, do not.
