@@ -162,14 +162,15 @@ impl Marker {
 /// more, a whole pass over every block: 257 words took five searchers where 256
 /// take four, 810-840 against 1080 MB/s on `bench/explain.sh`'s log. Shared
 /// openings alone (the rule before this one) left the knowledge at 257 words;
-/// shared runs anywhere in a word leave it at 235.
+/// shared runs anywhere in a word left it at 235 (246 with later entries).
 fn shared_runs(words: Vec<String>) -> Vec<String> {
-    let mut holders: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    // Each run's words, with where the run first starts in each.
+    let mut holders: HashMap<&[u8], Vec<(usize, usize)>> = HashMap::new();
     for (index, word) in words.iter().enumerate() {
-        for run in word.as_bytes().windows(SHARED_RUN) {
+        for (at, run) in word.as_bytes().windows(SHARED_RUN).enumerate() {
             let list = holders.entry(run).or_default();
-            if list.last() != Some(&index) {
-                list.push(index);
+            if list.last().is_none_or(|&(last, _)| last != index) {
+                list.push((index, at));
             }
         }
     }
@@ -183,8 +184,8 @@ fn shared_runs(words: Vec<String>) -> Vec<String> {
             }
             let others: Vec<(usize, usize)> = holders[run]
                 .iter()
-                .filter(|&&other| other != index && !merged[other])
-                .filter_map(|&other| Some((other, find(words[other].as_bytes(), run)?)))
+                .copied()
+                .filter(|&(other, _)| other != index && !merged[other])
                 .collect();
             if others.is_empty() {
                 continue;
@@ -246,11 +247,6 @@ fn without_holders(words: Vec<String>) -> Vec<String> {
         })
         .cloned()
         .collect()
-}
-
-/// Where `run` first starts in `bytes`.
-fn find(bytes: &[u8], run: &[u8]) -> Option<usize> {
-    bytes.windows(run.len()).position(|window| window == run)
 }
 
 /// How many bytes two words share before they are searched for as one.

@@ -291,10 +291,11 @@ pub fn explain<'r, R: BufRead + 'r>(
     // `by_its_own_lines`: not only through an earlier line of the log, unless
     // that line made the cause an answer there (the error is one that cause
     // leads to: see `rank`'s `message_known`).
-    // `other_than`: the line giving the answer, which is no error it explains.
-    let explains_an_error = |answer: &Candidate, by_its_own_lines: bool, other_than: usize| {
+    // `counts`: which errors may be the one, by index and traceback (never
+    // the line giving the answer, which is no error it explains).
+    let explains_an_error = |answer: &Candidate, by_its_own_lines: bool, counts: &dyn Fn(usize, &Traceback) -> bool| {
         ranked.iter().enumerate().any(|(index, (traceback, candidates))| {
-            index != other_than
+            counts(index, traceback)
                 && traceback.is_fatal()
                 && candidates.iter().any(|candidate| {
                     candidate.id == answer.id
@@ -334,7 +335,7 @@ pub fn explain<'r, R: BufRead + 'r>(
         let stands = traceback.is_fatal()
             || candidates
                 .first()
-                .is_some_and(|best| explains_an_error(best, false, index));
+                .is_some_and(|best| explains_an_error(best, false, &|other, _| other != index));
         let gone_past = match traceback.raised().and_then(Raised::signal) {
             Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
             _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
@@ -343,17 +344,15 @@ pub fn explain<'r, R: BufRead + 'r>(
         // the job failed for its cause: other lines like it (pip's report
         // lists each unmet requirement on a line of its own) were gone past
         // as well.
+        let later_and_not_gone_past = |other: usize, later: &Traceback| {
+            other != index
+                && later.line > traceback.last_line
+                && !(later.frames().next().is_none() && an_error_ended_the_job_after(later, true))
+        };
         let passed_over = gone_past
-            && !candidates.first().is_some_and(|best| {
-                explains_an_error(best, true, index)
-                    && ranked.iter().enumerate().any(|(other, (later, later_candidates))| {
-                        other != index
-                            && later.is_fatal()
-                            && later.line > traceback.last_line
-                            && !(later.frames().next().is_none() && an_error_ended_the_job_after(later, true))
-                            && later_candidates.iter().any(|candidate| candidate.id == best.id)
-                    })
-            });
+            && !candidates
+                .first()
+                .is_some_and(|best| explains_an_error(best, true, &later_and_not_gone_past));
         let strength = strength(candidates);
         (
             !passed_over,

@@ -44,12 +44,21 @@ pub fn of_name(module: &str, name: &str) -> Option<Lineage> {
 
 /// The runs of `n MODULE RUNS NAME...` where the row is `module`'s and lists `name`.
 fn name_row<'t>(line: &'t str, module: &str, name: &str) -> Option<&'t str> {
+    names_row_listing(line, Some(module), name).map(|(_, runs)| runs)
+}
+
+/// The module and runs of a `n MODULE RUNS NAME...` row that lists `name`,
+/// where the row is `module`'s when one is given (checked before its names).
+fn names_row_listing<'t>(line: &'t str, module: Option<&str>, name: &str) -> Option<(&'t str, &'t str)> {
     let mut fields = line.split(' ');
-    if fields.next() != Some("n") || fields.next() != Some(module) {
+    if fields.next() != Some("n") {
         return None;
     }
+    let row_module = fields
+        .next()
+        .filter(|row_module| module.is_none_or(|module| module == *row_module))?;
     let runs = fields.next()?;
-    fields.any(|listed| listed == name).then_some(runs)
+    fields.any(|listed| listed == name).then_some((row_module, runs))
 }
 
 /// The presence of the module `module` across the releases read, where some
@@ -76,16 +85,9 @@ pub fn only_module_listing(name: &str) -> Option<&'static str> {
             distribution = header.split(' ').next().unwrap_or_default();
             continue;
         }
-        let mut fields = line.split(' ');
-        if fields.next() != Some("n") {
-            continue;
-        }
-        let (Some(module), Some(_runs)) = (fields.next(), fields.next()) else {
+        let Some((module, _)) = names_row_listing(line, None, name) else {
             continue;
         };
-        if !fields.any(|listed| listed == name) {
-            continue;
-        }
         found = match found {
             Some((_, earlier)) if earlier != distribution => return None,
             Some((shortest, _)) if shortest.len() <= module.len() => found,

@@ -4,7 +4,7 @@
 //! fix. A CUDA runtime library of another CUDA major than torch's, wanted by a
 //! compiled extension, is the extension built for another CUDA, not a missing library.
 
-use super::{Context, Reading};
+use super::{Context, Reading, text};
 use crate::explain::traceback::Traceback;
 use crate::facts::{Facts, dotted};
 
@@ -265,10 +265,8 @@ fn windows_module_not_found(text: &str) -> Option<Reading> {
     {
         return None;
     }
-    let module = lower[at..]
-        .strip_prefix("dll load failed while importing ")
-        .and_then(|rest| rest.split(':').next())
-        .map(|name| text[at + "dll load failed while importing ".len()..][..name.len()].to_string());
+    let module =
+        text::after_marker(&text[at..], "DLL load failed while importing ").and_then(|rest| rest.split(':').next());
     let what = module.map_or("an extension module".to_string(), |name| {
         format!("the extension module {name}")
     });

@@ -132,7 +132,6 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
         .iter()
         .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
         .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok())
-        .or_else(|| found_in_words(&lower[wanted.end..]))
         .or_else(|| found_after(&lower[wanted.end..]));
     if let Some(found) = found.as_ref().filter(|found| specifiers.contains(found))
         && REJECTING.iter().any(|words| lower.contains(words))
@@ -421,7 +420,7 @@ fn owner_version_is(lower: &str, owner: &str) -> Option<Version> {
 fn version_required_in_words(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let (name, specifier, rest) = required_release(text, &lower).or_else(|| release_range(text, &lower))?;
-    if NOT_PACKAGES.contains(&name.to_ascii_lowercase().as_str()) || text::is_prose_word(name) {
+    if !plausible_package(name) {
         return None;
     }
     let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
@@ -442,29 +441,26 @@ fn version_required_in_words(text: &str, context: Context) -> Option<Reading> {
 /// and where the words after it start.
 fn required_release<'t>(text: &'t str, lower: &str) -> Option<(&'t str, String, usize)> {
     const KINDS: [&str; 5] = ["python module", "module", "python package", "package", "library"];
+    // Words are taken off the lowercased text; its byte offsets are the text's.
+    let without = |end: usize, word: &str| {
+        let before = lower[..end].trim_end();
+        before
+            .strip_suffix(word)
+            .filter(|rest| rest.ends_with(' '))
+            .map_or(before.len(), |rest| rest.trim_end().len())
+    };
     lower.match_indices(" required").find_map(|(at, words)| {
-        let before = text[..at].trim_end();
-        let before = before
-            .strip_suffix(" is")
-            .or_else(|| before.strip_suffix(" IS"))
-            .unwrap_or(before)
-            .trim_end();
-        let token_start = before.rfind(' ')? + 1;
-        let version = text::version_at(&before[token_start..])?;
-        if token_start + version.len() != before.len() || !version.contains('.') {
+        let before = without(at, "is");
+        let token_start = lower[..before].rfind(' ')? + 1;
+        let version = text::version_at(&text[token_start..before])?;
+        if token_start + version.len() != before || !version.contains('.') {
             return None;
         }
-        let mut named = before[..token_start].trim_end();
-        if named.to_ascii_lowercase().ends_with(" version") {
-            named = named[..named.len() - " version".len()].trim_end();
+        let mut named = without(token_start, "version");
+        if let Some(kind) = KINDS.iter().find(|kind| without(named, kind) < named) {
+            named = without(named, kind);
         }
-        for kind in KINDS {
-            if named.to_ascii_lowercase().ends_with(&format!(" {kind}")) {
-                named = named[..named.len() - kind.len() - 1].trim_end();
-                break;
-            }
-        }
-        let name = text::name_before(named)?;
+        let name = text::name_before(&text[..named])?;
         Some((name, format!("=={version}"), at + words.len()))
     })
 }
@@ -489,9 +485,13 @@ fn release_range<'t>(text: &'t str, lower: &str) -> Option<(&'t str, String, usi
     Some((name, format!(">={low},<={high}"), end))
 }
 
-/// The version the words after a requirement say was found: `Found: 0.9.12`,
-/// `, found 0.9.12`, `but got 0.9.12`, in the same sentence or the next.
+/// The version the words after a requirement say was found: as
+/// [`found_in_words`] reads it anywhere after, else `Found: 0.9.12`, `, found
+/// 0.9.12`, `but got 0.9.12` within the next 80 bytes.
 fn found_after(lower: &str) -> Option<Version> {
+    if let Some(found) = found_in_words(lower) {
+        return Some(found);
+    }
     const FOUND: [&str; 4] = ["found", "got", "you have", "installed"];
     let near = &lower[..lower.len().min(80)];
     FOUND.iter().find_map(|words| {
@@ -1140,15 +1140,28 @@ mod tests {
         }
     }
 
-    /// midas245: a report's prose names the version that works in one
-    /// sentence and asks for support in the next: no library stated it.
+    /// Each log is read as the package bound `said` says.
+    fn bounds_read_as(cases: &[(&str, &str)]) {
+        for (log, said) in cases {
+            let found = &read_alone(log)[0];
+            assert_eq!((found.cause, found.said.as_str()), (PACKAGE, *said), "{log}");
+        }
+    }
+
+    /// No log is read as anything.
+    fn read_as_none(logs: &[&str]) {
+        for log in logs {
+            assert!(read_alone(log).is_empty(), "{log}");
+        }
+    }
+
     /// telecarla67, sdwebuisupermerger119: a release required in words, with
     /// the one found, or a range in words, is the bound; the release found
     /// inside it, a number that is no package's, or a requirement without a
     /// version, is none.
     #[test]
     fn a_version_required_in_words_is_a_bound() {
-        for (log, said) in [
+        bounds_read_as(&[
             (
                 "[FATAL] [1720217238.427815, 0.000000]: CARLA python module version 0.9.13 required. Found: 0.9.12",
                 "the message requires carla==0.9.13 and says 0.9.12 was found",
@@ -1161,18 +1174,13 @@ mod tests {
                 "version of diffusers must be 0.10.2 to 0.14.0",
                 "the message requires diffusers>=0.10.2,<=0.14.0",
             ),
-        ] {
-            let found = &read_alone(log)[0];
-            assert_eq!((found.cause, found.said.as_str()), (PACKAGE, said), "{log}");
-        }
-        for log in [
+        ]);
+        read_as_none(&[
             "RuntimeError: carla 0.9.13 is required, found 0.9.13",
             "RuntimeError: Python 3.8 required",
             "ValueError: an API key is required",
             "Note: version 2 of the config format is required for this option",
-        ] {
-            assert!(read_alone(log).is_empty(), "{log}");
-        }
+        ]);
     }
 
     /// A bound whose package the sentence names as the version's owner, not
@@ -1180,7 +1188,7 @@ mod tests {
     /// inside the bound, is none.
     #[test]
     fn a_bound_on_the_version_the_sentence_is_about() {
-        for (log, said) in [
+        bounds_read_as(&[
             (
                 "RuntimeError: Minimum required version of accelerate is 0.26.0, found 0.21.0",
                 "the message requires accelerate>=0.26.0 and says 0.21.0 was found",
@@ -1201,19 +1209,16 @@ mod tests {
                 "ImportError: diffusers version 0.25.0 or newer is required to use this pipeline (found 0.21.4)",
                 "the message requires diffusers>=0.25.0 and says 0.21.4 was found",
             ),
-        ] {
-            let found = &read_alone(log)[0];
-            assert_eq!((found.cause, found.said.as_str()), (PACKAGE, said), "{log}");
-        }
-        for log in [
+        ]);
+        read_as_none(&[
             "RuntimeError: The installed version of bitsandbytes (0.39.0) requires CUDA 11.0 or above",
             "AssertionError: torch version must be at least 1.13, got 1.13.1",
             "ValueError: Your transformers version is 4.38.0, but this model requires 4.37.0 or later.",
-        ] {
-            assert!(read_alone(log).is_empty(), "{log}");
-        }
+        ]);
     }
 
+    /// midas245: a report's prose names the version that works in one
+    /// sentence and asks for support in the next: no library stated it.
     #[test]
     fn a_version_is_required_only_by_a_word_of_its_own_sentence() {
         let prose = "I found that this error only happened with timm=0.9.7 and would be gone with timm==0.6.7. I wonder if there is any plan to support the newest timm.";
