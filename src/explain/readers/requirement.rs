@@ -263,7 +263,7 @@ fn bound_reading(
 /// one found, is a minimum: the sentence calls the found one too old.
 fn version_in_words(text: &str, context: Context) -> Option<Reading> {
     let at = text.find(IS_VERSION)?;
-    let name = normalize_name(text::name_before(&text[..at])?);
+    let name = normalize_name(text::name_before(&text[..at]).filter(|name| plausible_package(name))?);
     let found = Version::from_str(text::version_at(&text[at + IS_VERSION.len()..])?).ok()?;
     let rest = text::after_marker(&text[at..], REQUIRES_VERSION)?.trim_start();
     let operator = text::OPERATORS.iter().find(|operator| rest.starts_with(**operator));
@@ -1214,6 +1214,10 @@ mod tests {
             "RuntimeError: The installed version of bitsandbytes (0.39.0) requires CUDA 11.0 or above",
             "AssertionError: torch version must be at least 1.13, got 1.13.1",
             "ValueError: Your transformers version is 4.38.0, but this model requires 4.37.0 or later.",
+            // A verb or a pronoun where a name would stand names no package.
+            "ValueError: this model requires >= 4.37.0 of transformers",
+            "ImportError: Your version is 1.2.0; needs >=1.4.0",
+            "RuntimeError: it is version 1.2, but this requires version 1.4",
         ]);
     }
 

@@ -48,9 +48,9 @@ pub fn name_after(text: &str) -> Option<&str> {
 /// clause after one of them states a bound on a name the sentence gave
 /// earlier, or on none; reading the word as the package would name `is`.
 /// Such a clause has an empty name.
-const PROSE_WORDS: [&str; 22] = [
+const PROSE_WORDS: [&str; 23] = [
     "is", "are", "was", "were", "be", "been", "being", "am", "than", "of", "to", "at", "least", "or", "and", "with",
-    "as", "got", "has", "have", "not", "but",
+    "as", "got", "has", "have", "not", "but", "it",
 ];
 
 /// Words that stand before "version" in a sentence without naming what it
@@ -154,7 +154,12 @@ pub fn clauses(text: &str) -> Vec<Clause<'_>> {
         };
         // A bound after a word of the sentence is kept, nameless: it is the
         // requirement, on a name the sentence gave elsewhere.
-        let name = if is_prose_word(name) { "" } else { name };
+        // So is one after a verb (`this model requires >= 4.37`, `needs >=1.4.0`).
+        let name = if is_prose_word(name) || names_no_version_owner(name) {
+            ""
+        } else {
+            name
+        };
         let mut specifiers = vec![format!("{op}{version}")];
         let mut end = text.len() - after.len() + version.len();
         // `, <=1.4.0` continues the same requirement.
