@@ -365,7 +365,28 @@ impl<'m, 'f> Judge<'m, 'f> {
             earlier: &earlier.printed,
         };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
-        let readings = readers::read(traceback, readers_context);
+        let mut readings = readers::read(traceback, readers_context);
+        // A program the loader could not start never ran: what failed after
+        // it failed for want of what it would have made (mmsafet36: OpenFace's
+        // FeatureExtraction, then the CSV it never wrote), so its line is read
+        // as the failure's own.
+        for line in context_lines
+            .iter()
+            .filter(|line| readers::library::program_not_started(line))
+        {
+            let earlier = Traceback::bare(
+                0,
+                super::traceback::Raised {
+                    exception: String::new(),
+                    message: line.clone(),
+                },
+            );
+            for reading in readers::read(&earlier, readers_context) {
+                if readings.iter().all(|known| known.cause != reading.cause) {
+                    readings.push(reading);
+                }
+            }
+        }
         seen.message_known = seen.messages.iter().all(|message| message.trim().is_empty())
             || hits.iter().any(Option::is_some)
             || !readings.is_empty()
@@ -428,7 +449,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             );
             for reading in readers::read(&earlier, readers_context) {
                 let ruled_out = self.ruled_out_by(&reading);
-                unsettled_by_an_earlier_line(&mut candidates, &reading, &ruled_out);
+                unsettled_by_an_earlier_line(&mut candidates, &reading, &ruled_out, line);
             }
         }
         generic_yields_to_specific(&mut candidates);
@@ -598,8 +619,11 @@ impl Judge<'_, '_> {
 /// A library that did not load, however sure, is no surer a cause of what
 /// failed after it: jobs that go on without it print the same line (ONNX
 /// Runtime falls back to the CPU), so only the error's own lines tie it there.
-fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading, ruled_out: &[&str]) {
-    let gone_on_without = reading.cause == readers::LIBRARY_MISSING;
+/// A program the loader could not start (`FeatureExtraction: error while
+/// loading shared libraries: ...`) did not go on: it never ran, and what
+/// failed after it failed for want of what it would have made.
+fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading, ruled_out: &[&str], line: &str) {
+    let gone_on_without = reading.cause == readers::LIBRARY_MISSING && !readers::library::program_not_started(line);
     for candidate in candidates.iter_mut() {
         let disputed = (candidate.id == reading.cause && (!reading.settles || gone_on_without))
             || ruled_out.contains(&candidate.id.as_str());
@@ -875,8 +899,17 @@ fn score(
             ),
         });
     }
+    // An error no cause knows may have nothing to do with an earlier line,
+    // unless that line is a program the loader could not start: it never ran,
+    // and what failed after it wanted what it would have made.
+    let program_not_started = context_hit.is_some_and(|symptom| {
+        let core = symptom_core(symptom);
+        seen.context.iter().any(|line| {
+            readers::library::program_not_started(line) && found_at(line, &core, closed_by_a_quote(symptom)).is_some()
+        })
+    });
     let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause))
-        && (seen.message_known || frame_hits > 0);
+        && (seen.message_known || frame_hits > 0 || program_not_started);
     // A message that is there and is none of the cause's: another error at the
     // same place, unless an earlier line named this cause (the error is its consequence).
     let message_differs = message_hit.is_none()

@@ -996,6 +996,31 @@ fn a_loader_line_alone_names_its_library_and_beside_an_error_it_answers_nothing(
     assert_eq!(explanation["traceback"]["exception"], "loader error", "{explanation:#}");
 }
 
+/// A program the loader could not start never ran, unlike a library a job
+/// goes on without: the error after it (the file that program should have
+/// written) is its consequence, so its library is the answer (mmsafet36).
+#[test]
+fn a_program_the_loader_could_not_start_answers_the_error_after_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let after = "Failed to extract video features.\nTraceback (most recent call last):\n  File \"extract.py\", line 40, in <module>\nFileNotFoundError: [Errno 2] No such file or directory: '/tmp/features/out.csv'\n";
+    let program = "/opt/tools/OpenFace/FeatureExtraction: error while loading shared libraries: libopencv_objdetect.so.4.1: cannot open shared object file: No such file or directory";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "program.log", &format!("{program}\n{after}"));
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        explanation["candidates"][0]["id"], "shared-library-missing",
+        "{explanation:#}"
+    );
+    // The same library, failing to load into a process that printed it and went on.
+    let dlopen = "Failed to load plugin libfacedetect.so with error: libopencv_objdetect.so.4.1: cannot open shared object file: No such file or directory";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "dlopen.log", &format!("{dlopen}\n{after}"));
+    assert_eq!(
+        explanation["traceback"]["exception"], "FileNotFoundError",
+        "{explanation:#}"
+    );
+    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+}
+
 /// torch's c10d logs a failed bind to `[::]` as a warning and binds
 /// `0.0.0.0`: before an error that ended the job the line is no answer and
 /// weighs on nothing, and that error is the one explained. In a log with no

@@ -702,11 +702,18 @@ fn asker_by_library(text: &str) -> Option<&'static str> {
 /// libraries: libcudart.so.12: cannot open shared object file`): a program
 /// built for its own CUDA, not a torch extension.
 fn launched_program(text: &str) -> Option<String> {
-    let (before, _) = text
-        .lines()
-        .find_map(|line| line.split_once(": error while loading shared libraries: "))?;
+    let (before, _) = text.lines().find_map(|line| line.split_once(LOADER_NOT_STARTED))?;
     let program = before.rsplit([' ', '/']).next()?;
     (!program.is_empty()).then(|| program.to_string())
+}
+
+/// ld.so's words for an executable it could not start for want of a library.
+const LOADER_NOT_STARTED: &str = ": error while loading shared libraries: ";
+
+/// Whether a line is ld.so's refusal to start a program, not a library's
+/// failed dlopen that its caller may go on without.
+pub fn program_not_started(line: &str) -> bool {
+    line.contains(LOADER_NOT_STARTED)
 }
 
 /// A runtime with its own CUDA build that names itself as the one loading:

@@ -16,7 +16,7 @@ mod extension;
 mod gpu_part;
 mod host_compiler;
 mod kernel_image;
-mod library;
+pub mod library;
 mod names;
 mod not_installed;
 mod nvcc;
