@@ -682,7 +682,27 @@ pub(crate) const INSTALLED_DIRS: [&str; 4] = ["site-packages/", "dist-packages/"
 
 /// Whether a frame's file belongs to an installed distribution.
 pub(crate) fn is_installed_code(file: &str) -> bool {
-    INSTALLED_DIRS.iter().any(|dir| file.contains(dir))
+    installed_part(file).is_some()
+}
+
+/// Where the installed part of a frame's file starts: after `site-packages/`
+/// (or `dist-packages`), or after the `build/bdist.PLATFORM/egg/` that a
+/// zipped egg's compiled files name as their source (setuptools' bdist_egg
+/// compiles them there, and a traceback quotes that path).
+fn installed_part(file: &str) -> Option<usize> {
+    let in_packages = INSTALLED_DIRS
+        .iter()
+        .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
+        .max();
+    in_packages.or_else(|| {
+        let bdist = file.find("bdist.")?;
+        let egg = file[bdist..].find(['/', '\\']).map(|at| bdist + at + 1)?;
+        let rest = &file[egg..];
+        ["egg/", "egg\\"]
+            .iter()
+            .find(|marker| rest.starts_with(*marker))
+            .map(|marker| egg + marker.len())
+    })
 }
 
 /// What [`frame_package`] calls the standard library.
@@ -692,11 +712,7 @@ pub const STDLIB: &str = "python";
 /// `site-packages` or `dist-packages`; [`STDLIB`] for the interpreter's own
 /// library; `None` for the job's code.
 pub fn frame_package(file: &str) -> Option<&str> {
-    let file_marker = INSTALLED_DIRS
-        .iter()
-        .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
-        .max();
-    if let Some(start) = file_marker {
+    if let Some(start) = installed_part(file) {
         let mut parts = file[start..].split(['/', '\\']);
         let mut first = parts.next().unwrap_or_default();
         // An egg (`chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-linux-gnu.so`)
@@ -779,6 +795,12 @@ mod tests {
             package("/e/lib/python3.7/site-packages/mmcv-1.3.0-py3.7-linux-x86_64.egg/mmcv/ops/nms.py"),
             Some("mmcv")
         );
+        // A zipped egg's files name the directory bdist_egg compiled them in.
+        assert_eq!(
+            package("build/bdist.linux-x86_64/egg/rasa_nlu/classifiers/sklearn_intent_classifier.py"),
+            Some("rasa_nlu")
+        );
+        assert_eq!(package("/home/me/bdist.notes/eggplant/train.py"), None);
         assert_eq!(package("/usr/lib/python3.10/runpy.py"), Some(STDLIB));
         assert_eq!(package("/home/me/train.py"), None);
         assert_eq!(package("train.py"), None);
