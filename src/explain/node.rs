@@ -204,6 +204,11 @@ fn absent(id: &str, facts: &Facts, judged: bool) -> Result<String, String> {
             (Some(torch), true) => Err(format!(
                 "which GPU architectures torch {torch} has kernels for: envdoctor's table does not list that build (`python -c 'import torch; print(torch.cuda.get_arch_list())'` where the job ran lists them)"
             )),
+            // Say only what is unknown: a report that named its GPU asks for the torch build alone.
+            (None, _) if described_gpus(facts).is_some() => Err(format!(
+                "the torch build where the job ran, on its {} (`python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}",
+                described_gpus(facts).unwrap_or_default()
+            )),
             _ => Err(format!(
                 "the GPU model and the torch build where the job ran (`nvidia-smi -L`, `python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}"
             )),
@@ -229,6 +234,25 @@ fn absent(id: &str, facts: &Facts, judged: bool) -> Result<String, String> {
                 .to_string(),
         ),
     }
+}
+
+/// The node's GPUs whose compute capability is known (what decides whether
+/// a build has kernels for them), each model once; `None` where none is.
+fn described_gpus(facts: &Facts) -> Option<String> {
+    let mut described: Vec<String> = Vec::new();
+    for visible in &facts.gpus {
+        let Some(capability) = &visible.compute_capability else {
+            continue;
+        };
+        let text = match visible.gpu.name.as_deref() {
+            Some(name) => format!("{name} (compute capability {capability})"),
+            None => format!("GPU of compute capability {capability}"),
+        };
+        if !described.contains(&text) {
+            described.push(text);
+        }
+    }
+    (!described.is_empty()).then(|| described.join(" and "))
 }
 
 /// `/dev/shm` holds for one GPU as for many: DataLoader workers fill it too,

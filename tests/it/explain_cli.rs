@@ -649,6 +649,25 @@ fn a_half_precision_op_on_the_cpu_is_named_and_a_cuda_kernels_refusal_is_not() {
     }
 }
 
+/// What would decide a missing kernel asks only for what the report left
+/// out: a report that named its GPU (a GTX TITAN, compute capability 3.5) is
+/// asked for the torch build alone, not for the GPU model it gave.
+#[test]
+fn a_missing_kernel_asks_only_for_what_the_report_left_out() {
+    let cache = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_dir_json(
+        cache.path(),
+        &fresh_case_dir("2026-12-05-AS/torch-build-lacks-gpu-arch-avatarifypython70"),
+    );
+    let to_decide = explanation["to_decide"].to_string();
+    assert!(
+        to_decide
+            .contains("the torch build where the job ran, on its NVIDIA GeForce GTX TITAN (compute capability 3.5)"),
+        "{explanation:#}"
+    );
+    assert!(!to_decide.contains("the GPU model and"), "{explanation:#}");
+}
+
 /// A module no Python found is named with the distribution that installs it
 /// (hydra is hydra-core's), the same words inside pip's isolated build are the
 /// build's environment, and a folder of the project's own is left undecided.
