@@ -668,6 +668,36 @@ fn a_missing_kernel_asks_only_for_what_the_report_left_out() {
     assert!(!to_decide.contains("the GPU model and"), "{explanation:#}");
 }
 
+/// The host refusing memory is named in Python's, NumPy's and torch's CPU
+/// allocator's words, with the size asked for; the GPU's out-of-memory words
+/// are the GPU's, and a MemoryError raised by a CUDA allocation stays theirs.
+#[test]
+fn the_host_refusing_memory_is_named_and_the_gpus_memory_is_not_the_hosts() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let frame = "Traceback (most recent call last):\n  File \"/home/u/rl/replay.py\", line 32, in feed\n    self.states = np.empty((self.memory_size,) + state.shape, dtype=self.dtype)\n";
+    for (message, expected) in [
+        ("MemoryError", Some("host-memory-exhausted")),
+        (
+            "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 315. GiB for an array with shape (10000, 100, 84480) and data type float32",
+            Some("host-memory-exhausted"),
+        ),
+        ("MemoryError: std::bad_alloc", Some("host-memory-exhausted")),
+        (
+            "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate 51539607552 bytes. Error code 12 (Cannot allocate memory)",
+            Some("host-memory-exhausted"),
+        ),
+        (
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 13.2 GiB already allocated)",
+            Some("cuda-out-of-memory"),
+        ),
+        ("RuntimeError: the replay buffer is empty", None),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", &format!("{frame}{message}\n"));
+        assert_eq!(first_id(&explanation), expected, "{message}: {explanation:#}");
+    }
+}
+
 /// A module no Python found is named with the distribution that installs it
 /// (hydra is hydra-core's), the same words inside pip's isolated build are the
 /// build's environment, and a folder of the project's own is left undecided.

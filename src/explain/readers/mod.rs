@@ -15,6 +15,7 @@ mod driver;
 mod extension;
 mod gpu_part;
 mod host_compiler;
+mod host_memory;
 mod kernel_image;
 pub mod library;
 mod names;
@@ -310,6 +311,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(cxx_runtime::read(&text));
     readings.extend(unpickle::read(&text));
     readings.extend(oom::read(&text, context));
+    readings.extend(host_memory::read(&text, traceback, context));
     readings.extend(auto_config::read(traceback, context));
     // One reading per cause: the first (the most specific reader) wins.
     let mut seen: Vec<&str> = Vec::new();

@@ -126,7 +126,7 @@ fn held_elsewhere(lower: &str) -> Option<Reading> {
     })
 }
 
-fn mib(value: f64) -> String {
+pub(super) fn mib(value: f64) -> String {
     match value >= 1024.0 {
         true => format!("{:.2} GiB", value / 1024.0),
         false => format!("{value:.0} MiB"),
@@ -185,7 +185,7 @@ fn number_before(text: &str, marker: &str) -> Option<u32> {
 }
 
 /// A size at the start of `text`, in MiB: `23.65 GiB`, `8.56 MiB`, `512.00 KiB`.
-fn size_at(text: &str) -> Option<f64> {
+pub(super) fn size_at(text: &str) -> Option<f64> {
     let mut words = text.split_whitespace();
     let number: f64 = words
         .next()?
