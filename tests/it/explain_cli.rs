@@ -668,6 +668,43 @@ fn a_missing_kernel_asks_only_for_what_the_report_left_out() {
     assert!(!to_decide.contains("the GPU model and"), "{explanation:#}");
 }
 
+/// A call the installed release's signature does not take is listed, never
+/// named: no table dates arguments, and a mistaken call prints the same words.
+/// Where a name table knows the callee's package (SFTTrainer is trl's), what
+/// would decide names it and how to print the installed signature; a
+/// TypeError of another kind reads as nothing.
+#[test]
+fn a_call_the_installed_signature_refuses_is_listed_with_what_would_decide() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let frame = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 88, in <module>\n    trainer = SFTTrainer(model, max_seq_length=2048)\n";
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "keyword.log",
+        &format!("{frame}TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'max_seq_length'\n"),
+    );
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    let listed = candidate(&explanation, "package-lacks-used-name").expect("listed");
+    assert_eq!(listed["confidence"], "possible", "{explanation:#}");
+    let to_decide = explanation["to_decide"].to_string();
+    assert!(to_decide.contains("which trl release"), "{explanation:#}");
+    assert!(
+        to_decide.contains("inspect.signature(trl.SFTTrainer)"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "operand.log",
+        &format!("{frame}TypeError: unsupported operand type(s) for +: 'int' and 'str'\n"),
+    );
+    assert!(
+        candidate(&explanation, "package-lacks-used-name").is_none(),
+        "{explanation:#}"
+    );
+}
+
 /// The host refusing memory is named in Python's, NumPy's and torch's CPU
 /// allocator's words, with the size asked for; the GPU's out-of-memory words
 /// are the GPU's, and a MemoryError raised by a CUDA allocation stays theirs.

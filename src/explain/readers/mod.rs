@@ -24,6 +24,7 @@ mod nvcc;
 mod oom;
 mod pip_index;
 mod requirement;
+mod signature;
 mod text;
 mod unbuilt;
 mod unpickle;
@@ -301,6 +302,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(extension::read_source_for_other_torch(&text));
     readings.extend(gpu_part::read(&text, context));
     readings.extend(names::read(&text, traceback, context));
+    readings.extend(signature::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));

@@ -470,6 +470,15 @@ enum User {
     TheJob,
 }
 
+/// The installed package whose frame is the innermost user of something of
+/// `top`'s; `None` where that is the job's own code.
+pub(super) fn user_of(traceback: &Traceback, top: &str) -> Option<String> {
+    match innermost_user(traceback, top) {
+        User::Package(package) => Some(package),
+        User::TheJob => None,
+    }
+}
+
 fn innermost_user(traceback: &Traceback, top: &str) -> User {
     let user = traceback
         .frames()
