@@ -16,7 +16,7 @@ use crate::facts::Facts;
 use crate::snapshot::packages::Package;
 
 use super::traceback::Traceback;
-use super::{INSTALLED_DIRS, STDLIB, distribution_of, frame_package};
+use super::{INSTALLED_DIRS, STDLIB, after_last, distribution_of, frame_package};
 
 /// For each distribution the traceback runs from another copy than this
 /// node's, the fact that shows it, keyed by its normalized name. The files
@@ -73,10 +73,9 @@ fn copy_ran<'f>(file: &str, facts: &Facts<'f>) -> Option<(&'f Package, String)> 
         Some(import) => import,
         None => return copy_outside_site_packages(file, facts),
     };
-    let end = INSTALLED_DIRS
-        .iter()
-        .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
-        .max()?;
+    // A zipped egg's frame names the directory it was compiled in, no
+    // directory of any node: which copy ran is not known from it.
+    let end = after_last(file, &INSTALLED_DIRS)?;
     let mut root = file[..end - 1].to_string();
     // An egg is its own sys.path entry: what it holds is imported from it.
     if let Some(egg) = file[end..].split('/').next().filter(|first| first.ends_with(".egg")) {

@@ -680,9 +680,12 @@ fn describe(traceback: Traceback, facts: &Facts, speaks_for: bool, same_environm
 /// a log from Windows writes them with backslashes.
 pub(crate) const INSTALLED_DIRS: [&str; 4] = ["site-packages/", "dist-packages/", "site-packages\\", "dist-packages\\"];
 
-/// Whether a frame's file belongs to an installed distribution.
+/// Whether a frame's file is under a site-packages (or dist-packages): a
+/// path that says where on some machine the distribution was installed. A
+/// zipped egg's frames name only the directory they were compiled in, which
+/// says nothing of where they ran.
 pub(crate) fn is_installed_code(file: &str) -> bool {
-    installed_part(file).is_some()
+    INSTALLED_DIRS.iter().any(|dir| file.contains(dir))
 }
 
 /// Where the installed part of a frame's file starts: after `site-packages/`
@@ -690,12 +693,8 @@ pub(crate) fn is_installed_code(file: &str) -> bool {
 /// zipped egg's compiled files name as their source (setuptools' bdist_egg
 /// compiles them there, and a traceback quotes that path).
 fn installed_part(file: &str) -> Option<usize> {
-    let in_packages = INSTALLED_DIRS
-        .iter()
-        .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
-        .max();
-    in_packages.or_else(|| {
-        let bdist = file.find("bdist.")?;
+    after_last(file, &INSTALLED_DIRS).or_else(|| {
+        let bdist = after_last(file, &["build/bdist.", "build\\bdist."])?;
         let egg = file[bdist..].find(['/', '\\']).map(|at| bdist + at + 1)?;
         let rest = &file[egg..];
         ["egg/", "egg\\"]
@@ -705,12 +704,20 @@ fn installed_part(file: &str) -> Option<usize> {
     })
 }
 
+/// Where the last of `markers` in `file` ends.
+pub(crate) fn after_last(file: &str, markers: &[&str]) -> Option<usize> {
+    markers
+        .iter()
+        .filter_map(|marker| file.rfind(marker).map(|at| at + marker.len()))
+        .max()
+}
+
 /// What [`frame_package`] calls the standard library.
 pub const STDLIB: &str = "python";
 
 /// The import package a frame's file belongs to: the directory under
-/// `site-packages` or `dist-packages`; [`STDLIB`] for the interpreter's own
-/// library; `None` for the job's code.
+/// `site-packages` or `dist-packages` (or a zipped egg's `build/bdist.*/egg/`);
+/// [`STDLIB`] for the interpreter's own library; `None` for the job's code.
 pub fn frame_package(file: &str) -> Option<&str> {
     if let Some(start) = installed_part(file) {
         let mut parts = file[start..].split(['/', '\\']);
@@ -801,6 +808,11 @@ mod tests {
             Some("rasa_nlu")
         );
         assert_eq!(package("/home/me/bdist.notes/eggplant/train.py"), None);
+        assert_eq!(
+            package("/x/build/bdist.old/build/bdist.linux-x86_64/egg/pkg/m.py"),
+            Some("pkg")
+        );
+        assert!(!is_installed_code("build/bdist.linux-x86_64/egg/rasa_nlu/train.py"));
         assert_eq!(package("/usr/lib/python3.10/runpy.py"), Some(STDLIB));
         assert_eq!(package("/home/me/train.py"), None);
         assert_eq!(package("train.py"), None);

@@ -204,14 +204,16 @@ fn absent(id: &str, facts: &Facts, judged: bool) -> Result<String, String> {
             (Some(torch), true) => Err(format!(
                 "which GPU architectures torch {torch} has kernels for: envdoctor's table does not list that build (`python -c 'import torch; print(torch.cuda.get_arch_list())'` where the job ran lists them)"
             )),
-            // Say only what is unknown: a report that named its GPU asks for the torch build alone.
-            (None, _) if described_gpus(facts).is_some() => Err(format!(
-                "the torch build where the job ran, on its {} (`python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}",
-                described_gpus(facts).unwrap_or_default()
-            )),
-            _ => Err(format!(
-                "the GPU model and the torch build where the job ran (`nvidia-smi -L`, `python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}"
-            )),
+            // Say only what is unknown: facts that give every GPU's compute
+            // capability leave the torch build alone to ask for.
+            _ => match described_gpus(facts) {
+                Some(gpus) => Err(format!(
+                    "the torch build where the job ran, for the GPU these facts give ({gpus}) (`python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}"
+                )),
+                None => Err(format!(
+                    "the GPU model and the torch build where the job ran (`nvidia-smi -L`, `python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'`); {CHECK_THERE}"
+                )),
+            },
         },
         NOT_CUDA => match &torch {
             Some(torch) if facts.torch_cuda.is_some() => Ok(format!("torch {torch} is a CUDA build")),
@@ -236,23 +238,22 @@ fn absent(id: &str, facts: &Facts, judged: bool) -> Result<String, String> {
     }
 }
 
-/// The node's GPUs whose compute capability is known (what decides whether
-/// a build has kernels for them), each model once; `None` where none is.
+/// The node's GPUs, each model once with its compute capability (what
+/// decides whether a build has kernels for it); `None` where there is none,
+/// or where one's capability is unknown and the GPU is still to ask about.
 fn described_gpus(facts: &Facts) -> Option<String> {
     let mut described: Vec<String> = Vec::new();
     for visible in &facts.gpus {
-        let Some(capability) = &visible.compute_capability else {
-            continue;
-        };
+        let capability = visible.compute_capability.as_ref()?;
         let text = match visible.gpu.name.as_deref() {
-            Some(name) => format!("{name} (compute capability {capability})"),
-            None => format!("GPU of compute capability {capability}"),
+            Some(name) => format!("{name}, compute capability {capability}"),
+            None => format!("compute capability {capability}"),
         };
         if !described.contains(&text) {
             described.push(text);
         }
     }
-    (!described.is_empty()).then(|| described.join(" and "))
+    (!described.is_empty()).then(|| described.join("; "))
 }
 
 /// `/dev/shm` holds for one GPU as for many: DataLoader workers fill it too,

@@ -366,22 +366,18 @@ impl<'m, 'f> Judge<'m, 'f> {
         };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
         let mut readings = readers::read(traceback, readers_context);
-        // A program the loader could not start never ran: what failed after
-        // it failed for want of what it would have made (mmsafet36: OpenFace's
-        // FeatureExtraction, then the CSV it never wrote), so its line is read
-        // as the failure's own.
+        // A program the loader could not start never ran: an error no cause
+        // knows that wants what it would have made (mmsafet36: OpenFace's
+        // FeatureExtraction, then the CSV it never wrote) is its consequence,
+        // so its line is read as the failure's own.
+        let after_a_program_not_run = readings.is_empty()
+            && hits.iter().all(Option::is_none)
+            && readers::library::wants_what_a_program_made(&seen.text);
         for line in context_lines
             .iter()
-            .filter(|line| readers::library::program_not_started(line))
+            .filter(|line| after_a_program_not_run && readers::library::program_not_started(line))
         {
-            let earlier = Traceback::bare(
-                0,
-                super::traceback::Raised {
-                    exception: String::new(),
-                    message: line.clone(),
-                },
-            );
-            for reading in readers::read(&earlier, readers_context) {
+            for reading in read_earlier_line(line, readers_context) {
                 if readings.iter().all(|known| known.cause != reading.cause) {
                     readings.push(reading);
                 }
@@ -440,14 +436,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .iter()
             .any(|candidate| candidate.confidence.is_answer() && candidate.rests_on_an_earlier_line_only());
         for line in context_lines.iter().filter(|_| resting_on_context) {
-            let earlier = Traceback::bare(
-                0,
-                super::traceback::Raised {
-                    exception: String::new(),
-                    message: line.clone(),
-                },
-            );
-            for reading in readers::read(&earlier, readers_context) {
+            for reading in read_earlier_line(line, readers_context) {
                 let ruled_out = self.ruled_out_by(&reading);
                 unsettled_by_an_earlier_line(&mut candidates, &reading, &ruled_out, line);
             }
@@ -608,6 +597,18 @@ impl Judge<'_, '_> {
             candidate.confidence = candidate.confidence.max(confidence);
         }
     }
+}
+
+/// What the readers make of an earlier line of the log, read as a bare error of its own.
+fn read_earlier_line(line: &str, context: readers::Context) -> Vec<Reading> {
+    let earlier = Traceback::bare(
+        0,
+        super::traceback::Raised {
+            exception: String::new(),
+            message: line.to_string(),
+        },
+    );
+    readers::read(&earlier, context)
 }
 
 /// A cause that only an earlier line of the log points to is no surer than a
@@ -900,14 +901,16 @@ fn score(
         });
     }
     // An error no cause knows may have nothing to do with an earlier line,
-    // unless that line is a program the loader could not start: it never ran,
-    // and what failed after it wanted what it would have made.
-    let program_not_started = context_hit.is_some_and(|symptom| {
-        let core = symptom_core(symptom);
-        seen.context.iter().any(|line| {
-            readers::library::program_not_started(line) && found_at(line, &core, closed_by_a_quote(symptom)).is_some()
-        })
-    });
+    // unless that line is a program the loader could not start and the error
+    // wants what it would have made (a file it should have written, its exit status).
+    let program_not_started = readers::library::wants_what_a_program_made(&seen.text)
+        && context_hit.is_some_and(|symptom| {
+            let core = symptom_core(symptom);
+            seen.context.iter().any(|line| {
+                readers::library::program_not_started(line)
+                    && found_at(line, &core, closed_by_a_quote(symptom)).is_some()
+            })
+        });
     let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause))
         && (seen.message_known || frame_hits > 0 || program_not_started);
     // A message that is there and is none of the cause's: another error at the

@@ -661,8 +661,9 @@ fn a_missing_kernel_asks_only_for_what_the_report_left_out() {
     );
     let to_decide = explanation["to_decide"].to_string();
     assert!(
-        to_decide
-            .contains("the torch build where the job ran, on its NVIDIA GeForce GTX TITAN (compute capability 3.5)"),
+        to_decide.contains(
+            "the torch build where the job ran, for the GPU these facts give (NVIDIA GeForce GTX TITAN, compute capability 3.5)"
+        ),
         "{explanation:#}"
     );
     assert!(!to_decide.contains("the GPU model and"), "{explanation:#}");
@@ -726,6 +727,10 @@ fn the_host_refusing_memory_is_named_and_the_gpus_memory_is_not_the_hosts() {
         ),
         (
             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 13.2 GiB already allocated)",
+            Some("cuda-out-of-memory"),
+        ),
+        (
+            "pycuda._driver.MemoryError: cuMemAlloc failed: out of memory",
             Some("cuda-out-of-memory"),
         ),
         ("RuntimeError: the replay buffer is empty", None),
@@ -1105,6 +1110,27 @@ fn a_program_the_loader_could_not_start_answers_the_error_after_it() {
         "{explanation:#}"
     );
     assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    // A program that never ran before an error that wants nothing of it (a
+    // job that ran nvidia-smi for its log, then failed of its own) answers nothing.
+    let smi = "nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory";
+    let frame = "Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n";
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "key.log",
+        &format!("{smi}\n{frame}KeyError: 'learning_rate'\n"),
+    );
+    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "oom.log",
+        &format!("{smi}\n{frame}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"),
+    );
+    assert_eq!(
+        explanation["candidates"][0]["id"], "cuda-out-of-memory",
+        "{explanation:#}"
+    );
 }
 
 /// torch's c10d logs a failed bind to `[::]` as a warning and binds

@@ -17,12 +17,20 @@ const ALLOCATOR_WORDS: [&str; 2] = [
     "defaultcpuallocator: can't allocate memory",
 ];
 
+/// Words that put an allocation on a GPU, lowercased.
+const ON_A_GPU: [&str; 4] = ["cuda", "cumemalloc", "gpu", "device memory"];
+
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let memory_error = traceback
         .messages()
         .any(|raised| matches!(raised.class(), "MemoryError" | "_ArrayMemoryError"));
     if !memory_error && !ALLOCATOR_WORDS.iter().any(|words| lower.contains(words)) {
+        return None;
+    }
+    // A MemoryError of a GPU's allocator is the GPU's (pycuda's
+    // `pycuda._driver.MemoryError: cuMemAlloc failed: out of memory`).
+    if ON_A_GPU.iter().any(|words| lower.contains(words)) {
         return None;
     }
     let asked = asked_mib(&lower);
@@ -32,8 +40,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             mib(size)
         ),
         None => {
-            "an allocation of CPU memory was refused (MemoryError): the process asked for more than the host had free"
-                .to_string()
+            "an allocation of CPU memory was refused: the process asked for more than the host had free".to_string()
         }
     };
     let total = context
@@ -113,6 +120,7 @@ mod tests {
         for log in [
             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
             "RuntimeError: CUDA error: out of memory\n",
+            "pycuda._driver.MemoryError: cuMemAlloc failed: out of memory\n",
             "ValueError: Unable to allocate the tokenizer's buffers\n",
         ] {
             assert!(reading(log).is_none(), "{log}");

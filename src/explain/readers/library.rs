@@ -716,6 +716,19 @@ pub fn program_not_started(line: &str) -> bool {
     line.contains(LOADER_NOT_STARTED)
 }
 
+/// Whether an error (lowercased) is what follows from a program that never
+/// ran: the file it should have written is missing, or its exit status was
+/// a failure. Any other error may have nothing to do with it (a job that ran
+/// `nvidia-smi` for a log line and failed later of its own).
+pub fn wants_what_a_program_made(lower: &str) -> bool {
+    const FOLLOWS: [&str; 3] = [
+        "no such file or directory",
+        "returned non-zero exit status",
+        "non-zero exit code",
+    ];
+    FOLLOWS.iter().any(|words| lower.contains(words))
+}
+
 /// A runtime with its own CUDA build that names itself as the one loading:
 /// `CuPy failed to load nvrtc64_112_0.dll`.
 fn asker_by_own_words(text: &str) -> Option<String> {

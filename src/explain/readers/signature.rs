@@ -44,53 +44,68 @@ impl Refused<'_> {
         }
     }
 
-    /// What the call passed or left out, for the question that decides.
-    fn short(&self) -> String {
+    /// What the signature must do for the call to stand, for the question that decides.
+    fn question(&self) -> String {
         match self {
-            Refused::Keyword(keyword) => format!("the keyword argument {keyword}"),
-            Refused::Positional { given, .. } => format!("{given} positional arguments"),
-            Refused::Missing { names, .. } => format!("a call without {names}"),
+            Refused::Keyword(keyword) => format!("takes the keyword argument {keyword}"),
+            Refused::Positional { given, .. } => format!("takes {given} positional arguments"),
+            Refused::Missing { names, .. } => format!("requires {names}"),
         }
     }
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let mismatch = mismatch(text)?;
-    let owner = owner_of(mismatch.callable);
-    // Without a package that owns the callee or a frame that made the call,
-    // the words alone say nothing of which code is out of step.
-    let caller = names::user_of(traceback, owner.as_ref().map_or("", |owner| owner.top.as_str()));
-    if owner.is_none() && traceback.frames().next().is_none() {
+    let callable = mismatch.callable;
+    let owner = owner_of(callable).and_then(|owner| owner.judged(context));
+    let caller = names::user_of(traceback, owner.as_ref().map_or("", |owner| owner.name.top.as_str()));
+    // The job's own code calling a callee no table places: its own function
+    // as likely as a package's, and the words say nothing of which.
+    if owner.is_none() && caller.is_none() {
         return None;
     }
-    let callable = mismatch.callable;
-    let installed = owner.as_ref().and_then(|owner| {
-        context
-            .facts
-            .and_then(|facts| facts.package_version(&owner.distribution))
-            .map(|version| format!("{} {version}", owner.distribution))
-    });
-    let defined_by = match (&owner, &installed) {
-        (_, Some(installed)) => format!("the {installed} installed"),
-        (Some(owner), None) => format!("the {} installed", owner.distribution),
-        (None, _) => "the release installed of the package that defines it".to_string(),
-    };
     let calling = match &caller {
         Some(package) => format!("{package}, an installed package,"),
         None => "the job's code".to_string(),
     };
-    let package = owner
-        .as_ref()
-        .map_or("that package", |owner| owner.distribution.as_str());
+    let (defined_by, package) = match &owner {
+        Some(Judged {
+            name,
+            installed: Some(version),
+        }) => (
+            format!("the {} {version} installed", name.distribution),
+            name.distribution.clone(),
+        ),
+        Some(Judged { name, installed: None }) => (
+            format!(
+                "{}'s release installed (if the {} called is {}'s)",
+                name.distribution,
+                first_part(callable),
+                name.distribution
+            ),
+            name.distribution.clone(),
+        ),
+        None => (
+            format!("the release installed of the package that defines {callable}()"),
+            format!("the package that defines {callable}()"),
+        ),
+    };
+    let pin = match &owner {
+        Some(owner) => format!(" (python -m pip install \"{}==VERSION\")", owner.name.distribution),
+        None => String::new(),
+    };
     Some(Reading {
         cause: names::CAUSE,
         said: format!(
-            "{calling} calls {callable}() {}: the call was written for another {package} release, or it is mistaken",
+            "{calling} calls {callable}() {}: the call was written for another release of {package}, or it is mistaken",
             mismatch.refused.described(&defined_by)
         ),
-        node: vec![(None, to_decide(&owner, callable, &mismatch.refused))],
+        node: vec![(
+            None,
+            to_decide(owner.as_ref().map(|owner| &owner.name), callable, &mismatch.refused),
+        )],
         fix: format!(
-            "install the {package} release the calling code was written for (python -m pip install \"{package}==VERSION\"), or a release of the calling code made for the {package} installed"
+            "install the release of {package} the calling code was written for{pin}, or a release of the calling code made for the one installed"
         ),
         stated: false,
         settles: false,
@@ -100,18 +115,46 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 
 /// What would decide: the release the call was written for and what that
 /// release's signature takes, with how to see the installed one's.
-fn to_decide(owner: &Option<Owner>, callable: &str, refused: &Refused) -> String {
-    let passed = refused.short();
+fn to_decide(owner: Option<&Owner>, callable: &str, refused: &Refused) -> String {
+    let question = refused.question();
     match owner {
         Some(owner) => format!(
-            "which {package} release the calling code was written for (its requirements file pins it) and whether that release's {callable}() takes {passed}: python -c \"import inspect, {module}; print(inspect.signature({module}.{callee}))\" prints what the installed one takes",
+            "which {package} release the calling code was written for (its requirements file pins it) and whether that release's {callable}() {question}: python -c \"import inspect, {module}; print(inspect.signature({module}.{callee}))\" prints what the installed one takes",
             package = owner.distribution,
             module = owner.module,
             callee = callable.trim_end_matches(".__init__"),
         ),
         None => format!(
-            "which package defines {callable}() (the frame that calls it names it), which of its releases the calling code was written for, and whether that release takes {passed}"
+            "which package defines {callable}() (the frame that calls it names it), which of its releases the calling code was written for, and whether that release's {callable}() {question}"
         ),
+    }
+}
+
+/// `SFTTrainer` of `SFTTrainer.__init__`.
+fn first_part(callable: &str) -> &str {
+    callable.split('.').next().unwrap_or(callable)
+}
+
+/// An owner as the node speaks of it: installed (with its version), or not
+/// known to be.
+struct Judged {
+    name: Owner,
+    installed: Option<String>,
+}
+
+impl Owner {
+    /// The owner as the node has it: where the log ran here and the
+    /// distribution is not installed, the callee is some other code's of
+    /// that name (the job's own `Predictor`, not gluonts').
+    fn judged(self, context: Context) -> Option<Judged> {
+        let installed = context
+            .facts
+            .and_then(|facts| facts.package_version(&self.distribution))
+            .map(|version| version.to_string());
+        if installed.is_none() && context.absence_is_a_fact {
+            return None;
+        }
+        Some(Judged { name: self, installed })
     }
 }
 
@@ -159,7 +202,7 @@ fn mismatch(text: &str) -> Option<Mismatch<'_>> {
         let given = given
             .strip_suffix(" were given")
             .or_else(|| given.strip_suffix(" was given"))?;
-        if !takes.contains("positional argument") || !given.chars().all(|c| c.is_ascii_digit()) {
+        if !takes.contains("positional argument") || !is_count(given) {
             return None;
         }
         let takes = takes
@@ -173,7 +216,7 @@ fn mismatch(text: &str) -> Option<Mismatch<'_>> {
     let at = text.find(MISSING)?;
     let line = text[at + MISSING.len()..].lines().next()?;
     let (count, arguments) = line.split_once(" required ")?;
-    if !count.chars().all(|c| c.is_ascii_digit()) {
+    if !is_count(count) {
         return None;
     }
     // `positional argument: 'cfg'`, `positional arguments: 'a' and 'b'`.
@@ -182,6 +225,10 @@ fn mismatch(text: &str) -> Option<Mismatch<'_>> {
         callable: callable_before(text, at)?,
         refused: Refused::Missing { kind, names },
     })
+}
+
+fn is_count(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The callable's name as Python printed it before `()`: `Trainer.training_step`.
@@ -195,6 +242,45 @@ fn callable_before(text: &str, at: usize) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        let traceback = &crate::explain::traceback::parse(log)[0];
+        let text: Vec<String> = traceback.messages().map(|raised| raised.message.clone()).collect();
+        read(&text.join("\n"), traceback, Context::alone())
+    }
+
+    #[test]
+    fn a_callee_no_table_places_called_by_the_jobs_code_reads_as_nothing() {
+        let job = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 9, in <module>\n    model = Net()\n";
+        assert!(
+            reading(&format!(
+                "{job}TypeError: __init__() missing 1 required positional argument: 'cfg'\n"
+            ))
+            .is_none()
+        );
+        // An installed package's frame made the call: its release and the callee's disagree, or the call is wrong.
+        let package = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/lightning/trainer.py\", line 9, in fit\n    step(batch, idx, opt)\n";
+        let listed = reading(&format!(
+            "{package}TypeError: training_step() takes 3 positional arguments but 4 were given\n"
+        ))
+        .unwrap();
+        assert!(!listed.settles, "{listed:?}");
+        assert!(
+            listed
+                .said
+                .starts_with("lightning, an installed package, calls training_step() with 4 positional arguments"),
+            "{}",
+            listed.said
+        );
+        assert!(
+            listed
+                .said
+                .contains("another release of the package that defines training_step()"),
+            "{}",
+            listed.said
+        );
+        assert!(!listed.fix.contains("pip install"), "{}", listed.fix);
+    }
 
     #[test]
     fn the_three_wordings_name_the_callable_and_what_it_refused() {
@@ -217,5 +303,6 @@ mod tests {
         );
         assert!(mismatch("TypeError: unsupported operand type(s) for +: 'int' and 'str'").is_none());
         assert!(mismatch("ValueError: it takes 3 positional arguments but the schedule was given").is_none());
+        assert!(mismatch("TypeError: f() takes 2 positional arguments but  were given").is_none());
     }
 }
