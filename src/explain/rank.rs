@@ -365,24 +365,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             earlier: &earlier.printed,
         };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
-        let mut readings = readers::read(traceback, readers_context);
-        // A program the loader could not start never ran: an error no cause
-        // knows that wants what it would have made (mmsafet36: OpenFace's
-        // FeatureExtraction, then the CSV it never wrote) is its consequence,
-        // so its line is read as the failure's own.
-        let after_a_program_not_run = readings.is_empty()
-            && hits.iter().all(Option::is_none)
-            && readers::library::wants_what_a_program_made(&seen.text);
-        for line in context_lines
-            .iter()
-            .filter(|line| after_a_program_not_run && readers::library::program_not_started(line))
-        {
-            for reading in read_earlier_line(line, readers_context) {
-                if readings.iter().all(|known| known.cause != reading.cause) {
-                    readings.push(reading);
-                }
-            }
-        }
+        let readings = readers::read(traceback, readers_context);
         seen.message_known = seen.messages.iter().all(|message| message.trim().is_empty())
             || hits.iter().any(Option::is_some)
             || !readings.is_empty()
@@ -436,9 +419,10 @@ impl<'m, 'f> Judge<'m, 'f> {
             .iter()
             .any(|candidate| candidate.confidence.is_answer() && candidate.rests_on_an_earlier_line_only());
         for line in context_lines.iter().filter(|_| resting_on_context) {
+            let program_not_started = readers::library::program_not_started_before(line, &seen.text);
             for reading in read_earlier_line(line, readers_context) {
                 let ruled_out = self.ruled_out_by(&reading);
-                unsettled_by_an_earlier_line(&mut candidates, &reading, &ruled_out, line);
+                unsettled_by_an_earlier_line(&mut candidates, &reading, &ruled_out, program_not_started);
             }
         }
         generic_yields_to_specific(&mut candidates);
@@ -621,10 +605,15 @@ fn read_earlier_line(line: &str, context: readers::Context) -> Vec<Reading> {
 /// failed after it: jobs that go on without it print the same line (ONNX
 /// Runtime falls back to the CPU), so only the error's own lines tie it there.
 /// A program the loader could not start (`FeatureExtraction: error while
-/// loading shared libraries: ...`) did not go on: it never ran, and what
-/// failed after it failed for want of what it would have made.
-fn unsettled_by_an_earlier_line(candidates: &mut [Candidate], reading: &Reading, ruled_out: &[&str], line: &str) {
-    let gone_on_without = reading.cause == readers::LIBRARY_MISSING && !readers::library::program_not_started(line);
+/// loading shared libraries: ...`) did not go on: it never ran, and an error
+/// that wants what it would have made failed for want of it.
+fn unsettled_by_an_earlier_line(
+    candidates: &mut [Candidate],
+    reading: &Reading,
+    ruled_out: &[&str],
+    program_not_started: bool,
+) {
+    let gone_on_without = reading.cause == readers::LIBRARY_MISSING && !program_not_started;
     for candidate in candidates.iter_mut() {
         let disputed = (candidate.id == reading.cause && (!reading.settles || gone_on_without))
             || ruled_out.contains(&candidate.id.as_str());
@@ -903,14 +892,13 @@ fn score(
     // An error no cause knows may have nothing to do with an earlier line,
     // unless that line is a program the loader could not start and the error
     // wants what it would have made (a file it should have written, its exit status).
-    let program_not_started = readers::library::wants_what_a_program_made(&seen.text)
-        && context_hit.is_some_and(|symptom| {
-            let core = symptom_core(symptom);
-            seen.context.iter().any(|line| {
-                readers::library::program_not_started(line)
-                    && found_at(line, &core, closed_by_a_quote(symptom)).is_some()
-            })
-        });
+    let program_not_started = context_hit.is_some_and(|symptom| {
+        let core = symptom_core(symptom);
+        seen.context.iter().any(|line| {
+            readers::library::program_not_started_before(line, &seen.text)
+                && found_at(line, &core, closed_by_a_quote(symptom)).is_some()
+        })
+    });
     let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause))
         && (seen.message_known || frame_hits > 0 || program_not_started);
     // A message that is there and is none of the cause's: another error at the

@@ -4,7 +4,7 @@
 //! message states it, is set against the node's memory: a request larger than
 //! the whole machine is no matter of what else was running.
 
-use super::oom::{mib, size_at};
+use super::oom::{ON_A_GPU, mib, size_at};
 use super::{Context, Reading, text};
 use crate::explain::traceback::Traceback;
 
@@ -17,9 +17,6 @@ const ALLOCATOR_WORDS: [&str; 2] = [
     "defaultcpuallocator: can't allocate memory",
 ];
 
-/// Words that put an allocation on a GPU, lowercased.
-const ON_A_GPU: [&str; 4] = ["cuda", "cumemalloc", "gpu", "device memory"];
-
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let memory_error = traceback
@@ -30,7 +27,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     }
     // A MemoryError of a GPU's allocator is the GPU's (pycuda's
     // `pycuda._driver.MemoryError: cuMemAlloc failed: out of memory`).
-    if ON_A_GPU.iter().any(|words| lower.contains(words)) {
+    if ON_A_GPU
+        .iter()
+        .chain(&["cumemalloc", "device memory"])
+        .any(|words| lower.contains(words))
+    {
         return None;
     }
     let asked = asked_mib(&lower);

@@ -710,23 +710,19 @@ fn launched_program(text: &str) -> Option<String> {
 /// ld.so's words for an executable it could not start for want of a library.
 const LOADER_NOT_STARTED: &str = ": error while loading shared libraries: ";
 
-/// Whether a line is ld.so's refusal to start a program, not a library's
-/// failed dlopen that its caller may go on without.
-pub fn program_not_started(line: &str) -> bool {
-    line.contains(LOADER_NOT_STARTED)
-}
-
-/// Whether an error (lowercased) is what follows from a program that never
-/// ran: the file it should have written is missing, or its exit status was
-/// a failure. Any other error may have nothing to do with it (a job that ran
-/// `nvidia-smi` for a log line and failed later of its own).
-pub fn wants_what_a_program_made(lower: &str) -> bool {
+/// Whether an earlier line is ld.so's refusal to start a program (not a
+/// library's failed dlopen, which its caller may go on without) and the
+/// error after it (lowercased) wants what that program would have made: the
+/// file it should have written, or a good exit status. Any other error may
+/// have nothing to do with it (a job that ran `nvidia-smi` for its log and
+/// failed later of its own).
+pub fn program_not_started_before(line: &str, error_lower: &str) -> bool {
     const FOLLOWS: [&str; 3] = [
         "no such file or directory",
         "returned non-zero exit status",
         "non-zero exit code",
     ];
-    FOLLOWS.iter().any(|words| lower.contains(words))
+    line.contains(LOADER_NOT_STARTED) && FOLLOWS.iter().any(|words| error_lower.contains(words))
 }
 
 /// A runtime with its own CUDA build that names itself as the one loading:

@@ -30,7 +30,7 @@ pub fn read(text: &str, _context: Context) -> Option<Reading> {
 }
 
 /// Words that put the allocation on a GPU.
-const ON_A_GPU: [&str; 3] = ["cuda", "gpu", "vram"];
+pub(super) const ON_A_GPU: [&str; 3] = ["cuda", "gpu", "vram"];
 
 /// Any library's words for an allocation on a GPU that failed, which its
 /// entry does not list one by one: faiss's `StandardGpuResources: alloc fail

@@ -337,18 +337,8 @@ fn version_or_beyond(text: &str, context: Context) -> Option<Reading> {
     } else {
         format!(">={version}")
     };
-    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
     let found = stated_found.or_else(|| found_after(&lower[at..]));
-    if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
-        return None;
-    }
-    Some(bound_reading(
-        context,
-        &normalize_name(name),
-        &specifier,
-        &specifiers,
-        found.as_ref(),
-    ))
+    bound_unless_met(context, name, &specifier, found)
 }
 
 /// A lower bound in words before the version: `torch version must be at
@@ -368,20 +358,25 @@ fn at_least_in_words(text: &str, context: Context) -> Option<Reading> {
         let end = at + version_at + version.len();
         let (from, to) = sentence_bounds(&lower, at, end);
         let name = version_owner(&text[from..to])?;
-        let specifier = format!(">={version}");
-        let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
         let found = found_after(&lower[end..]).or_else(|| owner_version_is(&lower[from..to], name));
-        if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
-            return None;
-        }
-        Some(bound_reading(
-            context,
-            &normalize_name(name),
-            &specifier,
-            &specifiers,
-            found.as_ref(),
-        ))
+        bound_unless_met(context, name, &format!(">={version}"), found)
     })
+}
+
+/// The bound on `name` as a reading, unless the version the message found
+/// meets it (the message states a requirement that holds).
+fn bound_unless_met(context: Context, name: &str, specifier: &str, found: Option<Version>) -> Option<Reading> {
+    let specifiers = VersionSpecifiers::from_str(specifier).ok()?;
+    if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
+        return None;
+    }
+    Some(bound_reading(
+        context,
+        &normalize_name(name),
+        specifier,
+        &specifiers,
+        found.as_ref(),
+    ))
 }
 
 /// Whether a word can be a distribution's name in a requirement's sentence.
@@ -423,18 +418,7 @@ fn version_required_in_words(text: &str, context: Context) -> Option<Reading> {
     if !plausible_package(name) {
         return None;
     }
-    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
-    let found = found_after(&lower[rest..]);
-    if found.as_ref().is_some_and(|found| specifiers.contains(found)) {
-        return None;
-    }
-    Some(bound_reading(
-        context,
-        &normalize_name(name),
-        &specifier,
-        &specifiers,
-        found.as_ref(),
-    ))
+    bound_unless_met(context, name, &specifier, found_after(&lower[rest..]))
 }
 
 /// `NAME [module|package|library] [version] V [is] required`: the name, `==V`,

@@ -169,7 +169,7 @@ struct Owner {
 }
 
 fn owner_of(callable: &str) -> Option<Owner> {
-    let first = callable.split('.').next()?;
+    let first = first_part(callable);
     if first.starts_with("__") || !super::text::is_identifier(first) {
         return None;
     }
