@@ -961,16 +961,18 @@ fn may_matter(line: &str) -> bool {
         || ipython_frame_at_line_start(line)
 }
 
-/// `from M import N` (absolute: a relative module says nothing of a package),
-/// as printed, where `line` is one.
+/// `from M import N`, as printed, where `line` is one; M may be relative
+/// (`from ._util import py3`: the importer is a module of the same package).
 fn import_statement(line: &str) -> Option<String> {
     const MAX_STATEMENT_BYTES: usize = 256;
     let statement = line.trim();
     let (module, _) = statement.strip_prefix("from ")?.split_once(" import ")?;
+    let relative = module.trim_start_matches('.');
     let dotted = !module.is_empty()
-        && module
-            .split('.')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        && ((relative.is_empty() && module.starts_with('.'))
+            || relative
+                .split('.')
+                .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')));
     (dotted && statement.len() <= MAX_STATEMENT_BYTES).then(|| statement.to_string())
 }
 
@@ -1571,14 +1573,15 @@ SystemExit: 1
         let bare = parse("from torch._six import container_abcs\nImportError: cannot import name 'container_abcs'\n");
         let statement = bare[0].sections[0].import_statement.as_deref();
         assert_eq!(statement, Some("from torch._six import container_abcs"));
-        // Not the line right above, or a relative module: nothing to go by.
-        for log in [
+        // A relative module is kept: it says the importer is of the same package.
+        let relative = parse("from .loader import LTRLoader\nImportError: cannot import name 'LTRLoader'\n");
+        let statement = relative[0].sections[0].import_statement.as_deref();
+        assert_eq!(statement, Some("from .loader import LTRLoader"));
+        // Not the line right above: nothing to go by.
+        let found = parse(
             "from torch._six import container_abcs\nsomething else\nImportError: cannot import name 'container_abcs'\n",
-            "from .loader import LTRLoader\nImportError: cannot import name 'LTRLoader'\n",
-        ] {
-            let found = parse(log);
-            assert_eq!(found[0].sections[0].import_statement, None, "{log}");
-        }
+        );
+        assert_eq!(found[0].sections[0].import_statement, None);
     }
 
     /// daskcuda55: a paste that starts at IPython 7's first frame, its header

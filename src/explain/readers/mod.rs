@@ -24,6 +24,7 @@ mod nvcc;
 mod oom;
 mod pip_index;
 mod requirement;
+mod saved_file;
 mod signature;
 mod text;
 mod unbuilt;
@@ -88,7 +89,7 @@ impl Reading {
 /// The causes the readers read, which are generic: any package's requirement,
 /// any library, any extension. An entry about one package's case of them
 /// (flash-attn built for another torch) says more.
-pub const GENERIC: [&str; 10] = [
+pub const GENERIC: [&str; 11] = [
     requirement::PACKAGE,
     requirement::TOOLKIT,
     requirement::CUDA_HOME,
@@ -99,6 +100,7 @@ pub const GENERIC: [&str; 10] = [
     names::CAUSE,
     not_installed::CAUSE,
     not_installed::BUILD_ISOLATION,
+    saved_file::CAUSE,
 ];
 
 /// Failure messages a reader reads whose words no entry lists as its
@@ -312,6 +314,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(not_installed::read(&text, traceback, context));
     readings.extend(cxx_runtime::read(&text));
     readings.extend(unpickle::read(&text));
+    readings.extend(saved_file::read(&text, context));
     readings.extend(oom::read(&text, context));
     readings.extend(host_memory::read(&text, traceback, context));
     readings.extend(auto_config::read(traceback, context));

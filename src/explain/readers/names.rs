@@ -14,6 +14,10 @@ use crate::knowledge::tables::{Change, NameChange};
 /// The knowledge entry these readings support.
 pub const CAUSE: &str = "package-lacks-used-name";
 
+/// A package whose own import of its own name failed: its modules are from
+/// two releases, which no release pinned fixes.
+pub const OWN_FILES: &str = "package-files-from-two-releases";
+
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     if let Some(row) = removal_stated(text) {
         let name = row.names[0].clone();
@@ -26,6 +30,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             traceback,
             context,
         ));
+    }
+    if let Some(reading) = own_import_failed(text, traceback) {
+        return Some(reading);
     }
     let (module, name, dotted, keyword) = match unexpected_keyword(text) {
         Some((class, keyword)) => (class, keyword, format!("{class}({keyword}=...)"), true),
@@ -462,6 +469,58 @@ fn undated(
     })
 }
 
+/// An installed package that could not import a name from its own modules
+/// (`from ._util import isDirectory, isPath, py3` in PIL/ImageFont.py): a
+/// release imports its own names whole, so the modules loaded are of two
+/// releases (tiatoolbox595: a Colab kernel that held Pillow's modules while
+/// pip replaced its files). The failing import is the package's own where it
+/// is relative, or where the innermost frame is in the package's installed
+/// files and imports from the package by name.
+fn own_import_failed(text: &str, traceback: &Traceback) -> Option<Reading> {
+    let (name, module) = text::name_not_importable(text)?;
+    let top = module.split('.').next()?;
+    let section = traceback
+        .sections
+        .iter()
+        .rev()
+        .find(|section| section.raised.is_some())?;
+    let statement = section.import_statement.as_deref()?.trim_start();
+    let relative = statement.starts_with("from .");
+    let installed = |path: &str| crate::explain::frame_package(path) == Some(top);
+    let own = match section.frames.last() {
+        Some(frame) => {
+            installed(&frame.file)
+                && (relative
+                    // A namespace (`google`) is many distributions: by name,
+                    // one of them may import another's.
+                    || (!super::NAMESPACES.contains(&top)
+                        && statement
+                            .strip_prefix("from ")
+                            .is_some_and(|rest| rest.split(['.', ' ']).next() == Some(top))))
+        }
+        // No frame posted: the line above the error, relative, and the
+        // module's installed copy named in the message.
+        None => relative && text::import_found_at(text, module).is_some_and(installed),
+    };
+    if !own || text::circular_import(text) {
+        return None;
+    }
+    let package = crate::explain::distribution_of(top);
+    Some(Reading {
+        cause: OWN_FILES,
+        said: format!(
+            "{package}'s own code imports {name} from {module}, which the copy loaded lacks: a release imports its own names whole, so the modules loaded of {package} are from two releases"
+        ),
+        node: Vec::new(),
+        fix: format!(
+            "restart the interpreter (in a notebook, restart the runtime or kernel) so that all of {package} loads from the release installed; if the error stays in a fresh process, reinstall it whole: python -m pip install --force-reinstall --no-deps {package}"
+        ),
+        stated: false,
+        settles: true,
+        rules_out: vec![CAUSE],
+    })
+}
+
 /// Who used the missing name: the innermost frame that is neither the
 /// package lacking it nor the interpreter's import machinery; the job's
 /// code when no frame was posted.
@@ -853,6 +912,39 @@ mod tests {
     /// chatglmefficienttuning24, pointpainting34, torchgeo291: the job's code
     /// imports a name from a module the message finds in site-packages. The
     /// installed release is what was imported, and it lacks the name: named,
+    /// A package's own import of its own name that fails is its modules from
+    /// two releases, not the job using a name a release lacks (tiatoolbox595);
+    /// the job's import, a namespace's neighbour and a project's own package
+    /// are not.
+    #[test]
+    fn a_packages_own_import_that_fails_is_two_releases_of_its_modules() {
+        let message = "ImportError: cannot import name 'py3' from 'PIL._util' (/usr/local/lib/python3.9/dist-packages/PIL/_util.py)\n";
+        let relative = reading(&format!("from ._util import isDirectory, isPath, py3\n{message}")).unwrap();
+        assert_eq!(relative.cause, OWN_FILES, "{relative:?}");
+        assert!(
+            relative
+                .said
+                .starts_with("pillow's own code imports py3 from PIL._util"),
+            "{}",
+            relative.said
+        );
+        assert!(
+            relative.fix.ends_with("--force-reinstall --no-deps pillow"),
+            "{}",
+            relative.fix
+        );
+        assert_eq!(relative.rules_out, vec![CAUSE]);
+        let framed = reading(&format!("Traceback (most recent call last):\n  File \"/home/u/nb.py\", line 1, in <module>\n    from PIL import ImageFont\n  File \"/usr/local/lib/python3.9/dist-packages/PIL/ImageFont.py\", line 36, in <module>\n    from PIL._util import isDirectory, isPath, py3\n{message}")).unwrap();
+        assert_eq!(framed.cause, OWN_FILES, "{framed:?}");
+        for log in [
+            format!("Traceback (most recent call last):\n  File \"/home/u/nb.py\", line 1, in <module>\n    from PIL._util import py3\n{message}"),
+            "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/google/cloud/storage/blob.py\", line 9, in <module>\n    from google.protobuf import runtime_version\nImportError: cannot import name 'runtime_version' from 'google.protobuf' (/v/lib/python3.10/site-packages/google/protobuf/__init__.py)\n".to_string(),
+            "from .utils import warmup\nImportError: cannot import name 'warmup' from 'proj.utils' (/home/u/proj/utils.py)\n".to_string(),
+        ] {
+            assert!(reading(&log).is_none_or(|found| found.cause != OWN_FILES), "{log}");
+        }
+    }
+
     /// with no shadowing left to check. Not where the model table says every
     /// release has the class's type.
     #[test]

@@ -266,6 +266,8 @@ pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
 /// statement printed above it (`statement`) names it; where none was printed,
 /// the name history's one distribution that lists the name does.
 pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -> Cow<'m, str> {
+    // A relative module (`from ._util import`) names no package.
+    let statement = statement.filter(|statement| !statement.starts_with("from ."));
     let completed = (|| {
         let (start, rest) = message.split_once("cannot import name '")?;
         let (name, after) = rest.split_once('\'')?;
@@ -372,6 +374,8 @@ mod tests {
             (message, Some("from smplx import Other")),
             (message, None),
             ("cannot import name 'A' from 'b' (/v/b.py)", Some("from c import A")),
+            // A relative module names no package (`from .loader`).
+            ("cannot import name 'LTRLoader'", Some("from .loader import LTRLoader")),
         ] {
             assert_eq!(import_message_completed(message, statement), message);
         }

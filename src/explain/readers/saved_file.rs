@@ -1,0 +1,223 @@
+//! A saved file the library reading it refuses because another release of
+//! that library wrote it. Each reader states the refusal in its own words, and
+//! most name both versions: TensorRT's engine header (`Current Version: 96,
+//! Serialized Engine Version: 97`), onnxruntime's IR version (`Unsupported
+//! model IR version: 10, max supported IR version: 9`), torch's archive format
+//! (`Attempted to read a PyTorch file with version 5, but the maximum supported
+//! version for reading is 2`), Treelite's checkpoint. The file is intact: the
+//! fix is to make reader and writer agree, and which way depends on the format.
+
+use super::{Context, Reading, text};
+
+pub const CAUSE: &str = "saved-file-from-other-library-version";
+
+/// One reader's refusal: the words that mark it (lowercased) and what it means.
+struct Refusal {
+    marker: &'static str,
+    /// The distribution that reads the file, as the node lists it.
+    reader: &'static str,
+    /// What was refused, in words.
+    said: &'static str,
+    /// The versions, with `{read}` and `{written}` for those the message
+    /// gives after `read_after` and `written_after`: added where it gives both.
+    versions: &'static str,
+    read_after: Option<&'static str>,
+    written_after: Option<&'static str>,
+    fix: &'static str,
+}
+
+const TENSORRT_FIX: &str = "rebuild the engine on the node that runs it, with the TensorRT installed there (trtexec --onnx=model.onnx --saveEngine=model.engine, or the project's export step); an engine is tied to one TensorRT release and one GPU unless built with the version- or hardware-compatible flag";
+
+const REFUSALS: [Refusal; 8] = [
+    Refusal {
+        marker: "version tag does not match",
+        reader: "tensorrt",
+        said: "TensorRT refused the engine: another TensorRT release built it",
+        versions: "its serialization tag is {written}, this TensorRT's {read}",
+        read_after: Some("current version:"),
+        written_after: Some("serialized engine version:"),
+        fix: TENSORRT_FIX,
+    },
+    Refusal {
+        marker: "the engine plan file is not compatible with this version of tensorrt",
+        reader: "tensorrt",
+        said: "TensorRT refused the engine: another TensorRT release built it",
+        versions: "the message names {read} and {written}",
+        read_after: Some("expecting library version"),
+        written_after: Some(" got "),
+        fix: TENSORRT_FIX,
+    },
+    Refusal {
+        marker: "the engine plan file is generated on an incompatible device",
+        reader: "tensorrt",
+        said: "TensorRT refused the engine: it was built on a GPU of another compute capability",
+        versions: "the message names compute {read} and {written}",
+        read_after: Some("expecting compute"),
+        written_after: Some("got compute"),
+        fix: TENSORRT_FIX,
+    },
+    Refusal {
+        marker: "unsupported model ir version",
+        reader: "onnxruntime",
+        said: "onnxruntime refused the ONNX model: its IR version is newer than this onnxruntime reads, so a newer onnx exported it",
+        versions: "the model's IR version is {written}, this onnxruntime reads up to {read}",
+        read_after: Some("max supported ir version:"),
+        written_after: Some("unsupported model ir version:"),
+        fix: "upgrade onnxruntime (onnxruntime-gpu where that is the one installed) to a release that reads the model's IR version, or export the model again with an onnx and opset old enough for the onnxruntime that must run it",
+    },
+    Refusal {
+        marker: "is higher than the checker's",
+        reader: "onnx",
+        said: "onnx's checker refused the model: its IR version is newer than this onnx knows, so a newer onnx exported it",
+        versions: "",
+        read_after: None,
+        written_after: None,
+        fix: "upgrade onnx (pip install -U onnx) to the release the exporter used, or export the model again with a lower opset",
+    },
+    Refusal {
+        marker: "attempted to read a pytorch file with version",
+        reader: "torch",
+        said: "torch refused the file: its archive format is newer than this torch reads, so a newer torch saved it",
+        versions: "the file's format is version {written}, this torch reads up to {read}",
+        read_after: Some("maximum supported version for reading is"),
+        written_after: Some("pytorch file with version"),
+        fix: "upgrade torch to a release at least as new as the one that saved the file, or load it with that release and save it again (torch.save(obj, path, _use_new_zipfile_serialization=False) writes the format torch before 1.6 reads)",
+    },
+    Refusal {
+        marker: "your pytorch script module file is too old",
+        reader: "torch",
+        said: "torch refused the TorchScript file: an older torch exported it, in a format this torch no longer reads",
+        versions: "",
+        read_after: None,
+        written_after: None,
+        fix: "export the module again (torch.jit.save) with a torch this one reads, or load it with the older torch that wrote it",
+    },
+    Refusal {
+        marker: "cannot deserialize model from a different version of treelite",
+        reader: "treelite",
+        said: "Treelite refused the checkpoint: another Treelite release wrote it, one this release cannot read",
+        versions: "Treelite {written} wrote it, {read} is running",
+        read_after: Some("currently running treelite version"),
+        written_after: Some("generated from treelite version"),
+        fix: "install the Treelite release that wrote the checkpoint (pip install treelite==WRITTEN), or build the checkpoint again from the original model with the Treelite installed",
+    },
+];
+
+pub fn read(text: &str, context: Context) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let refusal = REFUSALS.iter().find(|refusal| lower.contains(refusal.marker))?;
+    let version = |marker: Option<&str>| marker.and_then(|marker| number_after(&lower, marker));
+    let read = version(refusal.read_after);
+    let written = version(refusal.written_after);
+    let said = match (read, written) {
+        (Some(read), Some(written)) if !refusal.versions.is_empty() => format!(
+            "{} ({})",
+            refusal.said,
+            refusal.versions.replace("{read}", read).replace("{written}", written)
+        ),
+        _ => refusal.said.to_string(),
+    };
+    let fix = refusal.fix.replace("WRITTEN", written.unwrap_or("VERSION"));
+    // The node's release of the reader, where the node speaks for the log: what
+    // the fix changes, not a judgement of the refusal, which the reader made.
+    let node = context
+        .facts
+        .and_then(|facts| facts.package_version(refusal.reader))
+        .map(|installed| vec![(None, format!("{} {installed} is installed here", refusal.reader))])
+        .unwrap_or_default();
+    Some(Reading::stated_outright(CAUSE, said, node, fix))
+}
+
+/// The version or tag just after `marker` in `lower`: `96` of `Current
+/// Version: 96,`, `8.0.1` of `got 8.0.1,`.
+fn number_after<'t>(lower: &'t str, marker: &str) -> Option<&'t str> {
+    let rest = text::after_marker(lower, marker)?.trim_start_matches([' ', '(', ':']);
+    text::version_at(rest).map(|version| version.trim_end_matches(['.', ',']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(message: &str) -> Option<Reading> {
+        read(message, Context::alone())
+    }
+
+    #[test]
+    fn each_reader_names_the_versions_it_refused() {
+        let engine = reading("[TensorRT] ERROR: coreReadArchive.cpp (41) - Serialization Error in verifyHeader: 0 (Version tag does not match. Note: Current Version: 96, Serialized Engine Version: 97)").unwrap();
+        assert_eq!(engine.cause, CAUSE);
+        assert!(
+            engine
+                .said
+                .ends_with("(its serialization tag is 97, this TensorRT's 96)"),
+            "{}",
+            engine.said
+        );
+        assert!(engine.fix.contains("trtexec"), "{}", engine.fix);
+        let plan = reading("6: The engine plan file is not compatible with this version of TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.").unwrap();
+        assert!(plan.said.contains("8.0.0 and 8.0.1"), "{}", plan.said);
+        let onnx = reading("[ONNXRuntimeError] : 1 : FAIL : Load model from ./640m.onnx failed:model.cc:150 onnxruntime::Model::Model Unsupported model IR version: 10, max supported IR version: 9").unwrap();
+        assert!(
+            onnx.said.contains("IR version is 10, this onnxruntime reads up to 9"),
+            "{}",
+            onnx.said
+        );
+        let archive = reading("version_ <= kMaxSupportedFileFormatVersion INTERNAL ASSERT FAILED at ../caffe2/serialize/inline_container.cc:132, please report a bug to PyTorch. Attempted to read a PyTorch file with version 5, but the maximum supported version for reading is 2. Your PyTorch installation may be too old.").unwrap();
+        assert!(
+            archive.said.contains("version 5, this torch reads up to 2"),
+            "{}",
+            archive.said
+        );
+        let checkpoint = reading("what():  Cannot deserialize model from a different version of Treelite.\nCurrently running Treelite version 2.3.0\nThe model checkpoint was generated from Treelite version 2.1.0").unwrap();
+        assert!(
+            checkpoint.said.contains("(Treelite 2.1.0 wrote it, 2.3.0 is running)"),
+            "{}",
+            checkpoint.said
+        );
+        assert!(checkpoint.fix.contains("treelite==2.1.0"), "{}", checkpoint.fix);
+        assert!(checkpoint.stated && checkpoint.settles);
+    }
+
+    #[test]
+    fn a_refusal_without_versions_still_names_the_cause() {
+        let checker = reading(
+            "onnx.onnx_cpp2py_export.checker.ValidationError: Your model ir_version is higher than the checker's.",
+        )
+        .unwrap();
+        assert!(checker.fix.contains("pip install -U onnx"), "{}", checker.fix);
+        let engine = reading("Version tag does not match.").unwrap();
+        assert!(
+            engine.said.ends_with("another TensorRT release built it"),
+            "{}",
+            engine.said
+        );
+        let checkpoint = reading("what():  Cannot deserialize model from a different version of Treelite.").unwrap();
+        assert!(checkpoint.fix.contains("treelite==VERSION"), "{}", checkpoint.fix);
+    }
+
+    #[test]
+    fn other_load_failures_are_not_a_version_refusal() {
+        for message in [
+            // Not an engine at all, or damaged: the header's first word is wrong.
+            "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::32] Error Code 1: Serialization (Serialization assertion magicTagRead == kMAGIC_TAG failed.Magic tag does not match)",
+            "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory",
+            "onnxruntime.capi.onnxruntime_pybind11_state.InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from model.onnx failed:Protobuf parsing failed.",
+            "[TRT] [E] 4: [runtime.cpp::deserializeCudaEngine::50] Error Code 4: Internal Error (Engine deserialization failed.)",
+        ] {
+            assert!(reading(message).is_none(), "{message}");
+        }
+    }
+
+    #[test]
+    fn the_nodes_release_of_the_reader_is_shown_where_the_node_speaks() {
+        let said = super::super::read_on_recorded_h100(
+            |_| {},
+            |context| read("Attempted to read a PyTorch file with version 11, but the maximum supported version for reading is 10.", context),
+        )
+        .unwrap();
+        assert_eq!(said.node.len(), 1, "{:?}", said.node);
+        assert!(said.node[0].1.starts_with("torch "), "{:?}", said.node);
+        assert_eq!(said.node[0].0, None);
+    }
+}
