@@ -1161,7 +1161,9 @@ fn score(
         confidence = Confidence::Possible;
     }
     let tier = match cause.kind {
-        _ if unseen => 0,
+        // A guess about an absent package, or one version range of a failure
+        // whose versions are all open: listed after the entry that generalizes it.
+        _ if unseen || (range_unmet && !confidence.is_answer()) => 0,
         CauseKind::Rule if pinned => 4,
         // The node has the versions the rule is about: it outranks a generic symptom.
         // A platform version alone promotes it only where no condition of the
@@ -2413,6 +2415,22 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             .find(|c| c.id == "torch-below-2-6-cusparse-nvjitlink-ld-library-path")
             .unwrap();
         assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
+    }
+
+    /// torchdistill448: `No module named 'torch._six'` comes from any package
+    /// older than torch 2, so with no DeepSpeed known the rule about DeepSpeed's
+    /// import is listed after the entry that generalizes it, never named.
+    #[test]
+    fn a_message_many_packages_give_lists_the_general_entry_before_one_packages_rule() {
+        let log = "ModuleNotFoundError: No module named 'torch._six'\n";
+        let candidates = ranked(log, &without_torch(node(None)));
+        assert_eq!(candidates[0].id, "extension-built-for-other-torch", "{candidates:#?}");
+        let rule = candidates
+            .iter()
+            .find(|c| c.id == "deepspeed-0-8-1-torch-2-six-import")
+            .unwrap();
+        assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
+        assert_eq!(rule.tier, 0, "{rule:#?}");
     }
 
     /// `snapshot` as a report that does not say which torch it ran.
