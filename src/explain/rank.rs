@@ -1163,7 +1163,7 @@ fn score(
     let tier = match cause.kind {
         // A guess about an absent package, or one version range of a failure
         // whose versions are all open: listed after the entry that generalizes it.
-        _ if unseen || (range_unmet && !confidence.is_answer()) => 0,
+        _ if unseen || range_unmet => 0,
         CauseKind::Rule if pinned => 4,
         // The node has the versions the rule is about: it outranks a generic symptom.
         // A platform version alone promotes it only where no condition of the

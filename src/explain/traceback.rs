@@ -967,10 +967,11 @@ fn import_statement(line: &str) -> Option<String> {
     const MAX_STATEMENT_BYTES: usize = 256;
     let statement = line.trim();
     let (module, _) = statement.strip_prefix("from ")?.split_once(" import ")?;
-    let relative = module.trim_start_matches('.');
+    // After a relative import's leading dots (`..`, `._util`): nothing, or a dotted name.
+    let named = module.trim_start_matches('.');
     let dotted = !module.is_empty()
-        && ((relative.is_empty() && module.starts_with('.'))
-            || relative
+        && (named.is_empty()
+            || named
                 .split('.')
                 .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')));
     (dotted && statement.len() <= MAX_STATEMENT_BYTES).then(|| statement.to_string())

@@ -485,7 +485,7 @@ fn own_import_failed(text: &str, traceback: &Traceback) -> Option<Reading> {
         .rev()
         .find(|section| section.raised.is_some())?;
     let statement = section.import_statement.as_deref()?.trim_start();
-    let relative = statement.starts_with("from .");
+    let relative = text::is_relative_import(statement);
     let installed = |path: &str| crate::explain::frame_package(path) == Some(top);
     let own = match section.frames.last() {
         Some(frame) => {

@@ -18,12 +18,18 @@ struct Refusal {
     reader: &'static str,
     /// What was refused, in words.
     said: &'static str,
-    /// The versions, with `{read}` and `{written}` for those the message
-    /// gives after `read_after` and `written_after`: added where it gives both.
-    versions: &'static str,
-    read_after: Option<&'static str>,
-    written_after: Option<&'static str>,
+    /// The versions the message gives, where its wording has them.
+    versions: Option<Versions>,
     fix: &'static str,
+}
+
+/// Where a refusal states the reader's and the writer's versions, and how
+/// to say them: `{read}` and `{written}` in `said` stand for the versions
+/// after `read_after` and `written_after`.
+struct Versions {
+    read_after: &'static str,
+    written_after: &'static str,
+    said: &'static str,
 }
 
 const TENSORRT_FIX: &str = "rebuild the engine on the node that runs it, with the TensorRT installed there (trtexec --onnx=model.onnx --saveEngine=model.engine, or the project's export step); an engine is tied to one TensorRT release and one GPU unless built with the version- or hardware-compatible flag";
@@ -33,72 +39,80 @@ const REFUSALS: [Refusal; 8] = [
         marker: "version tag does not match",
         reader: "tensorrt",
         said: "TensorRT refused the engine: another TensorRT release built it",
-        versions: "its serialization tag is {written}, this TensorRT's {read}",
-        read_after: Some("current version:"),
-        written_after: Some("serialized engine version:"),
+        versions: Some(Versions {
+            read_after: "current version:",
+            written_after: "serialized engine version:",
+            said: "its serialization tag is {written}, this TensorRT's {read}",
+        }),
         fix: TENSORRT_FIX,
     },
     Refusal {
         marker: "the engine plan file is not compatible with this version of tensorrt",
         reader: "tensorrt",
         said: "TensorRT refused the engine: another TensorRT release built it",
-        versions: "the message names {read} and {written}",
-        read_after: Some("expecting library version"),
-        written_after: Some(" got "),
+        versions: Some(Versions {
+            read_after: "expecting library version",
+            written_after: " got ",
+            said: "the message names {read} and {written}",
+        }),
         fix: TENSORRT_FIX,
     },
     Refusal {
         marker: "the engine plan file is generated on an incompatible device",
         reader: "tensorrt",
         said: "TensorRT refused the engine: it was built on a GPU of another compute capability",
-        versions: "the message names compute {read} and {written}",
-        read_after: Some("expecting compute"),
-        written_after: Some("got compute"),
+        versions: Some(Versions {
+            read_after: "expecting compute",
+            written_after: "got compute",
+            said: "the message names compute {read} and {written}",
+        }),
         fix: TENSORRT_FIX,
     },
     Refusal {
         marker: "unsupported model ir version",
         reader: "onnxruntime",
         said: "onnxruntime refused the ONNX model: its IR version is newer than this onnxruntime reads, so a newer onnx exported it",
-        versions: "the model's IR version is {written}, this onnxruntime reads up to {read}",
-        read_after: Some("max supported ir version:"),
-        written_after: Some("unsupported model ir version:"),
+        versions: Some(Versions {
+            read_after: "max supported ir version:",
+            written_after: "unsupported model ir version:",
+            said: "the model's IR version is {written}, this onnxruntime reads up to {read}",
+        }),
         fix: "upgrade onnxruntime (onnxruntime-gpu where that is the one installed) to a release that reads the model's IR version, or export the model again with an onnx and opset old enough for the onnxruntime that must run it",
     },
     Refusal {
         marker: "is higher than the checker's",
         reader: "onnx",
         said: "onnx's checker refused the model: its IR version is newer than this onnx knows, so a newer onnx exported it",
-        versions: "",
-        read_after: None,
-        written_after: None,
+        versions: None,
         fix: "upgrade onnx (pip install -U onnx) to the release the exporter used, or export the model again with a lower opset",
     },
     Refusal {
         marker: "attempted to read a pytorch file with version",
         reader: "torch",
         said: "torch refused the file: its archive format is newer than this torch reads, so a newer torch saved it",
-        versions: "the file's format is version {written}, this torch reads up to {read}",
-        read_after: Some("maximum supported version for reading is"),
-        written_after: Some("pytorch file with version"),
+        versions: Some(Versions {
+            read_after: "maximum supported version for reading is",
+            written_after: "pytorch file with version",
+            said: "the file's format is version {written}, this torch reads up to {read}",
+        }),
         fix: "upgrade torch to a release at least as new as the one that saved the file, or load it with that release and save it again (torch.save(obj, path, _use_new_zipfile_serialization=False) writes the format torch before 1.6 reads)",
     },
     Refusal {
         marker: "your pytorch script module file is too old",
         reader: "torch",
         said: "torch refused the TorchScript file: an older torch exported it, in a format this torch no longer reads",
-        versions: "",
-        read_after: None,
-        written_after: None,
+        versions: None,
         fix: "export the module again (torch.jit.save) with a torch this one reads, or load it with the older torch that wrote it",
     },
     Refusal {
         marker: "cannot deserialize model from a different version of treelite",
         reader: "treelite",
         said: "Treelite refused the checkpoint: another Treelite release wrote it, one this release cannot read",
-        versions: "Treelite {written} wrote it, {read} is running",
-        read_after: Some("currently running treelite version"),
-        written_after: Some("generated from treelite version"),
+        versions: Some(Versions {
+            read_after: "currently running treelite version",
+            written_after: "generated from treelite version",
+            said: "Treelite {written} wrote it, {read} is running",
+        }),
         fix: "install the Treelite release that wrote the checkpoint (pip install treelite==WRITTEN), or build the checkpoint again from the original model with the Treelite installed",
     },
 ];
@@ -106,17 +120,22 @@ const REFUSALS: [Refusal; 8] = [
 pub fn read(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let refusal = REFUSALS.iter().find(|refusal| lower.contains(refusal.marker))?;
-    let version = |marker: Option<&str>| marker.and_then(|marker| number_after(&lower, marker));
-    let read = version(refusal.read_after);
-    let written = version(refusal.written_after);
-    let said = match (read, written) {
-        (Some(read), Some(written)) if !refusal.versions.is_empty() => format!(
+    let stated = refusal.versions.as_ref().map(|versions| {
+        (
+            versions,
+            text::version_after(&lower, versions.read_after),
+            text::version_after(&lower, versions.written_after),
+        )
+    });
+    let said = match stated {
+        Some((versions, Some(read), Some(written))) => format!(
             "{} ({})",
             refusal.said,
-            refusal.versions.replace("{read}", read).replace("{written}", written)
+            versions.said.replace("{read}", read).replace("{written}", written)
         ),
         _ => refusal.said.to_string(),
     };
+    let written = stated.and_then(|(_, _, written)| written);
     let fix = refusal.fix.replace("WRITTEN", written.unwrap_or("VERSION"));
     // The node's release of the reader, where the node speaks for the log: what
     // the fix changes, not a judgement of the refusal, which the reader made.
@@ -126,13 +145,6 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         .map(|installed| vec![(None, format!("{} {installed} is installed here", refusal.reader))])
         .unwrap_or_default();
     Some(Reading::stated_outright(CAUSE, said, node, fix))
-}
-
-/// The version or tag just after `marker` in `lower`: `96` of `Current
-/// Version: 96,`, `8.0.1` of `got 8.0.1,`.
-fn number_after<'t>(lower: &'t str, marker: &str) -> Option<&'t str> {
-    let rest = text::after_marker(lower, marker)?.trim_start_matches([' ', '(', ':']);
-    text::version_at(rest).map(|version| version.trim_end_matches(['.', ',']))
 }
 
 #[cfg(test)]

@@ -261,13 +261,19 @@ pub fn name_not_importable(text: &str) -> Option<(&str, &str)> {
     Some((name, module))
 }
 
+/// Whether an import statement as printed (`from ._util import py3`) is
+/// relative: its module is the importer's own package's.
+pub fn is_relative_import(statement: &str) -> bool {
+    statement.trim_start().starts_with("from .")
+}
+
 /// The message as Python 3.7 and later print it: an older Python's
 /// `cannot import name 'N'` leaves the module out, and the `from M import N`
 /// statement printed above it (`statement`) names it; where none was printed,
 /// the name history's one distribution that lists the name does.
 pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -> Cow<'m, str> {
     // A relative module (`from ._util import`) names no package.
-    let statement = statement.filter(|statement| !statement.starts_with("from ."));
+    let statement = statement.filter(|statement| !is_relative_import(statement));
     let completed = (|| {
         let (start, rest) = message.split_once("cannot import name '")?;
         let (name, after) = rest.split_once('\'')?;
