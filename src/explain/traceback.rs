@@ -100,6 +100,11 @@ pub struct Section {
     /// old Python's `cannot import name 'N'` leaves the module to it.
     #[serde(skip)]
     pub import_statement: Option<String>,
+    /// The last line of code the last frame printed above the exception
+    /// (its `^^^` markers left out): for a SyntaxError, the line Python
+    /// could not parse.
+    #[serde(skip)]
+    pub source_line: Option<String>,
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -136,6 +141,7 @@ impl Traceback {
                 raised: Some(raised),
                 raised_from_source: false,
                 import_statement: None,
+                source_line: None,
             }],
             occurrences: 1,
             last_line: line,
@@ -506,11 +512,24 @@ impl Collector {
                 if let Some(raised) = exception_line(rest).or_else(|| pytest_exception_line(rest)) {
                     section.raised = Some(raised);
                     section.import_statement = raising_import(&stream.source);
+                    section.source_line = stream
+                        .source
+                        .lines()
+                        .rev()
+                        .find(|line| !line.chars().all(|c| matches!(c, '^' | '~' | ' ')))
+                        .map(str::to_string);
                     stream.phase = Phase::Message {
                         lines: 1,
                         closed: false,
                         stamped: self.stamped,
                     };
+                    return true;
+                }
+                // A paste that lost its indentation (markdown outside a code
+                // block): the line right after a frame is still its source.
+                if stream.source.is_empty() && stream.stray_lines == 0 && !section.frames.is_empty() {
+                    stream.source.push_str(trimmed);
+                    stream.source.push('\n');
                     return true;
                 }
                 stream.stray_lines += 1;
@@ -840,13 +859,19 @@ fn raising_import(source: &str) -> Option<String> {
     }
 }
 
-/// A frame as IPython prints it: `File /path/x.py:216, in func(args)` (IPython 8),
-/// or `/path/x.py in func(args)` and `<ipython-input-3-5e2> in <module>()`
-/// (IPython 7; Colab wraps the path in a link, `[/path/x.py](https://...) in f()`).
+/// A frame as IPython prints it: `File /path/x.py:216, in func(args)` (IPython 8;
+/// Spyder's console leaves the comma out, and a SyntaxError's frame names no
+/// function: `File /path/x.py:1550`), or `/path/x.py in func(args)` and
+/// `<ipython-input-3-5e2> in <module>()` (IPython 7; Colab wraps the path in a
+/// link, `[/path/x.py](https://...) in f()`).
 fn ipython_frame(line: &str) -> Option<Frame> {
     let line = line.trim();
     if let Some(rest) = line.strip_prefix("File ").filter(|rest| !rest.starts_with('"')) {
-        let (place, function) = rest.split_once(", in ")?;
+        let (place, function) = match rest.split_once(", in ").or_else(|| rest.split_once(" in ")) {
+            Some(split) => split,
+            None if rest.contains(".py:") => (rest, ""),
+            None => return None,
+        };
         let (file, number) = place.rsplit_once(':')?;
         let number: u32 = number.parse().ok()?;
         return Some(Frame {
@@ -1127,6 +1152,48 @@ next log line
         // pipedream76: the launcher's last line, nothing after it.
         let last = parse("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ");
         assert_eq!(last.len(), 1, "{last:?}");
+    }
+
+    /// Spyder's console (selfeeg11): frames without the comma before `in`,
+    /// and a SyntaxError's last frame with no function; its source line is kept.
+    #[test]
+    fn spyders_frames_and_a_syntax_errors_frame_are_read_with_its_line() {
+        let log = "Traceback (most recent call last):\n\n  File /opt/conda/lib/python3.10/site-packages/IPython/core/interactiveshell.py:3553 in run_code\n    exec(code_obj, self.user_global_ns, self.user_ns)\n\n  File /opt/conda/lib/python3.10/site-packages/selfeeg/dataloading/load.py:1550\n    sample=self.currEEG[*first_dims_idx,:,-self.Nsample:]\n                        ^\nSyntaxError: invalid syntax\n";
+        let found = &parse(log)[0];
+        let frames: Vec<(&str, Option<u32>, &str)> = found
+            .frames()
+            .map(|frame| (frame.file.as_str(), frame.line, frame.function.as_str()))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                (
+                    "/opt/conda/lib/python3.10/site-packages/IPython/core/interactiveshell.py",
+                    Some(3553),
+                    "run_code"
+                ),
+                (
+                    "/opt/conda/lib/python3.10/site-packages/selfeeg/dataloading/load.py",
+                    Some(1550),
+                    ""
+                ),
+            ]
+        );
+        assert_eq!(
+            found.sections[0].source_line.as_deref(),
+            Some("sample=self.currEEG[*first_dims_idx,:,-self.Nsample:]")
+        );
+    }
+
+    /// A paste that lost its indentation keeps the line under each frame as its source.
+    #[test]
+    fn an_unindented_source_line_under_a_frame_is_still_its_source() {
+        let log = "Traceback (most recent call last):\nFile \"L:\\env\\lib\\site-packages\\mne\\utils\\fetching.py\", line 11, in\nfrom urllib import parse, request\nImportError: cannot import name parse\n";
+        let found = &parse(log)[0];
+        assert_eq!(
+            found.sections[0].import_statement.as_deref(),
+            Some("from urllib import parse, request")
+        );
     }
 
     #[test]

@@ -7,4 +7,5 @@
 
 pub mod name_history;
 pub mod reader;
+pub mod stdlib_history;
 pub mod tables;

@@ -39,7 +39,12 @@ pub struct Lineage {
 /// The presence of `name` in `module` across the releases read, where it
 /// changed between them.
 pub fn of_name(module: &str, name: &str) -> Option<Lineage> {
-    find(TABLE, module, |line| name_row(line, module, name))
+    name_in(TABLE, module, name)
+}
+
+/// `of_name` in a table of this shape.
+pub(super) fn name_in(table: &'static str, module: &str, name: &str) -> Option<Lineage> {
+    find(table, module, |line| name_row(line, module, name))
 }
 
 /// The runs of `n MODULE RUNS NAME...` where the row is `module`'s and lists `name`.
@@ -64,7 +69,12 @@ fn names_row_listing<'t>(line: &'t str, module: Option<&str>, name: &str) -> Opt
 /// The presence of the module `module` across the releases read, where some
 /// release lacks it.
 pub fn of_module(module: &str) -> Option<Lineage> {
-    find(TABLE, module, |line| {
+    module_in(TABLE, module)
+}
+
+/// `of_module` in a table of this shape.
+pub(super) fn module_in(table: &'static str, module: &str) -> Option<Lineage> {
+    find(table, module, |line| {
         let mut fields = line.split(' ');
         (fields.next() == Some("m") && fields.next() == Some(module))
             .then(|| fields.next())

@@ -16,6 +16,7 @@ mod extension;
 mod gpu_part;
 mod host_compiler;
 mod host_memory;
+mod interpreter;
 mod kernel_image;
 pub mod library;
 mod names;
@@ -89,7 +90,7 @@ impl Reading {
 /// The causes the readers read, which are generic: any package's requirement,
 /// any library, any extension. An entry about one package's case of them
 /// (flash-attn built for another torch) says more.
-pub const GENERIC: [&str; 11] = [
+pub const GENERIC: [&str; 12] = [
     requirement::PACKAGE,
     requirement::TOOLKIT,
     requirement::CUDA_HOME,
@@ -101,6 +102,7 @@ pub const GENERIC: [&str; 11] = [
     not_installed::CAUSE,
     not_installed::BUILD_ISOLATION,
     saved_file::CAUSE,
+    interpreter::CAUSE,
 ];
 
 /// Failure messages a reader reads whose words no entry lists as its
@@ -303,6 +305,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(extension::read_cuda_disagreement(&text));
     readings.extend(extension::read_source_for_other_torch(&text));
     readings.extend(gpu_part::read(&text, context));
+    readings.extend(interpreter::read(&text, traceback, context));
     readings.extend(names::read(&text, traceback, context));
     readings.extend(signature::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));

@@ -1,0 +1,596 @@
+//! Code written for another Python than the one that ran it, read from what
+//! the interpreter's own library lacks: `module 'collections' has no
+//! attribute 'Mapping'` (3.10 removed the aliases), `No module named
+//! 'distutils'` (3.12 removed it), `name 'xrange' is not defined` (Python 2
+//! code under Python 3), `No module named 'tomllib'` (3.11 added it). The
+//! standard library's history (`knowledge::stdlib_history`) dates the name;
+//! the Python that ran is read from the log's own paths (`lib/python3.10/`),
+//! from Python 2's wording of the message, or from the node where the log ran
+//! here. pip says the same thing outright when a release's Requires-Python
+//! excludes the interpreter (`Package 'x' requires a different Python: 3.8.10
+//! not in '>=3.9'`).
+
+use std::str::FromStr;
+
+use pep440_rs::Version;
+
+use super::{Context, Reading, names, text};
+use crate::explain::traceback::Traceback;
+use crate::knowledge::name_history::Lineage;
+use crate::knowledge::stdlib_history;
+use crate::knowledge::tables::MajorMinor;
+
+pub const CAUSE: &str = "code-written-for-other-python";
+
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    if let Some(reading) = requires_python_refused(text) {
+        return Some(reading);
+    }
+    if let Some(reading) = syntax_of_another_python(text, traceback, context) {
+        return Some(reading);
+    }
+    let lacking = lacking(text, traceback)?;
+    let ran = python_that_ran(text, traceback, context);
+    let run = lineage_run(&lacking.lineage)?;
+    let node = match &ran {
+        Some((python, how)) => match lacking.lineage.has_at(&as_version(*python)) {
+            // This Python has it: something else hides it (a file named like the module).
+            Some(true) => return None,
+            Some(false) => vec![(
+                Some(true),
+                format!("the Python that ran is {python} ({how}), which lacks it"),
+            )],
+            None => vec![(
+                None,
+                format!("the Python that ran is {python} ({how}); the table does not say whether it has it"),
+            )],
+        },
+        None => vec![(
+            None,
+            "which Python ran is not said (python -V tells); the message says it is one without it".to_string(),
+        )],
+    };
+    let ran_python = ran.map(|(python, _)| python);
+    let written_for = run.span();
+    let python2 = run.last.major == 2;
+    let said = format!(
+        "the code uses {}, which {} ({})",
+        lacking.shown,
+        run.described(),
+        stdlib_history::SOURCE
+    );
+    let user = names::user_of(traceback, lacking.top());
+    let fix = fix_for(user.as_deref(), &written_for, python2, ran_python, &run.whats_new());
+    Some(Reading::stated_outright(CAUSE, said, node, fix))
+}
+
+/// The fix for code `written_for` another Python: the package's release
+/// made for this one, where a package's code failed; else the Python it was
+/// written for, or the change that ports it.
+fn fix_for(
+    package: Option<&str>,
+    written_for: &str,
+    python2: bool,
+    ran: Option<MajorMinor>,
+    whats_new: &str,
+) -> String {
+    match (package, python2) {
+        (Some(package), _) => format!(
+            "{package}'s installed release was written for Python {written_for}: install a {package} release made for the Python that runs it (python -m pip install -U {package}), or run it with Python {written_for}"
+        ),
+        (None, true) => "the code is Python 2's: run it with Python 2.7, or port it to Python 3 (https://docs.python.org/3/whatsnew/3.0.html lists what changed)".to_string(),
+        (None, false) => format!(
+            "run the code with Python {written_for} (a virtual environment made with that interpreter: pythonX.Y -m venv), or change it to what {} offers in its place ({whats_new} lists each change)",
+            ran.map_or_else(|| "the Python that ran".to_string(), |python| format!("Python {python}")),
+        ),
+    }
+}
+
+/// A module or name of the interpreter's library the message says is missing.
+struct Lacking {
+    /// In words: `collections.Mapping`, `the module distutils`, `the builtin xrange`.
+    shown: String,
+    /// The dotted module it belongs to (`builtins` for a builtin).
+    module: String,
+    lineage: Lineage,
+}
+
+impl Lacking {
+    fn top(&self) -> &str {
+        self.module.split('.').next().unwrap_or(&self.module)
+    }
+}
+
+fn lacking(text: &str, traceback: &Traceback) -> Option<Lacking> {
+    if let Some(module) = text::module_not_found(text) {
+        return module_lacking(module);
+    }
+    if let Some(name) = undefined_name(text) {
+        return Some(Lacking {
+            shown: format!("the builtin {name}"),
+            module: "builtins".to_string(),
+            lineage: stdlib_history::of_name("builtins", name)?,
+        });
+    }
+    // An import finds a submodule (`from urllib import parse`); an attribute
+    // is one only once something imported it (`distutils.version` fails on
+    // every Python until `import distutils.version`), so only names a module
+    // defines are dated from an attribute.
+    let imported = text::name_not_importable(text).map(|(name, module)| (module, name));
+    let (module, name, submodule_too) = match imported.or_else(|| python2_import(text, traceback)) {
+        Some((module, name)) => (module, name, true),
+        None => {
+            let (module, name) = names::missing_name(text)?;
+            (module, name, false)
+        }
+    };
+    if !stdlib_history::is_stdlib_root(module.split('.').next()?) {
+        return None;
+    }
+    // Found somewhere other than the interpreter's library: a file or an
+    // installed backport named like the module, whose names are its own.
+    if let Some(path) = text::import_found_at(text, module)
+        && !is_interpreter_library(path)
+    {
+        return None;
+    }
+    let lineage = stdlib_history::of_name(module, name).or_else(|| {
+        submodule_too
+            .then(|| stdlib_history::of_module(&format!("{module}.{name}")))
+            .flatten()
+    })?;
+    Some(Lacking {
+        shown: format!("{module}.{name}"),
+        module: module.to_string(),
+        lineage,
+    })
+}
+
+/// `No module named 'distutils.util'`: the module, or the nearest package
+/// above it whose presence changed between versions.
+fn module_lacking(module: &str) -> Option<Lacking> {
+    let mut prefix = module;
+    loop {
+        if let Some(lineage) = stdlib_history::of_module(prefix) {
+            return Some(Lacking {
+                shown: format!("the module {prefix}"),
+                module: prefix.to_string(),
+                lineage,
+            });
+        }
+        prefix = prefix.rsplit_once('.')?.0;
+    }
+}
+
+/// `name 'xrange' is not defined`, and Python 2's `global name 'x' is not defined`.
+fn undefined_name(text: &str) -> Option<&str> {
+    let rest = text::after_marker(text, "name '")?;
+    let (name, after) = rest.split_once('\'')?;
+    (after.starts_with(" is not defined") && text::is_identifier(name)).then_some(name)
+}
+
+/// Python 2's `cannot import name parse`, which names no module: the
+/// `from M import ...` statement printed above it does.
+fn python2_import<'t>(text: &'t str, traceback: &'t Traceback) -> Option<(&'t str, &'t str)> {
+    let rest = text::after_marker(text, "cannot import name ")?;
+    let name = rest.split(|c: char| !text::is_name_char(c)).next()?;
+    if !text::is_identifier(name) {
+        return None;
+    }
+    traceback.sections.iter().find_map(|section| {
+        let statement = section.import_statement.as_deref()?;
+        let (module, imported) = statement.strip_prefix("from ")?.split_once(" import ")?;
+        let listed = imported
+            .split(',')
+            .any(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')')) == name);
+        (listed && !text::is_relative_import(statement)).then_some((module.trim(), name))
+    })
+}
+
+/// Python 2's wording of an import failure: no quotes around the name.
+fn worded_as_python2(text: &str) -> bool {
+    let unquoted = |marker: &str| {
+        text::after_marker(text, marker)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    };
+    unquoted("cannot import name ") || unquoted("No module named ") || text.contains("global name '")
+}
+
+/// The interpreter's own library, where a message says it found the module.
+fn is_interpreter_library(path: &str) -> bool {
+    match crate::explain::frame_package(path) {
+        Some(package) => package == crate::explain::STDLIB,
+        None => path.contains("/lib/python2"),
+    }
+}
+
+/// The Python that ran, and how that is known.
+fn python_that_ran(text: &str, traceback: &Traceback, context: Context) -> Option<(MajorMinor, String)> {
+    let mut seen: Vec<MajorMinor> = traceback
+        .frames()
+        .map(|frame| frame.file.as_str())
+        .chain(std::iter::once(text))
+        .flat_map(pythons_in_path)
+        .collect();
+    seen.sort_by_key(|python| (python.major, python.minor));
+    seen.dedup();
+    match seen.as_slice() {
+        [python] => return Some((*python, format!("its paths say python{python}"))),
+        [] => {}
+        // Two interpreters' paths: the log does not say which one raised it.
+        _ => return None,
+    }
+    if let Some(python) = context
+        .facts
+        .and_then(|facts| facts.python_version.as_ref())
+        .and_then(MajorMinor::of)
+    {
+        return Some((python, "the interpreter here".to_string()));
+    }
+    worded_as_python2(text).then(|| {
+        (
+            MajorMinor::new(2, 7),
+            "the message is worded as Python 2 words it".to_string(),
+        )
+    })
+}
+
+/// The interpreter versions a path names: `/usr/lib/python3.10/`,
+/// `C:\Python310\Lib\`, `.../lib/python2.7/site-packages`.
+fn pythons_in_path(path: &str) -> Vec<MajorMinor> {
+    let lower = path.to_ascii_lowercase();
+    let mut found = Vec::new();
+    let mut rest = lower.as_str();
+    while let Some(at) = rest.find("python") {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + "python".len()..];
+        rest = after;
+        if !matches!(before, Some('/' | '\\')) {
+            continue;
+        }
+        let digits: String = after.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let parsed = match digits.split_once('.') {
+            Some((major, minor)) => MajorMinor::parse(&format!("{major}.{}", minor.trim_end_matches('.'))),
+            // `Python310`: the major is the first digit.
+            None if digits.len() >= 2 => MajorMinor::parse(&format!("{}.{}", &digits[..1], &digits[1..])),
+            None => None,
+        };
+        let ends = after[digits.len()..].chars().next();
+        if let Some(python) = parsed.filter(|python| matches!(python.major, 2 | 3))
+            && matches!(ends, None | Some('/' | '\\' | 'm' | 't'))
+        {
+            found.push(python);
+        }
+    }
+    found
+}
+
+fn as_version(python: MajorMinor) -> Version {
+    Version::from_str(&python.to_string()).expect("a major.minor is a version")
+}
+
+/// The span of versions that have it, as a reading speaks of it.
+struct Span {
+    first: MajorMinor,
+    last: MajorMinor,
+    /// The version read after `last` lacks it: it was removed there.
+    removed_in: Option<MajorMinor>,
+    /// The version read before `first` lacks it: it was added in `first`.
+    added: bool,
+}
+
+fn lineage_run(lineage: &Lineage) -> Option<Span> {
+    let run = lineage.newest_run()?;
+    Some(Span {
+        first: MajorMinor::of(run.first)?,
+        last: MajorMinor::of(run.last)?,
+        removed_in: run.lacked_after.and_then(MajorMinor::of),
+        added: run.lacked_before.is_some(),
+    })
+}
+
+impl Span {
+    /// `3.6 to 3.9`, `3.11 or newer`, `2.7`.
+    fn span(&self) -> String {
+        match self.removed_in {
+            _ if self.first == self.last && self.removed_in.is_some() => self.first.to_string(),
+            Some(_) => format!("{} to {}", self.first, self.last),
+            None => format!("{} or newer", self.first),
+        }
+    }
+
+    fn described(&self) -> String {
+        match (self.removed_in, self.added) {
+            (Some(removed), _) if self.last.major == 2 => {
+                format!("Python 2 has and Python 3 does not ({removed} lacks it)")
+            }
+            (Some(removed), _) => format!("Python {} has, and {removed} removed", self.span()),
+            (None, true) => format!("Python has from {} on", self.first),
+            (None, false) => format!("Python {} has", self.span()),
+        }
+    }
+
+    /// The "What's New" page of the version that made the change.
+    fn whats_new(&self) -> String {
+        let changed = self.removed_in.unwrap_or(self.first);
+        format!("https://docs.python.org/3/whatsnew/{changed}.html")
+    }
+}
+
+/// pip's refusal: `ERROR: Package 'selfeeg' requires a different Python:
+/// 3.8.10 not in '>=3.9'`. The interpreter and the bound are both in it.
+fn requires_python_refused(text: &str) -> Option<Reading> {
+    const MARK: &str = "' requires a different Python: ";
+    let at = text.find(MARK)?;
+    let package = text[..at].rsplit('\'').next()?;
+    let rest = &text[at + MARK.len()..];
+    let (python, bound) = rest.split_once(" not in '")?;
+    let bound = bound.split_once('\'')?.0;
+    if !text::is_identifier(&package.replace(['-', '.'], "_")) || python.contains(char::is_whitespace) {
+        return None;
+    }
+    Some(Reading::stated_outright(
+        CAUSE,
+        format!("pip says the {package} release it chose requires Python {bound}, and the interpreter is {python}"),
+        Vec::new(),
+        format!(
+            "install with a Python in {bound} (a virtual environment made with that interpreter), or pin a {package} release whose Requires-Python includes {python} (pip index versions {package} lists them; the release's page on PyPI gives its Requires-Python)"
+        ),
+    ))
+}
+
+/// What a line's syntax needs that some Pythons lack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// Python 3 refuses it; Python 2 took it (`print 'x'`, `except E, e:`).
+    Python2,
+    /// Added in this version (`f'...'` in 3.6, `:=` in 3.8, `x[*i, :]` in 3.11).
+    AtLeast(MajorMinor, &'static str),
+}
+
+/// A SyntaxError whose line uses syntax another Python has: the line as
+/// Python printed it above the caret, its construct dated by the version
+/// that added it (the language reference's "Changed in version" notes).
+fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let section = traceback.sections.iter().rev().find(|section| {
+        section
+            .raised
+            .as_ref()
+            .is_some_and(|raised| raised.class() == "SyntaxError")
+    })?;
+    let message = &section.raised.as_ref()?.message;
+    let needs = if message.starts_with("Missing parentheses in call to 'print'")
+        || message.starts_with("Missing parentheses in call to 'exec'")
+    {
+        Needs::Python2
+    } else if message.starts_with("invalid syntax") && !message.contains("Perhaps you forgot") {
+        syntax_needs(section.source_line.as_deref()?)?
+    } else {
+        return None;
+    };
+    let ran = python_that_ran(text, traceback, context);
+    let (node, written_for, python2) = match needs {
+        Needs::Python2 => {
+            // Only Python 3 refuses it: whichever 3.x ran.
+            (Vec::new(), "2.7".to_string(), true)
+        }
+        Needs::AtLeast(version, _) => {
+            let node = match &ran {
+                Some((python, _)) if (python.major, python.minor) >= (version.major, version.minor) => return None,
+                Some((python, how)) => vec![(Some(true), format!("the Python that ran is {python} ({how}), older than {version}"))],
+                None => vec![(
+                    None,
+                    "which Python ran is not said (python -V tells); the error says it is one that cannot parse the line".to_string(),
+                )],
+            };
+            (node, format!("{version} or newer"), false)
+        }
+    };
+    let said = match needs {
+        Needs::Python2 => format!(
+            "Python 3 refused a line of Python 2 ({})",
+            section.source_line.as_deref().map_or_else(
+                || message.lines().next().unwrap_or_default().to_string(),
+                |line| format!("`{}`", line.trim())
+            )
+        ),
+        Needs::AtLeast(version, construct) => format!(
+            "the line Python could not parse uses {construct}, which Python has from {version} on (https://docs.python.org/3/whatsnew/{version}.html)"
+        ),
+    };
+    let user = section
+        .frames
+        .last()
+        .and_then(|frame| crate::explain::frame_package(&frame.file))
+        .filter(|package| *package != crate::explain::STDLIB)
+        .map(crate::explain::distribution_of);
+    let whats_new = match needs {
+        Needs::AtLeast(version, _) => format!("https://docs.python.org/3/whatsnew/{version}.html"),
+        Needs::Python2 => "https://docs.python.org/3/whatsnew/3.0.html".to_string(),
+    };
+    let fix = fix_for(
+        user.as_deref(),
+        &written_for,
+        python2,
+        ran.map(|(python, _)| python),
+        &whats_new,
+    );
+    Some(Reading::stated_outright(CAUSE, said, node, fix))
+}
+
+/// The construct of `line` that an older Python (or Python 3) cannot parse.
+fn syntax_needs(line: &str) -> Option<Needs> {
+    let code = line.trim();
+    // `print 'x'`, `print x`: a statement in Python 2, a call in Python 3.
+    if let Some(rest) = code.strip_prefix("print ")
+        && !rest.trim_start().starts_with(['(', '=', '.', ','])
+    {
+        return Some(Needs::Python2);
+    }
+    if code.starts_with("except ") && code.ends_with(':') && code.contains(", ") && !code.contains('(') {
+        return Some(Needs::Python2);
+    }
+    let mut needs: Option<(MajorMinor, &'static str)> = None;
+    let mut note = |version: MajorMinor, construct: &'static str| {
+        if needs.is_none_or(|(found, _)| (version.major, version.minor) > (found.major, found.minor)) {
+            needs = Some((version, construct));
+        }
+    };
+    if has_f_string(code) {
+        note(MajorMinor::new(3, 6), "an f-string");
+    }
+    if code.contains(":=") {
+        note(MajorMinor::new(3, 8), "an assignment expression (:=)");
+    }
+    if (code.starts_with("match ") || code.starts_with("case ")) && code.ends_with(':') {
+        note(MajorMinor::new(3, 10), "a match statement");
+    }
+    if starred_subscript(code) {
+        note(MajorMinor::new(3, 11), "a starred expression in a subscript (x[*i, :])");
+    }
+    if code.starts_with("except*") || code.starts_with("except *") {
+        note(MajorMinor::new(3, 11), "except*");
+    }
+    needs.map(|(version, construct)| Needs::AtLeast(version, construct))
+}
+
+/// `f'...'`, `rf"..."`: a string prefix with an f, after no name character.
+fn has_f_string(code: &str) -> bool {
+    let bytes = code.as_bytes();
+    (0..bytes.len()).any(|at| {
+        let prefix_start = at == 0 || !text::is_name_char(char::from(bytes[at - 1]));
+        if !prefix_start {
+            return false;
+        }
+        let prefix: String = code[at..].chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let quote = code[at + prefix.len()..].starts_with(['\'', '"']);
+        quote
+            && (1..=2).contains(&prefix.len())
+            && prefix.to_ascii_lowercase().chars().all(|c| matches!(c, 'f' | 'r'))
+            && prefix.to_ascii_lowercase().contains('f')
+    })
+}
+
+/// `a[*idx, :]`: a star right inside a subscript's bracket (after a name or
+/// a closing bracket), which Python 3.11 added; `[*a, *b]` alone is a list.
+fn starred_subscript(code: &str) -> bool {
+    code.match_indices("[*").any(|(at, _)| {
+        code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|before| text::is_name_char(before) || matches!(before, ')' | ']'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::readers::read_alone;
+
+    fn reading(log: &str) -> Option<Reading> {
+        read_alone(read, log)
+    }
+
+    #[test]
+    fn a_name_python_removed_is_dated_and_the_paths_say_which_python_ran() {
+        let log = "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.10/site-packages/oldpkg/util.py\", line 3, in <module>\n    from collections import Mapping\nImportError: cannot import name 'Mapping' from 'collections' (/usr/lib/python3.10/collections/__init__.py)\n";
+        let found = reading(log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.said.contains("collections.Mapping"), "{}", found.said);
+        assert!(found.said.contains("3.10 removed"), "{}", found.said);
+        assert_eq!(found.node[0].0, Some(true), "{:?}", found.node);
+        assert!(found.fix.contains("oldpkg"), "{}", found.fix);
+    }
+
+    #[test]
+    fn python_2_code_and_newer_pythons_modules_are_told_apart() {
+        let py2 = reading("NameError: name 'xrange' is not defined\n").unwrap();
+        assert!(py2.said.contains("Python 2 has"), "{}", py2.said);
+        assert!(py2.fix.contains("Python 2.7"), "{}", py2.fix);
+        let newer = reading("ModuleNotFoundError: No module named 'tomllib'\n").unwrap();
+        assert!(newer.said.contains("from 3.11 on"), "{}", newer.said);
+        let removed = reading("ModuleNotFoundError: No module named 'distutils'\n").unwrap();
+        assert!(removed.said.contains("3.12 removed"), "{}", removed.said);
+        assert!(removed.fix.contains("whatsnew/3.12"), "{}", removed.fix);
+    }
+
+    /// The reading must not fire where the Python that ran has the name, on a
+    /// module found outside the interpreter's library (a backport installed
+    /// as a package shadows it), or on names every version has.
+    #[test]
+    fn what_this_python_has_or_a_shadowing_file_is_not_read() {
+        for log in [
+            "Traceback (most recent call last):\n  File \"/usr/lib/python3.9/x.py\", line 1, in <module>\n    import y\nImportError: cannot import name 'Mapping' from 'collections' (/usr/lib/python3.9/collections/__init__.py)\n",
+            "ImportError: cannot import name 'Literal' from 'typing' (/opt/venv/lib/python3.9/site-packages/typing.py)\n",
+            "ImportError: cannot import name 'Mapping' from 'collections' (/home/me/proj/collections.py)\n",
+            "AttributeError: module 'os' has no attribute 'path'\n",
+            // A submodule is an attribute only once imported, on every Python (tokengt6).
+            "AttributeError: module 'distutils' has no attribute 'version'\n",
+            "NameError: name 'model' is not defined\n",
+            "ModuleNotFoundError: No module named 'numpy'\n",
+        ] {
+            assert!(reading(log).is_none(), "{log}");
+        }
+    }
+
+    #[test]
+    fn python_2s_unquoted_import_takes_its_module_from_the_statement() {
+        let log = "Traceback (most recent call last):\n  File \"L:\\envs\\py2\\lib\\site-packages\\mne\\utils\\fetching.py\", line 11, in <module>\n    from urllib import parse, request\nImportError: cannot import name parse\n";
+        let found = reading(log).unwrap();
+        assert!(found.said.contains("urllib.parse"), "{}", found.said);
+        assert!(found.node[0].1.contains("Python 2"), "{:?}", found.node);
+        assert_eq!(found.node[0].0, Some(true), "{:?}", found.node);
+    }
+
+    #[test]
+    fn pips_requires_python_refusal_is_read_outright() {
+        let found = reading("ERROR: Package 'selfeeg' requires a different Python: 3.8.10 not in '>=3.9'\n").unwrap();
+        assert!(found.stated);
+        assert!(
+            found.said.contains(">=3.9") && found.said.contains("3.8.10"),
+            "{}",
+            found.said
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_on_newer_syntax_dates_the_python_it_needs() {
+        let selfeeg = "Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.10/site-packages/selfeeg/dataloading/load.py\", line 1550\n    sample=self.currEEG[*first_dims_idx,:,-self.Nsample:]\n                        ^\nSyntaxError: invalid syntax\n";
+        let found = reading(selfeeg).unwrap();
+        assert!(found.said.contains("3.11"), "{}", found.said);
+        assert_eq!(found.node[0].0, Some(true), "{:?}", found.node);
+        assert!(found.fix.contains("selfeeg"), "{}", found.fix);
+        let f_string = "  File \"setup.py\", line 30\n    version=f'0.1.{DATE}{BUILD}',\n                               ^\nSyntaxError: invalid syntax\n";
+        assert!(reading(f_string).unwrap().said.contains("an f-string"));
+        let print = "  File \"demo.py\", line 3\n    print 'Loaded weights from {:s}'.format(name)\n    ^\nSyntaxError: invalid syntax\n";
+        assert!(reading(print).unwrap().fix.contains("Python 2's"));
+    }
+
+    /// A typo, or syntax the Python that ran has, is no other Python's.
+    #[test]
+    fn a_syntax_error_the_python_that_ran_could_parse_is_not_read() {
+        for log in [
+            "  File \"/opt/venv/lib/python3.12/site-packages/x/y.py\", line 3\n    sample=a[*i, :]\n          ^\nSyntaxError: invalid syntax\n",
+            "  File \"run.py\", line 79\n    help='name, options:['MTSF', 'partial_train']')\n\nSyntaxError: invalid syntax. Perhaps you forgot a comma?\n",
+            "  File \"run.py\", line 2\n    x = [*a, *b\n         ^\nSyntaxError: invalid syntax\n",
+            "  File \"run.py\", line 2\n    printer = 3 3\n              ^\nSyntaxError: invalid syntax\n",
+        ] {
+            assert!(reading(log).is_none(), "{log}");
+        }
+    }
+
+    #[test]
+    fn interpreter_versions_are_read_from_paths() {
+        let at = |path: &str| {
+            pythons_in_path(path)
+                .into_iter()
+                .map(|python| python.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at("/usr/lib/python3.10/collections/__init__.py"), ["3.10"]);
+        assert_eq!(at("C:\\Python310\\lib\\collections\\__init__.py"), ["3.10"]);
+        assert_eq!(at("/home/u/.local/lib/python2.7/site-packages/x.py"), ["2.7"]);
+        assert!(at("/home/u/python_projects/x.py").is_empty());
+        assert!(at("/opt/x-py3.10/lib/site-packages/x.py").is_empty());
+    }
+}
