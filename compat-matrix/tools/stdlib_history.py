@@ -109,8 +109,10 @@ class Bound:
 class Stubs:
     """One snapshot's stubs, evaluated for one Python version."""
 
-    def __init__(self, files, version, newest):
+    def __init__(self, files, version, newest, every_branch=False):
         self.version = version
+        # Every branch of every test taken: the names a stub mentions at all.
+        self.every_branch = every_branch
         self.python2 = version < (3, 0)
         self.spans = ranges(files["VERSIONS"])
         self.newest_spans = ranges(newest["VERSIONS"])
@@ -175,6 +177,8 @@ class Stubs:
 
     def condition(self, test):
         """True, False, or None where the test is not about the version."""
+        if self.every_branch:
+            return None
         if isinstance(test, ast.BoolOp):
             values = [self.condition(value) for value in test.values]
             if isinstance(test.op, ast.And):
@@ -289,14 +293,23 @@ def main():
     names = {}  # version -> module -> names
     doubts = defaultdict(set)  # version -> (module, name) the snapshots disagree on
     snapshot_files = {release: wheel(release) for release, _, _ in SNAPSHOTS}
-    for release, read_for, also in SNAPSHOTS:
+    newest = snapshot_files[SNAPSHOTS[-1][0]]
+    newest_spans = ranges(newest["VERSIONS"])
+    # How late a version's stubs are: Python 2's own, then each snapshot's.
+    rank = {}
+    # version -> module -> every name its stub mentions, under any condition.
+    mentioned = {}
+    for index, (release, read_for, also) in enumerate(SNAPSHOTS):
         files = snapshot_files[release]
         for text in read_for:
             version = version_tuple(text)
-            stubs = Stubs(files, version, snapshot_files[SNAPSHOTS[-1][0]])
+            stubs = Stubs(files, version, newest)
             versions.append(text)
+            rank[text] = 0 if version < (3, 0) else index + 1
             modules[text] = stubs.modules()
             names[text] = {module: stubs.names(module) for module in modules[text]}
+            everything = Stubs(files, version, newest, every_branch=True)
+            mentioned[text] = {module: everything.names(module) for module in modules[text]}
     # Where two snapshots describe one version, a difference is a change of the stubs, not of Python.
     for release, _, also in SNAPSHOTS:
         for text in also:
@@ -311,12 +324,29 @@ def main():
     # a module Python 2 has is not known there, except under the modules that were one file in
     # Python 2 and became packages in Python 3 (PEP 3108: urllib, dbm) or had no submodules
     # (importlib's 2.7 backport of import_module).
+    # Python 2's stubs are a partial set (no _ctypes, no json.decoder): a module they lack is
+    # not known in 2.7, except a submodule of a module that had none (above).
     python2 = SNAPSHOTS[0][1][0]
-    python2_tops = {module.split(".")[0] for module in modules[python2]}
     for module in set().union(*modules.values()) - modules[python2]:
         top = module.split(".")[0]
-        if "." in module and top in python2_tops and top not in PYTHON2_WITHOUT_SUBMODULES:
+        if not ("." in module and top in PYTHON2_WITHOUT_SUBMODULES):
             doubts[python2].add((module, None))
+
+    def module_present(module, version):
+        # For Python 3, the newest VERSIONS file says when a module came and went: an older
+        # snapshot without a stub for it (_lzma, _sqlite3) is silent, not a witness of absence.
+        span = module_range(module, newest_spans, newest_spans) if rank[version] else None
+        if span is None:
+            return module in modules[version]
+        first, last = span
+        return first <= version_tuple(version) and (last is None or version_tuple(version) <= last)
+
+    def name_known_absent(module, name, version):
+        # Absent where the stub mentions the name under some condition (it dates it), or where
+        # no later stubs have it either; a name only later stubs list is not known here.
+        if name in mentioned[version].get(module, ()):
+            return True
+        return not any(rank[v] > rank[version] and name in names[v].get(module, ()) for v in versions)
     # typeshed's own helper modules are no Python's.
     every_module = sorted(module for module in set().union(*modules.values()) if module.split(".")[0] != "_typeshed")
     by_root = defaultdict(list)
@@ -333,7 +363,7 @@ def main():
     for root in sorted(by_root, key=str.lower):
         lines = []
         for module in by_root[root]:
-            present = [module in modules[v] for v in versions]
+            present = [module_present(module, v) for v in versions]
             marks = ["." if (module, None) in doubts[v] else "+" if here else "-" for v, here in zip(versions, present)]
             if "-" in marks:
                 lines.append(f"m {module} {runs(marks)}")
@@ -346,8 +376,10 @@ def main():
                 for v in versions:
                     if module not in modules[v] or (module, name) in doubts[v]:
                         marks.append(".")
+                    elif name in names[v][module]:
+                        marks.append("+")
                     else:
-                        marks.append("+" if name in names[v][module] else "-")
+                        marks.append("-" if name_known_absent(module, name, v) else ".")
                 if "-" in marks:
                     rows[runs(marks)].append(name)
             for run, listed in sorted(rows.items()):

@@ -106,10 +106,20 @@ fn lacking(text: &str, traceback: &Traceback) -> Option<Lacking> {
         return module_lacking(module);
     }
     if let Some(name) = undefined_name(text) {
-        return Some(Lacking {
+        let lineage = stdlib_history::of_name("builtins", name)?;
+        let python2_only = lineage_run(&lineage).is_some_and(|run| run.last.major == 2);
+        // An undefined name is as often the job's own variable: only Python
+        // 2's builtins that are not everyday variable names, and Python 3's
+        // later classes (ExceptionGroup, ModuleNotFoundError), are dated.
+        let dated = if python2_only {
+            !EVERYDAY_NAMES.contains(&name)
+        } else {
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        return dated.then(|| Lacking {
             shown: format!("the builtin {name}"),
             module: "builtins".to_string(),
-            lineage: stdlib_history::of_name("builtins", name)?,
+            lineage,
         });
     }
     // An import finds a submodule (`from urllib import parse`); an attribute
@@ -161,6 +171,10 @@ fn module_lacking(module: &str) -> Option<Lacking> {
         prefix = prefix.rsplit_once('.')?.0;
     }
 }
+
+/// Python 2 builtins that jobs name their own variables after (a replay
+/// `buffer`, an open `file`): undefined, they say nothing of the Python.
+const EVERYDAY_NAMES: [&str; 2] = ["buffer", "file"];
 
 /// `name 'xrange' is not defined`, and Python 2's `global name 'x' is not defined`.
 fn undefined_name(text: &str) -> Option<&str> {
@@ -277,15 +291,24 @@ struct Span {
     removed_in: Option<MajorMinor>,
     /// The version read before `first` lacks it: it was added in `first`.
     added: bool,
+    /// `first` is the oldest Python 3 read (3.6), and nothing says it was
+    /// added there: it may be older, so it is spoken of as Python 3's.
+    all_of_python3: bool,
 }
 
 fn lineage_run(lineage: &Lineage) -> Option<Span> {
     let run = lineage.newest_run()?;
+    let oldest_python3 = lineage
+        .releases
+        .iter()
+        .find(|release| release.release().first() == Some(&3));
+    let added = run.lacked_before.is_some();
     Some(Span {
         first: MajorMinor::of(run.first)?,
         last: MajorMinor::of(run.last)?,
         removed_in: run.lacked_after.and_then(MajorMinor::of),
-        added: run.lacked_before.is_some(),
+        added,
+        all_of_python3: !added && oldest_python3 == Some(run.first),
     })
 }
 
@@ -294,16 +317,16 @@ impl Span {
     fn span(&self) -> String {
         match self.removed_in {
             _ if self.first == self.last && self.removed_in.is_some() => self.first.to_string(),
+            Some(_) if self.all_of_python3 => format!("3 up to {}", self.last),
             Some(_) => format!("{} to {}", self.first, self.last),
+            None if self.all_of_python3 => "3".to_string(),
             None => format!("{} or newer", self.first),
         }
     }
 
     fn described(&self) -> String {
         match (self.removed_in, self.added) {
-            (Some(removed), _) if self.last.major == 2 => {
-                format!("Python 2 has and Python 3 does not ({removed} lacks it)")
-            }
+            (Some(_), _) if self.last.major == 2 => "Python 2 has and Python 3 does not".to_string(),
             (Some(removed), _) => format!("Python {} has, and {removed} removed", self.span()),
             (None, true) => format!("Python has from {} on", self.first),
             (None, false) => format!("Python {} has", self.span()),
@@ -312,8 +335,11 @@ impl Span {
 
     /// The "What's New" page of the version that made the change.
     fn whats_new(&self) -> String {
-        let changed = self.removed_in.unwrap_or(self.first);
-        format!("https://docs.python.org/3/whatsnew/{changed}.html")
+        match self.removed_in {
+            Some(changed) => format!("https://docs.python.org/3/whatsnew/{changed}.html"),
+            None if self.all_of_python3 => "https://docs.python.org/3/whatsnew/3.0.html".to_string(),
+            None => format!("https://docs.python.org/3/whatsnew/{}.html", self.first),
+        }
     }
 }
 
@@ -454,21 +480,37 @@ fn syntax_needs(line: &str) -> Option<Needs> {
     needs.map(|(version, construct)| Needs::AtLeast(version, construct))
 }
 
-/// `f'...'`, `rf"..."`: a string prefix with an f, after no name character.
+/// `f'...'`, `rf"..."`: a string whose prefix has an f, found outside other
+/// strings (`'%f'`, `dtype='f'` and `"{:f}"` are plain strings).
 fn has_f_string(code: &str) -> bool {
-    let bytes = code.as_bytes();
-    (0..bytes.len()).any(|at| {
-        let prefix_start = at == 0 || !text::is_name_char(char::from(bytes[at - 1]));
-        if !prefix_start {
-            return false;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut word = String::new();
+    for c in code.chars() {
+        if let Some(open) = quote {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == open => quote = None,
+                _ => {}
+            }
+            continue;
         }
-        let prefix: String = code[at..].chars().take_while(|c| c.is_ascii_alphabetic()).collect();
-        let quote = code[at + prefix.len()..].starts_with(['\'', '"']);
-        quote
-            && (1..=2).contains(&prefix.len())
-            && prefix.to_ascii_lowercase().chars().all(|c| matches!(c, 'f' | 'r'))
-            && prefix.to_ascii_lowercase().contains('f')
-    })
+        if matches!(c, '\'' | '"') {
+            let prefix = word.to_ascii_lowercase();
+            if (1..=2).contains(&prefix.len()) && prefix.contains('f') && prefix.chars().all(|c| matches!(c, 'f' | 'r'))
+            {
+                return true;
+            }
+            quote = Some(c);
+            word.clear();
+        } else if text::is_name_char(c) {
+            word.push(c);
+        } else {
+            word.clear();
+        }
+    }
+    false
 }
 
 /// `a[*idx, :]`: a star right inside a subscript's bracket (after a name or
@@ -527,6 +569,8 @@ mod tests {
             // A submodule is an attribute only once imported, on every Python (tokengt6).
             "AttributeError: module 'distutils' has no attribute 'version'\n",
             "NameError: name 'model' is not defined\n",
+            "NameError: name 'buffer' is not defined\n",
+            "NameError: name 'sentinel' is not defined\n",
             "ModuleNotFoundError: No module named 'numpy'\n",
         ] {
             assert!(reading(log).is_none(), "{log}");
@@ -562,6 +606,17 @@ mod tests {
         assert!(found.fix.contains("selfeeg"), "{}", found.fix);
         let f_string = "  File \"setup.py\", line 30\n    version=f'0.1.{DATE}{BUILD}',\n                               ^\nSyntaxError: invalid syntax\n";
         assert!(reading(f_string).unwrap().said.contains("an f-string"));
+        for plain in [
+            "x = '%f' % y z",
+            "a = np.zeros(3, dtype='f') b",
+            "s = \"{:f}\".format(x) y",
+            "t = '损失: é' u",
+        ] {
+            assert!(!has_f_string(plain), "{plain}");
+        }
+        assert!(has_f_string("logger.info(f\"损失: {loss}\")") && has_f_string("x = rf'{a}\\d'"));
+        let non_ascii = "  File \"train.py\", line 3\n    logger.info(f\"损失: {loss}\")\n                        ^\nSyntaxError: invalid syntax\n";
+        assert!(reading(non_ascii).unwrap().said.contains("an f-string"));
         let print = "  File \"demo.py\", line 3\n    print 'Loaded weights from {:s}'.format(name)\n    ^\nSyntaxError: invalid syntax\n";
         assert!(reading(print).unwrap().fix.contains("Python 2's"));
     }
