@@ -28,12 +28,13 @@ every version, and `n MODULE RUNS NAME...` for names not in every version where 
 import ast
 import io
 import json
-import sys
 import urllib.parse
-import urllib.request
 import zipfile
 from collections import defaultdict
 from pathlib import PurePosixPath
+
+# The table has name-history.txt's shape: its run-length writer and its PyPI reader are that tool's.
+from name_history import API, fetch, runs
 
 # (mypy release, the Python versions its typeshed is read for, the versions it also describes,
 # for the cross-check where snapshots meet).
@@ -55,15 +56,12 @@ def version_tuple(text):
 
 def wheel(release):
     """The files of mypy `release`'s typeshed: path under stdlib/ -> source."""
-    api = "https://pypi.org/pypi/mypy/json"
-    with urllib.request.urlopen(api) as response:
-        files = json.load(response)["releases"][release]
+    api = API.format("mypy")
+    files = json.loads(fetch(api))["releases"][release]
     # Every wheel of a release ships the same stubs; a pure one where there is one.
     wheels = sorted((f for f in files if f["filename"].endswith(".whl")), key=lambda f: "none-any" not in f["filename"])
     # A mirror may give file addresses relative to the page.
-    url = urllib.parse.urljoin(api, wheels[0]["url"])
-    with urllib.request.urlopen(url) as response:
-        archive = zipfile.ZipFile(io.BytesIO(response.read()))
+    archive = zipfile.ZipFile(io.BytesIO(fetch(urllib.parse.urljoin(api, wheels[0]["url"]))))
     return {
         name[len(STUBS):]: archive.read(name).decode()
         for name in archive.namelist()
@@ -274,19 +272,6 @@ class Stubs:
         return any(other.startswith(module + ".") for other in self.sources)
 
 
-def runs(marks):
-    out, last, count = [], None, 0
-    for mark in marks:
-        if mark == last:
-            count += 1
-        else:
-            if last is not None:
-                out.append(f"{last}{count}")
-            last, count = mark, 1
-    out.append(f"{last}{count}")
-    return "".join(out)
-
-
 def main():
     versions = []
     modules = {}  # version -> set of modules
@@ -313,19 +298,17 @@ def main():
     # Where two snapshots describe one version, a difference is a change of the stubs, not of Python.
     for release, _, also in SNAPSHOTS:
         for text in also:
-            stubs = Stubs(snapshot_files[release], version_tuple(text), snapshot_files[SNAPSHOTS[-1][0]])
+            stubs = Stubs(snapshot_files[release], version_tuple(text), newest)
             for module in stubs.modules() & modules[text]:
                 for name in stubs.names(module) ^ names[text][module]:
                     doubts[text].add((module, name))
             for module in stubs.modules() ^ modules[text]:
                 doubts[text].add((module, None))
 
-    # Python 2's stubs leave out submodules it had (json.decoder, unittest.case): a submodule of
-    # a module Python 2 has is not known there, except under the modules that were one file in
-    # Python 2 and became packages in Python 3 (PEP 3108: urllib, dbm) or had no submodules
-    # (importlib's 2.7 backport of import_module).
     # Python 2's stubs are a partial set (no _ctypes, no json.decoder): a module they lack is
-    # not known in 2.7, except a submodule of a module that had none (above).
+    # not known in 2.7, except a submodule of the modules that were one file in Python 2 and
+    # became packages in Python 3 (PEP 3108: urllib, dbm) or had no submodules (importlib's 2.7
+    # backport of import_module).
     python2 = SNAPSHOTS[0][1][0]
     for module in set().union(*modules.values()) - modules[python2]:
         top = module.split(".")[0]

@@ -25,14 +25,6 @@ pub fn of_name(module: &str, name: &str) -> Option<Lineage> {
     name_history::name_in(TABLE, module, name)
 }
 
-/// Whether `top` is a top-level module of some Python's standard library.
-pub fn is_stdlib_root(top: &str) -> bool {
-    TABLE
-        .lines()
-        .filter_map(|line| line.strip_prefix("@ python "))
-        .any(|header| header.split(' ').next() == Some(top))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +56,5 @@ mod tests {
         assert_eq!((has(&xrange, "2.7"), has(&xrange, "3.6")), (Some(true), Some(false)));
         // A name every version has is no row: nothing is judged from it.
         assert!(of_name("os", "path").is_none());
-        assert!(is_stdlib_root("collections") && is_stdlib_root("urllib2") && !is_stdlib_root("numpy"));
     }
 }

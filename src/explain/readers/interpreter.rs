@@ -134,9 +134,6 @@ fn lacking(text: &str, traceback: &Traceback) -> Option<Lacking> {
             (module, name, false)
         }
     };
-    if !stdlib_history::is_stdlib_root(module.split('.').next()?) {
-        return None;
-    }
     // Found somewhere other than the interpreter's library: a file or an
     // installed backport named like the module, whose names are its own.
     if let Some(path) = text::import_found_at(text, module)
@@ -192,12 +189,8 @@ fn python2_import<'t>(text: &'t str, traceback: &'t Traceback) -> Option<(&'t st
         return None;
     }
     traceback.sections.iter().find_map(|section| {
-        let statement = section.import_statement.as_deref()?;
-        let (module, imported) = statement.strip_prefix("from ")?.split_once(" import ")?;
-        let listed = imported
-            .split(',')
-            .any(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')')) == name);
-        (listed && !text::is_relative_import(statement)).then_some((module.trim(), name))
+        let module = text::module_importing(section.import_statement.as_deref()?, name)?;
+        Some((module, name))
     })
 }
 

@@ -280,24 +280,30 @@ pub fn import_message_completed<'m>(message: &'m str, statement: Option<&str>) -
         if after.lines().next().unwrap_or_default().contains(" from '") {
             return None;
         }
-        let stated = statement.and_then(|statement| {
-            let (module, imported) = statement.strip_prefix("from ")?.split_once(" import ")?;
-            let listed = imported
-                .split(',')
-                .map(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\\')))
-                .any(|item| item.split(" as ").next() == Some(name));
-            listed.then_some(module)
-        });
         // With no statement printed, the one distribution whose history
         // lists the name says where it was imported from.
-        let module = match stated {
-            Some(module) => module,
-            None if statement.is_none() => crate::knowledge::name_history::only_module_listing(name)?,
-            None => return None,
+        let module = match statement {
+            Some(statement) => module_importing(statement, name)?,
+            None => crate::knowledge::name_history::only_module_listing(name)?,
         };
         Some(format!("{start}cannot import name '{name}' from '{module}'{after}"))
     })();
     completed.map_or(Cow::Borrowed(message), Cow::Owned)
+}
+
+/// The module `statement` (`from M import a, b as c`) imports `name` from,
+/// where it lists the name and is not relative (a relative module names no
+/// package).
+pub fn module_importing<'s>(statement: &'s str, name: &str) -> Option<&'s str> {
+    if is_relative_import(statement) {
+        return None;
+    }
+    let (module, imported) = statement.trim_start().strip_prefix("from ")?.split_once(" import ")?;
+    imported
+        .split(',')
+        .map(|item| item.trim_matches(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\\')))
+        .any(|item| item.split(" as ").next() == Some(name))
+        .then_some(module.trim())
 }
 
 /// Whether the message found `module` outside the install of `package`
