@@ -1103,7 +1103,7 @@ fn every_fresh_batch_case_replays() {
             replayed += 1;
         }
     }
-    assert!(replayed >= 2139, "only {replayed} fresh cases replayed");
+    assert!(replayed >= 2182, "only {replayed} fresh cases replayed");
 }
 
 /// A loader line is also printed by jobs that go on to finish (ONNX Runtime
@@ -1545,9 +1545,9 @@ fn an_earlier_line_a_reader_leaves_open_does_not_name_its_cause() {
 /// The loader refusing a library because the libstdc++ it found lacks the
 /// symbol version the library was built against names the old C++ runtime
 /// and, for a conda environment's copy, conda's fix; glibc's own version
-/// missing is another failure, and is not named so.
+/// missing is the old C library, and neither is named for the other.
 #[test]
-fn a_libstdcxx_older_than_a_library_needs_is_named_and_glibcs_own_version_is_not() {
+fn a_libstdcxx_or_a_glibc_older_than_a_library_needs_is_named_for_what_it_is() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (explanation, _) = explain_text_json(
@@ -1573,6 +1573,25 @@ fn a_libstdcxx_older_than_a_library_needs_is_named_and_glibcs_own_version_is_not
     );
     assert!(
         candidate(&explanation, "libstdcxx-older-than-library-needs").is_none(),
+        "{explanation:#}"
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("glibc-older-than-binary-needs"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).contains("glibc is 2.34 or newer"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "cxx-again.log",
+        "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/venv/lib/python3.10/site-packages/pkg/_ext.so)\n",
+    );
+    assert!(
+        candidate(&explanation, "glibc-older-than-binary-needs").is_none(),
         "{explanation:#}"
     );
 }
@@ -2650,4 +2669,77 @@ fn pips_report_of_unmet_requirements_is_read_and_a_later_failure_of_its_own_deci
     let (after, _) = explain_text_json(cache.path(), dir.path(), "then.log", &then_failed);
     assert_eq!(after["traceback"]["exception"], "KeyError", "{after:#}");
     assert_ne!(after["outcome"], "explained", "{after:#}");
+}
+
+/// An extension built for another Python is named from the interpreter's or
+/// pybind11's words; an extension missing one of torch's symbols is not one.
+#[test]
+fn an_extension_built_for_another_python_is_named_and_a_torch_symbol_is_not_one() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "elf.log",
+        "Traceback (most recent call last):\n  File \"run.py\", line 140, in <module>\n    game = load_module(os.environ[\"game\"]).Loader()\n  File \"./rts/game_MC/game.py\", line 8, in <module>\n    import minirts\nImportError: dynamic module does not define module export function (PyInit_minirts)\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("extension-built-for-other-python"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "pybind.log",
+        "ImportError: Python version mismatch: module was compiled for Python 3.6, but the interpreter version is incompatible: 3.7.3.\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("extension-built-for-other-python"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "torch-symbol.log",
+        "ImportError: /home/u/venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
+    );
+    assert!(
+        candidate(&explanation, "extension-built-for-other-python").is_none(),
+        "{explanation:#}"
+    );
+}
+
+/// The driver's JIT refusing PTX of a newer CUDA names both CUDAs; a ptxas
+/// run on a file (Triton's, a toolkit's) is not the driver's JIT.
+#[test]
+fn ptx_newer_than_the_drivers_jit_names_both_cudas_and_a_ptxas_on_a_file_does_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "numba.log",
+        "numba.cuda.cudadrv.driver.LinkerError: [222] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR\nptxas application ptx input, line 9; fatal   : Unsupported .version 8.1; current version is '8.0'\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("ptx-jit-compilation-failed"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).contains("supports CUDA 12.1"),
+        "{explanation:#}"
+    );
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "ptxas.log",
+        "RuntimeError: Internal Triton PTX codegen error\nptxas /tmp/tmpab12/kernel.ptx, line 5; fatal   : Unsupported .version 8.7; current version is '8.4'\n",
+    );
+    assert!(
+        candidate(&explanation, "ptx-jit-compilation-failed").is_none(),
+        "{explanation:#}"
+    );
 }

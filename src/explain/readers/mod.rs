@@ -10,7 +10,6 @@
 
 mod auto_config;
 mod collective;
-mod cxx_runtime;
 mod driver;
 mod extension;
 mod gpu_part;
@@ -19,11 +18,14 @@ mod host_memory;
 mod interpreter;
 mod kernel_image;
 pub mod library;
+mod loader_version;
 mod names;
 mod not_installed;
 mod nvcc;
 mod oom;
 mod pip_index;
+mod ptx_isa;
+mod python_abi;
 mod requirement;
 mod saved_file;
 mod signature;
@@ -306,6 +308,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(extension::read_source_for_other_torch(&text));
     readings.extend(gpu_part::read(&text, context));
     readings.extend(interpreter::read(&text, traceback, context));
+    readings.extend(python_abi::read(&text, traceback));
     readings.extend(names::read(&text, traceback, context));
     readings.extend(signature::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));
@@ -313,9 +316,10 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(nvcc::read(&text, context));
     readings.extend(host_compiler::read(&text, context));
     readings.extend(kernel_image::read(&text, context));
+    readings.extend(ptx_isa::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
     readings.extend(not_installed::read(&text, traceback, context));
-    readings.extend(cxx_runtime::read(&text));
+    readings.extend(loader_version::read(&text, context));
     readings.extend(unpickle::read(&text));
     readings.extend(saved_file::read(&text, context));
     readings.extend(oom::read(&text, context));

