@@ -233,8 +233,9 @@ pub struct Collector {
     stamped: bool,
     /// The line of the last exception printed without a traceback.
     last_bare_exception: Option<usize>,
-    /// The last `from M import N` line seen and its number: the statement of
-    /// a lone exception line printed right after it.
+    /// The last `from M import N` line seen and the last line number it
+    /// reaches: the statement of a lone exception line printed right after
+    /// it, or after IPython's context lines below its arrowed line.
     import_line: Option<(usize, String)>,
     /// An exception printed alone whose line stops mid-sentence, or ends in
     /// `:`, and how many lines were added to it: a terminal or a paste wrapped
@@ -296,7 +297,14 @@ impl Collector {
             return;
         }
         if let Some(statement) = import_statement(own) {
-            self.import_line = Some((number, statement));
+            self.import_line = Some((number + 1, statement));
+        } else if let Some(statement) = ipython_source_line(own)
+            .and_then(|(arrowed, code)| arrowed.then_some(code))
+            .and_then(import_statement)
+        {
+            // kashgari355: a paste that lost IPython's frame header keeps the
+            // arrowed line, and IPython's context lines come before the exception.
+            self.import_line = Some((number + IPYTHON_CONTEXT_LINES + 1, statement));
         }
         if let Some(statement) = own.trim_start().strip_prefix(PROMPT) {
             if self.typed.len() == MAX_TYPED {
@@ -659,7 +667,7 @@ impl Collector {
                 bare.sections[0].import_statement = self
                     .import_line
                     .take()
-                    .filter(|(at, _)| at + 1 == number)
+                    .filter(|(reach, _)| number <= *reach)
                     .map(|(_, statement)| statement);
                 self.keep(bare);
                 self.last_bare_exception = Some(number);
@@ -985,6 +993,10 @@ fn may_matter(line: &str) -> bool {
         || pytest_frame(line).is_some()
         || ipython_frame_at_line_start(line)
 }
+
+/// The source lines IPython prints below a frame's arrowed line (its
+/// default context is five lines around it), and a blank one.
+const IPYTHON_CONTEXT_LINES: usize = 5;
 
 /// `from M import N`, as printed, where `line` is one; M may be relative
 /// (`from ._util import py3`: the importer is a module of the same package).
@@ -1674,6 +1686,33 @@ SystemExit: 1
         );
         // Prose that names a file is no frame.
         assert!(parse("the error is in /home/me/x.py in my code\n").is_empty());
+    }
+
+    /// kashgari355: the paste lost even the frame's header line and starts at
+    /// an arrowed source line; a numbered line that is not arrowed opens nothing.
+    #[test]
+    fn ipythons_arrowed_source_line_without_its_frame_is_still_the_raising_source() {
+        let found = parse(concat!(
+            "----> import kashgari\n",
+            "      6 from kashgari import macros as k\n",
+            "      7 from typing import Tuple, List\n",
+            "----> 8 from tensorflow.python.keras.utils import get_file\n",
+            "      9 from kashgari import utils\n",
+            "ImportError: cannot import name 'get_file'\n",
+        ));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let section = &found[0].sections[0];
+        assert_eq!(
+            section.raised.as_ref().map(|raised| raised.class()),
+            Some("ImportError"),
+            "{found:#?}"
+        );
+        assert_eq!(
+            section.import_statement.as_deref(),
+            Some("from tensorflow.python.keras.utils import get_file"),
+            "{found:#?}"
+        );
+        assert!(parse("--> 8 steps done\n12 items\n").is_empty());
     }
 
     #[test]

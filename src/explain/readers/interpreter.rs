@@ -29,6 +29,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let Some(reading) = syntax_of_another_python(text, traceback, context) {
         return Some(reading);
     }
+    if let Some(reading) = dataclass_default_refused(text, traceback, context) {
+        return Some(reading);
+    }
     let lacking = lacking(text, traceback)?;
     let ran = python_that_ran(text, traceback, context);
     let run = lineage_run(&lacking.lineage)?;
@@ -402,6 +405,41 @@ fn uv_requires_python(text: &str) -> Option<(Option<&str>, &str, &str)> {
     Some((package, python, bound))
 }
 
+/// trankit76: `ValueError: mutable default <class 'pkg.Config'> for field
+/// adapter is not allowed: use default_factory`. Python 3.11 refuses any
+/// unhashable default (an instance of a plain dataclass is one); before 3.11
+/// only a list, dict or set was refused (dataclasses' "Changed in version
+/// 3.11"). A class other than those three in the message is code written for
+/// Python 3.10 or older, run on 3.11 or newer.
+fn dataclass_default_refused(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let rest = text::after_marker(text, "mutable default <class '")?;
+    let (class, rest) = rest.split_once("'>")?;
+    let field = rest.strip_prefix(" for field ")?.split(' ').next()?;
+    if matches!(class, "list" | "dict" | "set") || !rest.contains("is not allowed: use default_factory") {
+        return None;
+    }
+    let node = match python_that_ran(text, traceback, context) {
+        Some((python, _)) if (python.major, python.minor) < (3, 11) => return None,
+        Some((python, how)) => vec![(Some(true), format!("the Python that ran is {python} ({how})"))],
+        None => Vec::new(),
+    };
+    let owner = class.split('.').next().filter(|owner| *owner != class);
+    let release = owner.map_or_else(String::new, |owner| {
+        format!(", or a release of {owner} made for Python 3.11")
+    });
+    let short = class.rsplit('.').next().unwrap_or(class);
+    Some(Reading::stated_outright(
+        CAUSE,
+        format!(
+            "the field {field} defaults to an instance of {class}, which Python 3.11 and newer refuse as unhashable; Pythons before 3.11 refused only a list, dict or set there: the code was written for Python 3.10 or older"
+        ),
+        node,
+        format!(
+            "run it with Python 3.10 or older{release}; in code you own, give the field default_factory={short} (dataclasses.field)"
+        ),
+    ))
+}
+
 /// What a line's syntax needs that some Pythons lack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Needs {
@@ -650,6 +688,27 @@ mod tests {
         // Words that only look like it.
         assert!(reading("Package x requires a different Python: see the docs\n").is_none());
         assert!(reading("the current Python version (3.10) is fine\n").is_none());
+    }
+
+    /// trankit76 as posted, on the Python 3.11.3 it states; a list default is
+    /// refused by every Python, and a Python before 3.11 refuses no instance.
+    #[test]
+    fn an_instance_default_refused_is_code_written_before_python_3_11() {
+        let log = "ValueError: mutable default <class 'trankit.adapter_transformers.adapter_config.InvertibleAdapterConfig'> for field invertible_adapter is not allowed: use default_factory\n";
+        let found = reading(log).unwrap();
+        assert!(found.stated);
+        assert!(found.said.contains("Python 3.10 or older"), "{}", found.said);
+        assert!(
+            found.fix.contains("a release of trankit made for Python 3.11"),
+            "{}",
+            found.fix
+        );
+        assert!(
+            reading("ValueError: mutable default <class 'list'> for field x is not allowed: use default_factory\n")
+                .is_none()
+        );
+        let on_3_10 = format!("  File \"/usr/lib/python3.10/dataclasses.py\", line 9, in _process_class\n{log}");
+        assert!(reading(&format!("Traceback (most recent call last):\n{on_3_10}")).is_none());
     }
 
     #[test]

@@ -81,6 +81,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
                 .or_else(|| version_required_in_words(text, context))
                 .or_else(|| at_least_in_words(text, context))
                 .or_else(|| version_rejected_in_words(text, context))
+                .or_else(|| release_needed_then_upgrade(text, context))
                 .or_else(|| package_absent(text, context)),
         );
     }
@@ -467,6 +468,32 @@ fn release_range<'t>(text: &'t str, lower: &str) -> Option<(&'t str, String, usi
     let high = text::version_at(high_at)?;
     let end = must + MUST_BE.len() + low.len() + " to ".len() + high.len();
     Some((name, format!(">={low},<={high}"), end))
+}
+
+/// `ktrain needs TensorFlow 2. Please upgrade TensorFlow.` (ktrain101): a
+/// verb of need, a name and a release, and the same message asking for that
+/// name to be upgraded, which makes the release a minimum the installed one
+/// is below. Without the upgrade the words do not say which way the bound
+/// goes (`requires torch 1.8` may mean exactly that release), and are not read.
+fn release_needed_then_upgrade(text: &str, context: Context) -> Option<Reading> {
+    const NEEDS: [&str; 4] = ["needs ", "requires ", "need ", "require "];
+    const UPGRADE: [&str; 2] = ["upgrade ", "update "];
+    let lower = text.to_ascii_lowercase();
+    NEEDS.iter().find_map(|verb| {
+        lower.match_indices(verb).find_map(|(at, _)| {
+            let after = at + verb.len();
+            let name_end = after + lower[after..].find(' ')?;
+            let name = text[after..name_end].trim_matches(['`', '\'', '"']);
+            let version = text::version_at(&text[name_end + 1..])?;
+            let upgraded = UPGRADE
+                .iter()
+                .any(|upgrade| lower[name_end..].contains(&format!("{upgrade}{}", name.to_ascii_lowercase())));
+            if !upgraded || !plausible_package(name) || text::version_at(name).is_some() {
+                return None;
+            }
+            bound_unless_met(context, name, &format!(">={version}"), None)
+        })
+    })
 }
 
 /// The version the words after a requirement say was found: as
@@ -1328,6 +1355,19 @@ mod tests {
                 "{message}: {found:?}"
             );
         }
+    }
+
+    /// ktrain101: a release needed, and an upgrade of the same name asked for.
+    #[test]
+    fn a_release_needed_and_an_upgrade_asked_for_is_a_minimum() {
+        bounds_read_as(&[(
+            "Exception: As of v0.8.x, ktrain needs TensorFlow 2. Please upgrade TensorFlow.",
+            "the message requires tensorflow>=2",
+        )]);
+        read_as_none(&[
+            "Exception: this model needs torch 2.1 to load its weights.",
+            "RuntimeError: the job needs 2 GPUs. Please upgrade your plan.",
+        ]);
     }
 
     /// blinklinmult17: pip's `3.10.13 not in >=3.11` once read as a bound on a
