@@ -356,7 +356,11 @@ fn torch_typed(traceback: &Traceback) -> bool {
 /// `xFormers was built for: PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.1.0+cu121)`.
 fn built_for(text: &str) -> Option<(String, String, Option<Built>)> {
     let at = text.find(" was built for")?;
-    let owner = text::name_before(&text[..at])?.to_ascii_lowercase();
+    // `it was built for`: a word of the sentence names no package (the kind
+    // of blinklinmult17's `in`), and the reading is not this one's.
+    let owner = text::name_before(&text[..at])
+        .filter(|name| !text::is_prose_word(name))?
+        .to_ascii_lowercase();
     let rest = &text[at..];
     let version = text::version_after(rest, "PyTorch")?;
     let ran_with = text::version_after(rest, "you have");
@@ -913,6 +917,13 @@ fn torch_here(facts: &Facts) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_of_the_sentence_before_was_built_for_names_no_package() {
+        assert!(built_for("RuntimeError: it was built for PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").is_none());
+        let (owner, ..) = built_for("xFormers was built for: PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").unwrap();
+        assert_eq!(owner, "xformers");
+    }
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(read, log)

@@ -384,7 +384,7 @@ fn pip_requires_python(text: &str) -> Option<(Option<&str>, &str, &str)> {
         .trim()
         .trim_matches(['\'', '"'])
         .trim_end_matches(['.', '\'', '"']);
-    let package = text::is_identifier(&package.replace(['-', '.'], "_")).then_some(package);
+    let package = names_a_distribution(package).then_some(package);
     Some((package, python.trim(), bound))
 }
 
@@ -401,8 +401,13 @@ fn uv_requires_python(text: &str) -> Option<(Option<&str>, &str, &str)> {
         .find(" depends on Python")
         .and_then(|depends| text[at..at + depends].rsplit(' ').next())
         .and_then(|pinned| pinned.split("==").next())
-        .filter(|name| text::is_identifier(&name.replace(['-', '.'], "_")));
+        .filter(|name| names_a_distribution(name));
     Some((package, python, bound))
+}
+
+/// A distribution's name as an installer prints it (`blink-linmult`, `zope.interface`).
+fn names_a_distribution(name: &str) -> bool {
+    text::is_identifier(&name.replace(['-', '.'], "_"))
 }
 
 /// trankit76: `ValueError: mutable default <class 'pkg.Config'> for field

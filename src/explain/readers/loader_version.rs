@@ -55,18 +55,15 @@ fn libstdcxx(found: &MissingVersion) -> Reading {
             "where the libstdc++ named is a conda environment's, {conda_fix}; where it is the system's, {system_fix}; then {check}"
         ),
     };
-    Reading {
-        cause: LIBSTDCXX,
-        said: format!(
+    Reading::stated_outright(
+        LIBSTDCXX,
+        format!(
             "{loaded} has no {}, which {needs} needs: that libstdc++ is older than the one {needs} was built with",
             found.version
         ),
-        node: Vec::new(),
+        Vec::new(),
         fix,
-        stated: true,
-        settles: true,
-        rules_out: Vec::new(),
-    }
+    )
 }
 
 /// glibc cannot be swapped under a running system: the file must come built
@@ -85,26 +82,23 @@ fn glibc(found: &MissingVersion, context: Context) -> Reading {
             // was loaded (a container's, a sysroot's), and this node's says nothing.
             false => (None, format!("this node's glibc is {here}, which has {}: the C library that refused {needs} was another one (a container's or an old sysroot's)", found.version)),
         });
-    let build = match found.owner {
+    let build = match &found.owner {
         Some(owner) => format!(
             "a build of {owner} made for an older glibc (a release whose wheel is tagged manylinux2014, which needs only glibc 2.17, or one built from source here)"
         ),
         None => format!("a build of {needs} made on a system with this glibc (or from source here)"),
     };
-    Reading {
-        cause: GLIBC,
-        said: format!(
+    Reading::stated_outright(
+        GLIBC,
+        format!(
             "{loaded} has no {}, which {needs} needs: the system's glibc is older than the one {needs} was built for",
             found.version
         ),
-        node: node.into_iter().collect(),
-        fix: format!(
+        node.into_iter().collect(),
+        format!(
             "glibc is the operating system's and is not upgraded on its own: run the job on a system or container image whose glibc is {wanted} or newer (ldd --version | head -n 1 prints it), or install {build}"
         ),
-        stated: true,
-        settles: true,
-        rules_out: Vec::new(),
-    }
+    )
 }
 
 /// What the loader's message names.
@@ -117,7 +111,7 @@ struct MissingVersion<'t> {
     /// The library that needs it.
     required_by: Option<&'t str>,
     /// The distribution that file belongs to, where its path says.
-    owner: Option<&'t str>,
+    owner: Option<String>,
 }
 
 impl MissingVersion<'_> {
@@ -190,31 +184,24 @@ const GLIBC_LIBRARIES: [&str; 6] = [
 ];
 
 /// The distribution a file under site-packages belongs to, its path's `..`
-/// resolved (`torch/lib/../../nvidia/cublas/lib/libcublas.so.11` is
-/// nvidia's, not torch's).
-fn owner_of(path: &str) -> Option<&str> {
-    let marker = ["site-packages/", "dist-packages/"].iter().find_map(|marker| {
-        let at = path.find(marker)?;
-        Some(at + marker.len())
-    })?;
+/// resolved first (`torch/lib/../../nvidia/cublas/lib/libcublas.so.11` is
+/// under nvidia/, not torch's).
+fn owner_of(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
-    for part in path[marker..].split('/') {
+    for part in path.split('/') {
         match part {
             ".." => {
                 parts.pop();
             }
-            "." | "" => {}
+            "." => {}
             part => parts.push(part),
         }
     }
-    let first = *parts.first()?;
-    // An egg directory is named for its distribution and release.
-    let first = match first.strip_suffix(".egg") {
-        Some(egg) => egg.split('-').next()?,
-        None => first,
-    };
-    // nvidia/cublas/lib/...: a namespace that many CUDA wheels share, not one distribution.
-    (parts.len() > 1 && !first.is_empty() && first != "nvidia").then_some(first)
+    let resolved = parts.join("/");
+    super::package_of_library_path(&resolved)
+        // nvidia/: a namespace that many CUDA wheels share, not one distribution.
+        .filter(|package| *package != "nvidia")
+        .map(str::to_string)
 }
 
 /// Whether a library path is inside a conda environment or installation.

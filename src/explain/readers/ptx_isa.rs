@@ -73,19 +73,16 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             true => (Some(true), format!("this node's driver supports CUDA {driver}, older than {needed}")),
             false => (Some(false), format!("this node's driver supports CUDA {driver}, which takes PTX of CUDA {needed}: the log's driver was another")),
         });
-    Some(Reading {
-        cause: CAUSE,
-        said: format!(
+    Some(Reading::stated_outright(
+        CAUSE,
+        format!(
             "the driver's PTX compiler refused PTX ISA {written} (written by CUDA {written_cuda}'s compiler); it takes up to ISA {accepted} (CUDA {accepted_cuda}): the driver is older than the toolkit that wrote the PTX"
         ),
-        node: node.into_iter().collect(),
-        fix: format!(
+        node.into_iter().collect(),
+        format!(
             "upgrade the NVIDIA driver to one that supports CUDA {written_cuda} (nvidia-smi's \"CUDA Version\" at least {written_cuda}), or write the PTX with a toolkit no newer than CUDA {accepted_cuda} (for Numba or CuPy, the CUDA toolkit or cuda-nvcc/cudatoolkit package they compile with)"
         ),
-        stated: true,
-        settles: true,
-        rules_out: Vec::new(),
-    })
+    ))
 }
 
 fn cuda_of(isa: &str) -> Option<&'static str> {
