@@ -5,11 +5,11 @@
 //! codes, HTML entities, a prefix on every line) is taken off each line read
 //! ([`super::presentation`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-
+use super::marker::AnchorTrial;
+pub use super::marker::Marker;
 use super::presentation::{self, Presentation};
 
 /// Bytes of one line that are kept. Python prints no traceback line near this
@@ -46,6 +46,7 @@ pub struct Lines<'m, R> {
     number: usize,
     bytes_read: u64,
     marker: Option<&'m Marker>,
+    anchor_trial: AnchorTrial,
     /// The block being searched, lowercased.
     lowered: Vec<u8>,
     /// Where marker matches end (offsets in the log), not yet passed.
@@ -58,200 +59,6 @@ pub struct Lines<'m, R> {
     stamped: bool,
 }
 
-/// The words that make a line worth reading, searched for in whole blocks.
-pub struct Marker(Searcher);
-
-/// aho-corasick's SIMD searchers where they take the words, its automaton where not.
-enum Searcher {
-    /// One SIMD searcher per [`PACKED_WORDS`] words: each pass is still
-    /// several times faster than the automaton, which reads a byte at a time.
-    Packed(Vec<aho_corasick::packed::Searcher>),
-    Automaton(AhoCorasick),
-}
-
-/// The most words one SIMD searcher takes. aho-corasick's packed searchers
-/// refuse 128 patterns or more, and past 64 (Teddy's own default limit) they
-/// slow down several-fold: `bench/explain.sh` read its 200 MB log at about
-/// 550-600 MB/s with 197 words in searchers of 127 and 70, and at 740-1040
-/// MB/s with the same words in searchers of 66 or fewer (noisy runs).
-const PACKED_WORDS: usize = 64;
-
-impl Marker {
-    /// ASCII case is ignored, as causes match messages: the words are
-    /// searched for in a lowercased copy of each block.
-    pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Option<Marker> {
-        let mut words: Vec<String> = patterns
-            .into_iter()
-            .filter(|word| !word.is_empty())
-            .map(str::to_ascii_lowercase)
-            .collect();
-        words.sort_unstable();
-        words.dedup();
-        let words = without_holders(shared_runs(words));
-        let mut kept: Vec<&str> = words.iter().map(String::as_str).collect();
-        // A SIMD searcher's fingerprint is as long as its shortest word (up to
-        // four bytes): one holding a three-byte word (a curly quote) checks
-        // far more candidate places in plain text. Longest first, the short
-        // words share the last searcher and only it pays: bench/explain.sh's
-        // log read at 959 against 782 MB/s with the same 246 words in four
-        // searchers (9 interleaved rounds; 00c41c9 read it at 1050).
-        kept.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        // The SIMD searcher (Teddy) is several times faster than the automaton,
-        // which reads a byte at a time, and fastest with at most 64 words: the
-        // words are split evenly between as few searchers as keep each so.
-        let searchers = kept.len().div_ceil(PACKED_WORDS).max(1);
-        let packed: Option<Vec<aho_corasick::packed::Searcher>> = kept
-            .chunks(kept.len().div_ceil(searchers).max(1))
-            .map(|words| {
-                aho_corasick::packed::Config::new()
-                    .heuristic_pattern_limits(false)
-                    .builder()
-                    .extend(words)
-                    .build()
-            })
-            .collect();
-        let searcher = match packed {
-            Some(packed) => Searcher::Packed(packed),
-            None => Searcher::Automaton(
-                AhoCorasickBuilder::new()
-                    .match_kind(MatchKind::LeftmostFirst)
-                    .build(&kept)
-                    .ok()?,
-            ),
-        };
-        Some(Marker(searcher))
-    }
-
-    /// How many passes over each block finding the words takes: one per SIMD searcher.
-    pub fn passes(&self) -> usize {
-        match &self.0 {
-            Searcher::Packed(packed) => packed.len(),
-            Searcher::Automaton(_) => 1,
-        }
-    }
-
-    fn is_in(&self, bytes: &[u8]) -> bool {
-        self.ends(&bytes.to_ascii_lowercase()).next().is_some()
-    }
-
-    /// Where each word found in `lowered` (a lowercased block) ends, in order.
-    fn ends<'b>(&'b self, lowered: &'b [u8]) -> Box<dyn Iterator<Item = usize> + 'b> {
-        match &self.0 {
-            Searcher::Packed(packed) if packed.len() == 1 => {
-                Box::new(packed[0].find_iter(lowered).map(|found| found.end()))
-            }
-            Searcher::Packed(packed) => {
-                let mut ends: Vec<usize> = packed
-                    .iter()
-                    .flat_map(|searcher| searcher.find_iter(lowered).map(|found| found.end()))
-                    .collect();
-                ends.sort_unstable();
-                Box::new(ends.into_iter())
-            }
-            Searcher::Automaton(automaton) => Box::new(automaton.find_iter(lowered).map(|found| found.end())),
-        }
-    }
-}
-
-/// The words, with those that hold the same run of at least [`SHARED_RUN`]
-/// bytes replaced by the longest run they share around it: `got mat1 is on
-/// cpu` and `got mat1 is on cuda` become `got mat1 is on c`; `cublas_status_alloc_failed`
-/// and `cublas_status_execution_failed` become `cublas_status_`. A line is
-/// only marked worth reading, so a shared run marks every line the longer
-/// words did. Each word past a multiple of [`PACKED_WORDS`] costs a searcher
-/// more, a whole pass over every block: 257 words took five searchers where 256
-/// take four, 810-840 against 1080 MB/s on `bench/explain.sh`'s log. Shared
-/// openings alone (the rule before this one) left the knowledge at 257 words;
-/// shared runs anywhere in a word left it at 235 (246 with later entries).
-fn shared_runs(words: Vec<String>) -> Vec<String> {
-    // Each run's words, with where the run first starts in each.
-    let mut holders: HashMap<&[u8], Vec<(usize, usize)>> = HashMap::new();
-    for (index, word) in words.iter().enumerate() {
-        for (at, run) in word.as_bytes().windows(SHARED_RUN).enumerate() {
-            let list = holders.entry(run).or_default();
-            if list.last().is_none_or(|&(last, _)| last != index) {
-                list.push((index, at));
-            }
-        }
-    }
-    let mut merged = vec![false; words.len()];
-    let mut shared = Vec::new();
-    for (index, word) in words.iter().enumerate() {
-        let bytes = word.as_bytes();
-        for (at, run) in bytes.windows(SHARED_RUN).enumerate() {
-            if merged[index] {
-                break;
-            }
-            let others: Vec<(usize, usize)> = holders[run]
-                .iter()
-                .copied()
-                .filter(|&(other, _)| other != index && !merged[other])
-                .collect();
-            if others.is_empty() {
-                continue;
-            }
-            let agree = |offset: isize| {
-                let here = at as isize + offset;
-                here >= 0
-                    && (here as usize) < bytes.len()
-                    && others.iter().all(|&(other, there)| {
-                        let there = there as isize + offset;
-                        let other = words[other].as_bytes();
-                        there >= 0 && (there as usize) < other.len() && other[there as usize] == bytes[here as usize]
-                    })
-            };
-            let mut start = at;
-            while agree(start as isize - at as isize - 1) {
-                start -= 1;
-            }
-            let mut end = at + SHARED_RUN;
-            while agree(end as isize - at as isize) {
-                end += 1;
-            }
-            while !word.is_char_boundary(start) {
-                start += 1;
-            }
-            while !word.is_char_boundary(end) {
-                end -= 1;
-            }
-            if end < start + SHARED_RUN {
-                continue;
-            }
-            merged[index] = true;
-            for &(other, _) in &others {
-                merged[other] = true;
-            }
-            shared.push(word[start..end].to_string());
-        }
-    }
-    let mut words: Vec<String> = words
-        .into_iter()
-        .zip(merged)
-        .filter(|(_, merged)| !merged)
-        .map(|(word, _)| word)
-        .chain(shared)
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    words
-}
-
-/// The words less those that hold another: a word is found through one it holds.
-fn without_holders(words: Vec<String>) -> Vec<String> {
-    words
-        .iter()
-        .filter(|word| {
-            !words
-                .iter()
-                .any(|other| other != *word && word.contains(other.as_str()))
-        })
-        .cloned()
-        .collect()
-}
-
-/// How many bytes two words share before they are searched for as one.
-const SHARED_RUN: usize = 16;
-
 impl<'m, R: BufRead> Lines<'m, R> {
     pub fn new(reader: R) -> Lines<'m, R> {
         Lines {
@@ -261,6 +68,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
             number: 0,
             bytes_read: 0,
             marker: None,
+            anchor_trial: AnchorTrial::default(),
             lowered: Vec::new(),
             match_ends: VecDeque::new(),
             searched_to: 0,
@@ -310,7 +118,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
     pub fn advance(&mut self, keep_unmarked: bool) -> Result<bool, LogError> {
         self.buffer.clear();
         self.stamped = false;
-        let line_start = self.bytes_read;
+        let mut line_start = self.bytes_read;
         let mut any = false;
         let mut blocks = 0;
         let mut line_hit = false;
@@ -334,8 +142,12 @@ impl<'m, R: BufRead> Lines<'m, R> {
                     self.lowered.clear();
                     self.lowered.extend(block.iter().map(u8::to_ascii_lowercase));
                     let first = self.match_ends.len();
-                    self.match_ends
-                        .extend(marker.ends(&self.lowered).map(|end| base + end as u64));
+                    self.match_ends.extend(
+                        marker
+                            .ends(&self.lowered, &mut self.anchor_trial)
+                            .into_iter()
+                            .map(|end| base + end as u64),
+                    );
                     // Colour codes may split a word (`Error\x1b[0m:`): a coloured line is read.
                     let escapes = memchr::memchr_iter(ESCAPE, block).map(|at| base + at as u64 + 1);
                     let before = self.match_ends.len();
@@ -358,18 +170,26 @@ impl<'m, R: BufRead> Lines<'m, R> {
                     });
                 }
             }
-            // A whole line in this block, with no marker word: nothing to copy.
             if ends && blocks == 1 && !keep_unmarked && self.marker.is_some() && self.bytes_read >= SNIFF as u64 {
+                // The whole lines before the next word's end hold no word: they
+                // are passed over together, counted and never copied. Most of
+                // a training log's lines go this way (its step and progress lines).
+                let clear = self
+                    .match_ends
+                    .front()
+                    .map_or(available.len(), |&end| (end - 1 - self.bytes_read) as usize)
+                    .min(available.len());
+                if let Some(last) = memchr::memrchr(b'\n', &available[..clear]) {
+                    let passed = last + 1;
+                    self.number += memchr::memchr_iter(b'\n', &available[..passed]).count();
+                    self.reader.consume(passed);
+                    self.bytes_read += passed as u64;
+                    line_start = self.bytes_read;
+                    (any, blocks) = (false, 0);
+                    continue;
+                }
                 let line_end = self.bytes_read + taken as u64;
                 line_hit = passed_words(&mut self.match_ends, line_start, line_end);
-                if !line_hit {
-                    self.reader.consume(taken);
-                    self.bytes_read += taken as u64;
-                    self.number += 1;
-                    self.text.clear();
-                    self.marked = false;
-                    return Ok(true);
-                }
             }
             let room = MAX_LINE.saturating_sub(self.buffer.len());
             let content = &available[..if ends { taken - 1 } else { taken }];
@@ -442,55 +262,6 @@ fn passed_words(match_ends: &mut VecDeque<u64>, start: u64, end: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Past 127 words aho-corasick's SIMD searcher refuses them; the automaton
-    /// it fell back to read 4x slower (the knowledge passed 127 words unnoticed).
-    /// Any number of words stays on SIMD searchers of at most 64 words each,
-    /// split evenly, and finds every word, in order.
-    #[test]
-    fn many_words_stay_on_simd_searchers_and_are_all_found_in_order() {
-        let words: Vec<String> = (0..300)
-            .map(|index| format!("error number {index:03} happened"))
-            .collect();
-        let marker = Marker::new(words.iter().map(String::as_str)).unwrap();
-        assert!(matches!(&marker.0, Searcher::Packed(searchers) if searchers.len() == 5));
-        let text = b"x error number 299 happened y error number 001 happened z";
-        let ends: Vec<usize> = marker.ends(text).collect();
-        assert_eq!(ends, [27, 55]);
-    }
-
-    /// Words that share a long run, at their opening or inside, are searched
-    /// for as that run, which still marks every line each of them is on.
-    #[test]
-    fn words_that_share_a_run_are_one_word_and_still_mark_their_lines() {
-        let words = [
-            "got mat1 is on cpu",
-            "got mat1 is on cuda",
-            "got weight is on cpu",
-            "killed",
-            "\"layernormkernelimpl\" not implemented for 'half'",
-            "cpu_\" not implemented for '",
-            // Their runs share the last byte of two characters that differ:
-            // the shared run starts at the next character.
-            "\u{2019} is not compatible here",
-            "\u{2119} is not compatible here",
-        ];
-        assert_eq!(
-            shared_runs(words.iter().map(|word| word.to_string()).collect()),
-            [
-                " is not compatible here",
-                "\" not implemented for '",
-                "got mat1 is on c",
-                "got weight is on cpu",
-                "killed",
-            ]
-        );
-        let marker = Marker::new(words).unwrap();
-        for word in words {
-            assert!(marker.is_in(format!("x {word} y").as_bytes()), "{word}");
-        }
-        assert!(!marker.is_in(b"got mat2 is on cpu"));
-    }
 
     fn all(bytes: &[u8]) -> Result<Vec<String>, LogError> {
         let mut lines = Lines::new(io::BufReader::with_capacity(7, bytes));
