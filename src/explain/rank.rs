@@ -841,6 +841,8 @@ fn score(
     let mut score = 0;
 
     let mut frame_hits = 0;
+    // Frames in torch itself: every tensor operation runs through them.
+    let mut torch_frame_hits = 0;
     let mut function_hit = false;
     // A function of the rule's code ran, not merely its module imported.
     let mut code_path_hit = false;
@@ -850,6 +852,7 @@ fn score(
             .find(|frame| pattern.matches(&frame.file, &frame.function))
         {
             frame_hits += 1;
+            torch_frame_hits += usize::from(pattern.file.starts_with(TORCH_ITSELF));
             function_hit |= pattern.function.is_some();
             code_path_hit |= pattern
                 .function
@@ -938,8 +941,12 @@ fn score(
     // side torch names as on the CPU): the other entry's fits, so this one is
     // contradicted. A rule's generic message outdone is only weaker.
     // Only wording is outdone by wording: an earlier line of the log that names
-    // this cause is evidence the other cause's longer message does not have.
-    let outdone = outdone_by.filter(|_| message_hit.is_some() && frame_hits == 0 && context_hit.is_none());
+    // this cause is evidence the other cause's longer message does not have,
+    // and so is a frame outside torch. A frame in torch's own modules is not
+    // (lightrag249: `sparse.py` and `functional.py embedding` on the way to
+    // `index_select`, whichever side of the call sat on the CPU).
+    let outdone =
+        outdone_by.filter(|_| message_hit.is_some() && frame_hits == torch_frame_hits && context_hit.is_none());
     if let Some(other) = outdone {
         evidence.push(Evidence {
             kind: EvidenceKind::Message,
@@ -957,7 +964,7 @@ fn score(
     let message_contradicts =
         outdone.is_some_and(|other| other.kind == CauseKind::Symptom && cause.kind == CauseKind::Symptom);
 
-    let classes: Vec<&str> = traceback.messages().map(|raised| raised.class()).collect();
+    let classes: Vec<&str> = traceback.messages().flat_map(|raised| raised.classes()).collect();
     if !symptoms.exceptions.is_empty() && !classes.is_empty() {
         let hit = symptoms
             .exceptions
@@ -1379,6 +1386,9 @@ pub(super) fn symptom_core_as_written(symptom: &str) -> &str {
         },
     }
 }
+
+/// Where torch's own modules are, as a frame pattern names them.
+const TORCH_ITSELF: &str = "torch/";
 
 /// Below this many bytes a known message keeps its full stop.
 const SHORT_MESSAGE: usize = 20;

@@ -114,7 +114,7 @@ const ALL: [Signal; 13] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 53] = [
+const TRIGGERS: [(&str, Signal); 54] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -134,6 +134,8 @@ const TRIGGERS: [(&str, Signal); 53] = [
     ("NCCL WARN ", Signal::Nccl),
     ("Last error:", Signal::Nccl),
     ("undefined symbol: ", Signal::Loader),
+    // macOS's loader: `dlopen(/x/_C.so, 0x0002): Symbol not found: __ZN...`.
+    ("): Symbol not found: ", Signal::Loader),
     ("cannot open shared object file", Signal::Loader),
     // Taichi's (and Genesis') loader: `[cuda_driver.cpp:load_lib@36] libcuda.so lib not found.`
     (".so lib not found", Signal::Loader),

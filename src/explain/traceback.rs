@@ -68,6 +68,18 @@ impl Raised {
         self.exception.rsplit('.').next().unwrap_or(&self.exception)
     }
 
+    /// The class and the base class the knowledge names it by, where it is
+    /// one of [`BASE_CLASSES`]: an entry that lists `RuntimeError` knows
+    /// torch 2.8's `torch.AcceleratorError` too.
+    pub fn classes(&self) -> impl Iterator<Item = &str> {
+        let class = self.class();
+        let base = BASE_CLASSES
+            .iter()
+            .find(|(subclass, _)| *subclass == class)
+            .map(|(_, base)| *base);
+        std::iter::once(class).chain(base)
+    }
+
     /// The kind of non-Python error line it was read from, if it was one.
     pub fn signal(&self) -> Option<signals::Signal> {
         signals::Signal::from_label(&self.exception)
@@ -82,6 +94,18 @@ impl Raised {
         }
     }
 }
+
+/// Exceptions raised in place of the class a message was raised as before,
+/// and that class: torch 2.8 raises CUDA errors as `torch.AcceleratorError`
+/// (pytorch/pytorch#152023: it inherits from RuntimeError), torch 2.5 its
+/// out-of-memory error as `torch.OutOfMemoryError`, a RuntimeError since
+/// `torch.cuda.OutOfMemoryError` (1.13); Python 3.6 its failed import of a
+/// module as `ModuleNotFoundError`, an ImportError.
+const BASE_CLASSES: [(&str, &str); 3] = [
+    ("AcceleratorError", "RuntimeError"),
+    ("OutOfMemoryError", "RuntimeError"),
+    ("ModuleNotFoundError", "ImportError"),
+];
 
 /// Frames up to one raise; a chain has one section per exception.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -48,7 +48,27 @@ fn is_torch_symbol(symbol: &str) -> bool {
     };
     // `__THCudaCheck`: torch 1.x's C API kept its prefix behind underscores too.
     let c_name = name.trim_start_matches('_');
-    TORCH_NAMESPACES.contains(&name) || TORCH_C_PREFIXES.iter().any(|prefix| c_name.starts_with(prefix))
+    TORCH_NAMESPACES.contains(&name)
+        || TORCH_C_PREFIXES.iter().any(|prefix| c_name.starts_with(prefix))
+        || (name == "pybind11" && casts_a_torch_type(&rest[digits + length..]))
+}
+
+/// pybind11's caster of a torch type (`pybind11::detail::type_caster<at::Tensor>::cast`,
+/// mangled `_ZN8pybind116detail11type_casterIN2at6TensorE...`): torch
+/// specializes it in its own Python bindings (torch/csrc/utils/pybind.h) and
+/// libtorch_python exports it, so an extension that calls it needs the torch
+/// it was built with. `after` is what follows `8pybind11`.
+fn casts_a_torch_type(after: &str) -> bool {
+    let Some(argument) = after.strip_prefix("6detail11type_casterIN") else {
+        return false;
+    };
+    let digits = argument.find(|c: char| !c.is_ascii_digit()).unwrap_or(argument.len());
+    let Ok(length) = argument[..digits].parse::<usize>() else {
+        return false;
+    };
+    argument
+        .get(digits..digits + length)
+        .is_some_and(|namespace| TORCH_NAMESPACES.contains(&namespace))
 }
 
 /// Packages whose libraries are built with torch, release for release: any
@@ -1410,6 +1430,8 @@ mod tests {
             "_ZTIN3c1021AutogradMetaInterfaceE",
             "_Z16THPVariable_WrapN2at10TensorBaseE",
             "_Z13__THCudaCheck9cudaErrorPKci",
+            // torchrl1308 (through macOS's loader): pybind11's caster of at::Tensor, torch's own.
+            "_ZN8pybind116detail11type_casterIN2at6TensorEvE4castERKS3_NS_19return_value_policyENS_6handleE",
         ] {
             assert!(is_torch_symbol(torchs), "{torchs}");
         }
@@ -1418,6 +1440,8 @@ mod tests {
             "_Z36three_interpolate_grad_wrapper_stackN2at6TensorES0_S0_S0_",
             "png_read_info",
             "_ZN2cv3Mat5dealloEv",
+            "_ZN8pybind116detail11type_casterIN5Eigen6MatrixIdLin1ELi1ELi0ELin1ELi1EEEvE4castE",
+            "_ZN5boost6detail11type_casterIN2at6TensorEE",
         ] {
             assert!(!is_torch_symbol(others), "{others}");
         }

@@ -11,6 +11,7 @@
 mod auto_config;
 mod collective;
 mod driver;
+mod dyld;
 mod extension;
 mod gpu_part;
 mod host_compiler;
@@ -21,6 +22,7 @@ pub mod library;
 mod loader_version;
 mod names;
 mod not_installed;
+mod numpy_api;
 mod nvcc;
 mod oom;
 mod pip_index;
@@ -291,10 +293,8 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
         .iter()
         .filter_map(|section| {
             let raised = section.raised.as_ref()?;
-            Some(text::import_message_completed(
-                &raised.message,
-                section.import_statement.as_deref(),
-            ))
+            let completed = text::import_message_completed(&raised.message, section.import_statement.as_deref());
+            Some(dyld::in_linux_words(&completed).into_owned())
         })
         .collect();
     // Messages are wrapped and padded as their printers please (`compiled  against`).
@@ -309,6 +309,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(gpu_part::read(&text, context));
     readings.extend(interpreter::read(&text, traceback, context));
     readings.extend(python_abi::read(&text, traceback));
+    readings.extend(numpy_api::read(&text, traceback, context));
     readings.extend(names::read(&text, traceback, context));
     readings.extend(signature::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));

@@ -583,7 +583,7 @@ const IS_VERSION: &str = " is version ";
 const REQUIRES_VERSION: &str = "requires version";
 
 /// The node's copy of a package, judged against the bound a message states.
-fn installed_against(
+pub(super) fn installed_against(
     facts: &Facts,
     name: &str,
     specifiers: &VersionSpecifiers,
