@@ -97,10 +97,10 @@ impl Raised {
 
 /// Exceptions raised in place of the class a message was raised as before,
 /// and that class: torch 2.8 raises CUDA errors as `torch.AcceleratorError`
-/// (pytorch/pytorch#152023: it inherits from RuntimeError), torch 2.5 its
-/// out-of-memory error as `torch.OutOfMemoryError`, a RuntimeError since
-/// `torch.cuda.OutOfMemoryError` (1.13); Python 3.6 its failed import of a
-/// module as `ModuleNotFoundError`, an ImportError.
+/// (pytorch/pytorch#152023: it inherits from RuntimeError), torch's
+/// out-of-memory error is a RuntimeError raised as `OutOfMemoryError`, and
+/// Python 3.6 raises a failed import of a module as `ModuleNotFoundError`,
+/// an ImportError.
 const BASE_CLASSES: [(&str, &str); 3] = [
     ("AcceleratorError", "RuntimeError"),
     ("OutOfMemoryError", "RuntimeError"),

@@ -250,15 +250,31 @@ mod tests {
         assert!(reading.fix.starts_with("pip install \"numpy<2\""), "{}", reading.fix);
     }
 
-    /// The node's NumPy weighs on the reading where the node speaks for the log.
+    /// The node's NumPy weighs on the reading where the node speaks for the
+    /// log: one outside the bound confirms it, one inside contradicts it.
     #[test]
     fn the_nodes_numpy_confirms_or_contradicts() {
         let log = "RuntimeError: module compiled against API version 0x10 but this version of numpy is 0xf";
         let (traceback, text) = parsed(log);
-        let node = read_on_recorded_h100(|_| {}, |context| read(&text, &traceback, context))
+        let node_with = |version: &'static str| {
+            read_on_recorded_h100(
+                |snapshot| {
+                    for package in snapshot["packages"].as_array_mut().into_iter().flatten() {
+                        if package["name"] == "numpy" {
+                            package["version"] = serde_json::json!(version);
+                        }
+                    }
+                },
+                |context| read(&text, &traceback, context),
+            )
             .unwrap()
-            .node;
-        assert_eq!(node.len(), 1, "{node:?}");
+            .node
+        };
+        let outside = node_with("1.22.3");
+        assert_eq!(outside.len(), 1, "{outside:?}");
+        assert_eq!(outside[0].0, Some(true), "{outside:?}");
+        let inside = node_with("1.26.4");
+        assert_eq!(inside[0].0, Some(false), "{inside:?}");
     }
 
     #[test]
