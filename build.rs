@@ -6,17 +6,25 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Read at run time, not with `env!`: a build script compiled for one checkout can be
+    // reused by cargo for another that shares its target directory, and `env!` would keep
+    // reading the first checkout's matrix (or none, silently).
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest_dir);
     let mut source = String::new();
     for (constant, dir) in [("RULE_FILES", "rules"), ("SYMPTOM_FILES", "symptoms")] {
         let dir = root.join("compat-matrix").join(dir);
         // A new or removed file changes the directory; edits are tracked by include_str!.
         println!("cargo:rerun-if-changed={}", dir.display());
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .map(|entries| entries.filter_map(Result::ok).map(|entry| entry.path()).collect())
-            .unwrap_or_default();
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|error| panic!("cannot read {}: {error}", dir.display()));
+        let mut files: Vec<_> = entries
+            .map(|entry| entry.map(|entry| entry.path()))
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|error| panic!("cannot list {}: {error}", dir.display()));
         files.retain(|path| path.extension().is_some_and(|extension| extension == "toml"));
         files.sort();
+        // An empty matrix builds a binary that knows nothing and says so nowhere.
+        assert!(!files.is_empty(), "no .toml files in {}", dir.display());
         writeln!(source, "pub const {constant}: &[(&str, &str)] = &[").unwrap();
         for path in files {
             let relative = path.strip_prefix(root).expect("under the manifest dir");
