@@ -629,7 +629,21 @@ impl Collector {
     /// its own, besides whatever traceback it is part of: a Python exception
     /// line is not, since it is read as one already.
     fn signal(&mut self, number: usize, line: &str) {
-        if bare_exception_in(line).is_some() {
+        if let Some((start, raised)) = bare_exception_at(line) {
+            // The exception is read as such; what a paste or a logger glued in
+            // front of it on the same line (kiunet13: "`t >= 0 && t < n_classes`
+            // failed. RuntimeError: cuDNN error: ...") is a line of its own,
+            // printed before it, and may name the cause the exception hides.
+            // A bare `Error:` or `Exception:` is no class but the same
+            // sentence going on ("Could not load library X. Error: <why>").
+            let before = line[..start].trim_end();
+            let a_class = !EXCEPTION_SUFFIXES.contains(&raised.exception.as_str());
+            if a_class
+                && !before.is_empty()
+                && (signals::may_be_signal(before) || self.known.as_ref().is_some_and(|known| known.is_in(before)))
+            {
+                self.signal(number, before);
+            }
             return;
         }
         match signals::read(line) {
@@ -1054,6 +1068,11 @@ fn is_exception_name(name: &str) -> bool {
 
 /// An exception printed on its own, anywhere in a line: `... ERROR RuntimeError: msg`.
 fn bare_exception_in(line: &str) -> Option<Raised> {
+    bare_exception_at(line).map(|(_, raised)| raised)
+}
+
+/// [`bare_exception_in`], with where the exception's class starts.
+fn bare_exception_at(line: &str) -> Option<(usize, Raised)> {
     let line = line.trim_end();
     // Each `NAME: ` in the line, and `NAME:` at its very end (the message is on the next line).
     let colons = line
@@ -1068,7 +1087,7 @@ fn bare_exception_in(line: &str) -> Option<Raised> {
             .map_or(0, |(at, c)| at + c.len_utf8());
         let name = &line[name_start..colon];
         if is_exception_name(name) && name.chars().any(|c| c.is_ascii_lowercase()) {
-            return exception_line(&line[name_start..]);
+            return exception_line(&line[name_start..]).map(|raised| (name_start, raised));
         }
     }
     None
@@ -1562,6 +1581,32 @@ SystemExit: 1
             collector.line(number + 1, line);
         }
         collector.finish().0
+    }
+
+    /// kiunet13: the loss's assertion and the exception that followed it,
+    /// pasted onto one line. Both are read, the assertion first; text before an
+    /// exception that names nothing known stays unread.
+    #[test]
+    fn a_known_message_glued_before_an_exception_is_read_as_its_own_line() {
+        let known = signals::KnownMessages::new(["t >= 0 && t < n_classes"]).unwrap();
+        let mut collector = Collector::knowing(known);
+        collector.line(
+            1,
+            "`t >= 0 && t < n_classes` failed. RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
+        );
+        let tracebacks = collector.finish().0;
+        let raised: Vec<_> = tracebacks.iter().filter_map(Traceback::raised).collect();
+        assert_eq!(raised.len(), 2, "{tracebacks:#?}");
+        assert!(raised[0].message.contains("t >= 0 && t < n_classes"), "{raised:?}");
+        assert_eq!(raised[1].exception, "RuntimeError");
+        let alone = collected(&["step 3 failed. RuntimeError: boom"]);
+        assert_eq!(alone.len(), 1, "{alone:#?}");
+        // florencefinetuning2: `Error:` goes on with the sentence before it.
+        let known = signals::KnownMessages::new(["Could not load library"]).unwrap();
+        let mut collector = Collector::knowing(known);
+        collector.line(1, "Could not load library libcudnn_cnn_train.so.8. Error: /x/libcudnn_cnn_train.so.8: undefined symbol: _ZN5cudnn3cnn");
+        let one = collector.finish().0;
+        assert_eq!(one.len(), 1, "{one:#?}");
     }
 
     /// A known line ending in `:` announces what follows, to a blank line, as

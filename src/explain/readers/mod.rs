@@ -94,7 +94,7 @@ impl Reading {
 /// The causes the readers read, which are generic: any package's requirement,
 /// any library, any extension. An entry about one package's case of them
 /// (flash-attn built for another torch) says more.
-pub const GENERIC: [&str; 12] = [
+pub const GENERIC: [&str; 13] = [
     requirement::PACKAGE,
     requirement::TOOLKIT,
     requirement::CUDA_HOME,
@@ -106,6 +106,7 @@ pub const GENERIC: [&str; 12] = [
     not_installed::CAUSE,
     not_installed::BUILD_ISOLATION,
     saved_file::CAUSE,
+    saved_file::OTHER_GPU,
     interpreter::CAUSE,
 ];
 

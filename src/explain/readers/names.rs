@@ -21,12 +21,12 @@ pub const OWN_FILES: &str = "package-files-from-two-releases";
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     if let Some(row) = removal_stated(text) {
         let name = row.names[0].clone();
-        let package = row.package.clone();
+        let module = row.modules[0].clone();
         return Some(dated(
             &row,
-            &package,
+            &module,
             &name,
-            &format!("{package}.{name}"),
+            &format!("{module}.{name}"),
             traceback,
             context,
         ));
@@ -36,10 +36,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     }
     let (module, name, dotted, keyword) = match unexpected_keyword(text) {
         Some((class, keyword)) => (class, keyword, format!("{class}({keyword}=...)"), true),
-        None => {
-            let (module, name) = missing_name(text)?;
-            (module, name, format!("{module}.{name}"), false)
-        }
+        None => match missing_name(text) {
+            Some((module, name)) => (module, name, format!("{module}.{name}"), false),
+            None => {
+                // Only where a row dates it: a compiled type that never had
+                // the name (`'numpy.ndarray' object has no attribute
+                // 'float'`) is the code's mistake, and reads the same.
+                let (class, name) = attribute_of_a_compiled_type(text)?;
+                let row = context.tables?.names.of(class, name)?;
+                return Some(dated(row, class, name, &format!("{class}.{name}"), traceback, context));
+            }
+        },
     };
     let Some(row) = context.tables.and_then(|tables| tables.names.of(module, name)) else {
         if keyword {
@@ -292,6 +299,9 @@ pub(super) fn undecided_within(lineage: &name_history::Lineage, installed: Optio
 /// alias it is imported as (`np`); the package the sentence names must be it.
 fn removal_stated(text: &str) -> Option<NameChange> {
     const REMOVED: &str = " was removed in ";
+    if let Some(row) = removal_from_a_class_stated(text) {
+        return Some(row);
+    }
     let at = text.find(REMOVED)?;
     let quoted = text[..at]
         .rsplit(char::is_whitespace)
@@ -317,6 +327,39 @@ fn removal_stated(text: &str) -> Option<NameChange> {
         change: Change::Removed,
         package: package.clone(),
         modules: vec![package.clone()],
+        names: vec![name.to_string()],
+        version: std::str::FromStr::from_str(version).ok()?,
+        source: format!("{package}'s own message"),
+        renamed_to: None,
+    })
+}
+
+/// NumPy 2.0's words for the methods it took off a class: "`ptp` was removed
+/// from the ndarray class in NumPy 2.0. Use np.ptp(arr, ...) instead."
+/// (numpy/_core/src/multiarray/getset.c): the package, the class and the
+/// release, as the message names them.
+fn removal_from_a_class_stated(text: &str) -> Option<NameChange> {
+    const REMOVED: &str = " was removed from the ";
+    let at = text.find(REMOVED)?;
+    let name = text[..at]
+        .rsplit(char::is_whitespace)
+        .next()?
+        .trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+    let (class, rest) = text[at + REMOVED.len()..].split_once(" class in ")?;
+    let (package, rest) = rest.split_once(' ')?;
+    let package = package.to_ascii_lowercase();
+    let version = text::version_at(rest.strip_prefix('v').unwrap_or(rest))?;
+    if package == "torch"
+        || ![name, class, package.as_str()]
+            .iter()
+            .all(|part| text::is_identifier(part))
+    {
+        return None;
+    }
+    Some(NameChange {
+        change: Change::Removed,
+        package: package.clone(),
+        modules: vec![format!("{package}.{class}")],
         names: vec![name.to_string()],
         version: std::str::FromStr::from_str(version).ok()?,
         source: format!("{package}'s own message"),
@@ -621,6 +664,28 @@ fn missing_attribute(text: &str) -> Option<(&str, &str)> {
     Some((module, attribute.split_once('\'')?.0))
 }
 
+/// `'tensorrt.tensorrt.IBuilderConfig' object has no attribute
+/// 'max_workspace_size'` (or `type object '...'`): Python prints a class
+/// with its module only where a compiled module defines it (pybind11's,
+/// Cython's, the C API's types); a class of Python code is printed bare
+/// (`'Trainer' object`), and says nothing of whose it is. The qualified
+/// class stands for the module the name is looked up in; the standard
+/// library's types are no package's.
+fn attribute_of_a_compiled_type(text: &str) -> Option<(&str, &str)> {
+    const MARKS: [&str; 2] = ["' object has no attribute '", "' has no attribute '"];
+    let (at, mark) = MARKS
+        .iter()
+        .filter_map(|mark| text.find(mark).map(|at| (at, *mark)))
+        .min_by_key(|(at, _)| *at)?;
+    let class = text[..at].rsplit('\'').next()?;
+    let attribute = text[at + mark.len()..].split_once('\'')?.0;
+    let top = class.split('.').next()?;
+    let qualified = class.contains('.') && class.split('.').all(text::is_identifier);
+    // `_io.TextIOWrapper`: the interpreter's own private modules are no package.
+    let packaged = !top.starts_with('_') && top != "builtins" && !crate::explain::stdlib_modules::is_stdlib_module(top);
+    (qualified && packaged).then_some((class, attribute))
+}
+
 /// The package whose frame used the name: the innermost frame in a package
 /// other than the one that lacks it.
 fn caller(traceback: &Traceback, package: &str) -> Option<String> {
@@ -674,6 +739,53 @@ mod tests {
             earlier: &[],
         };
         read(&text, &traceback, context)
+    }
+
+    /// fasterliveportrait24, pfrl173: a compiled class printed with its
+    /// module is looked up as that module; a Python class, printed bare, and
+    /// the standard library's types are not.
+    #[test]
+    fn a_compiled_types_missing_attribute_is_looked_up_under_its_qualified_name() {
+        assert_eq!(
+            attribute_of_a_compiled_type(
+                "AttributeError: 'tensorrt.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'"
+            ),
+            Some(("tensorrt.tensorrt.IBuilderConfig", "max_workspace_size"))
+        );
+        assert_eq!(
+            attribute_of_a_compiled_type(
+                "AttributeError: type object 'pyscipopt.scip.Model' has no attribute 'getKhalilState'"
+            ),
+            Some(("pyscipopt.scip.Model", "getKhalilState"))
+        );
+        for bare in [
+            "AttributeError: 'XGRPOTrainer' object has no attribute 'num_iterations'",
+            "AttributeError: type object 'HoVerNet' has no attribute '_get_instance_info'",
+            "AttributeError: '_io.TextIOWrapper' object has no attribute 'buffer'",
+            "AttributeError: 'builtins.dict' object has no attribute 'x'",
+            "AttributeError: 'a b.c' object has no attribute 'x'",
+        ] {
+            assert_eq!(attribute_of_a_compiled_type(bare), None, "{bare}");
+        }
+        // Undated, it is not read: a release, or the code's own mistake.
+        assert!(reading("AttributeError: 'pycolmap._core.Image' object has no attribute 'id'\n").is_none());
+    }
+
+    /// NumPy 2.0's own words for a method it took off ndarray date it.
+    #[test]
+    fn a_method_a_package_says_it_removed_from_a_class_is_dated_by_its_words() {
+        let found = reading(
+            "AttributeError: `ptp` was removed from the ndarray class in NumPy 2.0. Use np.ptp(arr, ...) instead.\n",
+        )
+        .unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found.said.contains("numpy.ndarray.ptp, which numpy 2.0 removed"),
+            "{}",
+            found.said
+        );
+        assert_eq!(found.fix, "python -m pip install \"numpy<2.0\"");
+        assert!(reading("AttributeError: `ptp` was removed from the nd-array class in NumPy 2.0.\n").is_none());
     }
 
     const CYTHON_BBOX: &str = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/cython_bbox/__init__.py\", line 3, in <module>\n    DTYPE = np.float\nAttributeError: module 'numpy' has no attribute 'float'.\n";

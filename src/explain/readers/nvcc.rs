@@ -24,21 +24,44 @@ const REFUSED_FOR: [(&str, &str); 2] = [
 /// runs unless TRITON_PTXAS_PATH names another.
 const TRITONS_PTXAS: [&str; 2] = ["internal triton ptx codegen error", "triton/backends/nvidia/bin/ptxas"];
 
+/// XLA's words (TensorFlow's and JAX's compiler) when the ptxas it found
+/// does not know the GPU's capability, given as `major.minor`: `Falling back
+/// to the CUDA driver for PTX compilation; ptxas does not support CC 9.0`.
+/// XLA runs the first ptxas on PATH ("Modify $PATH to customize ptxas
+/// location", its next line), or the one its CUDA data directory holds.
+const XLAS_PTXAS: &str = "ptxas does not support cc ";
+
 /// The architecture a compiler refused, the compiler, and whether it is the
-/// ptxas Triton bundles.
-struct Refused<'t> {
-    arch: &'t str,
+/// ptxas Triton bundles or the one XLA found.
+struct Refused {
+    arch: String,
     tool: &'static str,
     triton: bool,
+    xla: bool,
 }
 
-fn refused(lower: &str) -> Option<Refused<'_>> {
+fn refused(lower: &str) -> Option<Refused> {
     let triton = TRITONS_PTXAS.iter().any(|marker| lower.contains(marker));
     if let Some(named) = text::after_marker(lower, REFUSAL) {
         return Some(Refused {
-            arch: named.split('\'').next()?,
+            arch: named.split('\'').next()?.to_string(),
             tool: "nvcc",
             triton: false,
+            xla: false,
+        });
+    }
+    if let Some(capability) = text::after_marker(lower, XLAS_PTXAS) {
+        let (major, minor) = capability.split_whitespace().next()?.split_once('.')?;
+        let digits = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
+        let minor = minor.trim_end_matches(|c: char| !c.is_ascii_digit());
+        if !digits(major) || !digits(minor) {
+            return None;
+        }
+        return Some(Refused {
+            arch: format!("sm_{major}{minor}"),
+            tool: "the ptxas XLA found",
+            triton: false,
+            xla: true,
         });
     }
     REFUSED_FOR.iter().find_map(|(option, tool)| {
@@ -50,9 +73,10 @@ fn refused(lower: &str) -> Option<Refused<'_>> {
             _ => *tool,
         };
         Some(Refused {
-            arch: &lower[start..end],
+            arch: lower[start..end].to_string(),
             tool,
             triton: triton && tool.starts_with("ptxas"),
+            xla: false,
         })
     })
 }
@@ -65,14 +89,21 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     if lower.contains(NVRTC_REFUSAL) {
         return Some(nvrtc_refusal(context));
     }
-    let Refused { arch, tool, triton } = refused(&lower)?;
+    let Refused {
+        arch,
+        tool,
+        triton,
+        xla,
+    } = refused(&lower)?;
+    let arch = arch.as_str();
     let capability = capability_of(arch)?;
     let suffix = arch
         .trim_start_matches(|c: char| !c.is_ascii_digit())
         .trim_start_matches(|c: char| c.is_ascii_digit());
     let target = context.tables.and_then(|tables| tables.gpus.nvcc_target(capability));
-    // Triton's own ptxas is not the node's toolkit, which says nothing of it.
-    let toolkit = context.facts.filter(|_| !triton).and_then(toolkit_here);
+    // Triton's own ptxas is not the node's toolkit, which says nothing of it;
+    // nor is the one XLA found on PATH or in a pip wheel.
+    let toolkit = context.facts.filter(|_| !triton && !xla).and_then(toolkit_here);
     // Newer Triton runs a second bundled ptxas, ptxas-blackwell, for sm_100 and
     // later, overridden by its own variable: both are named where it may be.
     let blackwell_variable = if capability.major >= 10 {
@@ -114,6 +145,9 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             };
             let fix = if triton {
                 triton_fix(&format!("a CUDA toolkit of {first} or newer"))
+            } else if xla {
+                // XLA compiles for the GPU it runs on: nothing to leave out.
+                xla_fix(first)
             } else if gpus_of_it.is_empty() {
                 format!(
                     "{install}, or leave {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST) if no GPU that runs it has it"
@@ -144,9 +178,15 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 format!(
                     "{tool} does not know {arch}: CUDA {removed} removed compute capability {capability}, and the build still asks for it"
                 ),
-                format!(
-                    "take {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, or the list the package's setup.py hard-codes) and list the GPUs this node has, or build with a CUDA toolkit older than {removed}"
-                ),
+                if xla {
+                    format!(
+                        "give XLA the ptxas of a CUDA toolkit older than {removed}: put that toolkit's bin first on PATH (XLA runs the first ptxas it finds), or run the job on a GPU newer than compute capability {capability}"
+                    )
+                } else {
+                    format!(
+                        "take {capability} out of the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, or the list the package's setup.py hard-codes) and list the GPUs this node has, or build with a CUDA toolkit older than {removed}"
+                    )
+                },
             )
         }
         None => (
@@ -155,6 +195,8 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             ),
             if triton {
                 triton_fix("the newest CUDA toolkit installed (ptxas --help lists the gpu-name values it knows)")
+            } else if xla {
+                "give XLA the ptxas of the newest CUDA toolkit installed (ptxas --help lists the gpu-name values it knows): put its bin first on PATH".to_string()
             } else {
                 "compare `nvcc --list-gpu-arch` with the build's architectures (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, the package's setup.py): install a toolkit that lists it, or take it out of the build's list".to_string()
             },
@@ -318,6 +360,14 @@ fn unknown_standard(lower: &str, context: Context) -> Option<Reading> {
 
 /// `compute_86`, `sm_90a`, `compute_100f`: the compute capability an nvcc
 /// target names (8.6, 9.0, 10.0), the suffix letters dropped.
+/// What gives XLA a ptxas that knows the GPU: it runs the first one on PATH,
+/// and JAX's CUDA wheels bring their own.
+fn xla_fix(first: MajorMinor) -> String {
+    format!(
+        "give XLA the ptxas of a CUDA toolkit of {first} or newer: put that toolkit's bin first on PATH (export PATH=/usr/local/cuda-X.Y/bin:$PATH; XLA runs the first ptxas it finds), or for JAX install the CUDA wheels that bring their own (pip install -U \"jax[cuda12]\")"
+    )
+}
+
 fn capability_of(arch: &str) -> Option<MajorMinor> {
     let digits = arch
         .strip_prefix("compute_")
@@ -507,6 +557,28 @@ mod tests {
             "{}",
             family.said
         );
+    }
+
+    /// proteinfold290: XLA (JAX on CUDA 11) on an H100 warns that its ptxas
+    /// does not know compute capability 9.0, then fails to find the kernel.
+    #[test]
+    fn xlas_wording_names_the_gpus_capability_and_the_ptxas_it_runs() {
+        let found = reading("W external/xla/xla/stream_executor/gpu/asm_compiler.cc:231] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found
+                .said
+                .contains("does not know sm_90: compute capability 9.0 needs a CUDA toolkit of 11.8 or newer"),
+            "{}",
+            found.said
+        );
+        assert!(found.fix.contains("first on PATH"), "{}", found.fix);
+        // Nothing here is built for a list of architectures, nor is Triton involved.
+        assert!(!found.fix.contains("TORCH_CUDA_ARCH_LIST"), "{}", found.fix);
+        assert!(!found.fix.contains("Triton"), "{}", found.fix);
+        // A capability that is not `major.minor` is not read.
+        assert!(reading("ptxas does not support CC nine").is_none());
+        assert!(reading("ptxas does not support CC 9.").is_none());
     }
 
     #[test]

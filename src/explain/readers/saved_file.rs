@@ -10,10 +10,13 @@
 use super::{Context, Reading, text};
 
 pub const CAUSE: &str = "saved-file-from-other-library-version";
+/// The same file refused for the GPU it was built on, not the release.
+pub const OTHER_GPU: &str = "saved-file-built-for-other-gpu";
 
 /// One reader's refusal: the words that mark it (lowercased) and what it means.
 struct Refusal {
     marker: &'static str,
+    cause: &'static str,
     /// The distribution that reads the file, as the node lists it.
     reader: &'static str,
     /// What was refused, in words.
@@ -32,11 +35,14 @@ struct Versions {
     said: &'static str,
 }
 
+const TENSORRT_GPU_FIX: &str = "rebuild the engine on the GPU that runs it (trtexec --onnx=model.onnx --saveEngine=model.engine, or the project's export step); an engine runs only on GPUs of the compute capability it was built on unless built with a hardware-compatibility level (trtexec --hardwareCompatibilityLevel=ampere+, Ampere and newer)";
+
 const TENSORRT_FIX: &str = "rebuild the engine on the node that runs it, with the TensorRT installed there (trtexec --onnx=model.onnx --saveEngine=model.engine, or the project's export step); an engine is tied to one TensorRT release and one GPU unless built with the version- or hardware-compatible flag";
 
 const REFUSALS: [Refusal; 8] = [
     Refusal {
         marker: "version tag does not match",
+        cause: CAUSE,
         reader: "tensorrt",
         said: "TensorRT refused the engine: another TensorRT release built it",
         versions: Some(Versions {
@@ -48,6 +54,7 @@ const REFUSALS: [Refusal; 8] = [
     },
     Refusal {
         marker: "the engine plan file is not compatible with this version of tensorrt",
+        cause: CAUSE,
         reader: "tensorrt",
         said: "TensorRT refused the engine: another TensorRT release built it",
         versions: Some(Versions {
@@ -59,6 +66,7 @@ const REFUSALS: [Refusal; 8] = [
     },
     Refusal {
         marker: "the engine plan file is generated on an incompatible device",
+        cause: OTHER_GPU,
         reader: "tensorrt",
         said: "TensorRT refused the engine: it was built on a GPU of another compute capability",
         versions: Some(Versions {
@@ -66,10 +74,11 @@ const REFUSALS: [Refusal; 8] = [
             written_after: "got compute",
             said: "the message names compute {read} and {written}",
         }),
-        fix: TENSORRT_FIX,
+        fix: TENSORRT_GPU_FIX,
     },
     Refusal {
         marker: "unsupported model ir version",
+        cause: CAUSE,
         reader: "onnxruntime",
         said: "onnxruntime refused the ONNX model: its IR version is newer than this onnxruntime reads, so a newer onnx exported it",
         versions: Some(Versions {
@@ -81,6 +90,7 @@ const REFUSALS: [Refusal; 8] = [
     },
     Refusal {
         marker: "is higher than the checker's",
+        cause: CAUSE,
         reader: "onnx",
         said: "onnx's checker refused the model: its IR version is newer than this onnx knows, so a newer onnx exported it",
         versions: None,
@@ -88,6 +98,7 @@ const REFUSALS: [Refusal; 8] = [
     },
     Refusal {
         marker: "attempted to read a pytorch file with version",
+        cause: CAUSE,
         reader: "torch",
         said: "torch refused the file: its archive format is newer than this torch reads, so a newer torch saved it",
         versions: Some(Versions {
@@ -99,6 +110,7 @@ const REFUSALS: [Refusal; 8] = [
     },
     Refusal {
         marker: "your pytorch script module file is too old",
+        cause: CAUSE,
         reader: "torch",
         said: "torch refused the TorchScript file: an older torch exported it, in a format this torch no longer reads",
         versions: None,
@@ -106,6 +118,7 @@ const REFUSALS: [Refusal; 8] = [
     },
     Refusal {
         marker: "cannot deserialize model from a different version of treelite",
+        cause: CAUSE,
         reader: "treelite",
         said: "Treelite refused the checkpoint: another Treelite release wrote it, one this release cannot read",
         versions: Some(Versions {
@@ -144,7 +157,7 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         .and_then(|facts| facts.package_version(refusal.reader))
         .map(|installed| vec![(None, format!("{} {installed} is installed here", refusal.reader))])
         .unwrap_or_default();
-    Some(Reading::stated_outright(CAUSE, said, node, fix))
+    Some(Reading::stated_outright(refusal.cause, said, node, fix))
 }
 
 #[cfg(test)]
@@ -189,6 +202,19 @@ mod tests {
         );
         assert!(checkpoint.fix.contains("treelite==2.1.0"), "{}", checkpoint.fix);
         assert!(checkpoint.stated && checkpoint.settles);
+    }
+
+    /// efficientliveportrait19: an engine built on an H100, loaded on a T4.
+    /// The GPU, not the release, is what TensorRT refused.
+    #[test]
+    fn an_engine_refused_for_its_gpu_names_the_gpu_not_the_release() {
+        let engine = reading("[TRT] [E] IRuntime::deserializeCudaEngine: Error Code 6: API Usage Error (The engine plan file is generated on an incompatible device, expecting compute 9.0 got compute 7.5, please rebuild.)").unwrap();
+        assert_eq!(engine.cause, OTHER_GPU);
+        assert!(engine.said.contains("compute 9.0 and 7.5"), "{}", engine.said);
+        assert!(engine.fix.contains("hardwareCompatibilityLevel"), "{}", engine.fix);
+        // Another release's engine is still the release's.
+        let release = reading("6: The engine plan file is not compatible with this version of TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.").unwrap();
+        assert_eq!(release.cause, CAUSE);
     }
 
     #[test]
