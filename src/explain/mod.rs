@@ -616,7 +616,7 @@ fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<Str
         // A crash has no traceback to ask for: the stack at the crash and the
         // kernel's line about it are where its cause shows.
         add("where the process crashed: rerun with PYTHONFAULTHANDLER=1 (or `python -X faulthandler`) to print the Python stack of every thread at the crash, and read `sudo dmesg | tail` for the kernel's line, which names the library the fault was in; a library loaded for the wrong CPU (Illegal instruction) or a driver library missing or mismatched (a warning earlier in the log) are common causes".to_string());
-    } else if traceback.frames().next().is_none() {
+    } else if traceback.frames().next().is_none() && !printed_by_a_tool(traceback) {
         add("the whole traceback, not only its last line: pass the full log (`python train.py 2>&1 | tee train.log`, then `envdoctor explain train.log`)".to_string());
     }
     if message.contains("device-side assert") || message.contains("cuda kernel errors might be asynchronously reported")
@@ -627,6 +627,16 @@ fn what_would_decide(traceback: &Traceback, candidates: &[Candidate]) -> Vec<Str
         add("NCCL's own reason: rerun with NCCL_DEBUG=WARN (or INFO) and pass that log".to_string());
     }
     wanted
+}
+
+/// Whether every line of the failure is a tool's own report, which comes
+/// with no Python traceback to ask for: a compiler's or pip's build error,
+/// a C++ library's logger, pip's `ERROR: ` lines.
+fn printed_by_a_tool(traceback: &Traceback) -> bool {
+    traceback.messages().all(|raised| {
+        matches!(raised.signal(), Some(Signal::Build | Signal::LibraryError))
+            || (raised.signal() == Some(Signal::KnownMessage) && raised.message.starts_with("ERROR: "))
+    })
 }
 
 /// `speaks_for` and `same_environment` as the judge found them: the version

@@ -42,6 +42,9 @@ pub enum Signal {
     /// `Signal 11 (SIGSEGV) received by PID`. No Python exception follows, so
     /// without it a log that ends in a crash reads as one that went well.
     Crashed,
+    /// An error a C++ library's own logger printed, with no exception after
+    /// it: TensorRT's `[TRT] [E] ...` and trtexec's `[07/19/2025-23:34:55] [E] ...`.
+    LibraryError,
     /// A compiler's or setuptools' error line in a build: `file.cu(86): error: ...`,
     /// `file.cpp:2:10: fatal error: ...`, `error: command 'gcc' failed with exit status 1`.
     Build,
@@ -69,6 +72,7 @@ impl Signal {
             Signal::Killed => "killed",
             Signal::Crashed => "crash",
             Signal::Build => "build error",
+            Signal::LibraryError => "library error",
             Signal::LoggedWarning => "warning line",
             Signal::Note => "note line",
         }
@@ -88,6 +92,7 @@ impl Signal {
                 | Signal::Killed
                 | Signal::Crashed
                 | Signal::Build
+                | Signal::LibraryError
         )
     }
 
@@ -97,7 +102,7 @@ impl Signal {
     }
 }
 
-const ALL: [Signal; 13] = [
+const ALL: [Signal; 14] = [
     Signal::Cuda,
     Signal::DeviceAssertion,
     Signal::CppException,
@@ -109,12 +114,13 @@ const ALL: [Signal; 13] = [
     Signal::Killed,
     Signal::Crashed,
     Signal::Build,
+    Signal::LibraryError,
     Signal::LoggedWarning,
     Signal::Note,
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 54] = [
+const TRIGGERS: [(&str, Signal); 55] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -154,6 +160,10 @@ const TRIGGERS: [(&str, Signal); 54] = [
     ("; error   : ", Signal::Build),
     // pip's own words for a package it could not build or prepare: the
     // reason is in the build's output above them, or nowhere in the paste.
+    // TensorRT's logger at its error level, after its tag or trtexec's time
+    // stamp (`[TRT] [E] `, `[07/19/2025-23:34:55] [E] `): a build or a load
+    // that failed, often with no Python exception to say so.
+    ("] [E] ", Signal::LibraryError),
     ("Failed building wheel for ", Signal::Build),
     ("Could not build wheels for ", Signal::Build),
     ("error: subprocess-exited-with-error", Signal::Build),
@@ -408,6 +418,7 @@ pub fn read(line: &str) -> Option<SignalLine> {
         Signal::Nccl => after(text, "NCCL WARN ").unwrap_or(text),
         Signal::DeviceAssertion => return assertion(text).map(|message| SignalLine::Line(raised(signal, message))),
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
+        Signal::LibraryError => after(text, "] [E] ").map_or(text, str::trim),
         Signal::Killed if text == "Killed" || after_a_progress_bar(text) => KILLED,
         Signal::Killed if &line[found.range()] != "Killed" => {
             return Some(SignalLine::Line(raised(signal, format!("{text} ({EXIT_137})"))));
@@ -531,6 +542,22 @@ mod tests {
 
     /// chameleon39, rapidsaicsputils70: ptxas' errors and pip's failures to
     /// build are failures, though no exception says so.
+    /// titarlsim2sim2real7, modeloptimizer70: trtexec's error lines end a
+    /// build that printed no exception; the Python logger's are tagged.
+    #[test]
+    fn tensorrts_error_lines_are_library_errors() {
+        let (kind, text) = message("[07/19/2025-23:34:55] [E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error (Target GPU SM 120 is not supported by this TensorRT release.)").unwrap();
+        assert_eq!(kind, "library error");
+        assert!(text.starts_with("Error[9]: IBuilder::buildSerializedNetwork"), "{text}");
+        let (kind, _) =
+            message("[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::32] Error Code 1: Serialization").unwrap();
+        assert_eq!(kind, "library error");
+        assert!(Signal::LibraryError.is_fatal());
+        // Its other levels are no error.
+        assert!(message("[07/19/2025-23:34:55] [I] Finished parsing network model.").is_none());
+        assert!(message("[TRT] [W] CUDA lazy loading is not enabled.").is_none());
+    }
+
     #[test]
     fn a_build_tools_own_error_lines_are_build_errors() {
         for line in [

@@ -647,6 +647,9 @@ impl Collector {
             return;
         }
         match signals::read(line) {
+            Some(signals::SignalLine::Line(raised)) if raised.signal() == Some(signals::Signal::LibraryError) => {
+                self.library_error(number, raised)
+            }
             Some(signals::SignalLine::Line(raised)) => self.keep(Traceback::bare(number, raised)),
             Some(signals::SignalLine::OnNextLine(signal)) => self.pending = Some((number, signal.label().to_string())),
             None if !signals::logged_below_warning(line)
@@ -670,6 +673,27 @@ impl Collector {
             }
             None => {}
         }
+    }
+
+    /// A library logs one failure as a run of error lines, the reason first
+    /// and its consequences after (trtexec's `Error[9]: ... not supported by
+    /// this TensorRT release.`, then `Engine could not be created`, `Building
+    /// engine failed`): the run is one failure, under its first line.
+    fn library_error(&mut self, number: usize, raised: Raised) {
+        let run = self.tracebacks.last_mut().filter(|last| {
+            last.last_line + 1 == number
+                && last.frames().next().is_none()
+                && last.raised().and_then(Raised::signal) == Some(signals::Signal::LibraryError)
+        });
+        if let Some(last) = run
+            && let Some(first) = last.sections.last_mut().and_then(|section| section.raised.as_mut())
+        {
+            first.message.push('\n');
+            first.message.push_str(&raised.message);
+            last.last_line = number;
+            return;
+        }
+        self.keep(Traceback::bare(number, raised));
     }
 
     /// NCCL's `Last error:` reason, on the line after it, is also the message
@@ -1607,6 +1631,25 @@ SystemExit: 1
         collector.line(1, "Could not load library libcudnn_cnn_train.so.8. Error: /x/libcudnn_cnn_train.so.8: undefined symbol: _ZN5cudnn3cnn");
         let one = collector.finish().0;
         assert_eq!(one.len(), 1, "{one:#?}");
+    }
+
+    /// titarlsim2sim2real7: trtexec's run of error lines is one failure,
+    /// under the line that says why.
+    #[test]
+    fn a_run_of_a_librarys_error_lines_is_one_failure_under_its_first() {
+        let tracebacks = collected(&[
+            "[07/19/2025-23:34:55] [I] Finished parsing network model.",
+            "[07/19/2025-23:34:55] [E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error (Target GPU SM 120 is not supported by this TensorRT release.)",
+            "[07/19/2025-23:34:55] [E] Engine could not be created from network",
+            "[07/19/2025-23:34:55] [E] Building engine failed",
+            "&&&& FAILED TensorRT.trtexec [TensorRT v100700]",
+            "[07/19/2025-23:34:56] [E] Another failure, later",
+        ]);
+        assert_eq!(tracebacks.len(), 2, "{tracebacks:#?}");
+        let first = tracebacks[0].raised().unwrap();
+        assert!(first.message.starts_with("Error[9]: IBuilder"), "{first:?}");
+        assert!(first.message.ends_with("Building engine failed"), "{first:?}");
+        assert_eq!(tracebacks[0].last_line, 4);
     }
 
     /// A known line ending in `:` announces what follows, to a blank line, as

@@ -210,6 +210,16 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
     // file): the list settles it where another package's published
     // requirement asked for it (`(from spconv)`), which names releases that exist.
     let settles = settles || (!torch && side != Side::Nothing && asked_by_a_package(rest));
+    // What is left open then is whether the release exists at all: the index
+    // knows, and no interpreter here needs to ask it.
+    if !settles && !torch && matches!(side, Side::Newer | Side::Between) {
+        interpreter.push((
+            None,
+            format!(
+                "whether {pinned} exists at all (https://pypi.org/project/{name}/#history, or the index the project names): if it does, it publishes no file for this interpreter or platform; if it does not, the requirement is mistaken and a release pip lists here is the fix"
+            ),
+        ));
+    }
     // Unless pip says it could not read an index: then its list is not all
     // the index holds, and says nothing of what is missing from it.
     let (said, fix, settles) = match unreached_index(text, context, &name) {
@@ -786,6 +796,13 @@ mod tests {
         // every release may be one that never existed (pointmamba1).
         let typo = read_alone("ERROR: Could not find a version that satisfies the requirement open3d==1.10.0 (from versions: 0.14.1, 0.18.0)").unwrap();
         assert!(!typo.settles, "{typo:?}");
+        // What would settle it is named: whether the release exists.
+        assert!(
+            typo.node
+                .iter()
+                .any(|(holds, fact)| holds.is_none() && fact.contains("pypi.org/project/open3d/#history")),
+            "{typo:?}"
+        );
         // A release offered that the requirement admits failed for another reason.
         assert!(read_alone("ERROR: Could not find a version that satisfies the requirement checklist==0.0.11 (from versions: 0.0.1, 0.0.11)").is_none());
     }

@@ -894,8 +894,13 @@ fn data_type(lower: &str, context: Context) -> Option<Reading> {
         "does not support",
         "doesn't support",
         "not supported on",
+        // TensorRT's builder: `Networks with FP8 Q/DQ layers require hardware
+        // with FP8 support.` (modeloptimizer70)
+        "require hardware with",
+        "requires hardware with",
     ];
-    if !refuses.iter().any(|phrase| lower.contains(phrase)) || !(lower.contains("device") || lower.contains("gpu")) {
+    let a_device = ["device", "gpu", "hardware"];
+    if !refuses.iter().any(|phrase| lower.contains(phrase)) || !a_device.iter().any(|word| lower.contains(word)) {
         return None;
     }
     let dtype = DATA_TYPES.iter().find(|dtype| lower.contains(*dtype))?;
@@ -1339,6 +1344,11 @@ mod tests {
         assert_eq!(bf16.cause, BF16);
         let fp8 = &read_alone("RuntimeError: this device does not support fp8")[0];
         assert_eq!(fp8.cause, ARCH);
+        let builder = &read_alone(
+            "[07/19/2025-23:34:55] [E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error (Networks with FP8 Q/DQ layers require hardware with FP8 support.)",
+        )[0];
+        assert_eq!(builder.cause, ARCH);
+        assert!(read_alone("This build requires hardware with a fast disk.").is_empty());
     }
 
     /// pycaret2377: the bound follows a verb, on a name the sentence gave
