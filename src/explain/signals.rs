@@ -158,12 +158,12 @@ const TRIGGERS: [(&str, Signal); 55] = [
     // ptxas pads its level to the width of "warning": `ptxas /tmp/x.ptx, line
     // 451; error   : Feature '.bf16' requires .target sm_80 or higher`.
     ("; error   : ", Signal::Build),
-    // pip's own words for a package it could not build or prepare: the
-    // reason is in the build's output above them, or nowhere in the paste.
     // TensorRT's logger at its error level, after its tag or trtexec's time
     // stamp (`[TRT] [E] `, `[07/19/2025-23:34:55] [E] `): a build or a load
     // that failed, often with no Python exception to say so.
     ("] [E] ", Signal::LibraryError),
+    // pip's own words for a package it could not build or prepare: the
+    // reason is in the build's output above them, or nowhere in the paste.
     ("Failed building wheel for ", Signal::Build),
     ("Could not build wheels for ", Signal::Build),
     ("error: subprocess-exited-with-error", Signal::Build),
@@ -540,8 +540,6 @@ mod tests {
         assert!(message("cudnn returned CUDNN_STATUS_SUCCESS").is_none());
     }
 
-    /// chameleon39, rapidsaicsputils70: ptxas' errors and pip's failures to
-    /// build are failures, though no exception says so.
     /// titarlsim2sim2real7, modeloptimizer70: trtexec's error lines end a
     /// build that printed no exception; the Python logger's are tagged.
     #[test]
@@ -558,6 +556,8 @@ mod tests {
         assert!(message("[TRT] [W] CUDA lazy loading is not enabled.").is_none());
     }
 
+    /// chameleon39, rapidsaicsputils70: ptxas' errors and pip's failures to
+    /// build are failures, though no exception says so.
     #[test]
     fn a_build_tools_own_error_lines_are_build_errors() {
         for line in [

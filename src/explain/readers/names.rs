@@ -303,11 +303,7 @@ fn removal_stated(text: &str) -> Option<NameChange> {
         return Some(row);
     }
     let at = text.find(REMOVED)?;
-    let quoted = text[..at]
-        .rsplit(char::is_whitespace)
-        .next()?
-        .trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
-    let (first, name) = quoted.split_once('.')?;
+    let (first, name) = word_before(text, at)?.split_once('.')?;
     let package = IMPORT_ALIASES
         .iter()
         .find(|(alias, _)| *alias == first)
@@ -341,10 +337,7 @@ fn removal_stated(text: &str) -> Option<NameChange> {
 fn removal_from_a_class_stated(text: &str) -> Option<NameChange> {
     const REMOVED: &str = " was removed from the ";
     let at = text.find(REMOVED)?;
-    let name = text[..at]
-        .rsplit(char::is_whitespace)
-        .next()?
-        .trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+    let name = word_before(text, at)?;
     let (class, rest) = text[at + REMOVED.len()..].split_once(" class in ")?;
     let (package, rest) = rest.split_once(' ')?;
     let package = package.to_ascii_lowercase();
@@ -365,6 +358,16 @@ fn removal_from_a_class_stated(text: &str) -> Option<NameChange> {
         source: format!("{package}'s own message"),
         renamed_to: None,
     })
+}
+
+/// The word that ends `text[..at]`, out of the quotes a message puts it in.
+fn word_before(text: &str, at: usize) -> Option<&str> {
+    Some(
+        text[..at]
+            .rsplit(char::is_whitespace)
+            .next()?
+            .trim_matches(|c: char| matches!(c, '`' | '\'' | '"')),
+    )
 }
 
 /// The names packages are imported as, in their own documentation.

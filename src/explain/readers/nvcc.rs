@@ -51,14 +51,10 @@ fn refused(lower: &str) -> Option<Refused> {
         });
     }
     if let Some(capability) = text::after_marker(lower, XLAS_PTXAS) {
-        let (major, minor) = capability.split_whitespace().next()?.split_once('.')?;
-        let digits = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
-        let minor = minor.trim_end_matches(|c: char| !c.is_ascii_digit());
-        if !digits(major) || !digits(minor) {
-            return None;
-        }
+        let word = capability.split_whitespace().next()?;
+        let capability = MajorMinor::parse(word.trim_end_matches(|c: char| !c.is_ascii_digit()))?;
         return Some(Refused {
-            arch: format!("sm_{major}{minor}"),
+            arch: format!("sm_{}{}", capability.major, capability.minor),
             tool: "the ptxas XLA found",
             triton: false,
             xla: true,
@@ -358,8 +354,6 @@ fn unknown_standard(lower: &str, context: Context) -> Option<Reading> {
     })
 }
 
-/// `compute_86`, `sm_90a`, `compute_100f`: the compute capability an nvcc
-/// target names (8.6, 9.0, 10.0), the suffix letters dropped.
 /// What gives XLA a ptxas that knows the GPU: it runs the first one on PATH,
 /// and JAX's CUDA wheels bring their own.
 fn xla_fix(first: MajorMinor) -> String {
@@ -368,6 +362,8 @@ fn xla_fix(first: MajorMinor) -> String {
     )
 }
 
+/// `compute_86`, `sm_90a`, `compute_100f`: the compute capability an nvcc
+/// target names (8.6, 9.0, 10.0), the suffix letters dropped.
 fn capability_of(arch: &str) -> Option<MajorMinor> {
     let digits = arch
         .strip_prefix("compute_")

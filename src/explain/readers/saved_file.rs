@@ -1,6 +1,7 @@
 //! A saved file the library reading it refuses because another release of
-//! that library wrote it. Each reader states the refusal in its own words, and
-//! most name both versions: TensorRT's engine header (`Current Version: 96,
+//! that library wrote it, or (a TensorRT engine) because it was built on a
+//! GPU of another compute capability. Each reader states the refusal in its
+//! own words, and most name both versions: TensorRT's engine header (`Current Version: 96,
 //! Serialized Engine Version: 97`), onnxruntime's IR version (`Unsupported
 //! model IR version: 10, max supported IR version: 9`), torch's archive format
 //! (`Attempted to read a PyTorch file with version 5, but the maximum supported
