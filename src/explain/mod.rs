@@ -9,6 +9,7 @@
 mod copies;
 mod device_wording;
 pub mod encoding;
+pub mod frameworks;
 pub mod log;
 mod marker;
 pub mod node;
@@ -188,13 +189,15 @@ pub fn explain<'r, R: BufRead + 'r>(
     }
     let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
     let system_sign = collector.system_sign();
+    let frameworks = collector.frameworks_shown();
     let (tracebacks, dropped) = collector.finish();
 
     let judge = match from {
         FactsFrom::TheLogsNode => rank::Judge::new(matrix, Some(facts)),
         FactsFrom::ThisNode => rank::Judge::new(matrix, Some(facts)).facts_probed_here(),
     }
-    .ran_on(system_sign);
+    .ran_on(system_sign)
+    .showing(frameworks);
     // Lines printed without a traceback (warnings, loader and NCCL lines, a
     // known message): the context that weighs on what failed after them. Not
     // a line its printer logged as a warning: the job went on past it
@@ -556,6 +559,7 @@ fn line_marker(messages: &[&str]) -> Option<log::Marker> {
     let exception_words = traceback::marker_words();
     let mut words: Vec<&str> = exception_words.iter().map(String::as_str).collect();
     words.extend(signals::trigger_words());
+    words.extend(frameworks::MARKER_WORDS);
     words.extend(messages.iter().copied());
     // A line in disguise (HTML entities, curly quotes) may hold any of them.
     words.extend(presentation::DISGUISES);

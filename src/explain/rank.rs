@@ -10,12 +10,13 @@
 use serde::Serialize;
 
 use super::device_wording::in_current_words;
+use super::frameworks::FrameworksShown;
 use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
-use crate::matrix::rule::{DeviceKind, DevicePair, GpuCondition, PackageCondition, Symptoms, System, When};
+use crate::matrix::rule::{DeviceKind, DevicePair, Framework, GpuCondition, PackageCondition, Symptoms, System, When};
 use crate::matrix::{Condition, Matrix, Verdict, assess};
 use crate::packaging::normalize_name;
 
@@ -156,6 +157,8 @@ struct Cause<'m> {
     when: &'m When,
     /// The systems where it cannot happen, with the reason.
     not_on: &'m [(System, String)],
+    /// The framework whose own build the cause is about.
+    framework: Option<Framework>,
     why: &'m str,
     fix: &'m str,
     fix_note: Option<&'m str>,
@@ -176,6 +179,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
             symptoms: &rule.symptoms,
             when: &rule.when,
             not_on: &[],
+            framework: None,
             why: &rule.why,
             fix: &rule.fix,
             fix_note: rule.fix_note.as_deref(),
@@ -192,6 +196,7 @@ fn causes(matrix: &Matrix) -> Vec<Cause<'_>> {
         symptoms: &entry.symptoms,
         when: &entry.when,
         not_on: &entry.not_on,
+        framework: entry.framework,
         why: &entry.why,
         fix: &entry.fix,
         fix_note: entry.fix_note.as_deref(),
@@ -233,6 +238,8 @@ pub struct Judge<'m, 'f> {
     /// What the whole log shows of the system it ran on, for a traceback
     /// whose own lines do not (a pasted message, frames cut off).
     log_system: Option<(System, String)>,
+    /// What the whole log shows of the frameworks it ran.
+    frameworks: FrameworksShown,
 }
 
 impl<'m, 'f> Judge<'m, 'f> {
@@ -262,6 +269,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             node,
             run: TheRun::default(),
             log_system: None,
+            frameworks: FrameworksShown::default(),
         }
     }
 
@@ -283,15 +291,21 @@ impl<'m, 'f> Judge<'m, 'f> {
         self.rank_in(traceback, &Earlier::default())
     }
 
-    /// A judge for facts probed on this node while the log may come from
-    /// another: a log whose frames run from site-packages elsewhere is judged
-    /// without them.
     /// The system the log's other lines show it ran on (see [`system_sign_in_line`]).
     pub fn ran_on(mut self, sign: Option<(System, String)>) -> Self {
         self.log_system = sign;
         self
     }
 
+    /// The frameworks the log's lines show it ran.
+    pub fn showing(mut self, frameworks: FrameworksShown) -> Self {
+        self.frameworks = frameworks;
+        self
+    }
+
+    /// A judge for facts probed on this node while the log may come from
+    /// another: a log whose frames run from site-packages elsewhere is judged
+    /// without them.
     pub fn facts_probed_here(mut self) -> Self {
         self.run.probed_here = true;
         self
@@ -356,6 +370,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             message_owners: &self.message_owners,
             context,
             message_known: false,
+            frameworks: &self.frameworks,
         };
         // Each cause's message that fits, found once for all.
         let readers_context = readers::Context {
@@ -468,6 +483,8 @@ struct Seen<'j> {
     /// gives (`KeyError: 'model'` in the job's code) is an error of its own,
     /// whatever a line before it said. Set once the messages are matched.
     message_known: bool,
+    /// What the whole log shows of the frameworks it ran.
+    frameworks: &'j FrameworksShown,
     /// Its `same_environment`: a frame runs from this node's Python
     /// environment, so its facts are the log's.
     run: TheRun,
@@ -1079,6 +1096,17 @@ fn score(
             text: text.clone(),
         });
     }
+    // A cause about one framework's own build, in a log whose lines show
+    // only another: the failure's words (a HIP or CUDA runtime's) are any
+    // framework's, and the fix would change a framework the job never ran.
+    let other_framework = cause.framework.and_then(|framework| {
+        let (other, sign) = seen.frameworks.only_others_than(framework)?;
+        Some(format!(
+            "which framework the job ran: the log shows {other} (\"{sign}\") and nothing of {framework}, which this cause is about; where only {other} ran, its own build or libraries gave these words, and a {framework} fix changes nothing",
+            other = other.name(),
+            framework = framework.name()
+        ))
+    });
     let mut fix = cause.fix.to_string();
     let mut fix_note = cause.fix_note.map(str::to_string);
     if let Some(test) = tested {
@@ -1097,6 +1125,16 @@ fn score(
             kind: EvidenceKind::Node,
             holds: test.holds,
             text: test.text,
+        });
+    }
+    // What else is open of such a cause is a fact of the framework nothing
+    // shows ran: not what would decide.
+    if let Some(text) = &other_framework {
+        evidence.retain(|evidence| !(evidence.kind == EvidenceKind::Node && evidence.holds.is_none()));
+        evidence.push(Evidence {
+            kind: EvidenceKind::Node,
+            holds: None,
+            text: text.clone(),
         });
     }
     // A rule is a combination of versions: an import of its module with
@@ -1164,7 +1202,7 @@ fn score(
     }
     let class_message = message_hit.is_some_and(|hit| hit.shared) && context_hit.is_none();
     let class_unconfirmed = (FAILURE_CLASSES.contains(&cause.id) || class_message) && !confirmed && frame_hits == 0;
-    if (unseen || bypassed || class_unconfirmed) && confidence > Confidence::Possible {
+    if (unseen || bypassed || class_unconfirmed || other_framework.is_some()) && confidence > Confidence::Possible {
         confidence = Confidence::Possible;
     }
     let tier = match cause.kind {

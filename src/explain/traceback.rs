@@ -268,6 +268,8 @@ pub struct Collector {
     /// The first line read whose own paths show the log ran on a system
     /// other than Linux (a Python warning's location under `/Users/`).
     system_sign: Option<(System, String)>,
+    /// The frameworks the lines read show it ran.
+    frameworks: super::frameworks::FrameworksShown,
     /// The last [`MAX_TYPED`] statements typed at a Python prompt.
     typed: Vec<String>,
 }
@@ -313,6 +315,7 @@ impl Collector {
         if self.system_sign.is_none() {
             self.system_sign = super::rank::system_sign_in_line(line);
         }
+        self.frameworks.read(line);
         // A rank's label (`[rank1]: `, `0: `) is what tracebacks are routed
         // by; what reads a line's own words reads them after it, so that
         // interleaved ranks' `Killed` or loader lines are still read.
@@ -433,6 +436,11 @@ impl Collector {
     /// What the lines read show of the system the log ran on, if not Linux.
     pub fn system_sign(&self) -> Option<(System, String)> {
         self.system_sign.clone()
+    }
+
+    /// What the lines read show of the frameworks the log ran.
+    pub fn frameworks_shown(&self) -> super::frameworks::FrameworksShown {
+        self.frameworks.clone()
     }
 
     pub fn finish(mut self) -> (Vec<Traceback>, usize) {

@@ -63,6 +63,7 @@ const SYMPTOM_ENTRY_KEYS: &[&str] = &[
     "symptoms",
     "when",
     "not_on",
+    "framework",
 ];
 const SYMPTOMS_KEYS: &[&str] = &[
     "messages",
@@ -189,6 +190,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         .and_then(|item| reader.table(item, "not_on"))
         .map(|table| not_on(&mut reader, table))
         .unwrap_or_default();
+    let framework = root.get("framework").and_then(|item| framework(&mut reader, item));
     reader.finish()?;
     let missing = "validated above";
     Ok(SymptomEntry {
@@ -202,6 +204,7 @@ pub fn symptom_entry(path: &Path, text: &str, expected_id: &str) -> Result<Sympt
         symptoms: symptoms.expect(missing),
         when,
         not_on,
+        framework,
         path: path.to_path_buf(),
         site: None,
         text: text.to_string(),
@@ -225,6 +228,23 @@ fn not_on(reader: &mut Reader, table: &dyn TableLike) -> Vec<(System, String)> {
         }
     }
     systems
+}
+
+/// `framework`: the framework whose own build the cause is about (`"torch"`).
+fn framework(reader: &mut Reader, item: &Item) -> Option<Framework> {
+    let name = reader.string(item, "framework")?;
+    let framework = Framework::named(&name);
+    if framework.is_none() {
+        let known: Vec<&str> = Framework::ALL.iter().map(|framework| framework.name()).collect();
+        reader.problem(
+            item.span(),
+            format!(
+                "`framework = \"{name}\"` is no framework explain tells apart (expected one of: {})",
+                known.join(", ")
+            ),
+        );
+    }
+    framework
 }
 
 /// A required string every report shows on one line (an id, a title): a
@@ -740,6 +760,29 @@ mod tests {
             let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
             assert!(shown.iter().any(|error| error.contains(problem)), "{shown:?}");
         }
+    }
+
+    /// `framework` names one of the frameworks a log's lines can show.
+    #[test]
+    fn the_framework_a_cause_is_about_is_one_explain_tells_apart() {
+        let path = std::path::Path::new("symptoms/torch-build-lacks-gpu-arch.toml");
+        let text = shipped("symptoms/torch-build-lacks-gpu-arch.toml");
+        let id = "torch-build-lacks-gpu-arch";
+        let entry = super::symptom_entry(path, &text, id).unwrap();
+        assert_eq!(entry.framework, Some(super::Framework::Torch));
+        let forged = text.replace("framework = \"torch\"", "framework = \"keras\"");
+        assert_ne!(forged, text);
+        let errors = super::symptom_entry(path, &forged, id).unwrap_err();
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(
+            shown
+                .iter()
+                .any(|error| error.contains("`framework = \"keras\"` is no framework")),
+            "{shown:?}"
+        );
+        let shipped_without = shipped("symptoms/torch-cpu-only-build.toml");
+        let entry = super::symptom_entry(path, &shipped_without, "torch-cpu-only-build").unwrap();
+        assert_eq!(entry.framework, None);
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub struct SymptomEntry {
     /// The systems where the cause cannot happen, with the reason: a log
     /// from one of them rules it out.
     pub not_on: Vec<(System, String)>,
+    /// The framework whose own build or code the cause is about: a log that
+    /// shows another framework and nothing of this one makes it no answer.
+    pub framework: Option<Framework>,
     pub path: PathBuf,
     pub site: Option<PathBuf>,
     pub text: String,
@@ -83,6 +86,38 @@ impl System {
         match self {
             System::Windows => "Windows",
             System::MacOs => "macOS",
+        }
+    }
+}
+
+/// An ML framework a log's lines can show it ran (its frames, its own log
+/// lines, its name in a message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framework {
+    Torch,
+    TensorFlow,
+    Jax,
+    Paddle,
+}
+
+impl Framework {
+    pub fn named(name: &str) -> Option<Framework> {
+        Framework::ALL.into_iter().find(|framework| framework.name() == name)
+    }
+
+    pub const ALL: [Framework; 4] = [
+        Framework::Torch,
+        Framework::TensorFlow,
+        Framework::Jax,
+        Framework::Paddle,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::Torch => "torch",
+            Framework::TensorFlow => "TensorFlow",
+            Framework::Jax => "JAX",
+            Framework::Paddle => "PaddlePaddle",
         }
     }
 }

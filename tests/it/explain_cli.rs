@@ -68,7 +68,6 @@ fn explain_dir_json(cache: &Path, dir: &Path) -> (Value, i32) {
     parsed(&assert)
 }
 
-/// The explanation a run printed and its exit code; a run that printed no JSON fails the test.
 /// Explains `log`, written to `dir/name`, on the A40 node, as JSON.
 fn explain_text_json(cache: &Path, dir: &Path, name: &str, log: &str) -> (Value, i32) {
     let path = dir.join(name);
@@ -84,6 +83,7 @@ fn explain_text_json(cache: &Path, dir: &Path, name: &str, log: &str) -> (Value,
     )
 }
 
+/// The explanation a run printed and its exit code; a run that printed no JSON fails the test.
 fn parsed(assert: &assert_cmd::assert::Assert) -> (Value, i32) {
     let output = assert.get_output();
     let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
@@ -590,6 +590,44 @@ fn a_log_that_ends_in_a_crash_is_a_failure_that_asks_for_the_stack_at_the_crash(
             .any(|line| line.as_str().unwrap().contains("PYTHONFAULTHANDLER=1")),
         "{explanation:#}"
     );
+}
+
+/// rocmbuild13 (batch BC): the HIP runtime's `hipErrorNoBinaryForGpu` after
+/// TensorFlow's own log lines, in a log with nothing of torch. The words are
+/// torch's cause's too, but TensorFlow's build lacked the GPU: the torch cause
+/// stays a candidate, not the answer, and what would decide it is which
+/// framework ran. The same abort after a torch frame is torch's.
+#[test]
+fn a_torch_cause_in_a_log_that_shows_only_another_framework_is_not_the_answer() {
+    let cache = tempfile::tempdir().unwrap();
+    let case = fresh_case_dir("2026-12-06-BC/other-tensorflow-rocm-wheel-lacks-gfx1030-code-objects-rocmbuild13");
+    let (explanation, code) = explain_dir_json(cache.path(), &case);
+    assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
+    assert_eq!(code, 1);
+    let torch = candidate(&explanation, "torch-build-lacks-gpu-arch").expect("still a candidate");
+    assert_eq!(torch["confidence"], "possible", "{explanation:#}");
+    let to_decide = explanation["to_decide"].to_string();
+    assert!(to_decide.contains("the log shows TensorFlow"), "{to_decide}");
+    assert!(!to_decide.contains("get_arch_list"), "{to_decide}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let abort = "/home/ian/ROCm/HIP/rocclr/hip_code_object.cpp:486: \"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\nAborted (core dumped)\n";
+    let tensorflow_line = "2021-05-27 12:35:24.177308: I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Successfully opened dynamic library libamdhip64.so\n";
+    let torch_line =
+        "/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:107: UserWarning: HIP initialization\n";
+    for (log, torch_ran) in [
+        (format!("{tensorflow_line}{abort}"), false),
+        (format!("{tensorflow_line}{torch_line}{abort}"), true),
+        (abort.to_string(), true),
+    ] {
+        let path = dir.path().join("log.txt");
+        std::fs::write(&path, &log).unwrap();
+        let (explanation, _) =
+            parsed(&explain(cache.path(), &path, &case.join("snapshot.json"), &["--format", "json"]).assert());
+        let answer =
+            first_id(&explanation) == Some("torch-build-lacks-gpu-arch") && explanation["outcome"] == "explained";
+        assert_eq!(answer, torch_ran, "{log}\n{explanation:#}");
+    }
 }
 
 /// Two wordings found on held-out batch AF: torch before 1.0's for a cut
