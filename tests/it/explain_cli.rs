@@ -630,6 +630,35 @@ fn a_torch_cause_in_a_log_that_shows_only_another_framework_is_not_the_answer() 
     }
 }
 
+/// sentencepiece1121 (batch BC): CMake 4.0's refusal of a project written for
+/// CMake before 3.5, inside pip's build output, is the answer over pip's
+/// `subprocess-exited-with-error` after it. CMake 3.27 to 3.31's warning that
+/// such compatibility "will be removed" is no failure of its own.
+#[test]
+fn cmake_4_refusing_an_old_project_is_named_and_its_earlier_warning_is_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let (explanation, code) = explain_dir_json(
+        cache.path(),
+        &fresh_case_dir("2026-12-06-BC/other-cmake-4-rejects-sentencepiece-0-2-0-source-build-sentencepiece1121"),
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("cmake-too-new-for-project"),
+        "{explanation:#}"
+    );
+    assert_eq!(explanation["outcome"], "explained");
+    assert_eq!(code, 0);
+    assert!(first_fix(&explanation).starts_with("CMAKE_POLICY_VERSION_MINIMUM=3.5 pip install"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let warned = "CMake Deprecation Warning at CMakeLists.txt:15 (cmake_minimum_required):\n  Compatibility with CMake < 3.5 will be removed from a future version of\n  CMake.\n\nTraceback (most recent call last):\n  File \"setup.py\", line 9, in <module>\n    import numpy\nModuleNotFoundError: No module named 'numpy'\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", warned);
+    assert!(
+        candidate(&explanation, "cmake-too-new-for-project").is_none(),
+        "{explanation:#}"
+    );
+}
+
 /// Two wordings found on held-out batch AF: torch before 1.0's for a cut
 /// checkpoint (facealignment34) and ONNX Runtime's for a provider DLL Windows
 /// would not load (stablediffusionwebuirembg12); and their near misses.
