@@ -7,9 +7,14 @@
 //! `CUDA kernel failed : ...` with `void furthest_point_sampling_kernel_wrapper(...)
 //! at L:231 in .../sampling_gpu.cu` after it. That kernel is the extension's,
 //! built without this GPU's architecture, whatever torch's build carries.
+//! So is one torch's own words report where the failing line of code calls
+//! into an extension's compiled module (`return quarot._CUDA.matmul(A, B)`):
+//! torch checks each launch of its own kernels as it makes it, so a launch
+//! that failed inside that call was the extension's.
 
 use super::{Context, Reading, text};
 use crate::explain::node::{NodeTests, TheRun};
+use crate::explain::traceback::Traceback;
 use crate::matrix::confirmable::ARCH_MISSING;
 
 pub const CAUSE: &str = "extension-built-without-gpu-arch";
@@ -26,7 +31,7 @@ const RUNTIMES: [(&str, &str); 1] = [("[onnxruntimeerror]", "onnxruntime-gpu")];
 /// of these is torch's.
 const TORCH_SOURCES: [&str; 5] = ["aten/src/", "/thc/", "c10/", "torch/csrc/", "caffe2/"];
 
-pub fn read(text: &str, context: Context) -> Option<Reading> {
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let at = lower.find(NO_IMAGE)?;
     let runtime = RUNTIMES
@@ -37,7 +42,8 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         Some(distribution) => format!("that {distribution} ran"),
         None => kernel_named(&lower, at)
             .or_else(|| extension_source(&lower[at..]))
-            .or_else(|| pointnet2_check(&lower, at))?,
+            .or_else(|| pointnet2_check(&lower, at))
+            .or_else(|| extension_call(traceback).map(|call| format!("that {call} launched")))?,
     };
     let mut node = Vec::new();
     let mut settles = true;
@@ -80,13 +86,43 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
                 "install an {distribution} build whose CUDA kernels cover this GPU's architecture (each release's notes say which CUDA and GPUs it is built for; nvidia-smi --query-gpu=name,compute_cap --format=csv gives the GPU's), or build it from source with CMAKE_CUDA_ARCHITECTURES set to it"
             ),
             None => format!(
-                "rebuild the extension that holds {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: python -c 'import torch; print(torch.cuda.get_device_capability())') and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
+                "rebuild the extension that holds the kernel {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: python -c 'import torch; print(torch.cuda.get_device_capability())') and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
             ),
         },
         stated: false,
         settles,
         rules_out: Vec::new(),
     })
+}
+
+/// The call into an extension's compiled module on the failing line of code
+/// (`quarot._CUDA.matmul` in `return quarot._CUDA.matmul(A, B).view(...)`,
+/// `_C.dcn_forward` after `from . import _C`): a dotted name called, one part
+/// of which is a compiled module's (`_C`, `_ext`, `_cuda`, `_kernels`, in any
+/// case), and torch's own (`torch._C._cuda_init`) excepted.
+fn extension_call(traceback: &Traceback) -> Option<String> {
+    let line = traceback.sections.last()?.source_line.as_deref()?;
+    let mut rest = line;
+    while let Some(open) = rest.find('(') {
+        let before = &rest[..open];
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(0, |at| at + 1);
+        let called = &before[start..];
+        let parts: Vec<&str> = called.split('.').collect();
+        let compiled = parts[..parts.len().saturating_sub(1)].iter().any(|part| {
+            super::extension::EXTENSION_SUFFIXES.iter().any(|suffix| {
+                part.len() >= suffix.len()
+                    && part.starts_with('_')
+                    && part[part.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+            })
+        });
+        if compiled && parts.first() != Some(&"torch") && parts.iter().all(|part| text::is_identifier(part)) {
+            return Some(called.to_string());
+        }
+        rest = &rest[open + 1..];
+    }
+    None
 }
 
 /// `error in modulated_deformable_im2col_cuda: no kernel image ...`: the
@@ -134,7 +170,12 @@ mod tests {
     use super::*;
 
     fn reading(log: &str) -> Option<Reading> {
-        super::super::read_alone(|text, _, context| read(text, context), log)
+        super::super::read_alone(read, log)
+    }
+
+    /// A traceback with no line of code: only the text is read.
+    fn no_frames() -> Traceback {
+        super::super::parsed("no traceback\n").0
     }
 
     /// hunyuan3d2winportable67: ONNX Runtime names itself; the kernel is its
@@ -179,7 +220,7 @@ mod tests {
         assert!(renderer.said.contains("forward_face_index_map_1"), "{}", renderer.said);
         let pointnet2 = "CUDA kernel failed : no kernel image is available for execution on the device\nvoid furthest_point_sampling_kernel_wrapper(int, int, int, const float*, float*, int*) at L:231 in /home/me/proj/third_party/pointnet2/_ext_src/src/sampling_gpu.cu\n";
         assert_eq!(reading(pointnet2).unwrap().cause, CAUSE);
-        let read_whole = read(pointnet2, Context::alone()).unwrap();
+        let read_whole = read(pointnet2, &no_frames(), Context::alone()).unwrap();
         assert!(
             read_whole.said.contains("furthest_point_sampling_kernel_wrapper"),
             "{}",
@@ -193,8 +234,38 @@ mod tests {
         assert!(reading("RuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA kernel errors might be asynchronously reported at some other API call\n").is_none());
         assert!(reading("RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at /pytorch/aten/src/THC/THCGeneral.cpp:50\n").is_none());
         let torch_file = "CUDA error: no kernel image is available for execution on the device\nvoid foo(int) at L:9 in /pytorch/aten/src/ATen/native/cuda/Foo.cu\n";
-        assert!(read(torch_file, Context::alone()).is_none());
+        assert!(read(torch_file, &no_frames(), Context::alone()).is_none());
         assert!(reading("error in my kernel: no kernel image is available for execution on the device\n").is_none());
+    }
+
+    /// quarot48: torch's own words, raised on a line that calls into the
+    /// project's compiled module: the kernel is the extension's. A line that
+    /// calls torch's own compiled module, or no compiled module, is torch's.
+    #[test]
+    fn a_line_that_calls_an_extensions_compiled_module_holds_the_kernel_without_an_image() {
+        let raised_at = |code: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/home/u/QuaRot/quarot/__init__.py\", line 41, in matmul\n    {code}\nRuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+            )
+        };
+        let quarot = reading(&raised_at(
+            "return quarot._CUDA.matmul(A, B).view(*A_shape_excl_last, *B_shape_excl_last)",
+        ))
+        .unwrap();
+        assert_eq!(quarot.cause, CAUSE);
+        assert!(
+            quarot.said.contains("that quarot._CUDA.matmul launched"),
+            "{}",
+            quarot.said
+        );
+        assert!(reading(&raised_at("out = _C.dcn_v2_forward(input, weight)")).is_some());
+        for torch_or_python in [
+            "torch._C._cuda_init()",
+            "return F.conv2d(x, self.weight)",
+            "x = self._cache.get(key)",
+        ] {
+            assert!(reading(&raised_at(torch_or_python)).is_none(), "{torch_or_python}");
+        }
     }
 
     /// torch's build lacking the GPU too leaves the extension unsettled; a
@@ -213,7 +284,7 @@ mod tests {
                     absence_is_a_fact: true,
                     ..context
                 };
-                read("error in modulated_deformable_im2col_cuda: no kernel image is available for execution on the device\n", context).unwrap()
+                read("error in modulated_deformable_im2col_cuda: no kernel image is available for execution on the device\n", &no_frames(), context).unwrap()
             })
         };
         let having = on(None);

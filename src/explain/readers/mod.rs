@@ -317,7 +317,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(collective::read(&text, context));
     readings.extend(nvcc::read(&text, context));
     readings.extend(host_compiler::read(&text, context));
-    readings.extend(kernel_image::read(&text, context));
+    readings.extend(kernel_image::read(&text, traceback, context));
     readings.extend(ptx_isa::read(&text, context));
     readings.extend(unbuilt::read(&text, traceback, context));
     readings.extend(not_installed::read(&text, traceback, context));
