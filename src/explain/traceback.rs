@@ -270,6 +270,8 @@ pub struct Collector {
     system_sign: Option<(System, String)>,
     /// The frameworks the lines read show it ran.
     frameworks: super::frameworks::FrameworksShown,
+    /// An exception's message printed above its frames (see [`Announced`]).
+    announced: Option<Announced>,
     /// The last [`MAX_TYPED`] statements typed at a Python prompt.
     typed: Vec<String>,
 }
@@ -289,7 +291,10 @@ impl Collector {
     /// Whether no traceback is open and no line is awaited: a line with none
     /// of the marker's words can then be passed over unread.
     pub fn is_idle(&self) -> bool {
-        self.streams.is_empty() && self.pending.is_none() && self.wrapped.is_none()
+        self.streams.is_empty()
+            && self.pending.is_none()
+            && self.wrapped.is_none()
+            && !matches!(self.announced, Some(Announced::Awaiting { .. }))
     }
 
     /// A collector that also takes a line holding one of `messages` for an error.
@@ -323,6 +328,7 @@ impl Collector {
         if self.wrapped.is_some() && self.continue_wrapped(own) {
             return;
         }
+        self.announce(number, own);
         if let Some(statement) = import_statement(own) {
             self.import_line = Some((number + 1, statement));
         } else if let Some(statement) = ipython_source_line(own)
@@ -621,16 +627,77 @@ impl Collector {
     fn close(&mut self, index: usize) {
         let mut stream = self.streams.remove(index);
         stream.traceback.label = stream.label;
+        let announced = match self.announced.take() {
+            Some(Announced::Message { last_line, message })
+                if stream.traceback.line > last_line && stream.traceback.line <= last_line + ANNOUNCED_WITHIN =>
+            {
+                Some(message)
+            }
+            other => {
+                self.announced = other;
+                None
+            }
+        };
         if let Some(section) = stream
             .traceback
             .sections
             .last_mut()
             .filter(|section| section.raised.is_none())
         {
-            section.raised = raise_statement(&stream.source);
-            section.raised_from_source = section.raised.is_some();
+            match announced {
+                Some(message) => {
+                    section.raised = Some(Raised {
+                        exception: ANNOUNCED_EXCEPTION.to_string(),
+                        message,
+                    });
+                }
+                None => {
+                    section.raised = raise_statement(&stream.source);
+                    section.raised_from_source = section.raised.is_some();
+                }
+            }
         }
         self.keep(stream.traceback);
+    }
+
+    /// Reads ComfyUI's report of a node that failed: `Error occurred when
+    /// executing NODE:`, a blank line, the exception's message without its
+    /// class, a blank line, then the frames, with no header and no
+    /// exception line after them. The message is kept for those frames.
+    fn announce(&mut self, number: usize, line: &str) {
+        let trimmed = line.trim();
+        if trimmed.starts_with(ANNOUNCEMENT) && trimmed.ends_with(':') {
+            self.announced = Some(Announced::Awaiting { line: number });
+            return;
+        }
+        match self.announced.take() {
+            Some(Announced::Awaiting { line: announced }) if number <= announced + ANNOUNCED_WITHIN => {
+                self.announced = if trimmed.is_empty() {
+                    Some(Announced::Awaiting { line: announced })
+                } else if frames_in(line).is_empty() && !line.contains(HEADER) {
+                    Some(Announced::Message {
+                        last_line: number,
+                        message: trimmed.to_string(),
+                    })
+                } else {
+                    None
+                };
+            }
+            Some(Announced::Message { last_line, mut message })
+                if number == last_line + 1
+                    && !trimmed.is_empty()
+                    && frames_in(line).is_empty()
+                    && message.len() + trimmed.len() < MAX_MESSAGE_BYTES =>
+            {
+                message.push('\n');
+                message.push_str(trimmed);
+                self.announced = Some(Announced::Message {
+                    last_line: number,
+                    message,
+                });
+            }
+            kept => self.announced = kept,
+        }
     }
 
     /// A CUDA, NCCL, loader or C++ error line is kept as a bare exception of
@@ -1044,6 +1111,7 @@ pub fn marker_words() -> Vec<String> {
             PROMPT.to_string(),
             // `from M import N` right above a lone exception line: see `import_line`.
             " import ".to_string(),
+            ANNOUNCEMENT.to_string(),
         ])
         .collect()
 }
@@ -1187,6 +1255,26 @@ fn raise_statement(source: &str) -> Option<Raised> {
 /// (`... killed by signal: Bus` / `error. It is possible ...`).
 fn stops_mid_sentence(message: &str) -> bool {
     message.trim_end().chars().next_back().is_some_and(char::is_alphabetic)
+}
+
+/// How ComfyUI (before its 2024 report format) begins the report of a node
+/// that raised.
+const ANNOUNCEMENT: &str = "Error occurred when executing ";
+
+/// What an announced message is reported as: ComfyUI prints no class.
+const ANNOUNCED_EXCEPTION: &str = "error message";
+
+/// Lines from the announcement to its message, and from the message's last
+/// line to the frames, at most (blank lines between them).
+const ANNOUNCED_WITHIN: usize = 3;
+
+/// An exception's message printed above its frames (ComfyUI's report, see
+/// `Collector::announce`): awaited after the announcement, then kept until
+/// the frames after it end.
+#[derive(Debug, Clone)]
+enum Announced {
+    Awaiting { line: usize },
+    Message { last_line: usize, message: String },
 }
 
 /// An exception printed alone whose message goes on below it (see
@@ -1732,6 +1820,46 @@ SystemExit: 1
         // A message that ends as a sentence does takes no line after it.
         let whole = parse("ValueError: learning rate is negative.\nEpoch 3 finished\n");
         assert_eq!(whole[0].raised().unwrap().message, "learning rate is negative.");
+    }
+
+    /// comfyuibrushnet11: ComfyUI's report of a failed node prints the
+    /// exception's message, without its class, above frames that have no
+    /// header and no exception line. A report with no message, and frames
+    /// far from the message, keep none.
+    #[test]
+    fn a_message_comfyui_prints_above_its_frames_is_theirs() {
+        let frames = concat!(
+            "File \"/data/ComfyUI/execution.py\", line 151, in recursive_execute\n",
+            "output_data, output_ui = get_output_data(obj, input_data_all)\n",
+            "File \"/data/ComfyUI/custom_nodes/ComfyUI-BrushNet/brushnet_nodes.py\", line 62, in brushnet_loading\n",
+            "brushnet_model = load_checkpoint_and_dispatch(\n",
+        );
+        let announced = "Error occurred when executing BrushNetLoader:\n\nload_checkpoint_and_dispatch() got an unexpected keyword argument 'force_hooks'\n\n";
+        let found = parse(&format!("{announced}{frames}"));
+        let with_frames: Vec<_> = found.iter().filter(|found| found.frames().next().is_some()).collect();
+        assert_eq!(with_frames.len(), 1, "{found:?}");
+        let raised = with_frames[0].raised().unwrap();
+        assert_eq!(raised.exception, ANNOUNCED_EXCEPTION);
+        assert_eq!(
+            raised.message,
+            "load_checkpoint_and_dispatch() got an unexpected keyword argument 'force_hooks'"
+        );
+        assert!(!with_frames[0].sections[0].raised_from_source);
+
+        let no_message = parse(&format!("Error occurred when executing BrushNetLoader:\n\n{frames}"));
+        assert!(
+            no_message.iter().all(|found| found
+                .raised()
+                .is_none_or(|raised| raised.exception != ANNOUNCED_EXCEPTION)),
+            "{no_message:?}"
+        );
+        let far = parse(&format!("{announced}step 1\nstep 2\nstep 3\nstep 4\n{frames}"));
+        assert!(
+            far.iter().all(|found| found
+                .raised()
+                .is_none_or(|raised| raised.exception != ANNOUNCED_EXCEPTION)),
+            "{far:?}"
+        );
     }
 
     /// transformers29174: Colab's traceback, cut inside the raise statement's source.
