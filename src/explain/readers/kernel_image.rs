@@ -110,13 +110,9 @@ fn extension_call(traceback: &Traceback) -> Option<String> {
             .map_or(0, |at| at + 1);
         let called = &before[start..];
         let parts: Vec<&str> = called.split('.').collect();
-        let compiled = parts[..parts.len().saturating_sub(1)].iter().any(|part| {
-            super::extension::EXTENSION_SUFFIXES.iter().any(|suffix| {
-                part.len() >= suffix.len()
-                    && part.starts_with('_')
-                    && part[part.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
-            })
-        });
+        let compiled = parts[..parts.len().saturating_sub(1)]
+            .iter()
+            .any(|part| part.starts_with('_') && super::unbuilt::is_compiled_module(part));
         if compiled && parts.first() != Some(&"torch") && parts.iter().all(|part| text::is_identifier(part)) {
             return Some(called.to_string());
         }

@@ -252,6 +252,27 @@ fn innermost_package(traceback: &Traceback) -> Option<&str> {
         .last()
 }
 
+/// The folder of `package` that the frames show the job imported it from,
+/// where that is a source tree (a checkout), not installed code:
+/// `/home/u/torch-int/torch_int` for `torch_int`.
+fn source_tree_of(package: &str, traceback: &Traceback) -> Option<String> {
+    traceback
+        .frames()
+        .filter(|frame| !super::is_installed_code(&frame.file))
+        .find_map(|frame| {
+            let file = frame.file.as_str();
+            let mut at = 0;
+            for part in file.split(['/', '\\']) {
+                let end = at + part.len();
+                if part == package && end < file.len() {
+                    return Some(file[..end].to_string());
+                }
+                at = end + 1;
+            }
+            None
+        })
+}
+
 /// The distribution whose file failed: the library path the message names,
 /// else the innermost frame in a package.
 fn owner_of_failure(text: &str, traceback: &Traceback) -> Option<String> {

@@ -12,11 +12,12 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "cuda-home-missing";
 
-/// Whether a module path's last part is named as packages name their compiled module.
+/// Whether a module path's last part is named as packages name their
+/// compiled module, in any case (`_C`, `mmcv._ext`, `quarot._CUDA`).
 pub(super) fn is_compiled_module(name: &str) -> bool {
     super::extension::EXTENSION_SUFFIXES
         .iter()
-        .any(|suffix| name.ends_with(suffix))
+        .any(|suffix| name.len() >= suffix.len() && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix))
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -40,6 +41,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             "whether the install of {who} found a CUDA toolkit: its build output says so (torch's extension builder warns 'No CUDA runtime is found'; many setup.py files print that they build without CUDA)"
         ),
     )];
+    if let Some(tree) = module
+        .split_once('.')
+        .and_then(|(package, _)| super::source_tree_of(package, traceback))
+    {
+        node.push((
+            None,
+            format!(
+                "whether the source tree the job imports {who} from ({tree}, no installed package) was ever built: pip install --no-build-isolation -e . (or python setup.py develop) in the folder above it writes the compiled module beside its __init__.py; run from elsewhere, the job would import the installed {who} instead"
+            ),
+        ));
+    }
     if let Some(facts) = context.facts {
         match facts.active_toolkit() {
             Some((toolkit, found)) => node.push((
@@ -104,6 +116,29 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(read, log)
+    }
+
+    /// torchint10: the compiled module's name in capitals, imported from a
+    /// checkout of the package: whether that checkout was built decides.
+    #[test]
+    fn a_compiled_module_missing_from_a_source_tree_asks_whether_the_tree_was_built() {
+        let log = "Traceback (most recent call last):\n  File \"/home/u/torch-int/torch_int/nn/linear.py\", line 2, in <module>\n    from .._CUDA import (linear_a8_w8_b32_o32,\nModuleNotFoundError: No module named 'torch_int._CUDA'\n";
+        let found = reading(log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found
+                .node
+                .iter()
+                .any(|(_, text)| text
+                    .contains("source tree the job imports torch-int from (/home/u/torch-int/torch_int")),
+            "{found:#?}"
+        );
+        let installed = log.replace("/home/u/torch-int/", "/opt/venv/lib/python3.10/site-packages/");
+        let found = reading(&installed).unwrap();
+        assert!(
+            !found.node.iter().any(|(_, text)| text.contains("source tree")),
+            "{found:#?}"
+        );
     }
 
     #[test]
