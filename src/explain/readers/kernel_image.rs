@@ -106,8 +106,10 @@ fn extension_call(traceback: &Traceback) -> Option<String> {
     while let Some(open) = rest.find('(') {
         let before = &rest[..open];
         let start = before
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-            .map_or(0, |at| at + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '.'))
+            .map_or(0, |(at, c)| at + c.len_utf8());
         let called = &before[start..];
         let parts: Vec<&str> = called.split('.').collect();
         let compiled = parts[..parts.len().saturating_sub(1)]
@@ -255,6 +257,7 @@ mod tests {
             quarot.said
         );
         assert!(reading(&raised_at("out = _C.dcn_v2_forward(input, weight)")).is_some());
+        assert!(reading(&raised_at("y = «é»._C.run(x)")).is_none());
         for torch_or_python in [
             "torch._C._cuda_init()",
             "return F.conv2d(x, self.weight)",

@@ -8,6 +8,7 @@
 //! generic on purpose: one reader of requirement phrases, not one entry per
 //! package; the knowledge entry each reading supports says why and cites the source.
 
+mod accelerator;
 mod auto_config;
 mod collective;
 mod driver;
@@ -323,6 +324,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     let text = text::squeeze_spaces(&messages.join("\n"));
     let mut readings = Vec::new();
     readings.extend(requirement::read(&text, context));
+    readings.extend(accelerator::read(&text));
     readings.extend(pip_index::read(&text, context));
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));

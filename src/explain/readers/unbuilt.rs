@@ -15,10 +15,13 @@ pub const CAUSE: &str = "cuda-home-missing";
 /// Whether a module path's last part is named as packages name their
 /// compiled module, in any case (`_C`, `mmcv._ext`, `quarot._CUDA`).
 pub(super) fn is_compiled_module(name: &str) -> bool {
-    super::extension::EXTENSION_SUFFIXES
-        .iter()
-        .any(|suffix| name.len() >= suffix.len() && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix))
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    // Checked as ASCII first: a stranger's name may hold any character, and
+    // a suffix cut inside one would panic.
+    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && super::extension::EXTENSION_SUFFIXES.iter().any(|suffix| {
+            name.get(name.len().saturating_sub(suffix.len())..)
+                .is_some_and(|end| end.len() == suffix.len() && end.eq_ignore_ascii_case(suffix))
+        })
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
@@ -120,6 +123,16 @@ mod tests {
 
     /// torchint10: the compiled module's name in capitals, imported from a
     /// checkout of the package: whether that checkout was built decides.
+    /// A name with characters beyond ASCII is no compiled module, and reading
+    /// it never cuts a character.
+    #[test]
+    fn a_name_beyond_ascii_is_no_compiled_module() {
+        assert!(is_compiled_module("quarot_CUDA") && is_compiled_module("_C"));
+        for name in ["x\u{202e}_C", "\u{202e}C", "_é", "é"] {
+            assert!(!is_compiled_module(name), "{name}");
+        }
+    }
+
     #[test]
     fn a_compiled_module_missing_from_a_source_tree_asks_whether_the_tree_was_built() {
         let log = "Traceback (most recent call last):\n  File \"/home/u/torch-int/torch_int/nn/linear.py\", line 2, in <module>\n    from .._CUDA import (linear_a8_w8_b32_o32,\nModuleNotFoundError: No module named 'torch_int._CUDA'\n";
