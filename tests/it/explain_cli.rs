@@ -1170,7 +1170,7 @@ fn every_fresh_batch_case_replays() {
             replayed += 1;
         }
     }
-    assert!(replayed >= 2402, "only {replayed} fresh cases replayed");
+    assert!(replayed >= 2451, "only {replayed} fresh cases replayed");
 }
 
 /// A loader line is also printed by jobs that go on to finish (ONNX Runtime
