@@ -19,7 +19,9 @@ const SIGN_CHARS: usize = 100;
 impl FrameworksShown {
     /// Reads one line of the log. Only the first sign of each framework is kept.
     pub fn read(&mut self, line: &str) {
-        if self.shown.len() == Framework::ALL.len() {
+        // Once torch shows, no other framework can make a torch cause no
+        // answer: the rest of the log need not be read for it.
+        if self.shows(Framework::Torch) {
             return;
         }
         for framework in Framework::ALL {
@@ -34,7 +36,7 @@ impl FrameworksShown {
         }
     }
 
-    pub fn shows(&self, framework: Framework) -> bool {
+    fn shows(&self, framework: Framework) -> bool {
         self.shown.iter().any(|(shown, _)| *shown == framework)
     }
 
