@@ -11,8 +11,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 /// anchors); only the lines an anchor is in are searched for the words
 /// themselves. Each pass of a SIMD searcher over a block costs about the same
 /// whatever it finds, and the knowledge's 255 words took four: the anchors
-/// take one, and the lines of a training log (its steps, its progress bars)
-/// hold none of them.
+/// take two slim ones, and the lines of a training log (its steps, its
+/// progress bars) hold none of them.
 pub struct Marker {
     words: Searcher,
     anchors: Option<Anchors>,
@@ -32,6 +32,16 @@ enum Searcher {
 /// 550-600 MB/s with 197 words in searchers of 127 and 70, and at 740-1040
 /// MB/s with the same words in searchers of 66 or fewer (noisy runs).
 const PACKED_WORDS: usize = 64;
+
+/// The most anchors one SIMD searcher takes. Past 32 patterns aho-corasick's
+/// Teddy goes "fat" (16 buckets, 16 bytes a step) and each bucket holds more
+/// patterns, so more places pass its fingerprint and are checked one by one:
+/// the anchors' pass was 55% of `bench/explain.sh`'s 200 MB log. The
+/// knowledge's 62 anchors read that log in 136 ms as one fat searcher, 123 ms
+/// as two slim ones of 31 and 124 ms as three of 21 (five runs each,
+/// 2026-12-06), and one more message had cost the fat searcher 16% (117 ms
+/// without it): patterns per bucket, not passes, set the price.
+const PACKED_ANCHORS: usize = 32;
 
 /// How long an anchor is at least: the SIMD searcher tells places apart by a
 /// pattern's first four bytes, and checks far more of them for a shorter one.
@@ -133,7 +143,7 @@ impl Searcher {
         // The SIMD searcher (Teddy) is several times faster than the automaton,
         // which reads a byte at a time, and fastest with at most 64 words: the
         // words are split evenly between as few searchers as keep each so.
-        let packed = simd_searchers(words.iter().map(|word| word.as_bytes()));
+        let packed = simd_searchers(words.iter().map(|word| word.as_bytes()), PACKED_WORDS);
         Some(match packed {
             Some(packed) => Searcher::Packed(packed),
             None => Searcher::Automaton(
@@ -163,13 +173,14 @@ impl Searcher {
     }
 }
 
-/// SIMD searchers of at most [`PACKED_WORDS`] patterns each, split evenly;
+/// SIMD searchers of at most `most` patterns each, split evenly;
 /// `None` where the processor has none.
 fn simd_searchers<'w>(
     patterns: impl ExactSizeIterator<Item = &'w [u8]>,
+    most: usize,
 ) -> Option<Vec<aho_corasick::packed::Searcher>> {
     let patterns: Vec<&[u8]> = patterns.collect();
-    let searchers = patterns.len().div_ceil(PACKED_WORDS).max(1);
+    let searchers = patterns.len().div_ceil(most).max(1);
     patterns
         .chunks(patterns.len().div_ceil(searchers).max(1))
         .map(|patterns| {
@@ -206,7 +217,7 @@ impl Anchors {
         openings.dedup();
         let anchors = cover(&long);
         Some(Anchors {
-            searchers: simd_searchers(anchors.iter().map(Vec::as_slice))?,
+            searchers: simd_searchers(anchors.iter().map(Vec::as_slice), PACKED_ANCHORS)?,
             short: openings
                 .into_iter()
                 .map(|opening| memchr::memmem::Finder::new(opening).into_owned())

@@ -790,14 +790,15 @@ mod tests {
     /// Each SIMD searcher costs a whole pass over every block of the log, and
     /// the knowledge's words took four (255 words, 64 at most in a searcher):
     /// `bench/explain.sh` read its 200 MB log at about 320 MB/s here. Their
-    /// anchors take one, and the same log reads at about 800 MB/s. Knowledge
-    /// whose anchors need a second pass is measured first and this bound
-    /// raised knowingly.
+    /// anchors take two slim searchers (62 anchors, 32 at most in each), which
+    /// read that log faster than one fat searcher of them all (see
+    /// `PACKED_ANCHORS`). Knowledge whose anchors need a third pass is
+    /// measured first and this bound raised knowingly.
     #[test]
-    fn the_knowledge_marks_lines_in_one_pass() {
+    fn the_knowledge_marks_lines_in_two_passes() {
         let matrix = Matrix::load(&[]).unwrap();
         let marker = line_marker(&known_messages(&matrix)).unwrap();
-        assert_eq!(marker.passes(), 1);
+        assert!(marker.passes() <= 2, "{} passes", marker.passes());
     }
 
     #[test]
