@@ -371,6 +371,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             context,
             message_known: false,
             frameworks: &self.frameworks,
+            in_build: readers::build::build_of(traceback, &earlier.printed).is_some(),
         };
         // Each cause's message that fits, found once for all.
         let readers_context = readers::Context {
@@ -485,6 +486,12 @@ struct Seen<'j> {
     message_known: bool,
     /// What the whole log shows of the frameworks it ran.
     frameworks: &'j FrameworksShown,
+    /// The failure is a package's build from source (its frames are the
+    /// build's, or pip's lines say a build step failed): the lines before
+    /// it are that build's own, and an unknown error after a line that
+    /// names a cause (`mamba_ssm was requested, but nvcc was not found`,
+    /// then setup.py's NameError) is the build script tripping over it.
+    in_build: bool,
     /// Its `same_environment`: a frame runs from this node's Python
     /// environment, so its facts are the log's.
     run: TheRun,
@@ -920,7 +927,7 @@ fn score(
         })
     });
     let context_specific = context_hit.is_some_and(|symptom| seen.is_specific(&symptom_core(symptom), cause))
-        && (seen.message_known || frame_hits > 0 || program_not_started);
+        && (seen.message_known || frame_hits > 0 || program_not_started || seen.in_build);
     // A message that is there and is none of the cause's: another error at the
     // same place, unless an earlier line named this cause (the error is its consequence).
     let message_differs = message_hit.is_none()
@@ -2763,6 +2770,50 @@ OSError: libcusparse.so.10: cannot open shared object file: No such file or dire
                 .any(|evidence| evidence.text.contains("did not see")),
             "{:#?}",
             best.evidence
+        );
+    }
+
+    /// `log` ranked with `earlier` as the lines the log printed before it.
+    fn ranked_after(earlier: &[&str], log: &str, snapshot: &crate::snapshot::Snapshot) -> Vec<Candidate> {
+        let matrix = Matrix::load(&[]).unwrap();
+        let configs = crate::configs::TrainingConfigs::default();
+        let facts = Facts::new(snapshot, &configs);
+        let traceback = parse(log).pop().unwrap();
+        let lines: Vec<String> = earlier.iter().map(|line| line.to_string()).collect();
+        let earlier = Earlier {
+            errors: lines.clone(),
+            printed: lines,
+        };
+        Judge::new(&matrix, Some(&facts)).rank_in(&traceback, &earlier)
+    }
+
+    /// A build script that warned it found no nvcc and then failed on a name
+    /// it only sets where nvcc is (causal-conv1d's and mamba-ssm's setup.py)
+    /// failed for want of nvcc. The same warning above a job's own NameError
+    /// is no answer: the job's code has errors of its own.
+    #[test]
+    fn a_builds_warning_names_the_cause_of_the_builds_unknown_error() {
+        let warning = "<string>:119: UserWarning: kernels was requested, but nvcc was not found.";
+        let build = "Traceback (most recent call last):
+  File \"/tmp/pip-build-env-abc/overlay/lib/python3.10/site-packages/setuptools/build_meta.py\", line 317, in run_setup
+    exec(code, locals())
+  File \"<string>\", line 176, in <module>
+NameError: name 'bare_metal_version' is not defined
+";
+        let best = ranked_after(&[warning], build, &node(None)).remove(0);
+        assert_eq!(best.id, "cuda-home-missing");
+        assert!(best.confidence.is_answer(), "{:?}", best.confidence);
+
+        let job = build
+            .replace(
+                "/tmp/pip-build-env-abc/overlay/lib/python3.10/site-packages/setuptools/build_meta.py",
+                "/home/me/train.py",
+            )
+            .replace("<string>", "/home/me/model.py");
+        let candidates = ranked_after(&[warning], &job, &node(None));
+        assert!(
+            candidates.iter().all(|candidate| !candidate.confidence.is_answer()),
+            "{candidates:#?}"
         );
     }
 }

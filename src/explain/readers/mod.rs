@@ -10,6 +10,7 @@
 
 mod accelerator;
 mod auto_config;
+pub(crate) mod build;
 mod collective;
 mod driver;
 mod dyld;
