@@ -212,7 +212,9 @@ fn history_dated(
     if top == "torch" {
         return None;
     }
-    if text::found_outside_install(text, module, top) {
+    // A module another package lends (tensorflow.keras from keras) has the
+    // lender's history, not this name's.
+    if text::found_outside_install(text, module, top) || text::found_in_other_install(text, module, top).is_some() {
         return None;
     }
     let lineage = lineage_of(text, module, name)?;
@@ -417,7 +419,8 @@ fn undated(
             Some("protobuf") => "protobuf".to_string(),
             _ => return None,
         },
-        false => crate::explain::distribution_of(top),
+        // The package whose files the message found the module in lacks it.
+        false => crate::explain::distribution_of(text::found_in_other_install(text, module, top).unwrap_or(top)),
     };
     let facts = context.facts;
     let installed = facts.and_then(|facts| facts.package_version(&lacking));
@@ -1141,6 +1144,26 @@ mod tests {
             "{}",
             found.said
         );
+    }
+
+    /// A module another installed package lends under the name (TensorFlow
+    /// 2.16 and later serve tensorflow.keras from keras): the lender's release
+    /// lacks the name. A folder of that name outside every install is still
+    /// a shadow, not a release.
+    #[test]
+    fn a_module_found_in_another_installed_package_is_that_packages_release() {
+        let log = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/facelib/models.py\", line 29, in <module>\n    from tensorflow.keras.layers import (\nImportError: cannot import name 'LocallyLinked9D' from 'tensorflow.keras.layers' (/v/lib/python3.10/site-packages/keras/_tf_keras/keras/layers/__init__.py)\n";
+        let found = reading(log).unwrap();
+        assert!(
+            found.said.contains("which the keras installed does not have"),
+            "{}",
+            found.said
+        );
+        let shadowed = log.replace(
+            "/v/lib/python3.10/site-packages/keras/_tf_keras",
+            "/home/me/proj/tensorflow",
+        );
+        assert_eq!(reading(&shadowed), None);
     }
 
     /// What is not a package's release: the interpreter's own library, a

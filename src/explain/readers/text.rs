@@ -313,11 +313,26 @@ pub fn module_importing<'s>(statement: &'s str, name: &str) -> Option<&'s str> {
         .then_some(module.trim())
 }
 
-/// Whether the message found `module` outside the install of `package`
+/// Whether the message found `module` outside every install
 /// (`from 'x' (/home/me/proj/x/__init__.py)`): a folder of that name
-/// shadowing the package, not one of its releases.
+/// shadowing the package, not one of its releases. A module found in
+/// another installed package (`tensorflow.keras.layers` in
+/// `site-packages/keras/_tf_keras/...`) is that package's, lent under the
+/// name: see [`found_in_other_install`].
 pub fn found_outside_install(text: &str, module: &str, package: &str) -> bool {
-    import_found_at(text, module).is_some_and(|path| crate::explain::frame_package(path) != Some(package))
+    import_found_at(text, module).is_some_and(|path| match crate::explain::frame_package(path) {
+        Some(found) => found != package && found == crate::explain::STDLIB,
+        None => true,
+    })
+}
+
+/// The installed package other than `package` whose files the message found
+/// `module` in: TensorFlow 2.16 and later serve `tensorflow.keras` from the
+/// keras package (`site-packages/keras/_tf_keras/keras/layers/__init__.py`),
+/// so a name missing there is the release of keras installed.
+pub fn found_in_other_install<'t>(text: &'t str, module: &str, package: &str) -> Option<&'t str> {
+    let found = crate::explain::frame_package(import_found_at(text, module)?)?;
+    (found != package && found != crate::explain::STDLIB).then_some(found)
 }
 
 /// Where the module an import names was found, as Python's message gives it
