@@ -235,7 +235,29 @@ pub fn plain(mut line: String) -> String {
             .replace(['\u{2018}', '\u{2019}'], "'")
             .replace(['\u{201c}', '\u{201d}'], "\"");
     }
+    if line.contains('*') {
+        line = symbol_underscores_restored(line);
+    }
     line
+}
+
+/// The loader's undefined symbol with the underscores Markdown took for
+/// emphasis put back: `_ZNK3c1017SymbolicShapeMeta18init_is_contiguousEv`,
+/// pasted into an issue and copied out of it, reads `*ZNK3c10...18init*is_contiguousEv`.
+/// No C or C++ symbol holds an asterisk, so each one in the symbol was an underscore.
+fn symbol_underscores_restored(line: String) -> String {
+    const UNDEFINED: &str = "undefined symbol: ";
+    let Some(start) = line.find(UNDEFINED).map(|at| at + UNDEFINED.len()) else {
+        return line;
+    };
+    let end = line[start..]
+        .find(|c: char| c.is_whitespace() || matches!(c, ',' | '\'' | '"'))
+        .map_or(line.len(), |length| start + length);
+    if !line[start..end].contains('*') {
+        return line;
+    }
+    let symbol = line[start..end].replace('*', "_");
+    format!("{}{symbol}{}", &line[..start], &line[end..])
 }
 
 const CURLY_QUOTES: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];
@@ -653,6 +675,21 @@ mod tests {
             plain("\u{1b}[31mRuntimeError\u{1b}[0m: bad".into()),
             "RuntimeError: bad"
         );
+    }
+
+    /// netmamba26: a symbol pasted through Markdown, its underscores shown as
+    /// asterisks. Only the symbol's are put back: the rest of the line is
+    /// the log's own words.
+    #[test]
+    fn a_symbol_markdown_took_underscores_from_is_read_with_them() {
+        assert_eq!(
+            plain(
+                "ImportError: /v/x_cuda.so: undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv".into()
+            ),
+            "ImportError: /v/x_cuda.so: undefined symbol: _ZNK3c1017SymbolicShapeMeta18init_is_contiguousEv"
+        );
+        let elsewhere = "** warning: undefined symbol: _ZN2at6Tensor **";
+        assert_eq!(plain(elsewhere.into()), elsewhere);
     }
 
     #[test]

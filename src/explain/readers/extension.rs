@@ -655,17 +655,24 @@ fn windows_procedure_missing(text: &str, traceback: &Traceback) -> Option<String
         .map(crate::explain::distribution_of)
         .or_else(|| {
             let module = text::name_after(text::after_marker(text, "while importing ")?)?;
-            let package = EXTENSION_SUFFIXES
-                .iter()
-                .find_map(|suffix| module.strip_suffix(suffix))
-                .unwrap_or(module);
-            Some(crate::explain::distribution_of(package))
+            Some(crate::explain::distribution_of(package_of_compiled_module(module)))
         })?;
     (owner != "torch").then_some(owner)
 }
 
 /// How compiled modules are often named after their package (`exllamav2_ext`, `mmcv._ext`).
 pub(super) const EXTENSION_SUFFIXES: [&str; 4] = ["_ext", "_C", "_cuda", "_kernels"];
+
+/// The package a top-level compiled module is named after, its extension
+/// suffix left off (`exllamav2_ext`: exllamav2; `causal_conv1d_cuda`:
+/// causal_conv1d); the module itself where no suffix leaves a name.
+pub(super) fn package_of_compiled_module(module: &str) -> &str {
+    EXTENSION_SUFFIXES
+        .iter()
+        .find_map(|suffix| module.strip_suffix(suffix))
+        .filter(|package| !package.is_empty())
+        .unwrap_or(module)
+}
 
 /// `Detected that PyTorch and torch_sparse were compiled with different CUDA
 /// versions. PyTorch has CUDA version 10.2 and torch_sparse has CUDA version

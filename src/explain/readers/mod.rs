@@ -241,7 +241,12 @@ fn package_of_library_path(text: &str) -> Option<&str> {
         .filter(|token| token.contains(".so"))
         .find_map(|token| super::frame_package(token.trim_end_matches(':')))
         .filter(|package| *package != super::STDLIB)
-        .map(|package| package.split('.').next().unwrap_or(package))
+        .map(|package| match package.split_once('.') {
+            // A compiled module straight in site-packages
+            // (`causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so`) is its package's.
+            Some((module, _)) => extension::package_of_compiled_module(module),
+            None => package,
+        })
 }
 
 /// The innermost frame's package, the interpreter's own library, the import
@@ -365,6 +370,28 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
 mod tests {
     use super::*;
     use crate::explain::traceback::parse;
+
+    /// A library in a package's folder is that package's; a compiled module
+    /// straight in site-packages is the package it is named after.
+    #[test]
+    fn a_librarys_path_names_the_package_it_belongs_to() {
+        let owner = |path: &str| {
+            package_of_library_path(&format!("ImportError: {path}: undefined symbol: _ZN3c104x")).map(str::to_string)
+        };
+        assert_eq!(
+            owner("/v/lib/python3.10/site-packages/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so"),
+            Some("causal_conv1d".to_string())
+        );
+        assert_eq!(
+            owner("/v/lib/python3.10/site-packages/mmcv/_ext.cpython-310-x86_64-linux-gnu.so"),
+            Some("mmcv".to_string())
+        );
+        assert_eq!(
+            owner("/v/lib/python3.10/site-packages/_C.cpython-310-x86_64-linux-gnu.so"),
+            Some("_C".to_string())
+        );
+        assert_eq!(owner("/home/me/proj/x_cuda.so"), None);
+    }
 
     #[test]
     fn a_plain_error_reads_as_nothing() {
