@@ -379,6 +379,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             absence_is_a_fact: same_environment,
             tables: Some(self.tables),
             earlier: &earlier.printed,
+            frameworks: Some(&self.frameworks),
         };
         let hits: Vec<Option<MessageHit>> = self.causes.iter().map(|cause| message_hit(cause, &seen)).collect();
         let readings = readers::read(traceback, readers_context);

@@ -120,6 +120,15 @@ impl Framework {
             Framework::Paddle => "PaddlePaddle",
         }
     }
+    /// The distribution that brings the framework's compiled runtime.
+    pub fn distribution(self) -> &'static str {
+        match self {
+            Framework::Torch => "torch",
+            Framework::TensorFlow => "tensorflow",
+            Framework::Jax => "jaxlib",
+            Framework::Paddle => "paddlepaddle",
+        }
+    }
 }
 
 /// The marks a cause leaves in a traceback. Every list is optional; what is

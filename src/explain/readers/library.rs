@@ -7,6 +7,7 @@
 use super::{Context, Reading, text};
 use crate::explain::traceback::Traceback;
 use crate::facts::{Facts, dotted};
+use crate::matrix::rule::Framework;
 
 pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
@@ -379,6 +380,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .or_else(|| asker_by_own_words(text))
         .or_else(|| {
             super::owner_of_failure(text, traceback).filter(|owner| !matches!(owner.as_str(), "torch" | "nvidia"))
+        })
+        // A log that shows only a framework with its own CUDA build (TensorFlow's
+        // `Failed to load the native TensorFlow runtime.` under the loader's
+        // line) loads the library for that framework, not for torch.
+        .or_else(|| {
+            let (framework, _) = context.frameworks?.only_others_than(Framework::Torch)?;
+            Some(framework.distribution().to_string()).filter(|runtime| brings_its_own_cuda(runtime))
         });
     let facts = context.facts;
     let torch_cuda = facts
@@ -391,10 +399,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // wheels that ship it.
     let cuda_majors: Vec<u64> = match (provider, major) {
         (Provider::Wheel(_, true), Some(major)) => major.parse::<u64>().into_iter().collect(),
-        (Provider::Wheel(_, false), Some(major)) => OWN_VERSIONED
+        (Provider::Wheel(wheel, false), Some(major)) => OWN_VERSIONED
             .iter()
             .find(|(stem, soname_major, _)| missing.stem.starts_with(stem) && *soname_major == major)
             .map(|(_, _, cudas)| cudas.to_vec())
+            .or_else(|| toolkit_release_in_soname(wheel, missing.version).map(|cuda| vec![cuda]))
             .unwrap_or_default(),
         _ => Vec::new(),
     };
@@ -558,6 +567,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         Provider::Wheel(..) if no_wheel => Provider::Toolkit,
         provider => provider,
     };
+    // A runtime with its own CUDA build is told of its own builds below, not torch's.
+    let torch_builds = match runtime_cuda {
+        true => "",
+        false => ", or install the builds of torch and its extensions made for a CUDA with pip wheels",
+    };
     let fix = match provider {
         Provider::Wheel(wheel, _) => {
             // Whose CUDA the wheel must match: the asking runtime's own build, else torch's.
@@ -591,11 +605,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         }
         Provider::Driver => "the NVIDIA driver's libraries are not visible: install the driver, or in a container run it with the GPUs passed in (docker run --gpus all, with the NVIDIA Container Toolkit)".to_string(),
         Provider::Toolkit if no_wheel && missing.is_dll() => format!(
-            "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's bin folder on PATH, or install the builds of torch and its extensions made for a CUDA with pip wheels",
+            "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's bin folder on PATH{torch_builds}",
             missing.file
         ),
         Provider::Toolkit if no_wheel => format!(
-            "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's lib64 on the loader path (export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH, where /usr/local/cuda is that toolkit), or install the builds of torch and its extensions made for a CUDA with pip wheels",
+            "{} is CUDA {wanted_cuda}'s, which only a CUDA {wanted_cuda} toolkit ships: put that toolkit's lib64 on the loader path (export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH, where /usr/local/cuda is that toolkit){torch_builds}",
             missing.file
         ),
         Provider::Toolkit => format!(
@@ -776,6 +790,21 @@ const OWN_VERSIONED: [(&str, &str, &[u64]); 6] = [
     ("cusolver", "11", &[11, 12]),
     ("cusolver", "12", &[13]),
 ];
+
+/// The CUDA major a library's soname names where the toolkit's own release
+/// is in it: up to CUDA 10.0 every library of the toolkit carried the
+/// toolkit's major.minor (`libcusolver.so.8.0` is CUDA 8.0's), and CUDA 10.1
+/// took the minor out ("the cuFFT library soname has changed from
+/// libcufft.so.10.1 to libcufft.so.10", its release notes). cuDNN and NCCL
+/// are released apart from the toolkit and never were so named.
+fn toolkit_release_in_soname(wheel: &str, version: Option<&str>) -> Option<u64> {
+    if matches!(wheel, "cudnn" | "nccl") {
+        return None;
+    }
+    let (major, minor) = version?.split_once('.')?;
+    let (major, minor) = (major.parse::<u64>().ok()?, minor.parse::<u64>().ok()?);
+    ((7..10).contains(&major) || (major, minor) == (10, 0)).then_some(major)
+}
 
 /// The last CUDA major whose libraries no NVIDIA pip wheel ships: the
 /// `nvidia-*-cu11` wheels are the first.
@@ -1055,6 +1084,56 @@ mod tests {
             "{}",
             found.fix
         );
+    }
+
+    /// Up to CUDA 10.0 a library's soname carried the toolkit's major.minor;
+    /// CUDA 10.1 took the minor out. cuDNN's and NCCL's are their own.
+    #[test]
+    fn a_soname_of_cuda_10_0_or_older_names_its_toolkit() {
+        assert_eq!(toolkit_release_in_soname("cusolver", Some("8.0")), Some(8));
+        assert_eq!(toolkit_release_in_soname("cufft", Some("10.0")), Some(10));
+        for (wheel, version) in [("cufft", "10.1"), ("cusolver", "11"), ("cudnn", "7.0"), ("nccl", "2.4")] {
+            assert_eq!(
+                toolkit_release_in_soname(wheel, Some(version)),
+                None,
+                "{wheel} {version}"
+            );
+        }
+    }
+
+    /// installtensorflowjetsontx5: TensorFlow built for CUDA 8 on a CUDA 9
+    /// node. No pip wheel ships CUDA 8's libraries: the fix is TensorFlow's
+    /// build for the node's CUDA, or CUDA 8's toolkit, and nothing of torch's.
+    /// The log shows only TensorFlow (the line under the loader's is
+    /// `Failed to load the native TensorFlow runtime.`), so TensorFlow asks;
+    /// where nothing shows who asks, torch's CUDA is the question.
+    #[test]
+    fn a_cuda_8_library_tensorflow_asks_for_is_its_builds_not_a_wheels() {
+        const MISSING_CUDA_8: &str =
+            "ImportError: libcusolver.so.8.0: cannot open shared object file: No such file or directory\n";
+        let mut shown = crate::explain::frameworks::FrameworksShown::default();
+        shown.read("Failed to load the native TensorFlow runtime.");
+        let (traceback, text) = super::super::parsed(MISSING_CUDA_8);
+        let context = Context {
+            frameworks: Some(&shown),
+            ..Context::alone()
+        };
+        let found = read(&text, &traceback, context).unwrap();
+        assert!(found.settles, "{found:?}");
+        assert!(
+            found
+                .fix
+                .starts_with("tensorflow brings its own CUDA build, and the one installed is for CUDA 8"),
+            "{}",
+            found.fix
+        );
+        assert!(
+            !found.fix.contains("pip install nvidia-") && !found.fix.contains("torch and its"),
+            "{}",
+            found.fix
+        );
+        let nobody = reading(MISSING_CUDA_8).unwrap();
+        assert!(!nobody.settles, "{nobody:?}");
     }
 
     #[test]

@@ -141,6 +141,9 @@ pub struct Context<'f> {
     /// what its printer said on the way to it (pip's retries of an index it
     /// could not reach, the releases it passed over for their Requires-Python).
     pub earlier: &'f [String],
+    /// What the whole log shows of the frameworks it ran: a log that shows
+    /// only TensorFlow asks nothing of torch.
+    pub frameworks: Option<&'f crate::explain::frameworks::FrameworksShown>,
 }
 
 #[cfg(test)]
@@ -152,6 +155,7 @@ impl Context<'_> {
             absence_is_a_fact: false,
             tables: None,
             earlier: &[],
+            frameworks: None,
         }
     }
 }
@@ -185,6 +189,7 @@ pub(crate) fn read_on_recorded_h100<R>(
         absence_is_a_fact: false,
         tables: Some(&tables),
         earlier: &[],
+        frameworks: None,
     })
 }
 
@@ -406,6 +411,7 @@ mod tests {
                     absence_is_a_fact: false,
                     tables: None,
                     earlier: &[],
+                    frameworks: None,
                 }
             )
             .is_empty()

@@ -743,6 +743,7 @@ mod tests {
             absence_is_a_fact: false,
             tables: Some(&tables),
             earlier: &[],
+            frameworks: None,
         };
         read(&text, &traceback, context)
     }

@@ -638,6 +638,7 @@ mod tests {
             text,
             Context {
                 earlier: &earlier,
+                frameworks: None,
                 ..Context::alone()
             },
         )
