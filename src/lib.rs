@@ -2,6 +2,7 @@
 //! how to get exactly this again. `main.rs` only parses and maps outcomes to exit
 //! codes; everything else lives here, one module per concern.
 
+pub mod ascii_case;
 pub mod atomic_write;
 pub mod bounded_read;
 pub mod builtin_checks;

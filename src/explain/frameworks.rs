@@ -28,7 +28,7 @@ impl FrameworksShown {
             if !self.shows(framework)
                 && words_of(framework)
                     .iter()
-                    .any(|word| contains_ignoring_case(line, word))
+                    .any(|word| crate::ascii_case::contains(line, word))
             {
                 let sign: String = line.trim().chars().take(SIGN_CHARS).collect();
                 self.shown.push((framework, sign));
@@ -68,13 +68,6 @@ fn words_of(framework: Framework) -> &'static [&'static str] {
 /// framework other than torch (torch's own lines are read for other reasons
 /// in any log where it matters).
 pub const MARKER_WORDS: [&str; 3] = ["tensorflow", "jaxlib", "paddle"];
-
-/// `word` is lowercase ASCII.
-fn contains_ignoring_case(line: &str, word: &str) -> bool {
-    line.as_bytes()
-        .windows(word.len())
-        .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
-}
 
 #[cfg(test)]
 mod tests {

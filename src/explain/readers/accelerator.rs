@@ -10,7 +10,7 @@ use super::extension::CPU_TORCH;
 const XPU_MISSING: &str = "torch not compiled with xpu enabled";
 
 pub fn read(text: &str) -> Option<Reading> {
-    text.to_ascii_lowercase().contains(XPU_MISSING).then(|| Reading {
+    crate::ascii_case::contains(text, XPU_MISSING).then(|| Reading {
         cause: CPU_TORCH,
         said: "torch was built without XPU (Intel GPU) support, and the code asked for an XPU device: the installed wheel is a CPU or a CUDA build".to_string(),
         node: Vec::new(),

@@ -466,7 +466,7 @@ fn string_abi(symbol: &str) -> Option<(&'static str, u8)> {
 /// The symbol the loader reports undefined, and the text before its words
 /// (which names the library: `/path/_C.so: undefined symbol: _ZN...`).
 fn undefined_symbol(text: &str) -> Option<(&str, &str)> {
-    let at = text.to_ascii_lowercase().find(UNDEFINED_SYMBOL)?;
+    let at = crate::ascii_case::find(text, UNDEFINED_SYMBOL)?;
     let symbol = text[at + UNDEFINED_SYMBOL.len()..]
         .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
         .next()?;

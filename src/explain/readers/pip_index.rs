@@ -380,7 +380,7 @@ fn unreached_index(text: &str, context: Context, name: &str) -> Option<&'static 
             || context
                 .earlier
                 .iter()
-                .any(|line| line.contains(words) && line.to_ascii_lowercase().contains(&page))
+                .any(|line| line.contains(words) && crate::ascii_case::contains(line, &page))
     })
 }
 

@@ -350,7 +350,7 @@ pub fn import_found_at<'t>(text: &'t str, module: &str) -> Option<&'t str> {
 
 /// The text after the first occurrence of `marker`, ASCII case ignored.
 pub fn after_marker<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
-    let at = text.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
+    let at = crate::ascii_case::find(text, marker)?;
     Some(&text[at + marker.len()..])
 }
 
@@ -368,7 +368,7 @@ pub fn version_after<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
 /// The whole line the first `marker` (ASCII case ignored) is on; `text` where
 /// it is nowhere.
 pub fn line_of<'t>(text: &'t str, marker: &str) -> &'t str {
-    let Some(at) = text.to_ascii_lowercase().find(&marker.to_ascii_lowercase()) else {
+    let Some(at) = crate::ascii_case::find(text, marker) else {
         return text;
     };
     let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);

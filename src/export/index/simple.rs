@@ -340,7 +340,7 @@ impl Iterator for StartTags<'_> {
             rest = after;
             let mut text = String::new();
             if name == "a" {
-                let end = find_ignoring_case(rest, "</a").unwrap_or(rest.len());
+                let end = crate::ascii_case::find(rest, "</a").unwrap_or(rest.len());
                 text = decode_entities(&rest[..end]);
                 rest = &rest[end..];
             }
@@ -390,13 +390,6 @@ fn read_attributes(mut rest: &str) -> (Vec<(String, Option<String>)>, &str) {
         attributes.push((name, Some(decode_entities(raw))));
         rest = after;
     }
-}
-
-fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .position(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// The character references index pages use: the named ones HTML escaping
