@@ -160,12 +160,53 @@ pub fn explain<'r, R: BufRead + 'r>(
     facts: &Facts,
     from: FactsFrom,
 ) -> Result<Explanation, LogError> {
-    let messages = known_messages(matrix);
-    let mut collector = match signals::KnownMessages::new(messages.iter().copied()) {
+    Explainer::new(matrix).explain(reader, source, facts, from)
+}
+
+/// What every log is searched for, made once from the knowledge: its causes'
+/// messages, the automaton that finds them in lines, and the marker of lines
+/// worth reading. A caller that explains many logs against one matrix (a test
+/// over a corpus) makes it once: in a debug build, making it was most of what
+/// explaining a short log cost.
+pub struct Explainer<'m> {
+    matrix: &'m Matrix,
+    known: Option<signals::KnownMessages>,
+    marker: Option<log::Marker>,
+}
+
+impl<'m> Explainer<'m> {
+    pub fn new(matrix: &'m Matrix) -> Explainer<'m> {
+        let messages = known_messages(matrix);
+        let known = signals::KnownMessages::new(messages.iter().copied());
+        let marker = line_marker(&messages);
+        Explainer { matrix, known, marker }
+    }
+
+    /// The log `reader` holds, explained on the node `facts` describe.
+    pub fn explain<'r, R: BufRead + 'r>(
+        &self,
+        reader: R,
+        source: &str,
+        facts: &Facts,
+        from: FactsFrom,
+    ) -> Result<Explanation, LogError> {
+        explain_with(self, reader, source, facts, from)
+    }
+}
+
+fn explain_with<'r, R: BufRead + 'r>(
+    explainer: &Explainer,
+    reader: R,
+    source: &str,
+    facts: &Facts,
+    from: FactsFrom,
+) -> Result<Explanation, LogError> {
+    let matrix = explainer.matrix;
+    let mut collector = match explainer.known.clone() {
         Some(known) => Collector::knowing(known),
         None => Collector::new(),
     };
-    let marker = line_marker(&messages);
+    let marker = &explainer.marker;
     let (start, reader) = encoding::peek(Box::new(reader), log::SNIFF)?;
     let presented = presentation::Presentation::of(&start, start.len() < log::SNIFF);
     let lines = match &marker {

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use envdoctor::explain::{Explanation, FactsFrom, explain};
+use envdoctor::explain::{Explainer, Explanation, FactsFrom, explain};
 use envdoctor::facts::Facts;
 use envdoctor::matrix::Matrix;
 
@@ -91,8 +91,10 @@ fn verdict(explanation: &Explanation) -> String {
     format!("{:?}, {first:?}", explanation.outcome)
 }
 
-fn explained(log: &str, matrix: &Matrix, facts: &Facts) -> String {
-    let explanation = explain(log.as_bytes(), "log", matrix, facts, FactsFrom::TheLogsNode).unwrap();
+fn explained(log: &str, explainer: &Explainer, facts: &Facts) -> String {
+    let explanation = explainer
+        .explain(log.as_bytes(), "log", facts, FactsFrom::TheLogsNode)
+        .unwrap();
     verdict(&explanation)
 }
 
@@ -111,39 +113,30 @@ fn every_corpus_log_gets_the_same_answer_however_it_is_wrapped() {
     cases.sort();
     assert!(cases.len() >= 150, "{} cases", cases.len());
     let matrix = Matrix::load(&[]).unwrap();
-    let workers = std::thread::available_parallelism().map_or(2, usize::from);
-    let changed: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|worker| {
-                let (cases, matrix) = (&cases, &matrix);
-                scope.spawn(move || {
-                    let mut changed = Vec::new();
-                    for (index, case) in cases.iter().enumerate().skip(worker).step_by(workers) {
-                        let wrappings = (0..WRAPPINGS_PER_CASE)
-                            .map(|turn| WRAPPINGS[(index * WRAPPINGS_PER_CASE + turn) % WRAPPINGS.len()]);
-                        changed.extend(changes(case, matrix, wrappings));
-                    }
-                    changed
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
-    });
+    let explainer = Explainer::new(&matrix);
+    let changed: Vec<String> = crate::common::across_cores(&cases, |index, case| {
+        let wrappings =
+            (0..WRAPPINGS_PER_CASE).map(|turn| WRAPPINGS[(index * WRAPPINGS_PER_CASE + turn) % WRAPPINGS.len()]);
+        changes(case, &explainer, wrappings)
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(changed.is_empty(), "{}", changed.join("\n"));
 }
 
 /// Each wrapping under which `case` gets another answer than its log's own.
-fn changes(case: &Path, matrix: &Matrix, wrappings: impl Iterator<Item = (&'static str, Wrap)>) -> Vec<String> {
+fn changes(case: &Path, explainer: &Explainer, wrappings: impl Iterator<Item = (&'static str, Wrap)>) -> Vec<String> {
     let log = std::fs::read_to_string(case.join("log.txt")).unwrap();
     let path = case.join("snapshot.json");
     let snapshot = envdoctor::snapshot::parse(&std::fs::read(&path).unwrap(), &path).unwrap();
     let configs = envdoctor::configs::TrainingConfigs::default();
     let facts = Facts::new(&snapshot, &configs);
-    let plain = explained(&log, matrix, &facts);
+    let plain = explained(&log, explainer, &facts);
     let case = case.file_name().unwrap().to_string_lossy();
     wrappings
         .filter_map(|(name, wrap)| {
-            let wrapped = explained(&wrap(&log), matrix, &facts);
+            let wrapped = explained(&wrap(&log), explainer, &facts);
             (wrapped != plain).then(|| format!("{case}, {name}: {plain} became {wrapped}"))
         })
         .collect()

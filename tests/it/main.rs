@@ -11,6 +11,7 @@ mod cli_help;
 mod common;
 mod error_lines;
 mod explain_cli;
+mod explain_fresh;
 mod explain_presentation;
 mod export_roundtrip;
 mod fix_apply;

@@ -151,55 +151,15 @@ fn every_string_field_of_a_snapshot_and_a_lock_stays_inside_its_line_or_field() 
         assert!(snapshot_patterns.contains(field), "{field}");
     }
 
-    let mut requirement_files = Vec::new();
-    let mut xml_files = Vec::new();
-    let mut written = 0;
-    for (index, pattern) in snapshot_patterns.iter().enumerate() {
-        let mut document = snapshot.clone();
-        mutate(&mut document, "", pattern, &payload(index));
-        let input = work.path().join(format!("s{index}.json"));
-        std::fs::write(&input, serde_json::to_vec(&document).unwrap()).unwrap();
-        for (format, extension) in [("requirements", "txt"), ("constraints", "txt")] {
-            let output_file = work.path().join(format!("s{index}-{format}.{extension}"));
-            let output = envdoctor(work.path())
-                .args(["export", "--format", format, "--snapshot"])
-                .arg(&input)
-                .arg("-o")
-                .arg(&output_file)
-                .output()
-                .unwrap();
-            if accepted(&output, &format!("{pattern} {format}")) {
-                written += 1;
-                requirement_files.push(output_file.display().to_string());
-            }
-        }
-        for format in ["junit", "markdown"] {
-            let output = envdoctor(work.path())
-                .args([
-                    "check",
-                    "--no-smoke",
-                    "--fail-on",
-                    "never",
-                    "--format",
-                    format,
-                    "--snapshot",
-                ])
-                .arg(&input)
-                .output()
-                .unwrap();
-            if !accepted(&output, &format!("{pattern} {format}")) {
-                continue;
-            }
-            let text = String::from_utf8(output.stdout).unwrap();
-            if format == "junit" {
-                let file = work.path().join(format!("s{index}.xml"));
-                std::fs::write(&file, &text).unwrap();
-                xml_files.push(file.display().to_string());
-            } else {
-                assert_markdown_keeps_values_in_place(&text, pattern);
-            }
-        }
-    }
+    // Each mutated Snapshot's four runs are independent: spread over the
+    // cores, where one after another they were most of this test's 38 s.
+    let snapshot_patterns: Vec<&String> = snapshot_patterns.iter().collect();
+    let exported = crate::common::across_cores(&snapshot_patterns, |index, pattern| {
+        exports_of_a_mutated_snapshot(&snapshot, index, pattern, work.path())
+    });
+    let mut requirement_files: Vec<String> = exported.iter().flat_map(|(files, _, _)| files.clone()).collect();
+    let xml_files: Vec<String> = exported.iter().flat_map(|(_, files, _)| files.clone()).collect();
+    let mut written: usize = exported.iter().map(|(_, _, written)| written).sum();
     for (index, pattern) in lock_patterns.iter().enumerate() {
         let mut document = lock_value.clone();
         mutate(&mut document, "", pattern, &payload(index));
@@ -247,6 +207,66 @@ fn every_string_field_of_a_snapshot_and_a_lock_stays_inside_its_line_or_field() 
             "{file}: {tags}"
         );
     }
+}
+
+/// The requirements and constraints exports, and the JUnit and markdown
+/// reports, of the Snapshot with `pattern`'s fields set to a payload: the
+/// files written (requirements, JUnit) and how many exports were written.
+/// The markdown is checked here.
+fn exports_of_a_mutated_snapshot(
+    snapshot: &Value,
+    index: usize,
+    pattern: &str,
+    work: &Path,
+) -> (Vec<String>, Vec<String>, usize) {
+    let mut requirement_files = Vec::new();
+    let mut xml_files = Vec::new();
+    let mut written = 0;
+    let mut document = snapshot.clone();
+    mutate(&mut document, "", pattern, &payload(index));
+    let input = work.join(format!("s{index}.json"));
+    std::fs::write(&input, serde_json::to_vec(&document).unwrap()).unwrap();
+    for (format, extension) in [("requirements", "txt"), ("constraints", "txt")] {
+        let output_file = work.join(format!("s{index}-{format}.{extension}"));
+        let output = envdoctor(work)
+            .args(["export", "--format", format, "--snapshot"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&output_file)
+            .output()
+            .unwrap();
+        if accepted(&output, &format!("{pattern} {format}")) {
+            written += 1;
+            requirement_files.push(output_file.display().to_string());
+        }
+    }
+    for format in ["junit", "markdown"] {
+        let output = envdoctor(work)
+            .args([
+                "check",
+                "--no-smoke",
+                "--fail-on",
+                "never",
+                "--format",
+                format,
+                "--snapshot",
+            ])
+            .arg(&input)
+            .output()
+            .unwrap();
+        if !accepted(&output, &format!("{pattern} {format}")) {
+            continue;
+        }
+        let text = String::from_utf8(output.stdout).unwrap();
+        if format == "junit" {
+            let file = work.join(format!("s{index}.xml"));
+            std::fs::write(&file, &text).unwrap();
+            xml_files.push(file.display().to_string());
+        } else {
+            assert_markdown_keeps_values_in_place(&text, pattern);
+        }
+    }
+    (requirement_files, xml_files, written)
 }
 
 /// pip's own parser reads every one of `files` (requirements or constraints

@@ -122,62 +122,25 @@ fn d12_a_signal_during_any_write_leaves_no_temporary_file() {
         vec![s("fleet"), snapshot_text.clone()],
     ];
     let work = tempfile::tempdir().unwrap();
-    let mut runs = 0;
-    for (index, arguments) in commands.iter().enumerate() {
-        for (round, signal) in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGTERM]
-            .into_iter()
-            .enumerate()
-        {
-            let folder = work.path().join(format!("c{index}-{round}"));
-            std::fs::create_dir(&folder).unwrap();
-            let output = folder.join("out.txt");
-            std::fs::write(&output, "old\n").unwrap();
-            let binary = assert_cmd::cargo::cargo_bin("envdoctor");
-            let mut child = std::process::Command::new(binary)
-                .args(arguments)
-                .arg("-o")
-                .arg(&output)
-                .env("XDG_CACHE_HOME", work.path())
-                .env("ENVDOCTOR_TEST_WRITE_PAUSE_MS", "1500")
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            // Wait for the temporary file to appear, then signal.
-            let started = Instant::now();
-            let temporary = loop {
-                let found = std::fs::read_dir(&folder)
-                    .unwrap()
-                    .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-                    .find(|name| name.starts_with(".out.txt.envdoctor-"));
-                if let Some(found) = found {
-                    break found;
-                }
-                if let Ok(Some(status)) = child.try_wait() {
-                    panic!("{arguments:?} ended ({status}) before its temporary file was seen");
-                }
-                assert!(
-                    started.elapsed() < Duration::from_secs(30),
-                    "{arguments:?}: no temporary file"
-                );
-                std::thread::sleep(Duration::from_millis(2));
-            };
-            // SAFETY: kill(2) touches no memory of ours.
-            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-            let status = child.wait().unwrap();
-            runs += 1;
-            use std::os::unix::process::ExitStatusExt;
-            assert_eq!(status.signal(), Some(signal), "{arguments:?}: {status}");
-            assert!(!folder.join(&temporary).exists(), "{arguments:?}: {temporary} is left");
-            let left: Vec<_> = std::fs::read_dir(&folder)
-                .unwrap()
-                .map(|entry| entry.unwrap().file_name())
-                .collect();
-            assert_eq!(left, [std::ffi::OsString::from("out.txt")], "{arguments:?}");
-            let written = std::fs::read_to_string(&output).unwrap();
-            assert_eq!(written, "old\n", "{arguments:?}: the old output is whole");
+    // The 20 paused runs wait out their pause together: one after another
+    // they took 30 s, most of the suite's slowest test.
+    let runs: Vec<(usize, usize, libc::c_int)> = (0..commands.len())
+        .flat_map(|index| {
+            [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGTERM]
+                .into_iter()
+                .enumerate()
+                .map(move |(round, signal)| (index, round, signal))
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for &(index, round, signal) in &runs {
+            let (arguments, work) = (&commands[index], work.path());
+            scope.spawn(move || {
+                signalled_during_its_write(arguments, &work.join(format!("c{index}-{round}")), work, signal)
+            });
         }
-    }
+    });
+    let mut runs = runs.len();
     // Without the pause, at random moments: whatever the signal hits, no
     // temporary file is left, and the output is the old one or the new one.
     let arguments = &commands[0];
@@ -210,4 +173,56 @@ fn d12_a_signal_during_any_write_leaves_no_temporary_file() {
         }
     }
     assert_eq!(runs, 80);
+}
+
+/// One run of `arguments` writing `-o` in `folder`, held by its pause while
+/// its temporary file exists, killed by `signal` then: it dies of the
+/// signal, leaves no temporary file, and the old output is whole.
+fn signalled_during_its_write(arguments: &[String], folder: &Path, cache: &Path, signal: libc::c_int) {
+    std::fs::create_dir(folder).unwrap();
+    let output = folder.join("out.txt");
+    std::fs::write(&output, "old\n").unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("envdoctor");
+    let mut child = std::process::Command::new(binary)
+        .args(arguments)
+        .arg("-o")
+        .arg(&output)
+        .env("XDG_CACHE_HOME", cache)
+        .env("ENVDOCTOR_TEST_WRITE_PAUSE_MS", "1500")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the temporary file to appear, then signal.
+    let started = Instant::now();
+    let temporary = loop {
+        let found = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .find(|name| name.starts_with(".out.txt.envdoctor-"));
+        if let Some(found) = found {
+            break found;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{arguments:?} ended ({status}) before its temporary file was seen");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{arguments:?}: no temporary file"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    // SAFETY: kill(2) touches no memory of ours.
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(signal), "{arguments:?}: {status}");
+    assert!(!folder.join(&temporary).exists(), "{arguments:?}: {temporary} is left");
+    let left: Vec<_> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(left, [std::ffi::OsString::from("out.txt")], "{arguments:?}");
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(written, "old\n", "{arguments:?}: the old output is whole");
 }

@@ -178,3 +178,28 @@ pub fn probe_json(cache: &Path, python: &Path, arguments: &[&str], extra_env: &[
     }
     serde_json::from_slice(&command.assert().success().get_output().stdout).unwrap()
 }
+
+/// `each` of every item with its index, the items spread over the cores (a
+/// stride of them on each), the results in no particular order. For a test
+/// over a corpus or many runs of the binary: one after another they were most
+/// of the suite's time.
+pub fn across_cores<T: Sync, R: Send>(items: &[T], each: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|worker| {
+                let each = &each;
+                scope.spawn(move || {
+                    items
+                        .iter()
+                        .enumerate()
+                        .skip(worker)
+                        .step_by(workers)
+                        .map(|(index, item)| each(index, item))
+                        .collect::<Vec<R>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
+    })
+}
