@@ -44,6 +44,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             "whether the install of {who} found a CUDA toolkit: its build output says so (torch's extension builder warns 'No CUDA runtime is found'; many setup.py files print that they build without CUDA)"
         ),
     )];
+    // A compiled module of its own (`quant_cuda`, `monarch_cuda`), not one
+    // inside its package: many projects build their CUDA kernels apart
+    // from the package that imports them.
+    if !module.contains('.') {
+        node.push((
+            None,
+            format!(
+                "whether {module} is built by the install of {who} or by a step of its own (a csrc/ or kernels folder with its own setup.py, which the project's README names): then that step was not run in this environment"
+            ),
+        ));
+    }
     if let Some(tree) = module
         .split_once('.')
         .and_then(|(package, _)| super::source_tree_of(package, traceback))
@@ -95,7 +106,7 @@ pub(super) fn names_a_compiled_module(text: &str) -> bool {
 fn missing_module(text: &str) -> Option<String> {
     if let Some(module) = text::module_not_found(text) {
         let last = module.rsplit('.').next()?;
-        return (module.contains('.') && is_compiled_module(last)).then(|| module.to_string());
+        return is_compiled_module(last).then(|| module.to_string());
     }
     if let Some((name, from)) = text::name_not_importable(text) {
         return is_compiled_module(name).then(|| format!("{from}.{name}"));
@@ -131,6 +142,25 @@ mod tests {
         for name in ["x\u{202e}_C", "\u{202e}C", "_é", "é"] {
             assert!(!is_compiled_module(name), "{name}");
         }
+    }
+
+    /// pyllama30, flashfftconv28: a compiled module of its own, imported by
+    /// an installed package, was never built here; whether the package's
+    /// install or a step of its own builds it is what decides, so it is
+    /// listed, never named. A module no compiled name is is not read.
+    #[test]
+    fn a_compiled_module_of_its_own_missing_asks_which_step_builds_it() {
+        let log = "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.9/dist-packages/gptq/quant.py\", line 4, in <module>\n    from quant_cuda import matvmul2\nModuleNotFoundError: No module named 'quant_cuda'\n";
+        let found = reading(log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(!found.settles);
+        assert!(
+            found.node.iter().any(|(_, text)| text
+                .starts_with("whether quant_cuda is built by the install of gptq or by a step of its own")),
+            "{:?}",
+            found.node
+        );
+        assert!(reading(&log.replace("quant_cuda", "quantizer")).is_none());
     }
 
     #[test]
