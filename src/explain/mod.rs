@@ -547,7 +547,7 @@ impl PastedText {
 }
 
 /// Words that say a thing failed, lowercase: a paste holding one is an error.
-const FAILURE_WORDS: [&str; 23] = [
+const FAILURE_WORDS: [&str; 27] = [
     "error",
     // A logger's fatal level (`[FATAL]`, `F1203`'s words) and a library's
     // statement of what it needs (telecarla67: `CARLA python module version
@@ -576,6 +576,13 @@ const FAILURE_WORDS: [&str; 23] = [
     "doesn't have",
     "does not have",
     "segmentation fault",
+    // A library's refusal and a device's words (tgi398: `GPU with CUDA
+    // capability 7 0 is not supported`; `invalid gpu device`; llama.cpp's
+    // `CUDA error 2 at ggml-cuda.cu:359: out of memory`).
+    "not supported",
+    "unsupported",
+    "invalid",
+    "out of memory",
 ];
 
 /// What a paste read as one message is shown as, in place of an exception class.

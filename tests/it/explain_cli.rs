@@ -2187,6 +2187,8 @@ fn a_short_paste_of_an_unknown_error_is_unexplained_and_a_calm_one_no_error() {
         // Python's own messages without their class (adelaidepth12).
         "I'm having this problem with an import from Torchsparse:\nmodule 'torchsparse_backend' has no attribute 'hash_forward\n",
         "running the model after installing it:\nname 'selective_scan_cuda_core' is not defined\n",
+        // A library's refusal in its own words, no error class (tgi398).
+        "when I start the server it prints\nGPU with compute capability 6 1 is not supported\n",
     ] {
         let (explanation, code) = explain_text_json(cache.path(), dir.path(), "paste.txt", log);
         assert_eq!(explanation["outcome"], "unexplained", "{log}: {explanation:#}");
