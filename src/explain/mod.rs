@@ -190,78 +190,67 @@ impl<'m> Explainer<'m> {
         facts: &Facts,
         from: FactsFrom,
     ) -> Result<Explanation, LogError> {
-        explain_with(self, reader, source, facts, from)
-    }
-}
+        let matrix = self.matrix;
+        let mut collector = match self.known.clone() {
+            Some(known) => Collector::knowing(known),
+            None => Collector::new(),
+        };
+        let marker = &self.marker;
+        let (start, reader) = encoding::peek(Box::new(reader), log::SNIFF)?;
+        let presented = presentation::Presentation::of(&start, start.len() < log::SNIFF);
+        let lines = match &marker {
+            Some(marker) => log::Lines::marked_by(reader, marker),
+            None => log::Lines::new(reader),
+        };
+        let mut lines = lines.presented_as(presented);
+        let mut pasted = PastedText::default();
+        while lines.advance(!collector.is_idle() || pasted.reading(lines.bytes_read()))? {
+            let number = lines.lines_read();
+            if pasted.reading(lines.bytes_read()) {
+                pasted.line(number, lines.text());
+            }
+            if !lines.marked() && collector.is_idle() {
+                continue;
+            }
+            match lines.text_and_stamp() {
+                (line, true) => collector.stamped_line(number, line),
+                (line, false) => collector.line(number, line),
+            }
+        }
+        let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
+        let system_sign = collector.system_sign();
+        let frameworks = collector.frameworks_shown();
+        let (tracebacks, dropped) = collector.finish();
 
-fn explain_with<'r, R: BufRead + 'r>(
-    explainer: &Explainer,
-    reader: R,
-    source: &str,
-    facts: &Facts,
-    from: FactsFrom,
-) -> Result<Explanation, LogError> {
-    let matrix = explainer.matrix;
-    let mut collector = match explainer.known.clone() {
-        Some(known) => Collector::knowing(known),
-        None => Collector::new(),
-    };
-    let marker = &explainer.marker;
-    let (start, reader) = encoding::peek(Box::new(reader), log::SNIFF)?;
-    let presented = presentation::Presentation::of(&start, start.len() < log::SNIFF);
-    let lines = match &marker {
-        Some(marker) => log::Lines::marked_by(reader, marker),
-        None => log::Lines::new(reader),
-    };
-    let mut lines = lines.presented_as(presented);
-    let mut pasted = PastedText::default();
-    while lines.advance(!collector.is_idle() || pasted.reading(lines.bytes_read()))? {
-        let number = lines.lines_read();
-        if pasted.reading(lines.bytes_read()) {
-            pasted.line(number, lines.text());
+        let judge = match from {
+            FactsFrom::TheLogsNode => rank::Judge::new(matrix, Some(facts)),
+            FactsFrom::ThisNode => rank::Judge::new(matrix, Some(facts)).facts_probed_here(),
         }
-        if !lines.marked() && collector.is_idle() {
-            continue;
-        }
-        match lines.text_and_stamp() {
-            (line, true) => collector.stamped_line(number, line),
-            (line, false) => collector.line(number, line),
-        }
-    }
-    let (lines_read, bytes_read) = (lines.lines_read(), lines.bytes_read());
-    let system_sign = collector.system_sign();
-    let frameworks = collector.frameworks_shown();
-    let (tracebacks, dropped) = collector.finish();
-
-    let judge = match from {
-        FactsFrom::TheLogsNode => rank::Judge::new(matrix, Some(facts)),
-        FactsFrom::ThisNode => rank::Judge::new(matrix, Some(facts)).facts_probed_here(),
-    }
-    .ran_on(system_sign)
-    .showing(frameworks);
-    // Lines printed without a traceback (warnings, loader and NCCL lines, a
-    // known message): the context that weighs on what failed after them. Not
-    // a line its printer logged as a warning: the job went on past it
-    // (torch's c10d binds `0.0.0.0` after `[W socket.cpp] ... [::]:29500 ...
-    // Address already in use`).
-    //
-    // The readers of a failure read such lines printed before it (the last
-    // CONTEXT_LINES), warnings and notes too: pip's `WARNING: Retrying` says
-    // the index it then reports empty was never read.
-    let bare: Vec<(usize, bool, String)> = tracebacks
-        .iter()
-        .filter(|traceback| traceback.frames().next().is_none())
-        .filter_map(|traceback| {
-            let raised = traceback.raised()?;
-            let weighs = !matches!(raised.signal(), Some(Signal::LoggedWarning | Signal::Note));
-            Some((traceback.line, weighs, raised.message.clone()))
-        })
-        .collect();
-    // A warning, or a line jobs that finish also print, is an error only when
-    // a known cause explains it; the rest predict nothing and are not counted,
-    // unless the log holds nothing else: then the line a cause may explain is
-    // what there is to go on, and it is shown as not decided, not as no error.
-    let (mut ranked, passed_over): (Vec<(Traceback, Vec<Candidate>)>, Vec<_>) = tracebacks
+        .ran_on(system_sign)
+        .showing(frameworks);
+        // Lines printed without a traceback (warnings, loader and NCCL lines, a
+        // known message): the context that weighs on what failed after them. Not
+        // a line its printer logged as a warning: the job went on past it
+        // (torch's c10d binds `0.0.0.0` after `[W socket.cpp] ... [::]:29500 ...
+        // Address already in use`).
+        //
+        // The readers of a failure read such lines printed before it (the last
+        // CONTEXT_LINES), warnings and notes too: pip's `WARNING: Retrying` says
+        // the index it then reports empty was never read.
+        let bare: Vec<(usize, bool, String)> = tracebacks
+            .iter()
+            .filter(|traceback| traceback.frames().next().is_none())
+            .filter_map(|traceback| {
+                let raised = traceback.raised()?;
+                let weighs = !matches!(raised.signal(), Some(Signal::LoggedWarning | Signal::Note));
+                Some((traceback.line, weighs, raised.message.clone()))
+            })
+            .collect();
+        // A warning, or a line jobs that finish also print, is an error only when
+        // a known cause explains it; the rest predict nothing and are not counted,
+        // unless the log holds nothing else: then the line a cause may explain is
+        // what there is to go on, and it is shown as not decided, not as no error.
+        let (mut ranked, passed_over): (Vec<(Traceback, Vec<Candidate>)>, Vec<_>) = tracebacks
         .into_iter()
         // A note is read with the failure after it, and is none itself.
         .filter(|traceback| traceback.raised().and_then(Raised::signal) != Some(Signal::Note))
@@ -291,194 +280,196 @@ fn explain_with<'r, R: BufRead + 'r>(
         .partition(|(traceback, candidates)| {
             traceback.is_fatal() || candidates.first().is_some_and(|best| best.confidence.is_answer())
         });
-    if ranked.is_empty() {
-        ranked = passed_over
-            .into_iter()
-            .filter(|(_, candidates)| {
-                candidates
+        if ranked.is_empty() {
+            ranked = passed_over
+                .into_iter()
+                .filter(|(_, candidates)| {
+                    candidates
+                        .first()
+                        .is_some_and(|best| best.confidence > Confidence::RuledOut)
+                })
+                .collect();
+        }
+        let tracebacks_found = ranked.len() + dropped;
+        // The strongest answer; among equals, the traceback printed last, and of
+        // two that end on the same line the one that starts last: NCCL's "Last
+        // error:" line, the reason for the exception it ends.
+        let strength = |candidates: &[Candidate]| {
+            candidates
+                .first()
+                .filter(|best| best.confidence > Confidence::RuledOut)
+                .map(|best| (best.confidence, best.score))
+        };
+        // A paste with no error line (an error's message copied without its
+        // class, a library's own words) is read as one message: a cause it names
+        // is an answer; else there is no error.
+        // A paste in an error's own words that no cause fits is an error still:
+        // not explained, never "no error found".
+        if ranked.is_empty()
+            && let Some(traceback) = pasted.as_message(bytes_read)
+        {
+            let candidates = judge.rank(&traceback);
+            if candidates
+                .first()
+                .is_some_and(|best| best.confidence > Confidence::RuledOut)
+                || pasted.reads_as_an_error()
+            {
+                ranked.push((traceback, candidates));
+            }
+        }
+        // Of two answers equally sure, the one to an error outdoes the one to a
+        // warning printed near it (torchvision's image-extension warning after
+        // the error that ended the job), unless the error's own candidates list
+        // the warning's answer: then the warning says why the error happened
+        // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
+        // `by_its_own_lines`: not only through an earlier line of the log, unless
+        // that line made the cause an answer there (the error is one that cause
+        // leads to: see `rank`'s `message_known`).
+        // `counts`: which errors may be the one, by index and traceback (never
+        // the line giving the answer, which is no error it explains).
+        let explains_an_error =
+            |answer: &Candidate, by_its_own_lines: bool, counts: &dyn Fn(usize, &Traceback) -> bool| {
+                ranked.iter().enumerate().any(|(index, (traceback, candidates))| {
+                    counts(index, traceback)
+                        && traceback.is_fatal()
+                        && candidates.iter().any(|candidate| {
+                            candidate.id == answer.id
+                                && candidate.confidence > Confidence::RuledOut
+                                && !(by_its_own_lines
+                                    && candidate.rests_on_an_earlier_line_only()
+                                    && !candidate.confidence.is_answer())
+                        })
+                })
+            };
+        // A loader's complaint is also printed by jobs that go on without the
+        // library (ONNX Runtime falls back to the CPU), and a line logged as a
+        // warning by jobs that go on past it: before an error that ended the job
+        // either is no answer, unless that error's own lines, not only the line
+        // before it, point to the same cause.
+        //
+        // So is any bare error line when a Python traceback with an exception of
+        // its own ended the job after it (`python_only`): the job went on past the
+        // line, and a traceback whose own lines do not point to the line's cause
+        // (`KeyError: 'model'` in the job's code) failed for a reason of its own.
+        // A traceback cut before its exception may be the line's own, printed
+        // again; an interruption, an exit or a launcher's summary of a child that
+        // failed ends a job whatever failed before it.
+        let an_error_ended_the_job_after = |line: &Traceback, python_only: bool| {
+            ranked.iter().any(|(traceback, _)| {
+                let own_python_failure = || {
+                    traceback.frames().next().is_some()
+                        && traceback
+                            .raised()
+                            .is_some_and(|raised| !JOB_ENDINGS.contains(&raised.class()))
+                };
+                traceback.is_fatal() && traceback.line > line.last_line && (!python_only || own_python_failure())
+            })
+        };
+        let chosen = (0..ranked.len()).max_by_key(|&index| {
+            let (traceback, candidates) = &ranked[index];
+            let stands = traceback.is_fatal()
+                || candidates
                     .first()
-                    .is_some_and(|best| best.confidence > Confidence::RuledOut)
+                    .is_some_and(|best| explains_an_error(best, false, &|other, _| other != index));
+            let gone_past = match traceback.raised().and_then(Raised::signal) {
+                Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
+                _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
+            };
+            // Only an error after the line, and not gone past itself, can say
+            // the job failed for its cause: other lines like it (pip's report
+            // lists each unmet requirement on a line of its own) were gone past
+            // as well.
+            let later_and_not_gone_past = |other: usize, later: &Traceback| {
+                other != index
+                    && later.line > traceback.last_line
+                    && !(later.frames().next().is_none() && an_error_ended_the_job_after(later, true))
+            };
+            let passed_over = gone_past
+                && !candidates
+                    .first()
+                    .is_some_and(|best| explains_an_error(best, true, &later_and_not_gone_past));
+            let strength = strength(candidates);
+            (
+                !passed_over,
+                strength.map(|(confidence, _)| confidence),
+                stands,
+                strength.map(|(_, score)| score),
+                traceback.last_line,
+                traceback.line,
+            )
+        });
+        let Some(chosen) = chosen else {
+            return Ok(Explanation {
+                schema: SCHEMA,
+                source: source.to_string(),
+                lines_read,
+                bytes_read,
+                tracebacks_found,
+                outcome: Outcome::NoError,
+                traceback: None,
+                candidates: Vec::new(),
+                to_decide: Vec::new(),
+                node_facts: None,
+                other_tracebacks: Vec::new(),
+            });
+        };
+        let (traceback, mut candidates) = ranked.remove(chosen);
+        let best = candidates.first().map(|best| best.confidence);
+        let outcome = match best {
+            Some(confidence) if confidence.is_answer() => Outcome::Explained,
+            Some(Confidence::Possible) => Outcome::Undecided,
+            _ => Outcome::Unexplained,
+        };
+        // Ruled-out causes the traceback fits well are worth naming (not this bug,
+        // and why); the rest of the list is kept short.
+        let (mut kept, ruled_out): (Vec<Candidate>, Vec<Candidate>) = candidates
+            .drain(..)
+            .partition(|candidate| candidate.confidence > Confidence::RuledOut);
+        kept.truncate(OTHER_CANDIDATES + 1);
+        kept.extend(ruled_out.into_iter().take(OTHER_CANDIDATES));
+
+        let to_decide = match outcome {
+            Outcome::Explained => Vec::new(),
+            _ => what_would_decide(&traceback, &kept),
+        };
+        let mut others: Vec<&(Traceback, Vec<Candidate>)> = ranked.iter().collect();
+        others.sort_by_key(|(traceback, _)| std::cmp::Reverse(traceback.last_line));
+        let other_tracebacks = others
+            .into_iter()
+            .take(OTHER_TRACEBACKS)
+            .map(|(traceback, candidates)| OtherTraceback {
+                line: traceback.line,
+                occurrences: traceback.occurrences,
+                exception: traceback.raised().map(|raised| raised.exception.clone()),
+                message: traceback.raised().map(|raised| first_line(&raised.message)),
+                best: candidates
+                    .first()
+                    .filter(|best| best.confidence.is_answer())
+                    .map(|best| best.id.clone()),
             })
             .collect();
-    }
-    let tracebacks_found = ranked.len() + dropped;
-    // The strongest answer; among equals, the traceback printed last, and of
-    // two that end on the same line the one that starts last: NCCL's "Last
-    // error:" line, the reason for the exception it ends.
-    let strength = |candidates: &[Candidate]| {
-        candidates
-            .first()
-            .filter(|best| best.confidence > Confidence::RuledOut)
-            .map(|best| (best.confidence, best.score))
-    };
-    // A paste with no error line (an error's message copied without its
-    // class, a library's own words) is read as one message: a cause it names
-    // is an answer; else there is no error.
-    // A paste in an error's own words that no cause fits is an error still:
-    // not explained, never "no error found".
-    if ranked.is_empty()
-        && let Some(traceback) = pasted.as_message(bytes_read)
-    {
-        let candidates = judge.rank(&traceback);
-        if candidates
-            .first()
-            .is_some_and(|best| best.confidence > Confidence::RuledOut)
-            || pasted.reads_as_an_error()
-        {
-            ranked.push((traceback, candidates));
-        }
-    }
-    // Of two answers equally sure, the one to an error outdoes the one to a
-    // warning printed near it (torchvision's image-extension warning after
-    // the error that ended the job), unless the error's own candidates list
-    // the warning's answer: then the warning says why the error happened
-    // (torch's `sm_120 is not compatible` pasted after `no kernel image`).
-    // `by_its_own_lines`: not only through an earlier line of the log, unless
-    // that line made the cause an answer there (the error is one that cause
-    // leads to: see `rank`'s `message_known`).
-    // `counts`: which errors may be the one, by index and traceback (never
-    // the line giving the answer, which is no error it explains).
-    let explains_an_error = |answer: &Candidate, by_its_own_lines: bool, counts: &dyn Fn(usize, &Traceback) -> bool| {
-        ranked.iter().enumerate().any(|(index, (traceback, candidates))| {
-            counts(index, traceback)
-                && traceback.is_fatal()
-                && candidates.iter().any(|candidate| {
-                    candidate.id == answer.id
-                        && candidate.confidence > Confidence::RuledOut
-                        && !(by_its_own_lines
-                            && candidate.rests_on_an_earlier_line_only()
-                            && !candidate.confidence.is_answer())
-                })
-        })
-    };
-    // A loader's complaint is also printed by jobs that go on without the
-    // library (ONNX Runtime falls back to the CPU), and a line logged as a
-    // warning by jobs that go on past it: before an error that ended the job
-    // either is no answer, unless that error's own lines, not only the line
-    // before it, point to the same cause.
-    //
-    // So is any bare error line when a Python traceback with an exception of
-    // its own ended the job after it (`python_only`): the job went on past the
-    // line, and a traceback whose own lines do not point to the line's cause
-    // (`KeyError: 'model'` in the job's code) failed for a reason of its own.
-    // A traceback cut before its exception may be the line's own, printed
-    // again; an interruption, an exit or a launcher's summary of a child that
-    // failed ends a job whatever failed before it.
-    let an_error_ended_the_job_after = |line: &Traceback, python_only: bool| {
-        ranked.iter().any(|(traceback, _)| {
-            let own_python_failure = || {
-                traceback.frames().next().is_some()
-                    && traceback
-                        .raised()
-                        .is_some_and(|raised| !JOB_ENDINGS.contains(&raised.class()))
-            };
-            traceback.is_fatal() && traceback.line > line.last_line && (!python_only || own_python_failure())
-        })
-    };
-    let chosen = (0..ranked.len()).max_by_key(|&index| {
-        let (traceback, candidates) = &ranked[index];
-        let stands = traceback.is_fatal()
-            || candidates
-                .first()
-                .is_some_and(|best| explains_an_error(best, false, &|other, _| other != index));
-        let gone_past = match traceback.raised().and_then(Raised::signal) {
-            Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
-            _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
-        };
-        // Only an error after the line, and not gone past itself, can say
-        // the job failed for its cause: other lines like it (pip's report
-        // lists each unmet requirement on a line of its own) were gone past
-        // as well.
-        let later_and_not_gone_past = |other: usize, later: &Traceback| {
-            other != index
-                && later.line > traceback.last_line
-                && !(later.frames().next().is_none() && an_error_ended_the_job_after(later, true))
-        };
-        let passed_over = gone_past
-            && !candidates
-                .first()
-                .is_some_and(|best| explains_an_error(best, true, &later_and_not_gone_past));
-        let strength = strength(candidates);
-        (
-            !passed_over,
-            strength.map(|(confidence, _)| confidence),
-            stands,
-            strength.map(|(_, score)| score),
-            traceback.last_line,
-            traceback.line,
-        )
-    });
-    let Some(chosen) = chosen else {
-        return Ok(Explanation {
-            schema: SCHEMA,
-            source: source.to_string(),
-            lines_read,
-            bytes_read,
-            tracebacks_found,
-            outcome: Outcome::NoError,
-            traceback: None,
-            candidates: Vec::new(),
-            to_decide: Vec::new(),
-            node_facts: None,
-            other_tracebacks: Vec::new(),
-        });
-    };
-    let (traceback, mut candidates) = ranked.remove(chosen);
-    let best = candidates.first().map(|best| best.confidence);
-    let outcome = match best {
-        Some(confidence) if confidence.is_answer() => Outcome::Explained,
-        Some(Confidence::Possible) => Outcome::Undecided,
-        _ => Outcome::Unexplained,
-    };
-    // Ruled-out causes the traceback fits well are worth naming (not this bug,
-    // and why); the rest of the list is kept short.
-    let (mut kept, ruled_out): (Vec<Candidate>, Vec<Candidate>) = candidates
-        .drain(..)
-        .partition(|candidate| candidate.confidence > Confidence::RuledOut);
-    kept.truncate(OTHER_CANDIDATES + 1);
-    kept.extend(ruled_out.into_iter().take(OTHER_CANDIDATES));
-
-    let to_decide = match outcome {
-        Outcome::Explained => Vec::new(),
-        _ => what_would_decide(&traceback, &kept),
-    };
-    let mut others: Vec<&(Traceback, Vec<Candidate>)> = ranked.iter().collect();
-    others.sort_by_key(|(traceback, _)| std::cmp::Reverse(traceback.last_line));
-    let other_tracebacks = others
-        .into_iter()
-        .take(OTHER_TRACEBACKS)
-        .map(|(traceback, candidates)| OtherTraceback {
-            line: traceback.line,
-            occurrences: traceback.occurrences,
-            exception: traceback.raised().map(|raised| raised.exception.clone()),
-            message: traceback.raised().map(|raised| first_line(&raised.message)),
-            best: candidates
-                .first()
-                .filter(|best| best.confidence.is_answer())
-                .map(|best| best.id.clone()),
-        })
-        .collect();
-    let (speaks_for, same_environment) = (judge.speaks_for(&traceback), judge.runs_here(&traceback));
-    let node_facts = (!speaks_for).then(|| {
+        let (speaks_for, same_environment) = (judge.speaks_for(&traceback), judge.runs_here(&traceback));
+        let node_facts = (!speaks_for).then(|| {
         format!(
             "the log's libraries ran from a site-packages that is not this node's Python ({}): this node's facts neither confirm nor rule out any cause ({})",
             facts.snapshot.python.executable.display(),
             node::ELSEWHERE
         )
     });
-    Ok(Explanation {
-        schema: SCHEMA,
-        source: source.to_string(),
-        lines_read,
-        bytes_read,
-        tracebacks_found,
-        outcome,
-        traceback: Some(describe(traceback, facts, speaks_for, same_environment)),
-        candidates: kept,
-        to_decide,
-        node_facts,
-        other_tracebacks,
-    })
+        Ok(Explanation {
+            schema: SCHEMA,
+            source: source.to_string(),
+            lines_read,
+            bytes_read,
+            tracebacks_found,
+            outcome,
+            traceback: Some(describe(traceback, facts, speaks_for, same_environment)),
+            candidates: kept,
+            to_decide,
+            node_facts,
+            other_tracebacks,
+        })
+    }
 }
 
 /// A log of a few lines, kept while it is read: an error's message pasted

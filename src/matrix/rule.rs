@@ -120,6 +120,7 @@ impl Framework {
             Framework::Paddle => "PaddlePaddle",
         }
     }
+
     /// The distribution that brings the framework's compiled runtime.
     pub fn distribution(self) -> &'static str {
         match self {

@@ -133,8 +133,9 @@ fn container_requirement(text: &str, context: Context) -> Option<Reading> {
 /// The undefined symbol when it is one of the CUDA driver API's: `cu` and a
 /// capital letter, as the driver's functions are named.
 fn driver_symbol(text: &str) -> Option<&str> {
-    let rest =
-        text::after_marker(text, "undefined symbol: ").or_else(|| text::after_marker(text, "symbol lookup for "))?;
+    let rest = text::undefined_symbol(text)
+        .map(|(_, symbol)| symbol)
+        .or_else(|| text::after_marker(text, "symbol lookup for "))?;
     let symbol = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()?;
     let driver_api =
         symbol.len() > 3 && symbol.starts_with("cu") && symbol[2..].starts_with(|c: char| c.is_ascii_uppercase());

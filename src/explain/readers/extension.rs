@@ -403,7 +403,7 @@ struct Built {
 
 /// A torch symbol the loader could not resolve in a package's library, and that package.
 fn torch_symbol<'t>(text: &'t str, traceback: &Traceback) -> Option<(&'t str, String)> {
-    let (_, symbol) = undefined_symbol(text)?;
+    let (_, symbol) = text::undefined_symbol(text)?;
     let owner = super::owner_of_failure(text, traceback)?;
     let torchs = is_torch_symbol(symbol) || symbol.starts_with("torch_") || TORCH_COMPANIONS.contains(&owner.as_str());
     torchs.then_some((symbol, owner))
@@ -419,7 +419,7 @@ fn is_extension_module(file: &str) -> bool {
 /// undefined symbol: _ZN5torch...`), and the module: the file's name up to its
 /// first dot. A private submodule (`_C`) names nothing anyone installs.
 fn torch_symbol_in_a_bare_module(text: &str) -> Option<(&str, &str)> {
-    let (before, symbol) = undefined_symbol(text)?;
+    let (before, symbol) = text::undefined_symbol(text)?;
     if !is_torch_symbol(symbol) {
         return None;
     }
@@ -463,18 +463,6 @@ fn string_abi(symbol: &str) -> Option<(&'static str, u8)> {
     }
 }
 
-/// The symbol the loader reports undefined, and the text before its words
-/// (which names the library: `/path/_C.so: undefined symbol: _ZN...`).
-fn undefined_symbol(text: &str) -> Option<(&str, &str)> {
-    let at = crate::ascii_case::find(text, UNDEFINED_SYMBOL)?;
-    let symbol = text[at + UNDEFINED_SYMBOL.len()..]
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
-        .next()?;
-    Some((&text[..at], symbol))
-}
-
-const UNDEFINED_SYMBOL: &str = "undefined symbol: ";
-
 /// A Python extension module compiled in a project's own tree, not in
 /// site-packages, that lacks a torch symbol:
 /// `/home/me/FCOS/maskrcnn_benchmark/_C.cpython-37m-x86_64-linux-gnu.so:
@@ -487,7 +475,7 @@ struct BuiltHere<'t> {
 }
 
 fn torch_symbol_in_a_source_tree(text: &str) -> Option<BuiltHere<'_>> {
-    let (before, symbol) = undefined_symbol(text)?;
+    let (before, symbol) = text::undefined_symbol(text)?;
     if !is_torch_symbol(symbol) {
         return None;
     }
@@ -861,8 +849,12 @@ impl TorchDated {
     /// is then no evidence about this failure.
     fn of(text: &str, dotted: &str, facts: Option<&Facts>) -> Option<TorchDated> {
         let (module, name) = dotted.rsplit_once('.')?;
-        // A module found outside the installed torch is a folder shadowing it, not a release.
-        if text::found_outside_install(text, module, "torch") {
+        // A module found outside the installed torch is a folder shadowing it
+        // or another package's, not a release of torch.
+        if matches!(
+            text::import_found_in(text, module, "torch"),
+            Some(text::FoundIn::Outside | text::FoundIn::OtherInstall(_))
+        ) {
             return None;
         }
         let lineage = super::names::lineage_of(text, module, name).filter(|lineage| lineage.distribution == "torch")?;
@@ -1089,6 +1081,26 @@ mod tests {
         );
         assert!(found.fix.contains("torch==2.3.0"), "{}", found.fix);
         assert!(found.stated);
+    }
+
+    /// A torch module the message found anywhere but in torch's own install
+    /// (a folder named torch, another package's files) is no release of
+    /// torch, and its history dates nothing.
+    #[test]
+    fn a_torch_module_found_outside_torchs_install_is_not_dated() {
+        let found_at = |path: &str| {
+            TorchDated::of(
+                &format!("ImportError: cannot import name 'compile' from 'torch' ({path})"),
+                "torch.compile",
+                None,
+            )
+            .is_some()
+        };
+        assert!(found_at("/v/lib/python3.10/site-packages/torch/__init__.py"));
+        assert!(!found_at(
+            "/v/lib/python3.10/site-packages/torch_shim/torch/__init__.py"
+        ));
+        assert!(!found_at("/home/me/proj/torch/__init__.py"));
     }
 
     /// keymorph11, scaledyolov422, mdt23: the job's own code uses a torch

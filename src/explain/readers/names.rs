@@ -6,6 +6,7 @@
 //! pins the package back (or forward) to where the name is. A name the table
 //! does not date says nothing: a typo in the job's own code reads the same.
 
+use super::text::FoundIn;
 use super::{Context, Reading, text};
 use crate::explain::traceback::Traceback;
 use crate::knowledge::name_history;
@@ -214,7 +215,10 @@ fn history_dated(
     }
     // A module another package lends (tensorflow.keras from keras) has the
     // lender's history, not this name's.
-    if text::found_outside_install(text, module, top) || text::found_in_other_install(text, module, top).is_some() {
+    if matches!(
+        text::import_found_in(text, module, top),
+        Some(FoundIn::Outside | FoundIn::OtherInstall(_))
+    ) {
         return None;
     }
     let lineage = lineage_of(text, module, name)?;
@@ -420,7 +424,10 @@ fn undated(
             _ => return None,
         },
         // The package whose files the message found the module in lacks it.
-        false => crate::explain::distribution_of(text::found_in_other_install(text, module, top).unwrap_or(top)),
+        false => crate::explain::distribution_of(match text::import_found_in(text, module, top) {
+            Some(FoundIn::OtherInstall(found)) => found,
+            _ => top,
+        }),
     };
     let facts = context.facts;
     let installed = facts.and_then(|facts| facts.package_version(&lacking));
@@ -428,7 +435,7 @@ fn undated(
     // says where the module was found; without one, that it was found at
     // all (its name is missing, not the module) is what there is.
     let found_at = text::import_found_at(text, module);
-    if text::found_outside_install(text, module, top) {
+    if text::import_found_in(text, module, top) == Some(FoundIn::Outside) {
         return None;
     }
     // The path is in site-packages or dist-packages (frame_package above): the

@@ -638,7 +638,6 @@ mod tests {
             text,
             Context {
                 earlier: &earlier,
-                frameworks: None,
                 ..Context::alone()
             },
         )

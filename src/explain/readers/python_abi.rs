@@ -134,7 +134,7 @@ fn pybind11_mismatch(text: &str) -> Option<(String, String)> {
 
 /// `undefined symbol: PyString_FromString`: Python 2's C API.
 fn python2_symbol(text: &str) -> Option<(String, String)> {
-    let symbol = text::after_marker(text, "undefined symbol: ")?;
+    let (_, symbol) = text::undefined_symbol(text)?;
     let symbol = symbol
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .next()?;

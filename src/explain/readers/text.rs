@@ -313,26 +313,30 @@ pub fn module_importing<'s>(statement: &'s str, name: &str) -> Option<&'s str> {
         .then_some(module.trim())
 }
 
-/// Whether the message found `module` outside every install
-/// (`from 'x' (/home/me/proj/x/__init__.py)`): a folder of that name
-/// shadowing the package, not one of its releases. A module found in
-/// another installed package (`tensorflow.keras.layers` in
-/// `site-packages/keras/_tf_keras/...`) is that package's, lent under the
-/// name: see [`found_in_other_install`].
-pub fn found_outside_install(text: &str, module: &str, package: &str) -> bool {
-    import_found_at(text, module).is_some_and(|path| match crate::explain::frame_package(path) {
-        Some(found) => found != package && found == crate::explain::STDLIB,
-        None => true,
-    })
+/// Where an import's message found a module, against the package it is named after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundIn<'t> {
+    /// That package's own install.
+    Itself,
+    /// Another installed package, which lends the module under the name:
+    /// TensorFlow 2.16 and later serve `tensorflow.keras` from keras
+    /// (`site-packages/keras/_tf_keras/keras/layers/__init__.py`), so a name
+    /// missing there is the release of keras installed.
+    OtherInstall(&'t str),
+    /// Outside every install, or in the interpreter's own library
+    /// (`from 'x' (/home/me/proj/x/__init__.py)`): a folder or file of that
+    /// name shadowing the package, not one of its releases.
+    Outside,
 }
 
-/// The installed package other than `package` whose files the message found
-/// `module` in: TensorFlow 2.16 and later serve `tensorflow.keras` from the
-/// keras package (`site-packages/keras/_tf_keras/keras/layers/__init__.py`),
-/// so a name missing there is the release of keras installed.
-pub fn found_in_other_install<'t>(text: &'t str, module: &str, package: &str) -> Option<&'t str> {
-    let found = crate::explain::frame_package(import_found_at(text, module)?)?;
-    (found != package && found != crate::explain::STDLIB).then_some(found)
+/// Where the message found `module`, named after `package`; `None` where it
+/// gives no path.
+pub fn import_found_in<'t>(text: &'t str, module: &str, package: &str) -> Option<FoundIn<'t>> {
+    Some(match crate::explain::frame_package(import_found_at(text, module)?) {
+        Some(found) if found == package => FoundIn::Itself,
+        Some(found) if found != crate::explain::STDLIB => FoundIn::OtherInstall(found),
+        _ => FoundIn::Outside,
+    })
 }
 
 /// Where the module an import names was found, as Python's message gives it
@@ -346,6 +350,17 @@ pub fn import_found_at<'t>(text: &'t str, module: &str) -> Option<&'t str> {
     }
     let (path, _) = rest.strip_prefix('(')?.split_once(')')?;
     Some(path)
+}
+
+/// The symbol the loader reports undefined, and the text before its words
+/// (which names the library: `/path/_C.so: undefined symbol: _ZN...`).
+pub fn undefined_symbol(text: &str) -> Option<(&str, &str)> {
+    const UNDEFINED_SYMBOL: &str = "undefined symbol: ";
+    let at = crate::ascii_case::find(text, UNDEFINED_SYMBOL)?;
+    let symbol = text[at + UNDEFINED_SYMBOL.len()..]
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
+        .next()?;
+    Some((&text[..at], symbol))
 }
 
 /// The text after the first occurrence of `marker`, ASCII case ignored.
