@@ -304,7 +304,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         ),
         Some(Built { torch: version, .. }) => format!(
             "install the {owner} build made for the torch installed (pip install -U {owner} picks one where it publishes wheels per torch), or install the torch it was built for: pip install \"torch=={}\"",
-            version.split('+').next().unwrap_or(version)
+            release_pin(version)
         ),
         None if matches!(owner.as_str(), "torchvision" | "torchaudio") => format!(
             "install the {owner} release paired with the installed torch, from the same index (pip install --force-reinstall torch {owner} together, with the index URL torch came from)"
@@ -373,8 +373,55 @@ fn torch_typed(traceback: &Traceback) -> bool {
     })
 }
 
-/// `xFormers was built for: PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.1.0+cu121)`.
+/// What a library says of the torch its compiled part was built for, in one
+/// of the wordings below.
 fn built_for(text: &str) -> Option<(String, String, Option<Built>)> {
+    was_built_for(text).or_else(|| builds_found_for(text))
+}
+
+/// The loader of lab-cosmo's torch extensions (metatensor-torch, and those
+/// built on it), which ships one build per torch release and lists them:
+/// `Trying to load metatensor-torch with torch v2.7.0+cu126, we found builds
+/// for torch v2.3, v2.2, v2.6; which are not ABI compatible.`
+fn builds_found_for(text: &str) -> Option<(String, String, Option<Built>)> {
+    const FOUND: &str = ", we found builds for torch ";
+    let at = text.find(FOUND)?;
+    let (before, with) = text[..at].rsplit_once(" with torch v")?;
+    let owner = before.rsplit_once("load ")?.1.trim();
+    let plausible = !owner.is_empty()
+        && owner
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let have = with.trim();
+    if !plausible || have.is_empty() {
+        return None;
+    }
+    let listed = text[at + FOUND.len()..]
+        .split([';', '\n'])
+        .next()?
+        .trim_end_matches('.');
+    let mut builds: Vec<pep440_rs::Version> = listed
+        .split(", ")
+        .filter_map(|build| build.trim().trim_start_matches('v').parse().ok())
+        .collect();
+    builds.sort();
+    let newest = builds.last()?.to_string();
+    let owner = owner.to_ascii_lowercase();
+    Some((
+        owner.clone(),
+        format!(
+            "the message says {owner} has builds for torch {} only, and the run has torch {have}",
+            builds.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+        ),
+        Some(Built {
+            torch: newest,
+            ran_with: Some(have.to_string()),
+        }),
+    ))
+}
+
+/// `xFormers was built for: PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.1.0+cu121)`.
+fn was_built_for(text: &str) -> Option<(String, String, Option<Built>)> {
     let at = text.find(" was built for")?;
     // `it was built for`: a word of the sentence names no package (the kind
     // of blinklinmult17's `in`), and the reading is not this one's.
@@ -393,6 +440,17 @@ fn built_for(text: &str) -> Option<(String, String, Option<Built>)> {
             ran_with: ran_with.map(str::to_string),
         }),
     ))
+}
+
+/// A release as `==` pins it: without its local tag, and a `major.minor`
+/// (a build for any patch of it) as its patches' wildcard, which `==2.6`
+/// (only 2.6.0) is not.
+fn release_pin(version: &str) -> String {
+    let release = version.split('+').next().unwrap_or(version);
+    match release.matches('.').count() {
+        1 => format!("{release}.*"),
+        _ => release.to_string(),
+    }
 }
 
 /// The torch an extension says it was built for, and the one it says ran.
@@ -926,7 +984,7 @@ fn made_for_another_torch(name: &str, text: &str) -> bool {
     !(attribute.starts_with("__") || name.starts_with("torch._C.") || text::circular_import(text))
 }
 
-fn torch_here(facts: &Facts) -> Option<String> {
+pub(super) fn torch_here(facts: &Facts) -> Option<String> {
     facts
         .torch
         .and_then(|build| build.version.clone())
@@ -940,6 +998,26 @@ mod tests {
     #[test]
     fn a_word_of_the_sentence_before_was_built_for_names_no_package() {
         assert!(built_for("RuntimeError: it was built for PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").is_none());
+        let (owner, said, built) = built_for("ImportError: Trying to load metatensor-torch with torch v2.7.0+cu126, we found builds for torch v2.3, v2.2, v2.0, v2.6, v1.12; which are not ABI compatible.").unwrap();
+        assert_eq!(owner, "metatensor-torch");
+        assert!(
+            said.contains("builds for torch 1.12, 2.0, 2.2, 2.3, 2.6 only, and the run has torch 2.7.0+cu126"),
+            "{said}"
+        );
+        let built = built.unwrap();
+        assert_eq!(
+            (built.torch.as_str(), built.ran_with.as_deref()),
+            ("2.6", Some("2.7.0+cu126"))
+        );
+        assert!(built_for("we found builds for torch v2.3; which are not ABI compatible").is_none());
+        assert_eq!(
+            (release_pin("2.6"), release_pin("2.3.0+cu121")),
+            ("2.6.*".to_string(), "2.3.0".to_string())
+        );
+        let found = reading(
+            "ImportError: Trying to load metatensor-torch with torch v2.7.0+cu126, we found builds for torch v2.3, v2.6; which are not ABI compatible.\n",
+        );
+        assert!(found.is_some(), "{found:?}");
         let (owner, ..) = built_for("xFormers was built for: PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").unwrap();
         assert_eq!(owner, "xformers");
     }

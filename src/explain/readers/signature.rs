@@ -7,8 +7,17 @@
 //! a mistaken call in the job's own code prints, and no table dates
 //! arguments. The reading names the callee's package where a name table knows
 //! it, says what would decide, and never settles.
+//!
+//! torch's dispatcher words the same refusal for a registered operator, with
+//! the installed schema after it: `aten::grid_sampler_2d_backward() is missing
+//! value for argument 'output_mask'. Declaration: ...`, `scatter_add() expected
+//! at most 5 argument(s) but received 6 argument(s)`, `Unknown keyword
+//! argument 'x' for operator 'ns::op'`. An operator's namespace names the
+//! library that registers it; torch's own (`aten::`) are internals no job
+//! calls by mistake, so a call to one that its schema refuses was written for
+//! another torch, and that reading settles.
 
-use super::{Context, Reading, names};
+use super::{Context, Reading, extension, names};
 use crate::explain::traceback::Traceback;
 use crate::knowledge::name_history;
 
@@ -23,8 +32,19 @@ struct Mismatch<'t> {
 #[derive(Debug, PartialEq, Eq)]
 enum Refused<'t> {
     Keyword(&'t str),
-    Positional { takes: &'t str, given: &'t str },
-    Missing { kind: &'t str, names: &'t str },
+    Positional {
+        takes: &'t str,
+        given: &'t str,
+    },
+    Missing {
+        kind: &'t str,
+        names: &'t str,
+    },
+    /// The dispatcher's count, which takes keyword and positional arguments together.
+    Arguments {
+        at_most: &'t str,
+        given: &'t str,
+    },
 }
 
 impl Refused<'_> {
@@ -41,6 +61,9 @@ impl Refused<'_> {
             Refused::Missing { kind, names } => {
                 format!("without its required {kind} {names}, which {defined_by} requires")
             }
+            Refused::Arguments { at_most, given } => {
+                format!("with {given} arguments, where {defined_by} takes at most {at_most}")
+            }
         }
     }
 
@@ -50,11 +73,15 @@ impl Refused<'_> {
             Refused::Keyword(keyword) => format!("takes the keyword argument {keyword}"),
             Refused::Positional { given, .. } => format!("takes {given} positional arguments"),
             Refused::Missing { names, .. } => format!("requires {names}"),
+            Refused::Arguments { given, .. } => format!("takes {given} arguments"),
         }
     }
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    if let Some(mismatch) = operator_mismatch(text) {
+        return operator_reading(&mismatch, traceback, context);
+    }
     let mismatch = mismatch(text)?;
     let callable = mismatch.callable;
     let owner = owner_of(callable).and_then(|owner| owner.judged(context));
@@ -64,10 +91,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if owner.is_none() && caller.is_none() {
         return None;
     }
-    let calling = match &caller {
-        Some(package) => format!("{package}, an installed package,"),
-        None => "the job's code".to_string(),
-    };
+    let calling = calling(caller.as_deref(), "the job's code");
     let (defined_by, package) = match &owner {
         Some(Judged {
             name,
@@ -227,6 +251,141 @@ fn mismatch(text: &str) -> Option<Mismatch<'_>> {
     })
 }
 
+/// Namespaces of torch's own operators.
+const TORCH_NAMESPACES: [&str; 3] = ["aten", "prim", "prims"];
+
+/// A registered operator's call its schema refuses, in the dispatcher's three
+/// wordings; each comes with the schema (`Declaration:`, `Schema:`) that
+/// tells them from a Python function's words.
+fn operator_mismatch(text: &str) -> Option<Mismatch<'_>> {
+    const MISSING_VALUE: &str = "() is missing value for argument '";
+    const AT_MOST: &str = "() expected at most ";
+    const UNKNOWN_KEYWORD: &str = "Unknown keyword argument '";
+    if !(text.contains("Declaration: ") || text.contains("Schema: ")) {
+        return None;
+    }
+    if let Some(at) = text.find(MISSING_VALUE) {
+        let argument = text[at + MISSING_VALUE.len()..].split_once('\'')?.0;
+        let names = &text[at + MISSING_VALUE.len() - 1..at + MISSING_VALUE.len() + argument.len() + 1];
+        return Some(Mismatch {
+            callable: operator_before(text, at)?,
+            refused: Refused::Missing {
+                kind: "argument",
+                names,
+            },
+        });
+    }
+    if let Some(at) = text.find(AT_MOST) {
+        let line = text[at + AT_MOST.len()..].lines().next()?;
+        let (at_most, rest) = line.split_once(" argument(s) but received ")?;
+        let given = rest.split_once(" argument(s)")?.0;
+        if !is_count(at_most) || !is_count(given) {
+            return None;
+        }
+        return Some(Mismatch {
+            callable: operator_before(text, at)?,
+            refused: Refused::Arguments { at_most, given },
+        });
+    }
+    let at = text.find(UNKNOWN_KEYWORD)?;
+    let (keyword, rest) = text[at + UNKNOWN_KEYWORD.len()..].split_once('\'')?;
+    let operator = rest.strip_prefix(" for operator '")?.split_once('\'')?.0;
+    is_operator(operator).then_some(Mismatch {
+        callable: operator,
+        refused: Refused::Keyword(keyword),
+    })
+}
+
+/// The operator's name as the dispatcher printed it before `()`:
+/// `aten::grid_sampler_2d_backward`, `scatter_add`.
+fn operator_before(text: &str, at: usize) -> Option<&str> {
+    let name = text[..at]
+        .rsplit(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '(' | '`'))
+        .next()?;
+    is_operator(name).then_some(name)
+}
+
+/// `ns::name`, `ns::name.overload` or a bare `name`, each part an identifier.
+fn is_operator(name: &str) -> bool {
+    let parts: Vec<&str> = name.split("::").collect();
+    parts.len() <= 2 && parts.iter().all(|part| part.split('.').all(super::text::is_identifier))
+}
+
+/// What an operator's refused call says: torch's own operator called with
+/// another torch's arguments (settled), or another library's (its namespace,
+/// else the frames, name it), which a mistaken call words the same.
+fn operator_reading(mismatch: &Mismatch, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let callable = mismatch.callable;
+    let namespace = callable.split_once("::").map(|(namespace, _)| namespace);
+    let Some(namespace) = namespace.filter(|namespace| TORCH_NAMESPACES.contains(namespace)) else {
+        let owner = namespace.map(crate::explain::distribution_of);
+        let caller = names::user_of(traceback, namespace.unwrap_or(""));
+        let package = owner
+            .clone()
+            .unwrap_or_else(|| format!("the library that registers the operator {callable}"));
+        let calling = calling(caller.as_deref(), "the code");
+        return Some(Reading {
+            cause: names::CAUSE,
+            said: format!(
+                "{calling} calls the operator {callable}() {}: the call was written for another release of {package}, or it is mistaken",
+                mismatch
+                    .refused
+                    .described(&format!("the schema {package} registers here"))
+            ),
+            node: vec![(
+                None,
+                format!(
+                    "which release of {package} the calling code was written for (its requirements file pins it), and whether that release's {callable}() {}",
+                    mismatch.refused.question()
+                ),
+            )],
+            fix: format!(
+                "install the release of {package} the calling code was written for, or a release of the calling code made for the one installed"
+            ),
+            stated: false,
+            settles: false,
+            rules_out: Vec::new(),
+        });
+    };
+    let torch = context.facts.and_then(extension::torch_here);
+    let defined_by = match &torch {
+        Some(version) => format!("torch {version} installed"),
+        None => "the torch that ran".to_string(),
+    };
+    let calling = calling(names::user_of(traceback, "torch").as_deref(), "the code");
+    let operator = callable.split_once("::").map_or(callable, |(_, name)| name);
+    let mut node = vec![(
+        None,
+        format!(
+            "which torch release the calling code was written for (its requirements file or README names it): python -c \"import torch; print(torch.ops.{namespace}.{operator}.default._schema)\" prints what the installed torch's {callable} takes"
+        ),
+    )];
+    if let Some(version) = &torch {
+        node.insert(0, (None, format!("torch {version} is installed here")));
+    }
+    Some(Reading {
+        cause: extension::CAUSE,
+        said: format!(
+            "{calling} calls torch's own operator {callable}() {}: torch's internal operators change their arguments between releases, so the call was written for another torch",
+            mismatch.refused.described(&defined_by)
+        ),
+        node,
+        fix: "install the torch release the calling code was written for (pip install \"torch==VERSION\" --index-url https://download.pytorch.org/whl/cuXYZ, XYZ: the node's CUDA build), or a release of the calling code made for the installed torch (its changelog names the torch it follows)".to_string(),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// Who made the call, as the reading says it: the installed package whose
+/// frame made it, else `otherwise`.
+fn calling(caller: Option<&str>, otherwise: &str) -> String {
+    match caller {
+        Some(package) => format!("{package}, an installed package,"),
+        None => otherwise.to_string(),
+    }
+}
+
 fn is_count(text: &str) -> bool {
     !text.is_empty() && text.chars().all(|c| c.is_ascii_digit())
 }
@@ -304,5 +463,78 @@ mod tests {
         assert!(mismatch("TypeError: unsupported operand type(s) for +: 'int' and 'str'").is_none());
         assert!(mismatch("ValueError: it takes 3 positional arguments but the schedule was given").is_none());
         assert!(mismatch("TypeError: f() takes 2 positional arguments but  were given").is_none());
+    }
+
+    const GRID_SAMPLER: &str = "RuntimeError: aten::grid_sampler_2d_backward() is missing value for argument 'output_mask'. Declaration: aten::grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)\n";
+
+    #[test]
+    fn the_dispatchers_three_wordings_name_the_operator_and_what_it_refused() {
+        let missing = operator_mismatch(GRID_SAMPLER).unwrap();
+        assert_eq!(missing.callable, "aten::grid_sampler_2d_backward");
+        assert_eq!(
+            missing.refused,
+            Refused::Missing {
+                kind: "argument",
+                names: "'output_mask'"
+            }
+        );
+        let counted = operator_mismatch("RuntimeError: scatter_add() expected at most 5 argument(s) but received 6 argument(s). Declaration: scatter_add(Tensor src, Tensor index, int dim=-1, Tensor? out=None, int? dim_size=None) -> (Tensor)").unwrap();
+        assert_eq!(counted.callable, "scatter_add");
+        assert_eq!(
+            counted.refused,
+            Refused::Arguments {
+                at_most: "5",
+                given: "6"
+            }
+        );
+        let keyword = operator_mismatch("RuntimeError: Unknown keyword argument 'antialias' for operator 'torchvision::roi_align'. Schema: torchvision::roi_align(Tensor input, Tensor rois) -> Tensor").unwrap();
+        assert_eq!(keyword.callable, "torchvision::roi_align");
+        assert_eq!(keyword.refused, Refused::Keyword("antialias"));
+        // Without the schema the words are no operator's: a Python function's own check.
+        assert!(
+            operator_mismatch("ValueError: pad() expected at most 4 argument(s) but received 5 argument(s)").is_none()
+        );
+        // A C++ name with more than a namespace is no operator the dispatcher registers.
+        assert!(
+            operator_mismatch(
+                "RuntimeError: a::b::c() is missing value for argument 'x'. Declaration: a::b::c(Tensor x)"
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn a_call_torchs_own_operator_refuses_was_written_for_another_torch() {
+        let found = reading(GRID_SAMPLER).unwrap();
+        assert_eq!(found.cause, extension::CAUSE);
+        assert!(found.settles, "{found:?}");
+        assert!(
+            found
+                .said
+                .contains("aten::grid_sampler_2d_backward() without its required argument 'output_mask'"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.contains("torch release the calling code was written for"),
+            "{}",
+            found.fix
+        );
+    }
+
+    #[test]
+    fn another_librarys_operator_refusing_a_call_is_only_listed() {
+        let package = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/torch_geometric/utils/scatter.py\", line 9, in scatter\n    return torch.ops.torch_scatter.scatter_add(src, index, -1, out, size, 0)\n";
+        let found = reading(&format!(
+            "{package}RuntimeError: torch_scatter::scatter_add() expected at most 5 argument(s) but received 6 argument(s). Declaration: torch_scatter::scatter_add(Tensor src, Tensor index, int dim=-1, Tensor? out=None, int? dim_size=None) -> (Tensor)\n"
+        ))
+        .unwrap();
+        assert_eq!(found.cause, names::CAUSE);
+        assert!(!found.settles, "{found:?}");
+        assert!(
+            found.said.starts_with("torch-geometric, an installed package, calls the operator torch_scatter::scatter_add() with 6 arguments, where the schema torch-scatter registers here takes at most 5"),
+            "{}",
+            found.said
+        );
     }
 }
