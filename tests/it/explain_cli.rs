@@ -716,6 +716,105 @@ fn a_half_precision_op_on_the_cpu_is_named_and_a_cuda_kernels_refusal_is_not() {
     }
 }
 
+/// A library's own words for a build of it without CUDA, from its source
+/// (the matrix entry cites each); torch's own words stay torch's entry.
+#[test]
+fn a_librarys_words_for_its_build_without_cuda_name_its_cpu_only_build() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let frame =
+        "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 40, in <module>\n    fit(x)\n";
+    for (message, expected) in [
+        (
+            "lightgbm.basic.LightGBMError: GPU Tree Learner was not enabled in this build.\nPlease recompile with CMake option -DUSE_GPU=1",
+            Some("package-cpu-only-build"),
+        ),
+        (
+            "ValueError: This CTranslate2 package was not compiled with CUDA support",
+            Some("package-cpu-only-build"),
+        ),
+        (
+            "RuntimeError: Not compiled with CUDA support",
+            Some("package-cpu-only-build"),
+        ),
+        (
+            "cv2.error: OpenCV(4.10.0) /io/opencv/modules/core/include/opencv2/core/private.cuda.hpp:106: error: (-216:No CUDA support) The library is compiled without CUDA support in function 'throw_no_cuda'",
+            Some("package-cpu-only-build"),
+        ),
+        (
+            "mxnet.base.MXNetError: [16:50:21] src/ndarray/ndarray.cc:1285: GPU is not enabled",
+            Some("package-cpu-only-build"),
+        ),
+        (
+            "AttributeError: module 'faiss' has no attribute 'StandardGpuResources'",
+            Some("package-cpu-only-build"),
+        ),
+        (
+            "AssertionError: Torch not compiled with CUDA enabled",
+            Some("torch-cpu-only-build"),
+        ),
+        // A name of faiss's that is no GPU part is a name, not its GPU build.
+        ("AttributeError: module 'faiss' has no attribute 'IndexFlatL3'", None),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", &format!("{frame}{message}\n"));
+        match expected {
+            Some(id) => assert_eq!(first_id(&explanation), Some(id), "{message}: {explanation:#}"),
+            None => assert!(
+                candidate(&explanation, "package-cpu-only-build").is_none(),
+                "{message}: {explanation:#}"
+            ),
+        }
+    }
+    // Caffe's glog fatal line, with no Python around it, is the failure.
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "caffe.log",
+        "I1128 09:34:40.174400 44277 net.cpp:283] Network initialization done.\nF1128 09:34:40.174459 44277 common.cpp:66] Cannot use GPU in CPU-only Caffe: check mode.\n*** Check failure stack trace: ***\n",
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("package-cpu-only-build"),
+        "{explanation:#}"
+    );
+}
+
+/// A call torch's own operator refuses in the dispatcher's words was written
+/// for another torch; another library's operator refusing one is only listed.
+#[test]
+fn a_call_torchs_operator_schema_refuses_names_code_for_another_torch() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let frame = "Traceback (most recent call last):\n  File \"/home/u/gan/torch_utils/ops/grid_sample_gradfix.py\", line 50, in backward\n    grad_input, grad_grid = op(grad_output, input, grid, 0, 0, False)\n";
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "log.txt",
+        &format!(
+            "{frame}RuntimeError: aten::grid_sampler_2d_backward() is missing value for argument 'output_mask'. Declaration: aten::grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)\n"
+        ),
+    );
+    assert_eq!(
+        first_id(&explanation),
+        Some("extension-built-for-other-torch"),
+        "{explanation:#}"
+    );
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "log.txt",
+        &format!(
+            "{frame}RuntimeError: scatter_add() expected at most 5 argument(s) but received 6 argument(s). Declaration: scatter_add(Tensor src, Tensor index, int dim=-1, Tensor? out=None, int? dim_size=None) -> (Tensor)\n"
+        ),
+    );
+    assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
+    assert!(
+        candidate(&explanation, "package-lacks-used-name").is_some(),
+        "{explanation:#}"
+    );
+}
+
 /// What would decide a missing kernel asks only for what the report left
 /// out: a report that named its GPU (a GTX TITAN, compute capability 3.5) is
 /// asked for the torch build alone, not for the GPU model it gave.
