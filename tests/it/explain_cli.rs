@@ -750,6 +750,10 @@ fn a_librarys_words_for_its_build_without_cuda_name_its_cpu_only_build() {
             Some("package-cpu-only-build"),
         ),
         (
+            "ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
+            Some("package-cpu-only-build"),
+        ),
+        (
             "AssertionError: Torch not compiled with CUDA enabled",
             Some("torch-cpu-only-build"),
         ),
