@@ -783,6 +783,27 @@ fn a_librarys_words_for_its_build_without_cuda_name_its_cpu_only_build() {
     );
 }
 
+/// An NGC container names a GPU below the architectures its image is built
+/// for; its next line, no supported GPU at all, has other causes too.
+#[test]
+fn an_ngc_container_refusing_an_old_gpu_names_the_gpu_and_its_summary_line_alone_does_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let both = "ERROR: Detected NVIDIA Tesla K80 GPU, which is not supported by this container\nERROR: No supported GPU(s) detected to run this container\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", both);
+    assert_eq!(
+        first_id(&explanation),
+        Some("gpu-below-required-arch"),
+        "{explanation:#}"
+    );
+    let summary = "ERROR: No supported GPU(s) detected to run this container\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", summary);
+    assert!(
+        candidate(&explanation, "gpu-below-required-arch").is_none(),
+        "{explanation:#}"
+    );
+}
+
 /// A call torch's own operator refuses in the dispatcher's words was written
 /// for another torch; another library's operator refusing one is only listed.
 #[test]
