@@ -804,6 +804,21 @@ fn an_ngc_container_refusing_an_old_gpu_names_the_gpu_and_its_summary_line_alone
     );
 }
 
+/// DeepSpeed prunes the capabilities an op does not support and refuses the
+/// op when none of the GPU's is left: the GPU is below what the op needs.
+#[test]
+fn deepspeed_refusing_an_op_for_want_of_a_capability_names_the_gpu_below_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/deepspeed/ops/op_builder/builder.py\", line 533, in jit_load\n    extra_cuda_cflags=self.nvcc_args(),\nRuntimeError: Unable to load ragged_device_ops op due to no compute capabilities remaining after filtering\n";
+    let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", log);
+    assert_eq!(
+        first_id(&explanation),
+        Some("gpu-below-required-arch"),
+        "{explanation:#}"
+    );
+}
+
 /// A call torch's own operator refuses in the dispatcher's words was written
 /// for another torch; another library's operator refusing one is only listed.
 #[test]
