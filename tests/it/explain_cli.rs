@@ -742,10 +742,6 @@ fn a_librarys_words_for_its_build_without_cuda_name_its_cpu_only_build() {
             Some("package-cpu-only-build"),
         ),
         (
-            "mxnet.base.MXNetError: [16:50:21] src/ndarray/ndarray.cc:1285: GPU is not enabled",
-            Some("package-cpu-only-build"),
-        ),
-        (
             "ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
             Some("package-cpu-only-build"),
         ),
@@ -840,17 +836,36 @@ fn a_call_torchs_operator_schema_refuses_names_code_for_another_torch() {
         "{explanation:#}"
     );
     assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    let package = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/torch_geometric/utils/scatter.py\", line 9, in scatter\n    return torch.ops.torch_scatter.scatter_add(src, index, -1, out, size, 0)\n";
     let (explanation, _) = explain_text_json(
         cache.path(),
         dir.path(),
         "log.txt",
         &format!(
-            "{frame}RuntimeError: scatter_add() expected at most 5 argument(s) but received 6 argument(s). Declaration: scatter_add(Tensor src, Tensor index, int dim=-1, Tensor? out=None, int? dim_size=None) -> (Tensor)\n"
+            "{package}RuntimeError: torch_scatter::scatter_add() expected at most 5 argument(s) but received 6 argument(s). Declaration: torch_scatter::scatter_add(Tensor src, Tensor index, int dim=-1, Tensor? out=None, int? dim_size=None) -> (Tensor)\n"
         ),
     );
     assert_ne!(explanation["outcome"], "explained", "{explanation:#}");
     assert!(
         candidate(&explanation, "package-lacks-used-name").is_some(),
+        "{explanation:#}"
+    );
+    // The job's own scripted method, refused by its own schema: no package's release.
+    let job = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 9, in <module>\n    out = scripted(x)\n";
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "log.txt",
+        &format!(
+            "{job}RuntimeError: forward() is missing value for argument 'mask'. Declaration: forward(__torch__.models.Net self, Tensor x, Tensor mask) -> (Tensor)\n"
+        ),
+    );
+    assert!(
+        candidate(&explanation, "package-lacks-used-name").is_none(),
+        "{explanation:#}"
+    );
+    assert!(
+        candidate(&explanation, "extension-built-for-other-torch").is_none(),
         "{explanation:#}"
     );
 }

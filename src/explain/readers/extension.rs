@@ -265,9 +265,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         return None;
     };
     // Built for a CUDA torch, run with a CPU build: torch is the one to change.
-    let ran_with_cpu_torch = built_for
-        .as_ref()
-        .is_some_and(|built| built.ran_with.as_deref().is_some_and(|torch| torch.ends_with("+cpu")));
+    let ran_with_cpu_torch = built_for.as_ref().is_some_and(|built| {
+        built.for_a_cuda_build && built.ran_with.as_deref().is_some_and(|torch| torch.ends_with("+cpu"))
+    });
     if ran_with_cpu_torch {
         return Some(Reading::stated_outright(CPU_TORCH, said, Vec::new(), "install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, XYZ the CUDA the driver supports)".to_string()));
     }
@@ -387,13 +387,13 @@ fn builds_found_for(text: &str) -> Option<(String, String, Option<Built>)> {
     const FOUND: &str = ", we found builds for torch ";
     let at = text.find(FOUND)?;
     let (before, with) = text[..at].rsplit_once(" with torch v")?;
-    let owner = before.rsplit_once("load ")?.1.trim();
+    let owner = before.rsplit_once(" load ")?.1.trim();
     let plausible = !owner.is_empty()
         && owner
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     let have = with.trim();
-    if !plausible || have.is_empty() {
+    if !plausible || have.parse::<pep440_rs::Version>().is_err() {
         return None;
     }
     let listed = text[at + FOUND.len()..]
@@ -416,6 +416,8 @@ fn builds_found_for(text: &str) -> Option<(String, String, Option<Built>)> {
         Some(Built {
             torch: newest,
             ran_with: Some(have.to_string()),
+            // One build per torch release serves its CPU and CUDA variants alike.
+            for_a_cuda_build: false,
         }),
     ))
 }
@@ -438,6 +440,7 @@ fn was_built_for(text: &str) -> Option<(String, String, Option<Built>)> {
         Some(Built {
             torch: version.to_string(),
             ran_with: ran_with.map(str::to_string),
+            for_a_cuda_build: version.contains("+cu"),
         }),
     ))
 }
@@ -457,6 +460,9 @@ fn release_pin(version: &str) -> String {
 struct Built {
     torch: String,
     ran_with: Option<String>,
+    /// Built for a CUDA variant of that torch (`2.3.0+cu121`): run with a CPU
+    /// build, torch is the one to change.
+    for_a_cuda_build: bool,
 }
 
 /// A torch symbol the loader could not resolve in a package's library, and that package.
@@ -998,6 +1004,18 @@ mod tests {
     #[test]
     fn a_word_of_the_sentence_before_was_built_for_names_no_package() {
         assert!(built_for("RuntimeError: it was built for PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").is_none());
+        let (owner, ..) = built_for("xFormers was built for: PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").unwrap();
+        assert_eq!(owner, "xformers");
+    }
+
+    fn reading(log: &str) -> Option<Reading> {
+        super::super::read_alone(read, log)
+    }
+
+    /// torchsim178: lab-cosmo's loader lists the torch releases it has builds
+    /// for; its one build per release serves CPU and CUDA torch alike.
+    #[test]
+    fn a_list_of_the_torch_builds_an_extension_has_names_its_newest_and_the_torch_that_ran() {
         let (owner, said, built) = built_for("ImportError: Trying to load metatensor-torch with torch v2.7.0+cu126, we found builds for torch v2.3, v2.2, v2.0, v2.6, v1.12; which are not ABI compatible.").unwrap();
         assert_eq!(owner, "metatensor-torch");
         assert!(
@@ -1010,20 +1028,24 @@ mod tests {
             ("2.6", Some("2.7.0+cu126"))
         );
         assert!(built_for("we found builds for torch v2.3; which are not ABI compatible").is_none());
+        assert!(built_for("Failed to download foo with torch vX, we found builds for torch v2.3").is_none());
         assert_eq!(
             (release_pin("2.6"), release_pin("2.3.0+cu121")),
             ("2.6.*".to_string(), "2.3.0".to_string())
         );
-        let found = reading(
-            "ImportError: Trying to load metatensor-torch with torch v2.7.0+cu126, we found builds for torch v2.3, v2.6; which are not ABI compatible.\n",
-        );
-        assert!(found.is_some(), "{found:?}");
-        let (owner, ..) = built_for("xFormers was built for: PyTorch 2.3.0+cu121 (you have 2.1.0+cu121)").unwrap();
-        assert_eq!(owner, "xformers");
-    }
-
-    fn reading(log: &str) -> Option<Reading> {
-        super::super::read_alone(read, log)
+        for torch in ["2.7.0+cu126", "2.7.0+cpu"] {
+            let found = reading(&format!("ImportError: Trying to load metatensor-torch with torch v{torch}, we found builds for torch v2.3, v2.6; which are not ABI compatible.\n")).unwrap();
+            assert_eq!(found.cause, CAUSE, "{torch}: {found:?}");
+            assert!(found.settles && found.stated, "{torch}: {found:?}");
+            assert!(
+                found.fix.contains("pip install \"torch==2.6.*\""),
+                "{torch}: {}",
+                found.fix
+            );
+        }
+        // A build for a CUDA variant run with a CPU torch: torch is the one to change.
+        let cpu = reading("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.3.0+cpu)\n").unwrap();
+        assert_eq!(cpu.cause, CPU_TORCH, "{cpu:?}");
     }
 
     /// stellaen400mv511: xformers found no operator for inputs on the CPU,

@@ -80,7 +80,7 @@ impl Refused<'_> {
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     if let Some(mismatch) = operator_mismatch(text) {
-        return operator_reading(&mismatch, traceback, context);
+        return operator_reading(&mismatch, text, traceback, context);
     }
     let mismatch = mismatch(text)?;
     let callable = mismatch.callable;
@@ -114,27 +114,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             format!("the package that defines {callable}()"),
         ),
     };
-    let pin = match &owner {
-        Some(owner) => format!(" (python -m pip install \"{}==VERSION\")", owner.name.distribution),
-        None => String::new(),
-    };
-    Some(Reading {
-        cause: names::CAUSE,
-        said: format!(
-            "{calling} calls {callable}() {}: the call was written for another release of {package}, or it is mistaken",
-            mismatch.refused.described(&defined_by)
-        ),
-        node: vec![(
-            None,
-            to_decide(owner.as_ref().map(|owner| &owner.name), callable, &mismatch.refused),
-        )],
-        fix: format!(
-            "install the release of {package} the calling code was written for{pin}, or a release of the calling code made for the one installed"
-        ),
-        stated: false,
-        settles: false,
-        rules_out: Vec::new(),
-    })
+    let pin = owner
+        .as_ref()
+        .map(|owner| format!(" (python -m pip install \"{}==VERSION\")", owner.name.distribution));
+    Some(listed(
+        &mismatch,
+        &calling,
+        &defined_by,
+        &package,
+        pin.as_deref(),
+        to_decide(owner.as_ref().map(|owner| &owner.name), callable, &mismatch.refused),
+    ))
 }
 
 /// What would decide: the release the call was written for and what that
@@ -251,31 +241,50 @@ fn mismatch(text: &str) -> Option<Mismatch<'_>> {
     })
 }
 
-/// Namespaces of torch's own operators.
-const TORCH_NAMESPACES: [&str; 3] = ["aten", "prim", "prims"];
+/// torch's own operator namespaces. A call one of them refuses was written
+/// for another torch: these are torch's internals, whose schemas change
+/// between releases and which no job calls by mistake. The list is torch's
+/// registered namespaces that jobs and libraries reach (ATen, the prims, the
+/// quantized and distributed ops), not every one torch has.
+const TORCH_NAMESPACES: [&str; 8] = [
+    "aten",
+    "prim",
+    "prims",
+    "quantized",
+    "_quantized",
+    "quantized_decomposed",
+    "c10d",
+    "_c10d_functional",
+];
+
+/// The dispatcher's words before the schema it prints after a refusal.
+const SCHEMA_WORDS: [&str; 2] = ["Declaration: ", "Schema: "];
 
 /// A registered operator's call its schema refuses, in the dispatcher's three
-/// wordings; each comes with the schema (`Declaration:`, `Schema:`) that
-/// tells them from a Python function's words.
+/// wordings; each line comes with the schema (`Declaration:`, `Schema:`)
+/// that tells it from a Python function's words.
 fn operator_mismatch(text: &str) -> Option<Mismatch<'_>> {
     const MISSING_VALUE: &str = "() is missing value for argument '";
     const AT_MOST: &str = "() expected at most ";
     const UNKNOWN_KEYWORD: &str = "Unknown keyword argument '";
-    if !(text.contains("Declaration: ") || text.contains("Schema: ")) {
-        return None;
-    }
-    if let Some(at) = text.find(MISSING_VALUE) {
-        let argument = text[at + MISSING_VALUE.len()..].split_once('\'')?.0;
-        let names = &text[at + MISSING_VALUE.len() - 1..at + MISSING_VALUE.len() + argument.len() + 1];
+    let with_schema = |at: usize| {
+        let line_start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+        let line = text[line_start..].lines().next().unwrap_or_default();
+        SCHEMA_WORDS.iter().any(|words| line.contains(words))
+    };
+    if let Some(at) = text.find(MISSING_VALUE).filter(|&at| with_schema(at)) {
+        let start = at + MISSING_VALUE.len();
+        let argument = text[start..].lines().next()?.split_once('\'')?.0;
         return Some(Mismatch {
             callable: operator_before(text, at)?,
+            // With its quotes, as Python's own wording names missing arguments.
             refused: Refused::Missing {
                 kind: "argument",
-                names,
+                names: &text[start - 1..=start + argument.len()],
             },
         });
     }
-    if let Some(at) = text.find(AT_MOST) {
+    if let Some(at) = text.find(AT_MOST).filter(|&at| with_schema(at)) {
         let line = text[at + AT_MOST.len()..].lines().next()?;
         let (at_most, rest) = line.split_once(" argument(s) but received ")?;
         let given = rest.split_once(" argument(s)")?.0;
@@ -287,8 +296,9 @@ fn operator_mismatch(text: &str) -> Option<Mismatch<'_>> {
             refused: Refused::Arguments { at_most, given },
         });
     }
-    let at = text.find(UNKNOWN_KEYWORD)?;
-    let (keyword, rest) = text[at + UNKNOWN_KEYWORD.len()..].split_once('\'')?;
+    let at = text.find(UNKNOWN_KEYWORD).filter(|&at| with_schema(at))?;
+    let line = text[at + UNKNOWN_KEYWORD.len()..].lines().next()?;
+    let (keyword, rest) = line.split_once('\'')?;
     let operator = rest.strip_prefix(" for operator '")?.split_once('\'')?.0;
     is_operator(operator).then_some(Mismatch {
         callable: operator,
@@ -311,41 +321,51 @@ fn is_operator(name: &str) -> bool {
     parts.len() <= 2 && parts.iter().all(|part| part.split('.').all(super::text::is_identifier))
 }
 
+/// TorchScript's words for the job's own scripted method, whose schema's
+/// first argument is the scripted module (`forward(__torch__.models.Net self,
+/// ...)`): the job's code refused by the job's code, no package's.
+fn scripted_method(text: &str) -> bool {
+    SCHEMA_WORDS.iter().any(|words| {
+        text.split(words).skip(1).any(|schema| {
+            schema
+                .split_once('(')
+                .is_some_and(|(_, arguments)| arguments.starts_with("__torch__."))
+        })
+    })
+}
+
 /// What an operator's refused call says: torch's own operator called with
-/// another torch's arguments (settled), or another library's (its namespace,
-/// else the frames, name it), which a mistaken call words the same.
-fn operator_reading(mismatch: &Mismatch, traceback: &Traceback, context: Context) -> Option<Reading> {
+/// another torch's arguments (settled), or another library's, which a
+/// mistaken call words the same. That library is its namespace's
+/// distribution, unless the namespace is a private module's (vLLM's `_C::`),
+/// which names no distribution: then the frames' package that made the call.
+fn operator_reading(mismatch: &Mismatch, text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let callable = mismatch.callable;
     let namespace = callable.split_once("::").map(|(namespace, _)| namespace);
     let Some(namespace) = namespace.filter(|namespace| TORCH_NAMESPACES.contains(namespace)) else {
-        let owner = namespace.map(crate::explain::distribution_of);
+        let owner = namespace
+            .filter(|namespace| !namespace.starts_with('_'))
+            .map(crate::explain::distribution_of);
         let caller = names::user_of(traceback, namespace.unwrap_or(""));
+        // The job's own scripted code, or a bare name no frame places: nothing
+        // to say of any package.
+        if scripted_method(text) || (owner.is_none() && caller.is_none()) {
+            return None;
+        }
         let package = owner
             .clone()
             .unwrap_or_else(|| format!("the library that registers the operator {callable}"));
-        let calling = calling(caller.as_deref(), "the code");
-        return Some(Reading {
-            cause: names::CAUSE,
-            said: format!(
-                "{calling} calls the operator {callable}() {}: the call was written for another release of {package}, or it is mistaken",
-                mismatch
-                    .refused
-                    .described(&format!("the schema {package} registers here"))
+        return Some(listed(
+            mismatch,
+            &calling(caller.as_deref(), "the job's code"),
+            &format!("the schema {package} registers here"),
+            &package,
+            None,
+            format!(
+                "which release of {package} the calling code was written for (its requirements file pins it), and whether that release's {callable}() {}",
+                mismatch.refused.question()
             ),
-            node: vec![(
-                None,
-                format!(
-                    "which release of {package} the calling code was written for (its requirements file pins it), and whether that release's {callable}() {}",
-                    mismatch.refused.question()
-                ),
-            )],
-            fix: format!(
-                "install the release of {package} the calling code was written for, or a release of the calling code made for the one installed"
-            ),
-            stated: false,
-            settles: false,
-            rules_out: Vec::new(),
-        });
+        ));
     };
     let torch = context.facts.and_then(extension::torch_here);
     let defined_by = match &torch {
@@ -357,7 +377,7 @@ fn operator_reading(mismatch: &Mismatch, traceback: &Traceback, context: Context
     let mut node = vec![(
         None,
         format!(
-            "which torch release the calling code was written for (its requirements file or README names it): python -c \"import torch; print(torch.ops.{namespace}.{operator}.default._schema)\" prints what the installed torch's {callable} takes"
+            "which torch release the calling code was written for (its requirements file or README names it): python -c \"import torch; p = torch.ops.{namespace}.{operator}; print([str(getattr(p, o)._schema) for o in p.overloads()])\" prints what the installed torch's {callable} takes"
         ),
     )];
     if let Some(version) = &torch {
@@ -375,6 +395,36 @@ fn operator_reading(mismatch: &Mismatch, traceback: &Traceback, context: Context
         settles: true,
         rules_out: Vec::new(),
     })
+}
+
+/// The reading of a call a package's signature refuses, listed and never
+/// settled: `calling` made it, `defined_by` is whose signature refused it,
+/// `package` the one whose release is in question, `pin` its install
+/// command's bound where one is known.
+fn listed(
+    mismatch: &Mismatch,
+    calling: &str,
+    defined_by: &str,
+    package: &str,
+    pin: Option<&str>,
+    to_decide: String,
+) -> Reading {
+    Reading {
+        cause: names::CAUSE,
+        said: format!(
+            "{calling} calls {}() {}: the call was written for another release of {package}, or it is mistaken",
+            mismatch.callable,
+            mismatch.refused.described(defined_by)
+        ),
+        node: vec![(None, to_decide)],
+        fix: format!(
+            "install the release of {package} the calling code was written for{}, or a release of the calling code made for the one installed",
+            pin.unwrap_or_default()
+        ),
+        stated: false,
+        settles: false,
+        rules_out: Vec::new(),
+    }
 }
 
 /// Who made the call, as the reading says it: the installed package whose
@@ -523,6 +573,50 @@ mod tests {
     }
 
     #[test]
+    fn the_jobs_own_scripted_code_and_a_bare_name_no_frame_places_read_as_nothing() {
+        let job = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 9, in <module>\n    out = scripted(x)\n";
+        for message in [
+            "RuntimeError: forward() is missing value for argument 'mask'. Declaration: forward(__torch__.models.Net self, Tensor x, Tensor mask) -> (Tensor)",
+            "RuntimeError: scatter_add() expected at most 5 argument(s) but received 6 argument(s). Declaration: scatter_add(Tensor src, Tensor index, int dim=-1, Tensor? out=None, int? dim_size=None) -> (Tensor)",
+        ] {
+            assert_eq!(reading(&format!("{job}{message}\n")), None, "{message}");
+        }
+        // The schema on another line than the words is no operator's refusal.
+        assert!(
+            operator_mismatch(
+                "RuntimeError: f() expected at most 2 argument(s) but received 3 argument(s)\nDeclaration: g(Tensor x)"
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn torchs_other_namespaces_are_torchs_and_a_private_namespace_names_the_caller() {
+        let quantized = reading("RuntimeError: quantized::linear_dynamic() expected at most 3 argument(s) but received 4 argument(s). Declaration: quantized::linear_dynamic(Tensor X, __torch__.torch.classes.quantized.LinearPackedParamsBase W_prepack, bool reduce_range=False) -> (Tensor Y)\n").unwrap();
+        assert_eq!(quantized.cause, extension::CAUSE);
+        let package = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/vllm/attention/ops/paged_attn.py\", line 9, in forward\n    ops.paged_attention_v1(out, q, k, v)\n";
+        let private = reading(&format!(
+            "{package}RuntimeError: _C::paged_attention_v1() is missing value for argument 'blocksparse_vert_stride'. Declaration: _C::paged_attention_v1(Tensor(a!) out, Tensor query) -> ()\n"
+        ))
+        .unwrap();
+        assert_eq!(private.cause, names::CAUSE);
+        assert!(
+            private
+                .said
+                .starts_with("vllm, an installed package, calls _C::paged_attention_v1()"),
+            "{}",
+            private.said
+        );
+        assert!(
+            private
+                .said
+                .contains("another release of the library that registers the operator _C::paged_attention_v1"),
+            "{}",
+            private.said
+        );
+    }
+
+    #[test]
     fn another_librarys_operator_refusing_a_call_is_only_listed() {
         let package = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/torch_geometric/utils/scatter.py\", line 9, in scatter\n    return torch.ops.torch_scatter.scatter_add(src, index, -1, out, size, 0)\n";
         let found = reading(&format!(
@@ -532,7 +626,7 @@ mod tests {
         assert_eq!(found.cause, names::CAUSE);
         assert!(!found.settles, "{found:?}");
         assert!(
-            found.said.starts_with("torch-geometric, an installed package, calls the operator torch_scatter::scatter_add() with 6 arguments, where the schema torch-scatter registers here takes at most 5"),
+            found.said.starts_with("torch-geometric, an installed package, calls torch_scatter::scatter_add() with 6 arguments, where the schema torch-scatter registers here takes at most 5"),
             "{}",
             found.said
         );
