@@ -19,6 +19,7 @@ mod readers;
 mod references;
 pub mod signals;
 mod stdlib_modules;
+mod symbol;
 pub mod traceback;
 
 use std::io::BufRead;

@@ -246,18 +246,13 @@ pub fn plain(mut line: String) -> String {
 /// pasted into an issue and copied out of it, reads `*ZNK3c10...18init*is_contiguousEv`.
 /// No C or C++ symbol holds an asterisk, so each one in the symbol was an underscore.
 fn symbol_underscores_restored(line: String) -> String {
-    const UNDEFINED: &str = "undefined symbol: ";
-    let Some(start) = line.find(UNDEFINED).map(|at| at + UNDEFINED.len()) else {
-        return line;
-    };
-    let end = line[start..]
-        .find(|c: char| c.is_whitespace() || matches!(c, ',' | '\'' | '"'))
-        .map_or(line.len(), |length| start + length);
-    if !line[start..end].contains('*') {
-        return line;
+    match super::symbol::undefined_symbol_at(&line) {
+        Some(at) if line[at.clone()].contains('*') => {
+            let symbol = line[at.clone()].replace('*', "_");
+            format!("{}{symbol}{}", &line[..at.start], &line[at.end..])
+        }
+        _ => line,
     }
-    let symbol = line[start..end].replace('*', "_");
-    format!("{}{symbol}{}", &line[..start], &line[end..])
 }
 
 const CURLY_QUOTES: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];

@@ -341,7 +341,10 @@ fn scripted_method(text: &str) -> bool {
 /// which names no distribution: then the frames' package that made the call.
 fn operator_reading(mismatch: &Mismatch, text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let callable = mismatch.callable;
-    let namespace = callable.split_once("::").map(|(namespace, _)| namespace);
+    let (namespace, operator) = match callable.split_once("::") {
+        Some((namespace, operator)) => (Some(namespace), operator),
+        None => (None, callable),
+    };
     let Some(namespace) = namespace.filter(|namespace| TORCH_NAMESPACES.contains(namespace)) else {
         let owner = namespace
             .filter(|namespace| !namespace.starts_with('_'))
@@ -373,7 +376,6 @@ fn operator_reading(mismatch: &Mismatch, text: &str, traceback: &Traceback, cont
         None => "the torch that ran".to_string(),
     };
     let calling = calling(names::user_of(traceback, "torch").as_deref(), "the code");
-    let operator = callable.split_once("::").map_or(callable, |(_, name)| name);
     let mut node = vec![(
         None,
         format!(

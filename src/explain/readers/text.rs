@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+pub use crate::explain::symbol::undefined_symbol;
+
 /// Characters a distribution name is made of (PEP 508, and the extras' brackets left out).
 pub fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
@@ -350,17 +352,6 @@ pub fn import_found_at<'t>(text: &'t str, module: &str) -> Option<&'t str> {
     }
     let (path, _) = rest.strip_prefix('(')?.split_once(')')?;
     Some(path)
-}
-
-/// The symbol the loader reports undefined, and the text before its words
-/// (which names the library: `/path/_C.so: undefined symbol: _ZN...`).
-pub fn undefined_symbol(text: &str) -> Option<(&str, &str)> {
-    const UNDEFINED_SYMBOL: &str = "undefined symbol: ";
-    let at = crate::ascii_case::find(text, UNDEFINED_SYMBOL)?;
-    let symbol = text[at + UNDEFINED_SYMBOL.len()..]
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '\'' || c == '"')
-        .next()?;
-    Some((&text[..at], symbol))
 }
 
 /// The text after the first occurrence of `marker`, ASCII case ignored.
