@@ -3,26 +3,38 @@
 //! 'faiss'`. A name that says it is for the GPU, missing where the rest of the
 //! package imported, is what a package's CPU-only build looks like (faiss-cpu
 //! for faiss-gpu, both imported as `faiss`): the build, not the release, lacks it.
+//! Where Python's own suggestion names the name's CPU twin (`no attribute
+//! 'mcubes_cuda'. Did you mean: 'mcubes_cpu'?`), the module has the CPU half
+//! of a pair whose GPU half was not built: that settles it.
 
 use super::{Context, Reading, names};
+use crate::explain::traceback::Traceback;
 
 /// The knowledge entry these readings support.
 pub const CAUSE: &str = "package-cpu-only-build";
 
-pub fn read(text: &str, context: Context) -> Option<Reading> {
+pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let (module, name) = names::missing_name(text)?;
     let top = module.split('.').next()?;
+    let twin = cpu_twin_suggested(text, name);
     // torch's own CUDA names missing are torch's CPU build, its own entry; a
-    // compiled module missing is an extension never built.
+    // compiled module missing is an extension never built (`deform_conv_cuda`),
+    // unless its CPU twin shows it is a function of a pair.
     if top == "torch"
         || crate::explain::stdlib_modules::is_stdlib_module(top)
-        || super::unbuilt::is_compiled_module(name)
+        || (super::unbuilt::is_compiled_module(name) && twin.is_none())
         || !names_the_gpu(name)
     {
         return None;
     }
-    let distribution = crate::explain::distribution_of(top);
-    let node = context
+    // A compiled module named after the package that imports it
+    // (`torchmcubes_module`, loaded by torchmcubes) is that package's build.
+    let owner = match super::innermost_package(traceback) {
+        Some(package) if package != top && top.starts_with(package) => package,
+        _ => top,
+    };
+    let distribution = crate::explain::distribution_of(owner);
+    let mut node: Vec<(Option<bool>, String)> = context
         .facts
         .map(|facts| {
             let cpu_build = format!("{distribution}-cpu");
@@ -46,9 +58,15 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             }
         })
         .unwrap_or_default();
+    if let Some(twin) = twin {
+        node.push((
+            Some(true),
+            format!("{module} has {twin}, the CPU half of the pair (Python's own suggestion)"),
+        ));
+    }
     // The name alone is no proof: a release can drop a GPU name as any other
     // (TensorFlow 2 moved `tf.GPUOptions` to `tf.compat.v1`). Only a CPU build
-    // installed settles it.
+    // installed, or the CPU twin present, settles it.
     let confirmed = node.iter().any(|(holds, _)| *holds == Some(true));
     Some(Reading {
         cause: CAUSE,
@@ -56,18 +74,44 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
             "{module} has no {name}, which by its name is its GPU part: the {distribution} imported was built without GPU support"
         ),
         node,
-        fix: format!(
-            "install {distribution}'s GPU build in place of the CPU one (pip uninstall {distribution}-cpu, then the GPU build its install page names, such as {distribution}-gpu or conda install {distribution}-gpu), and check with python -c 'import {top}; print({top}.__file__)' that the job imports it"
-        ),
+        fix: {
+            let wheel = format!(
+                "install {distribution}'s GPU build in place of the CPU one (pip uninstall {distribution}-cpu, then the GPU build its install page names, such as {distribution}-gpu or conda install {distribution}-gpu)"
+            );
+            let rebuild = format!(
+                "rebuild it where the CUDA toolkit is found (CUDA_HOME set, nvcc on PATH, the toolkit's major version torch's): python -m pip install --no-build-isolation --force-reinstall --no-cache-dir {distribution}"
+            );
+            let check = format!("check with python -c 'import {top}; print({top}.__file__)' that the job imports it");
+            // A pair with its CPU half built is a source build that found no
+            // CUDA; a name missing alone is as often a CPU wheel.
+            match twin {
+                Some(_) => format!("{rebuild} (or install its GPU wheel where it publishes one); {check}"),
+                None => format!("{wheel}; where it is built from source, {rebuild}; {check}"),
+            }
+        },
         stated: false,
         settles: confirmed,
         rules_out: if confirmed { vec![names::CAUSE] } else { Vec::new() },
     })
 }
 
+/// The name Python suggests in place of the missing one (`Did you mean:
+/// 'mcubes_cpu'?`, Python 3.10 and later), where it is the missing name with
+/// its GPU word as `cpu`.
+fn cpu_twin_suggested<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let (_, after) = text.split_once("Did you mean: ")?;
+    let suggested = after.trim_start().strip_prefix('\'')?.split('\'').next()?;
+    let as_cpu = |word: String| match word.as_str() {
+        "gpu" | "gpus" | "cuda" => "cpu".to_string(),
+        _ => word,
+    };
+    let twin: Vec<String> = words(name).into_iter().map(as_cpu).collect();
+    (twin == words(suggested) && suggested != name).then_some(suggested)
+}
+
 /// Whether an identifier names the GPU as one of its words: `StandardGpuResources`,
 /// `index_cpu_to_gpu`, `GPUOptions`; not `gpustat` or `cudagraphs`-like blends.
-fn names_the_gpu(name: &str) -> bool {
+pub(super) fn names_the_gpu(name: &str) -> bool {
     words(name)
         .iter()
         .any(|word| matches!(word.as_str(), "gpu" | "gpus" | "cuda"))
@@ -104,8 +148,9 @@ fn words(name: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn reading(text: &str) -> Option<Reading> {
-        read(text, Context::alone())
+    fn reading(log: &str) -> Option<Reading> {
+        let (traceback, text) = crate::explain::readers::parsed(log);
+        read(&text, &traceback, Context::alone())
     }
 
     #[test]
@@ -142,6 +187,27 @@ mod tests {
         }
     }
 
+    /// triposr3: torchmcubes built from source without CUDA has `mcubes_cpu` only.
+    #[test]
+    fn the_cpu_twin_suggested_settles_it_and_names_the_importing_package() {
+        let log = r#"Traceback (most recent call last):
+  File "D:\3d\TripoSR\env\lib\site-packages\torchmcubes\__init__.py", line 12, in marching_cubes
+    return mc.mcubes_cuda(vol, thresh)
+AttributeError: module 'torchmcubes_module' has no attribute 'mcubes_cuda'. Did you mean: 'mcubes_cpu'?"#;
+        let found = reading(log).unwrap();
+        assert!(found.settles, "{found:?}");
+        assert_eq!(found.rules_out, [names::CAUSE]);
+        assert!(
+            found.fix.contains("--force-reinstall --no-cache-dir torchmcubes ("),
+            "{}",
+            found.fix
+        );
+        // A suggestion that is no CPU twin settles nothing.
+        let other =
+            reading("AttributeError: module 'foo' has no attribute 'GpuRunner'. Did you mean: 'GpuRunners'?").unwrap();
+        assert!(!other.settles, "{other:?}");
+    }
+
     #[test]
     fn words_split_where_identifiers_change_case() {
         assert_eq!(words("StandardGpuResources"), ["standard", "gpu", "resources"]);
@@ -164,7 +230,7 @@ mod tests {
                     package["version"] = "1.7.4".into();
                     packages.push(package);
                 },
-                |context| read(text, context),
+                |context| read(text, &crate::explain::readers::parsed(text).0, context),
             )
             .unwrap();
             assert_eq!(found.node[0].0, Some(holds), "{installed}: {found:?}");

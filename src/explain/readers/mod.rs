@@ -341,7 +341,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(extension::read(&text, traceback, context));
     readings.extend(extension::read_cuda_disagreement(&text));
     readings.extend(extension::read_source_for_other_torch(&text));
-    readings.extend(gpu_part::read(&text, context));
+    readings.extend(gpu_part::read(&text, traceback, context));
     readings.extend(interpreter::read(&text, traceback, context));
     readings.extend(python_abi::read(&text, traceback));
     readings.extend(numpy_api::read(&text, traceback, context));

@@ -404,6 +404,9 @@ fn undated(
     if missing.starts_with("__") && missing.ends_with("__") {
         return None;
     }
+    // A name for the GPU is also what a package's CPU-only build lacks
+    // (gpu_part reads it): the name alone does not tell the release from the build.
+    let gpu_named = super::gpu_part::names_the_gpu(missing);
     // A compiled module missing, or lacking a function, is a build's, not a
     // release's: an extension never built, or built from older sources.
     let last = module.rsplit('.').next().unwrap_or(module);
@@ -485,7 +488,7 @@ fn undated(
             node,
             fix,
             stated: false,
-            settles: true,
+            settles: !gpu_named,
             rules_out: Vec::new(),
         }
         }
@@ -519,7 +522,7 @@ fn undated(
                 "find the {lacking} release that has {dotted} (its changelog, or the project's requirements file) and install it: python -m pip install \"{lacking}==VERSION\""
             ),
             stated: false,
-            settles: imported_installed,
+            settles: imported_installed && !gpu_named,
             rules_out: Vec::new(),
         },
     })
