@@ -1287,6 +1287,12 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         Condition::Package(name) if seen.packages.contains(&normalize_name(name)) => open(format!(
             "{name} is not installed here, yet the traceback runs through it: the log comes from another environment ({ELSEWHERE})"
         )),
+        // torch absent is one unknown however many conditions ask of it: its
+        // version and its build are said once.
+        Condition::Package(name) if normalize_name(name) == "torch" => Some(Elsewhere {
+            fact: torch_unknown(facts),
+            unseen: !seen.text.contains("torch"),
+        }),
         Condition::Package(name) => Some(Elsewhere {
             fact: format!("{name} is not installed here, and nothing shows the log ran here ({ELSEWHERE})"),
             unseen: !seen.text.contains(&name.to_lowercase()),
@@ -1314,10 +1320,7 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
             verdict.fact
         )),
         Condition::TorchCuda if facts.torch.is_none() => Some(Elsewhere {
-            fact: facts.other_copy("torch").map_or_else(
-                || format!("torch is not installed here, so the log's torch build is unknown ({ELSEWHERE})"),
-                str::to_string,
-            ),
+            fact: torch_unknown(facts),
             unseen: false,
         }),
         // A fact this node does not have (no toolkit on PATH, no GCC, a
@@ -1329,6 +1332,14 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         )),
         _ => None,
     }
+}
+
+/// torch missing here, in one sentence for its version and its build.
+fn torch_unknown(facts: &Facts) -> String {
+    facts.other_copy("torch").map_or_else(
+        || format!("torch is not installed here, so the log's torch version and build are unknown ({ELSEWHERE})"),
+        str::to_string,
+    )
 }
 
 /// Whether this node has the fact a version condition compares: a condition

@@ -43,10 +43,23 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         None => kernel_named(&lower, at)
             .or_else(|| extension_source(&lower[at..]))
             .or_else(|| pointnet2_check(&lower, at))
-            .or_else(|| extension_call(traceback).map(|call| format!("that {call} launched")))?,
+            .or_else(|| extension_call(traceback).map(|call| format!("that {call} launched")))
+            .or_else(|| source_on_line(&lower[at + NO_IMAGE.len()..]))?,
     };
     let mut node = Vec::new();
-    let mut settles = true;
+    // A `.cu` file named by a check is a package's own kernel, but the check
+    // is as often a vendor's kernels that were never written for the GPU
+    // (nunchaku's int4 GEMV below sm_80, libspconv below sm_80) as a build
+    // that left its architecture out: which one the package's list of
+    // supported GPUs says.
+    let from_file = kernel.starts_with("in ");
+    if from_file {
+        node.push((
+            None,
+            "whether the package supports this GPU at all (its README or install page lists the GPUs or compute capabilities it supports): if it does, its build left the architecture out; if not, the GPU is below what it needs".to_string(),
+        ));
+    }
+    let mut settles = !from_file;
     let torch = context.facts.zip(context.tables).and_then(|(facts, tables)| {
         let run = TheRun {
             same_environment: context.absence_is_a_fact,
@@ -86,7 +99,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
                 "install an {distribution} build whose CUDA kernels cover this GPU's architecture (each release's notes say which CUDA and GPUs it is built for; nvidia-smi --query-gpu=name,compute_cap --format=csv gives the GPU's), or build it from source with CMAKE_CUDA_ARCHITECTURES set to it"
             ),
             None => format!(
-                "rebuild the extension that holds the kernel {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: python -c 'import torch; print(torch.cuda.get_device_capability())') and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
+                "rebuild the extension that holds the kernel {kernel} with the GPU's architecture: remove its old build (build/ and the compiled .so files), export TORCH_CUDA_ARCH_LIST=\"X.Y\" (the GPU's capability: nvidia-smi --query-gpu=compute_cap --format=csv) for a torch extension, or set CMAKE_CUDA_ARCHITECTURES or its -gencode flags to it for a CMake or Makefile build, and rebuild it in its source tree (pip install --no-build-isolation --no-cache-dir -e .); if nvcc --list-gpu-arch lacks the GPU, use a newer CUDA toolkit of torch's major (export CUDA_HOME=/usr/local/cuda-X.Y)"
             ),
         },
         stated: false,
@@ -140,6 +153,20 @@ fn check_before(lower: &str, at: usize) -> Option<&str> {
     Some(text::line_before(lower, at).trim_end().strip_suffix(':')?.trim_end())
 }
 
+/// The `.cu` file an error check names after the message on its line, as
+/// the CUDA samples' checks print it (`... on the device in
+/// libfusiongpu/fusion.cu at 51`, `GPUassert: ... on the device kernel.cu 42`):
+/// the kernel is in that file, which is no file of torch's.
+fn source_on_line(after: &str) -> Option<String> {
+    let line = after.lines().next()?;
+    let file = line
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '"' | '\'' | '`'))
+        .map(|token| token.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':' || c == '.'))
+        .find(|token| token.ends_with(".cu") || token.ends_with(".cuh"))?;
+    let torch = TORCH_SOURCES.iter().any(|torch| file.contains(torch));
+    (!torch).then(|| format!("in {file}"))
+}
+
 /// The pointnet2 ops' `CUDA_CHECK_ERRORS` (`CUDA kernel failed : ...`), a
 /// check torch has none of, where the line naming the kernel is not at hand.
 fn pointnet2_check(lower: &str, at: usize) -> Option<String> {
@@ -174,6 +201,33 @@ mod tests {
     /// A traceback with no line of code: only the text is read.
     fn no_frames() -> Traceback {
         super::super::parsed("no traceback\n").0
+    }
+
+    /// meshfusion13, nunchaku1: the check names the `.cu` file after the message; a
+    /// file of torch's names torch's kernel, and is not read.
+    #[test]
+    fn a_cu_file_named_after_the_message_holds_the_kernel() {
+        let found =
+            reading("no kernel image is available for execution on the device in libfusiongpu/fusion.cu at 51\n")
+                .unwrap();
+        assert_eq!(found.cause, CAUSE);
+        // A vendor's kernels may never have been written for the GPU: listed, not named.
+        assert!(!found.settles);
+        assert!(
+            found.said.contains("in libfusiongpu/fusion.cu has no image"),
+            "{}",
+            found.said
+        );
+        assert!(
+            reading("GPUassert: no kernel image is available for execution on the device src/nms_kernel.cu 42\n")
+                .is_some()
+        );
+        for torch in [
+            "RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at /pytorch/aten/src/THC/THCReduceAll.cuh:327\n",
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA kernel errors might be asynchronously reported at some other API call\n",
+        ] {
+            assert!(reading(torch).is_none(), "{torch}");
+        }
     }
 
     /// hunyuan3d2winportable67: ONNX Runtime names itself; the kernel is its
