@@ -2446,6 +2446,13 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.\n",
         ),
         (
+            "torch-windows-fbgemm-libomp-missing",
+            // cutie-roto5
+            "Traceback (most recent call last):\n  File \"C:\\Cutie-Roto\\python-3.11.7-embed-amd64\\Lib\\site-packages\\torch\\__init__.py\", line 148, in <module>\n    raise err\nOSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Cutie-Roto\\python-3.11.7-embed-amd64\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n",
+            // Another of torch's DLLs: the Visual C++ runtime is the first suspect there, not fbgemm's OpenMP.
+            "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n",
+        ),
+        (
             "port-already-in-use",
             // wekws93
             "[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29400 (errno: 98 - Address already in use).\n[W socket.cpp:401] [c10d] The server socket has failed to bind to 0.0.0.0:29400 (errno: 98 - Address already in use).\n[E socket.cpp:435] [c10d] The server socket has failed to listen on any local network address.\n",
