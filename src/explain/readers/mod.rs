@@ -28,6 +28,7 @@ mod numpy_api;
 mod nvcc;
 mod oom;
 mod pip_index;
+mod program;
 mod ptx_isa;
 mod python_abi;
 mod requirement;
@@ -96,7 +97,7 @@ impl Reading {
 /// The causes the readers read, which are generic: any package's requirement,
 /// any library, any extension. An entry about one package's case of them
 /// (flash-attn built for another torch) says more.
-pub const GENERIC: [&str; 13] = [
+pub const GENERIC: [&str; 14] = [
     requirement::PACKAGE,
     requirement::TOOLKIT,
     requirement::CUDA_HOME,
@@ -110,6 +111,7 @@ pub const GENERIC: [&str; 13] = [
     saved_file::CAUSE,
     saved_file::OTHER_GPU,
     interpreter::CAUSE,
+    program::CAUSE,
 ];
 
 /// Failure messages a reader reads whose words no entry lists as its
@@ -357,6 +359,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(not_installed::read(&text, traceback, context));
     readings.extend(loader_version::read(&text, context));
     readings.extend(unpickle::read(&text));
+    readings.extend(program::read(&text, traceback));
     readings.extend(saved_file::read(&text, context));
     readings.extend(oom::read(&text, context));
     readings.extend(host_memory::read(&text, traceback, context));

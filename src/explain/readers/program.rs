@@ -1,0 +1,165 @@
+//! A program the code runs is not installed. `subprocess` starts a program
+//! by name through the PATH; where no file of that name is found, starting the
+//! child fails in `_execute_child` and the parent raises `FileNotFoundError:
+//! [Errno 2] No such file or directory: 'ffmpeg'` (Python 2: `OSError: [Errno
+//! 2] No such file or directory`, without the name), or on Windows
+//! `[WinError 2] The system cannot find the file specified`. pip installs no
+//! such program (ffmpeg, java, tesseract): a package of the same name is a
+//! Python wrapper that runs it. A path in place of a bare name may be the
+//! working directory asked for, not the program, so that reading is listed,
+//! not named.
+
+use super::Reading;
+use crate::explain::traceback::Traceback;
+
+pub const CAUSE: &str = "program-not-on-path";
+
+pub fn read(text: &str, traceback: &Traceback) -> Option<Reading> {
+    let started = traceback
+        .frames()
+        .last()
+        .is_some_and(|frame| frame.function == "_execute_child" && is_subprocess(&frame.file));
+    if !started {
+        return None;
+    }
+    let missing = not_found(text)?;
+    let caller = traceback
+        .frames()
+        .filter(|frame| {
+            crate::explain::frame_package(&frame.file) != Some(crate::explain::STDLIB) && !is_subprocess(&frame.file)
+        })
+        .last()
+        .map(|frame| match crate::explain::frame_package(&frame.file) {
+            Some(package) => format!("{package} (in {})", frame.function),
+            None => format!("the job's code ({}, in {})", frame.file, frame.function),
+        });
+    let by = caller.map(|caller| format!(", run by {caller}")).unwrap_or_default();
+    let (program, settles) = match missing {
+        Missing::Named(name) if !name.contains(['/', '\\']) => (name.to_string(), true),
+        Missing::Named(path) => (path.to_string(), false),
+        Missing::Unnamed => ("the program".to_string(), true),
+    };
+    let check = match program.as_str() {
+        "the program" => {
+            "which program it runs (the call in its source: for example ffmpeg, java or tesseract)".to_string()
+        }
+        _ if !settles => format!(
+            "whether {program} is the program (then it is not at that path) or the working directory the call asked for"
+        ),
+        name => format!("which {name} (where {name} on Windows) in the job's shell finds it"),
+    };
+    Some(Reading {
+        cause: CAUSE,
+        said: format!(
+            "subprocess could not start {program}{by}: no such file was found where it looked (the PATH, for a bare name)"
+        ),
+        node: vec![(None, check)],
+        fix: format!(
+            "install {program} with the system's package manager or conda, not pip (apt install PACKAGE, brew install PACKAGE, conda install -c conda-forge PACKAGE; pip's package of that name, where there is one, only wraps it), open a new shell so that PATH finds it, and check with which (where on Windows)"
+        ),
+        stated: false,
+        settles,
+        rules_out: Vec::new(),
+    })
+}
+
+enum Missing<'t> {
+    Named(&'t str),
+    Unnamed,
+}
+
+/// The missing file in the operating system's words, with its name where
+/// the message gives one.
+fn not_found(text: &str) -> Option<Missing<'_>> {
+    const POSIX: &str = "[Errno 2] No such file or directory";
+    const WINDOWS: &str = "[WinError 2] ";
+    if let Some(at) = text.find(POSIX) {
+        let rest = &text[at + POSIX.len()..];
+        return Some(match rest.strip_prefix(": '").and_then(|rest| rest.split_once('\'')) {
+            Some((name, _)) if !name.is_empty() => Missing::Named(name),
+            _ => Missing::Unnamed,
+        });
+    }
+    text.contains(WINDOWS).then_some(Missing::Unnamed)
+}
+
+/// The standard library's subprocess module, which an Anaconda install on
+/// Windows keeps under a `lib` that names no Python (`C:\Users\u\anaconda3\lib`).
+fn is_subprocess(file: &str) -> bool {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    name == "subprocess.py" && !crate::explain::is_installed_code(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(log: &str) -> Option<Reading> {
+        let (traceback, text) = super::super::parsed(log);
+        read(&text, &traceback)
+    }
+
+    const STARTED: &str = "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 9, in <module>\n    transcribe(\"a.wav\")\n  File \"/home/u/venv/lib/python3.10/site-packages/whisper/audio.py\", line 58, in load_audio\n    out = run(cmd, capture_output=True, check=True).stdout\n  File \"/usr/lib/python3.10/subprocess.py\", line 503, in run\n    with Popen(*popenargs, **kwargs) as process:\n  File \"/usr/lib/python3.10/subprocess.py\", line 1847, in _execute_child\n    raise child_exception_type(errno_num, err_msg, err_filename)\n";
+
+    #[test]
+    fn a_program_subprocess_could_not_find_is_named_with_who_ran_it() {
+        let found = reading(&format!(
+            "{STARTED}FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'\n"
+        ))
+        .unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.settles);
+        assert!(
+            found
+                .said
+                .starts_with("subprocess could not start ffmpeg, run by whisper (in load_audio)"),
+            "{}",
+            found.said
+        );
+        assert!(found.node[0].1.contains("which ffmpeg"), "{:?}", found.node);
+    }
+
+    /// pycocoevalcap16 (Windows, java), pytesseract13 (Python 2, tesseract):
+    /// no name in the message, but the program was not found all the same.
+    #[test]
+    fn windows_and_python_2_words_without_the_name_are_read() {
+        let windows = STARTED.replace(
+            "/usr/lib/python3.10/subprocess.py",
+            "C:\\Users\\u\\anaconda3\\lib\\subprocess.py",
+        );
+        assert!(windows.contains("anaconda3\\lib\\subprocess.py"));
+        let found = reading(&format!(
+            "{windows}FileNotFoundError: [WinError 2] The system cannot find the file specified\n"
+        ))
+        .unwrap();
+        assert!(
+            found.settles && found.said.starts_with("subprocess could not start the program"),
+            "{}",
+            found.said
+        );
+        assert!(
+            reading(&format!("{STARTED}OSError: [Errno 2] No such file or directory\n"))
+                .unwrap()
+                .settles
+        );
+    }
+
+    #[test]
+    fn a_path_is_listed_and_a_file_not_opened_by_subprocess_is_not_read() {
+        let path = reading(&format!(
+            "{STARTED}FileNotFoundError: [Errno 2] No such file or directory: '/data/work'\n"
+        ))
+        .unwrap();
+        assert!(!path.settles);
+        // open() of a missing data file: no program was started.
+        let opened = "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 3, in <module>\n    open('ffmpeg')\nFileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'\n";
+        assert!(reading(opened).is_none());
+        // A program that ran and failed is no missing program.
+        assert!(
+            reading(&format!(
+                "{STARTED}PermissionError: [Errno 13] Permission denied: 'ffmpeg'\n"
+            ))
+            .is_none()
+        );
+    }
+}
