@@ -2453,6 +2453,52 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n",
         ),
         (
+            "windows-paging-file-too-small",
+            // enunutrainingkit8
+            "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\Users\\Nathan\\Desktop\\enunu\\python-3.8.10-embed-amd64\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its dependencies.\n",
+            // The DLL itself missing, not the commit limit.
+            "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its dependencies.\n",
+        ),
+        (
+            "torch-launch-local-rank-hyphen",
+            // pytorchimagemodels1728
+            "usage: train.py [-h] [--local_rank LOCAL_RANK] [--data-dir DIR]\ntrain.py: error: unrecognized arguments: --local-rank=0\n",
+            // The script's own option misspelt by the user: no launcher passed it.
+            "usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --lr-scale=2\n",
+        ),
+        (
+            "protobuf-generated-code-too-old",
+            // promptmodel220: protobuf 4.21.0's own wording, its "not" doubled
+            "TypeError: Descriptors cannot not be created directly.\nIf this call came from a _pb2.py file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.\n",
+            "TypeError: Couldn't build proto file into descriptor pool: duplicate file name sentencepiece_model.proto\n",
+        ),
+        (
+            "library-static-tls-exhausted",
+            // donkeycar908
+            "ImportError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block\n",
+            "OSError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot open shared object file: No such file or directory\n",
+        ),
+        (
+            "cpu-lacks-build-instructions",
+            // skunkworksbedallocation35
+            "RuntimeError: This version of jaxlib was built using AVX instructions, which your CPU and/or operating system do not support. You may be able work around this issue by building jaxlib from source.\n",
+            // jaxlib without its CUDA plugin: a build, not the CPU.
+            "RuntimeError: jaxlib version 0.4.13 is newer than and incompatible with jax version 0.4.10. Please update your jax and/or jaxlib packages.\n",
+        ),
+        (
+            "no-display-on-node",
+            // lambda5
+            "GLFWError: (65544) b'X11: Failed to open display :1'\nGLFWError: (65537) b'The GLFW library is not initialized'\n",
+            "GLFWError: (65543) b'GLX: Failed to create context: GLXBadFBConfig'\n",
+        ),
+        (
+            "program-not-on-path",
+            // whisperjav102's pydub warning, printed before its failure
+            "C:\\WhisperJAV\\lib\\site-packages\\pydub\\utils.py:170: RuntimeWarning: Couldn't find ffmpeg or avconv - defaulting to ffmpeg, but may not work\nRuntimeError: No ffmpeg exe could be found. Install ffmpeg on your system, or set the IMAGEIO_FFMPEG_EXE environment variable.\n",
+            // ffmpeg ran and failed on its input: the program is there.
+            "RuntimeError: Failed to load audio: ffmpeg version 4.4.2 Copyright (c) 2000-2021 the FFmpeg developers\n/tmp/a.wav: Invalid data found when processing input\n",
+        ),
+        (
             "port-already-in-use",
             // wekws93
             "[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29400 (errno: 98 - Address already in use).\n[W socket.cpp:401] [c10d] The server socket has failed to bind to 0.0.0.0:29400 (errno: 98 - Address already in use).\n[E socket.cpp:435] [c10d] The server socket has failed to listen on any local network address.\n",
