@@ -743,9 +743,29 @@ pub fn program_not_started_before(line: &str, error_lower: &str) -> bool {
 /// `CuPy failed to load nvrtc64_112_0.dll`.
 fn asker_by_own_words(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
+    // CTranslate2 loads cuBLAS, NCCL and MPI itself and words a failure as
+    // `Library libcublas.so.12 is not found or cannot be loaded` (its
+    // src/cuda/cublas_stub.cc, nccl_stub.cc, mpi_stub.cc), wording no loader uses.
+    if lower.lines().any(is_ctranslate2_loader_failure) {
+        return Some("ctranslate2".to_string());
+    }
     let at = lower.find(" failed to load ")?;
     let name = lower[..at].rsplit([' ', '\n', ':']).next()?;
     brings_its_own_cuda(name).then(|| name.to_string())
+}
+
+/// CTranslate2's words for a CUDA library its own loader could not load:
+/// `Library cublas64_12.dll is not found or cannot be loaded`, as a whole
+/// line (a paste may end it after `is not found`).
+fn is_ctranslate2_loader_failure(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("library ") else {
+        return false;
+    };
+    let Some((file, words)) = rest.split_once(' ') else {
+        return false;
+    };
+    let a_library = file.ends_with(".dll") || file.contains(".so");
+    a_library && words.trim_end().starts_with("is not found")
 }
 
 /// The file names of runtimes' own libraries, by the distribution that ships them.
@@ -949,6 +969,21 @@ mod tests {
     /// ONNX Runtime's loader names the library it was loading (champ95,
     /// facefusion256): the asker is known, and its CUDA build is its own.
     #[test]
+    fn ctranslate2_is_named_by_its_own_loaders_words() {
+        // wyomingfasterwhisper30 (cut after `is not found`), ultrasinger140 (Windows).
+        for log in [
+            "RuntimeError: Library libcublas.so.12 is not found\n",
+            "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n",
+        ] {
+            let found = reading(log).unwrap();
+            assert!(found.settles, "{log}: {found:#?}");
+            assert!(found.said.contains("ctranslate2"), "{log}: {}", found.said);
+        }
+        // A sentence about a model file is no loader's.
+        assert_eq!(asker_by_own_words("Library model.bin is not found"), None);
+    }
+
+    #[test]
     fn a_runtime_named_by_the_library_it_was_loading_settles_with_both_fixes() {
         let found = reading("[E:onnxruntime:Default, provider_bridge_ort.cc:1480 TryGetProviderInfo_CUDA] Failed to load library libonnxruntime_providers_cuda.so with error: libcufft.so.10: cannot open shared object file: No such file or directory\n").unwrap();
         assert_eq!(found.cause, MISSING);
@@ -1037,8 +1072,10 @@ mod tests {
     fn a_missing_windows_cuda_library_is_traced_to_its_wheel_and_its_folder() {
         let found = reading("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n").unwrap();
         assert_eq!(found.cause, MISSING);
+        // CTranslate2's own words name it; the wheel is the fix beside its build's.
+        assert!(found.said.contains("ctranslate2"), "{}", found.said);
         assert!(
-            found.fix.starts_with("pip install nvidia-cublas-cu12;")
+            found.fix.contains("pip install nvidia-cublas-cu12;")
                 && found.fix.contains("site-packages\\nvidia\\cublas\\bin")
                 && found.fix.contains("PATH"),
             "{}",
