@@ -1789,15 +1789,25 @@ fn a_libstdcxx_or_a_glibc_older_than_a_library_needs_is_named_for_what_it_is() {
 
 /// A CUDA library of another major than torch's, asked for by no package
 /// the log names, is not settled as an extension built for another CUDA: a
-/// runtime that brings its own CUDA (CTranslate2 under faster-whisper,
-/// wyomingfasterwhisper30: `Library libcublas.so.12 is not found` beside
-/// torch 2.2.1+cu118) needs that CUDA's library. The log names no asker, so
-/// the answer is not decided, and says what would decide it.
+/// runtime that brings its own CUDA (CTranslate2 under faster-whisper) needs
+/// that CUDA's library. With wyomingfasterwhisper30's node (torch
+/// 2.2.1+cu118), the loader's words alone name no asker, so the answer is not
+/// decided and says what would decide it; the case's own line, in
+/// CTranslate2's words (`Library libcublas.so.12 is not found`), names the
+/// runtime, and the library is missing whatever torch's CUDA.
 #[test]
 fn a_library_of_another_cuda_than_torchs_asked_for_by_nobody_named_is_not_decided() {
     let cache = tempfile::tempdir().unwrap();
     let case = fresh_case_dir("2026-12-02-H/shared-library-missing-wyomingfasterwhisper30");
-    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("loader.log");
+    std::fs::write(
+        &log,
+        "OSError: libcublas.so.12: cannot open shared object file: No such file or directory\n",
+    )
+    .unwrap();
+    let (explanation, _) =
+        parsed(&explain(cache.path(), &log, &case.join("snapshot.json"), &["--format", "json"]).assert());
     assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     assert_eq!(
         first_id(&explanation),
@@ -1806,6 +1816,17 @@ fn a_library_of_another_cuda_than_torchs_asked_for_by_nobody_named_is_not_decide
     );
     let decide = explanation["to_decide"].to_string();
     assert!(decide.contains("which package asks for libcublas.so.12"), "{decide}");
+    let (explanation, _) = explain_dir_json(cache.path(), &case);
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    assert_eq!(
+        first_id(&explanation),
+        Some("shared-library-missing"),
+        "{explanation:#}"
+    );
+    assert!(
+        first_fix(&explanation).contains("pip install nvidia-cublas-cu12"),
+        "{explanation:#}"
+    );
 }
 
 /// A message pasted without its exception class (an issue's title, an
@@ -2492,6 +2513,13 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "GLFWError: (65543) b'GLX: Failed to create context: GLXBadFBConfig'\n",
         ),
         (
+            "qt-platform-plugin-not-loaded",
+            // yarppg16
+            "qt.qpa.plugin: Could not load the Qt platform plugin \"xcb\" in \"/home/kenn/.pyenv/versions/3.11-dev/lib/python3.11/site-packages/cv2/qt/plugins\" even though it was found.\nThis application failed to start because no Qt platform plugin could be initialized. Reinstalling the application may fix this problem.\n",
+            // No display at all: the plugin was never tried.
+            "qt.qpa.xcb: could not connect to display \nAborted (core dumped)\n",
+        ),
+        (
             "program-not-on-path",
             // whisperjav102's pydub warning, printed before its failure
             "C:\\WhisperJAV\\lib\\site-packages\\pydub\\utils.py:170: RuntimeWarning: Couldn't find ffmpeg or avconv - defaulting to ffmpeg, but may not work\nRuntimeError: No ffmpeg exe could be found. Install ffmpeg on your system, or set the IMAGEIO_FFMPEG_EXE environment variable.\n",
@@ -2545,6 +2573,13 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "ERROR: The checkpoint you are trying to load has model type `qwen3_vl` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.\n",
             // A checkpoint without a model type is the checkpoint's fault, whatever the release.
             "ValueError: Unrecognized model in ./checkpoints/run3. Should have a `model_type` key in its config.json, or contain one of the following strings in its name: albert, bart, bert\n",
+        ),
+        (
+            "pypi-namesake-installed",
+            // clip329
+            "Traceback (most recent call last):\n  File \"D:\\Arbeitszimmer\\Projekte\\Tensorflow\\CLIP\\myclip.py\", line 7, in <module>\n    model, preprocess = clip.load(\"ViT-B/32\", device=device)\nAttributeError: module 'clip' has no attribute 'load'\n",
+            // The job's own script named clip.py, importing itself: no package installed at all.
+            "Traceback (most recent call last):\n  File \"/home/u/proj/clip.py\", line 1, in <module>\n    import clip\n  File \"/home/u/proj/clip.py\", line 7, in <module>\n    model, preprocess = clip.load(\"ViT-B/32\")\nAttributeError: partially initialized module 'clip' has no attribute 'load' (most likely due to a circular import)\n",
         ),
     ];
     for (number, (id, fires, quiet)) in cases.into_iter().enumerate() {

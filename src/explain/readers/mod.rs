@@ -23,6 +23,7 @@ mod kernel_image;
 pub mod library;
 mod loader_version;
 mod names;
+mod namesake;
 mod not_installed;
 mod numpy_api;
 mod nvcc;
@@ -347,6 +348,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(interpreter::read(&text, traceback, context));
     readings.extend(python_abi::read(&text, traceback));
     readings.extend(numpy_api::read(&text, traceback, context));
+    readings.extend(namesake::read(&text, traceback, context));
     readings.extend(names::read(&text, traceback, context));
     readings.extend(signature::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));

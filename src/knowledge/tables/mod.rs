@@ -6,7 +6,8 @@
 //! name (`releases`, `releases.toml`) and the release that removed or added
 //! a name a failure says is missing (`names`, `names.toml`), the modules each well-known distribution installs
 //! (`import_names`, `import-names.toml`), and the release that
-//! brought each transformers model type (`transformers_models`, `transformers-models.toml`). Built-in checks compute from these;
+//! brought each transformers model type (`transformers_models`, `transformers-models.toml`), and
+//! the import names an unrelated PyPI project shares (`namesakes`, `namesakes.toml`). Built-in checks compute from these;
 //! the facts themselves live in the TOML, each row with its source.
 //!
 //! There is no global copy: a [`Tables`] value travels with the matrix it was
@@ -18,6 +19,7 @@ mod drivers;
 mod gpus;
 mod import_names;
 mod names;
+mod namesakes;
 mod releases;
 mod torch;
 mod transformers_models;
@@ -31,6 +33,7 @@ pub use drivers::{CudaDrivers, DriverBranch, DriverVersion, MvcFloor, ToolkitRel
 pub use gpus::{Architecture, FirstCuda, GpuModel, GpuTables};
 pub use import_names::{Distribution, ImportNames};
 pub use names::{Change, NameChange, NameChanges};
+pub use namesakes::{Namesake, Namesakes};
 pub use releases::{PackageRelease, Releases};
 pub use torch::{
     ArchEntry, RowEvidence, TorchBuildRow, TorchRelease, TorchSet, TorchTables, cubin_runs_on, variant_cuda,
@@ -47,6 +50,7 @@ const RELEASES_FILE: &str = "releases.toml";
 const NAMES_FILE: &str = "names.toml";
 const IMPORT_NAMES_FILE: &str = "import-names.toml";
 const TRANSFORMERS_MODELS_FILE: &str = "transformers-models.toml";
+const NAMESAKES_FILE: &str = "namesakes.toml";
 
 /// Where the compiled-in tables come from, as `matrix lint` names them.
 const BUILTIN_DIR: &str = "compat-matrix/tables";
@@ -64,7 +68,7 @@ fn table_files() -> String {
     }
 }
 
-const BUILTIN: [(&str, &str); 7] = [
+const BUILTIN: [(&str, &str); 8] = [
     (
         DRIVERS_FILE,
         include_str!("../../../compat-matrix/tables/cuda-drivers.toml"),
@@ -87,6 +91,10 @@ const BUILTIN: [(&str, &str); 7] = [
         TRANSFORMERS_MODELS_FILE,
         include_str!("../../../compat-matrix/tables/transformers-models.toml"),
     ),
+    (
+        NAMESAKES_FILE,
+        include_str!("../../../compat-matrix/tables/namesakes.toml"),
+    ),
 ];
 
 /// Every table of one matrix: the compiled-in one, or a matrix directory's.
@@ -99,6 +107,7 @@ pub struct Tables {
     pub names: NameChanges,
     pub import_names: ImportNames,
     pub transformers_models: TransformersModels,
+    pub namesakes: Namesakes,
 }
 
 /// `major.minor`: a CUDA release, a torch release, a Python version or a
@@ -213,6 +222,7 @@ fn parse_sources(sources: &[(PathBuf, String)]) -> (Tables, Vec<Located>) {
                 NAMES_FILE => tables.names = names::read(root, &mut reader),
                 IMPORT_NAMES_FILE => tables.import_names = import_names::read(root, &mut reader),
                 TRANSFORMERS_MODELS_FILE => tables.transformers_models = transformers_models::read(root, &mut reader),
+                NAMESAKES_FILE => tables.namesakes = namesakes::read(root, &mut reader),
                 _ => tables.releases = releases::read(root, &mut reader),
             }
         }
@@ -397,7 +407,7 @@ source = \"https://github.com/pytorch/pytorch\"
         assert!(has("not valid TOML"), "{messages:#?}");
         assert!(
             has(
-                "t/extra.toml:1:1: not a table envdoctor knows; the tables are cuda-drivers.toml, torch-builds.toml, gpus.toml, releases.toml, names.toml, import-names.toml and transformers-models.toml"
+                "t/extra.toml:1:1: not a table envdoctor knows; the tables are cuda-drivers.toml, torch-builds.toml, gpus.toml, releases.toml, names.toml, import-names.toml, transformers-models.toml and namesakes.toml"
             ),
             "{messages:#?}"
         );
