@@ -2475,6 +2475,12 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
         ),
         (
             "windows-paging-file-too-small",
+            // The same DLL refused for the commit limit, in Chinese Windows' words.
+            "OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n",
+            "OSError: [WinError 126] 找不到指定的模块。 Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n",
+        ),
+        (
+            "windows-paging-file-too-small",
             // enunutrainingkit8
             "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\Users\\Nathan\\Desktop\\enunu\\python-3.8.10-embed-amd64\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its dependencies.\n",
             // The DLL itself missing, not the commit limit.
@@ -2484,8 +2490,8 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "torch-launch-local-rank-hyphen",
             // pytorchimagemodels1728
             "usage: train.py [-h] [--local_rank LOCAL_RANK] [--data-dir DIR]\ntrain.py: error: unrecognized arguments: --local-rank=0\n",
-            // The script's own option misspelt by the user: no launcher passed it.
-            "usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --lr-scale=2\n",
+            // An option of the script's own that starts like the launcher's.
+            "usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --local-rank-offset=2\n",
         ),
         (
             "protobuf-generated-code-too-old",
@@ -2503,8 +2509,8 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "cpu-lacks-build-instructions",
             // skunkworksbedallocation35
             "RuntimeError: This version of jaxlib was built using AVX instructions, which your CPU and/or operating system do not support. You may be able work around this issue by building jaxlib from source.\n",
-            // jaxlib without its CUDA plugin: a build, not the CPU.
-            "RuntimeError: jaxlib version 0.4.13 is newer than and incompatible with jax version 0.4.10. Please update your jax and/or jaxlib packages.\n",
+            // TensorFlow's note that the CPU has more than the build uses: no failure.
+            "I tensorflow/core/platform/cpu_feature_guard.cc:142] The TensorFlow library wasn't compiled to use AVX2 instructions, but these are available on your machine and could speed up CPU computations.\nValueError: Shapes (None, 10) and (None, 1) are incompatible\n",
         ),
         (
             "no-display-on-node",
@@ -2516,8 +2522,14 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "qt-platform-plugin-not-loaded",
             // yarppg16
             "qt.qpa.plugin: Could not load the Qt platform plugin \"xcb\" in \"/home/kenn/.pyenv/versions/3.11-dev/lib/python3.11/site-packages/cv2/qt/plugins\" even though it was found.\nThis application failed to start because no Qt platform plugin could be initialized. Reinstalling the application may fix this problem.\n",
-            // No display at all: the plugin was never tried.
-            "qt.qpa.xcb: could not connect to display \nAborted (core dumped)\n",
+            // Windows' platform plugin: neither cv2's bundled Qt nor libxcb.
+            "qt.qpa.plugin: Could not load the Qt platform plugin \"windows\" in \"\" even though it was found.\nThis application failed to start because no Qt platform plugin could be initialized.\n",
+        ),
+        (
+            "no-display-on-node",
+            // Qt on a headless node says both; the display is the cause.
+            "qt.qpa.xcb: could not connect to display \nqt.qpa.plugin: Could not load the Qt platform plugin \"xcb\" in \"/usr/lib/x86_64-linux-gnu/qt5/plugins\" even though it was found.\nThis application failed to start because no Qt platform plugin could be initialized.\n",
+            "qt.qpa.plugin: Could not load the Qt platform plugin \"xcb\" in \"/v/lib/python3.11/site-packages/cv2/qt/plugins\" even though it was found.\n",
         ),
         (
             "program-not-on-path",

@@ -16,7 +16,10 @@ pub const CAUSE: &str = "package-cpu-only-build";
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let (module, name) = names::missing_name(text)?;
     let top = module.split('.').next()?;
-    let twin = cpu_twin_suggested(text, name);
+    // Only a compiled module's pair settles it: a Python module's functions
+    // pair CPU and GPU words as well (psutil's cpu_count beside no gpu_count).
+    let last = module.rsplit('.').next().unwrap_or(module);
+    let twin = cpu_twin_suggested(text, name).filter(|_| is_a_build(last));
     // torch's own CUDA names missing are torch's CPU build, its own entry; a
     // compiled module missing is an extension never built (`deform_conv_cuda`),
     // unless its CPU twin shows it is a function of a pair.
@@ -30,7 +33,13 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // A compiled module named after the package that imports it
     // (`torchmcubes_module`, loaded by torchmcubes) is that package's build.
     let owner = match super::innermost_package(traceback) {
-        Some(package) if package != top && top.starts_with(package) => package,
+        Some(package)
+            if top
+                .strip_prefix(package)
+                .is_some_and(|rest| BUILT_SUFFIXES.contains(&rest)) =>
+        {
+            package
+        }
         _ => top,
     };
     let distribution = crate::explain::distribution_of(owner);
@@ -95,11 +104,22 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     })
 }
 
+/// How a package names the compiled module it builds for itself
+/// (`torchmcubes_module`, `foo_ext`, `foo_C`).
+const BUILT_SUFFIXES: [&str; 4] = ["_module", "_ext", "_C", "_cuda"];
+
+/// A module that is a build's, not a Python file's: a compiled module's name.
+fn is_a_build(module: &str) -> bool {
+    super::unbuilt::is_compiled_module(module) || BUILT_SUFFIXES.iter().any(|suffix| module.ends_with(suffix))
+}
+
 /// The name Python suggests in place of the missing one (`Did you mean:
 /// 'mcubes_cpu'?`, Python 3.10 and later), where it is the missing name with
 /// its GPU word as `cpu`.
 fn cpu_twin_suggested<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-    let (_, after) = text.split_once("Did you mean: ")?;
+    // The suggestion on the missing name's own line, not another message's.
+    let line = text.lines().find(|line| line.contains(&format!("'{name}'")))?;
+    let (_, after) = line.split_once("Did you mean: ")?;
     let suggested = after.trim_start().strip_prefix('\'')?.split('\'').next()?;
     let as_cpu = |word: String| match word.as_str() {
         "gpu" | "gpus" | "cuda" => "cpu".to_string(),
@@ -206,6 +226,18 @@ AttributeError: module 'torchmcubes_module' has no attribute 'mcubes_cuda'. Did 
         let other =
             reading("AttributeError: module 'foo' has no attribute 'GpuRunner'. Did you mean: 'GpuRunners'?").unwrap();
         assert!(!other.settles, "{other:?}");
+        // A Python module's pair of functions is no build's.
+        let psutil =
+            reading("AttributeError: module 'psutil' has no attribute 'gpu_count'. Did you mean: 'cpu_count'?")
+                .unwrap();
+        assert!(!psutil.settles, "{psutil:?}");
+        // A package whose name merely starts like the frame's is not its build.
+        let log = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/tensorflow/python/x.py\", line 3, in f\n    tensorflow_io.GpuDevice()\nAttributeError: module 'tensorflow_io' has no attribute 'GpuDevice'\n";
+        assert!(
+            reading(log).unwrap().said.contains("the tensorflow-io imported"),
+            "{:?}",
+            reading(log)
+        );
     }
 
     #[test]

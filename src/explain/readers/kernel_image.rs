@@ -29,7 +29,7 @@ const RUNTIMES: [(&str, &str); 1] = [("[onnxruntimeerror]", "onnxruntime-gpu")];
 
 /// Where torch's own kernels and error checks live: a `.cu` file under one
 /// of these is torch's.
-const TORCH_SOURCES: [&str; 5] = ["aten/src/", "/thc/", "c10/", "torch/csrc/", "caffe2/"];
+const TORCH_SOURCES: [&str; 6] = ["aten/src/", "/thc/", "c10/", "torch/csrc/", "caffe2/", "torch/lib/"];
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
@@ -44,7 +44,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             .or_else(|| extension_source(&lower[at..]))
             .or_else(|| pointnet2_check(&lower, at))
             .or_else(|| extension_call(traceback).map(|call| format!("that {call} launched")))
-            .or_else(|| source_on_line(&lower[at + NO_IMAGE.len()..]))?,
+            // The text as written: a file name keeps its case (ASCII
+            // lowercasing keeps every offset).
+            .or_else(|| source_on_line(&text[at + NO_IMAGE.len()..]))?,
     };
     let mut node = Vec::new();
     // A `.cu` file named by a check is a package's own kernel, but the check
@@ -163,7 +165,9 @@ fn source_on_line(after: &str) -> Option<String> {
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '"' | '\'' | '`'))
         .map(|token| token.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':' || c == '.'))
         .find(|token| token.ends_with(".cu") || token.ends_with(".cuh"))?;
-    let torch = TORCH_SOURCES.iter().any(|torch| file.contains(torch));
+    // Windows builds print mixed separators (`aten/src\\THC/generic/...`).
+    let path = file.to_ascii_lowercase().replace('\\', "/");
+    let torch = TORCH_SOURCES.iter().any(|torch| path.contains(torch));
     (!torch).then(|| format!("in {file}"))
 }
 
@@ -224,6 +228,8 @@ mod tests {
         );
         for torch in [
             "RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at /pytorch/aten/src/THC/THCReduceAll.cuh:327\n",
+            "RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at C:/w/1/s/windows/pytorch/aten/src\\THC/generic/THCTensorMath.cu:35\n",
+            "RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at /pytorch/torch/lib/THCUNN/generic/SpatialConvolutionMM.cu:21\n",
             "RuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA kernel errors might be asynchronously reported at some other API call\n",
         ] {
             assert!(reading(torch).is_none(), "{torch}");

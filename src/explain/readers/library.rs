@@ -764,7 +764,7 @@ fn is_ctranslate2_loader_failure(line: &str) -> bool {
     let Some((file, words)) = rest.split_once(' ') else {
         return false;
     };
-    let a_library = file.ends_with(".dll") || file.contains(".so");
+    let a_library = file.ends_with(".dll") || file.ends_with(".so") || file.contains(".so.");
     a_library && words.trim_end().starts_with("is not found")
 }
 
@@ -966,11 +966,10 @@ mod tests {
         assert!(curand.settles, "{curand:#?}");
     }
 
-    /// ONNX Runtime's loader names the library it was loading (champ95,
-    /// facefusion256): the asker is known, and its CUDA build is its own.
+    /// CTranslate2's loader words name it: wyomingfasterwhisper30 (cut after
+    /// `is not found`), ultrasinger140 (Windows).
     #[test]
     fn ctranslate2_is_named_by_its_own_loaders_words() {
-        // wyomingfasterwhisper30 (cut after `is not found`), ultrasinger140 (Windows).
         for log in [
             "RuntimeError: Library libcublas.so.12 is not found\n",
             "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n",
@@ -981,8 +980,11 @@ mod tests {
         }
         // A sentence about a model file is no loader's.
         assert_eq!(asker_by_own_words("Library model.bin is not found"), None);
+        assert_eq!(asker_by_own_words("Library results.sorted is not found"), None);
     }
 
+    /// ONNX Runtime's loader names the library it was loading (champ95,
+    /// facefusion256): the asker is known, and its CUDA build is its own.
     #[test]
     fn a_runtime_named_by_the_library_it_was_loading_settles_with_both_fixes() {
         let found = reading("[E:onnxruntime:Default, provider_bridge_ort.cc:1480 TryGetProviderInfo_CUDA] Failed to load library libonnxruntime_providers_cuda.so with error: libcufft.so.10: cannot open shared object file: No such file or directory\n").unwrap();

@@ -15,6 +15,7 @@ mod collective;
 mod driver;
 mod dyld;
 mod extension;
+mod fbgemm;
 mod gpu_part;
 mod host_compiler;
 mod host_memory;
@@ -361,7 +362,8 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(not_installed::read(&text, traceback, context));
     readings.extend(loader_version::read(&text, context));
     readings.extend(unpickle::read(&text));
-    readings.extend(program::read(&text, traceback));
+    readings.extend(program::read(traceback));
+    readings.extend(fbgemm::read(&text));
     readings.extend(saved_file::read(&text, context));
     readings.extend(oom::read(&text, context));
     readings.extend(host_memory::read(&text, traceback, context));

@@ -758,6 +758,23 @@ mod tests {
         read(&text, &traceback, context)
     }
 
+    /// qulacs650: a name for the GPU, missing where the package was found in
+    /// site-packages, is also what its CPU-only build lacks: the path that
+    /// settles a release for any other name does not settle this one.
+    #[test]
+    fn a_gpu_name_missing_from_an_installed_package_is_listed_not_named() {
+        let gpu = reading(
+            "ImportError: cannot import name 'QuantumStateGpu' from 'qulacs' (/home/u/miniconda3/envs/r/lib/python3.9/site-packages/qulacs/__init__.py)\n",
+        )
+        .unwrap();
+        assert!(!gpu.settles, "{gpu:?}");
+        let other = reading(
+            "ImportError: cannot import name 'QuantumStateMpi' from 'qulacs' (/home/u/miniconda3/envs/r/lib/python3.9/site-packages/qulacs/__init__.py)\n",
+        )
+        .unwrap();
+        assert!(other.settles, "{other:?}");
+    }
+
     /// fasterliveportrait24, pfrl173: a compiled class printed with its
     /// module is looked up as that module; a Python class, printed bare, and
     /// the standard library's types are not.

@@ -106,8 +106,14 @@ fn own_import_failed(
         .filter(|frame| crate::explain::frame_package(&frame.file) == Some(row.import.as_str()))
         .map(|frame| frame.file.as_str())
         .last();
-    let bare = traceback.frames().next().is_none();
-    if own_frame.is_none() && !(bare && name.is_some()) {
+    // Without the namesake's frames, only the shape of the reports it was
+    // collected from (vissl279: the line alone, the namesake's own module
+    // found at an `(unknown location)`) ties the line to it: a Pyramid app's
+    // own import error reads the same otherwise.
+    let bare = traceback.frames().next().is_none()
+        && name.is_some_and(|name| !name.is_empty())
+        && text.contains("(unknown location)");
+    if own_frame.is_none() && !bare {
         return None;
     }
     let what = match name {
@@ -245,7 +251,7 @@ mod tests {
             // whisperlivekit3
             (
                 "AttributeError: module 'ffmpeg' has no attribute 'input'\n",
-                "pip uninstall -y ffmpeg && pip install ffmpeg-python",
+                "pip uninstall -y ffmpeg && pip install --force-reinstall ffmpeg-python",
             ),
         ] {
             let found = reading(log).unwrap_or_else(|| panic!("{log}"));
@@ -296,7 +302,7 @@ mod tests {
         assert!(
             namesake
                 .fix
-                .starts_with("pip uninstall -y easytorch && pip install easy-torch")
+                .starts_with("pip uninstall -y easytorch && pip install --force-reinstall easy-torch")
         );
         // The wanted project installed under its own name, and no namesake: not this cause.
         let wanted = reading_with(log, "easy-torch", "1.2.5").unwrap();
@@ -343,6 +349,9 @@ mod tests {
             "Traceback (most recent call last):\n  File \"/srv/app/views.py\", line 3, in <module>\n    from pyramid.session import UnencryptedCookieSessionFactoryConfig\nImportError: cannot import name 'UnencryptedCookieSessionFactoryConfig' from 'pyramid.session' (/v/lib/python3.10/site-packages/pyramid/session.py)\n",
             // pyramid itself missing, on a line alone: pip installs it with PyPI's apex.
             "ModuleNotFoundError: No module named 'pyramid'\n",
+            // A Pyramid app's own import, on a line alone, found where pyramid is installed.
+            "ImportError: cannot import name 'TemplateNotFound' from 'pyramid.exceptions' (/v/lib/python3.10/site-packages/pyramid/exceptions.py)\n",
+            "ImportError: cannot import name 'TemplateNotFound' from 'pyramid.exceptions'\n",
         ] {
             assert_eq!(reading(log), None, "{log}");
         }

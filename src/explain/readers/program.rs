@@ -14,7 +14,7 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "program-not-on-path";
 
-pub fn read(text: &str, traceback: &Traceback) -> Option<Reading> {
+pub fn read(traceback: &Traceback) -> Option<Reading> {
     let started = traceback
         .frames()
         .last()
@@ -22,7 +22,9 @@ pub fn read(text: &str, traceback: &Traceback) -> Option<Reading> {
     if !started {
         return None;
     }
-    let missing = not_found(text)?;
+    // The message raised from `_execute_child`, not an earlier one of a
+    // chain (a config file `open` could not find before it).
+    let missing = not_found(&traceback.raised()?.message)?;
     let caller = traceback
         .frames()
         .filter(|frame| {
@@ -34,19 +36,26 @@ pub fn read(text: &str, traceback: &Traceback) -> Option<Reading> {
             None => format!("the job's code ({}, in {})", frame.file, frame.function),
         });
     let by = caller.map(|caller| format!(", run by {caller}")).unwrap_or_default();
-    let (program, settles) = match missing {
-        Missing::Named(name) if !name.contains(['/', '\\']) => (name.to_string(), true),
-        Missing::Named(path) => (path.to_string(), false),
-        Missing::Unnamed => ("the program".to_string(), true),
-    };
-    let check = match program.as_str() {
-        "the program" => {
-            "which program it runs (the call in its source: for example ffmpeg, java or tesseract)".to_string()
-        }
-        _ if !settles => format!(
-            "whether {program} is the program (then it is not at that path) or the working directory the call asked for"
+    let (program, settles, check) = match missing {
+        Missing::Named(path) if path.contains(['/', '\\']) => (
+            path.to_string(),
+            false,
+            format!(
+                "whether {path} is the program (then it is not at that path) or the working directory the call asked for"
+            ),
         ),
-        name => format!("which {name} (where {name} on Windows) in the job's shell finds it"),
+        Missing::Named(name) => (
+            name.to_string(),
+            true,
+            format!(
+                "which {name} (where {name} on Windows) in the job's shell finds it; if it does, {name} is the working directory the call asked for (cwd=), which does not exist"
+            ),
+        ),
+        Missing::Unnamed => (
+            "the program".to_string(),
+            true,
+            "which program it runs (the call in its source: for example ffmpeg, java or tesseract)".to_string(),
+        ),
     };
     Some(Reading {
         cause: CAUSE,
@@ -95,8 +104,7 @@ mod tests {
     use super::*;
 
     fn reading(log: &str) -> Option<Reading> {
-        let (traceback, text) = super::super::parsed(log);
-        read(&text, &traceback)
+        read(&super::super::parsed(log).0)
     }
 
     const STARTED: &str = "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 9, in <module>\n    transcribe(\"a.wav\")\n  File \"/home/u/venv/lib/python3.10/site-packages/whisper/audio.py\", line 58, in load_audio\n    out = run(cmd, capture_output=True, check=True).stdout\n  File \"/usr/lib/python3.10/subprocess.py\", line 503, in run\n    with Popen(*popenargs, **kwargs) as process:\n  File \"/usr/lib/python3.10/subprocess.py\", line 1847, in _execute_child\n    raise child_exception_type(errno_num, err_msg, err_filename)\n";
@@ -154,6 +162,11 @@ mod tests {
         // open() of a missing data file: no program was started.
         let opened = "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 3, in <module>\n    open('ffmpeg')\nFileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'\n";
         assert!(reading(opened).is_none());
+        // A chain whose earlier message named a missing file: the last is the one subprocess raised.
+        let chained = format!(
+            "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 3, in <module>\n    open('config.yaml')\nFileNotFoundError: [Errno 2] No such file or directory: 'config.yaml'\n\nDuring handling of the above exception, another exception occurred:\n\n{STARTED}PermissionError: [Errno 13] Permission denied: './tools/convert'\n"
+        );
+        assert!(reading(&chained).is_none(), "{:?}", reading(&chained));
         // A program that ran and failed is no missing program.
         assert!(
             reading(&format!(
