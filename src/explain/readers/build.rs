@@ -26,7 +26,7 @@ pub(crate) fn build_of(traceback: &Traceback, earlier: &[String]) -> Option<Buil
     let in_frames = in_environment
         || traceback.frames().any(|frame| {
             let file = frame.file.as_str();
-            file.rsplit(['/', '\\']).next() == Some("setup.py") || file.contains("_in_process")
+            text::file_name(file) == "setup.py" || file.contains("_in_process")
         });
     let steps: Vec<&str> = earlier
         .iter()

@@ -33,13 +33,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // A compiled module named after the package that imports it
     // (`torchmcubes_module`, loaded by torchmcubes) is that package's build.
     let owner = match super::innermost_package(traceback) {
-        Some(package)
-            if top
-                .strip_prefix(package)
-                .is_some_and(|rest| BUILT_SUFFIXES.contains(&rest)) =>
-        {
-            package
-        }
+        Some(package) if built_for(top) == Some(package) => package,
         _ => top,
     };
     let distribution = crate::explain::distribution_of(owner);
@@ -104,13 +98,22 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     })
 }
 
-/// How a package names the compiled module it builds for itself
-/// (`torchmcubes_module`, `foo_ext`, `foo_C`).
-const BUILT_SUFFIXES: [&str; 4] = ["_module", "_ext", "_C", "_cuda"];
+/// How torchmcubes names the compiled module it builds for itself, beside
+/// the extension suffixes every reader knows (`_ext`, `_C`, `_cuda`, `_kernels`).
+const MODULE_SUFFIX: &str = "_module";
 
 /// A module that is a build's, not a Python file's: a compiled module's name.
 fn is_a_build(module: &str) -> bool {
-    super::unbuilt::is_compiled_module(module) || BUILT_SUFFIXES.iter().any(|suffix| module.ends_with(suffix))
+    super::unbuilt::is_compiled_module(module) || module.ends_with(MODULE_SUFFIX)
+}
+
+/// The package a compiled module is named after (`torchmcubes_module`:
+/// torchmcubes), where its name is one.
+fn built_for(module: &str) -> Option<&str> {
+    let package = module
+        .strip_suffix(MODULE_SUFFIX)
+        .unwrap_or_else(|| super::extension::package_of_compiled_module(module));
+    (package != module && !package.is_empty()).then_some(package)
 }
 
 /// The name Python suggests in place of the missing one (`Did you mean:

@@ -164,7 +164,7 @@ fn torch_bounds(lower: &str) -> Option<TorchBounds> {
     let rest = text::after_marker(rest, "adequate version of ")?;
     let bounds = &rest[rest.find('(')? + 1..];
     let bounds = &bounds[..bounds.find(')')?];
-    let compiler = compiler.rsplit(['/', '\\']).next().unwrap_or(compiler).trim();
+    let compiler = text::file_name(compiler).trim();
     let plain = |value: &str| !value.is_empty() && !value.contains('\n');
     (plain(compiler) && plain(installed) && plain(bounds)).then(|| TorchBounds {
         compiler: compiler.to_string(),

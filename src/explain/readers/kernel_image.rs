@@ -38,23 +38,25 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         .iter()
         .find(|(words, _)| lower.contains(words))
         .map(|(_, distribution)| *distribution);
-    let kernel = match runtime {
-        Some(distribution) => format!("that {distribution} ran"),
+    let named = match runtime {
+        Some(distribution) => Some(format!("that {distribution} ran")),
         None => kernel_named(&lower, at)
             .or_else(|| extension_source(&lower[at..]))
             .or_else(|| pointnet2_check(&lower, at))
-            .or_else(|| extension_call(traceback).map(|call| format!("that {call} launched")))
-            // The text as written: a file name keeps its case (ASCII
-            // lowercasing keeps every offset).
-            .or_else(|| source_on_line(&text[at + NO_IMAGE.len()..]))?,
+            .or_else(|| extension_call(traceback).map(|call| format!("that {call} launched"))),
     };
-    let mut node = Vec::new();
     // A `.cu` file named by a check is a package's own kernel, but the check
     // is as often a vendor's kernels that were never written for the GPU
     // (nunchaku's int4 GEMV below sm_80, libspconv below sm_80) as a build
     // that left its architecture out: which one the package's list of
     // supported GPUs says.
-    let from_file = kernel.starts_with("in ");
+    let (kernel, from_file) = match named {
+        Some(kernel) => (kernel, false),
+        // The text as written: a file name keeps its case (ASCII
+        // lowercasing keeps every offset).
+        None => (source_on_line(&text[at + NO_IMAGE.len()..])?, true),
+    };
+    let mut node = Vec::new();
     if from_file {
         node.push((
             None,

@@ -108,7 +108,7 @@ impl Soname<'_> {
 }
 
 fn soname(token: &str) -> Option<Soname<'_>> {
-    let file = token.rsplit(['/', '\\']).next()?;
+    let file = text::file_name(token);
     if let Some(base) = file
         .len()
         .checked_sub(4)
@@ -703,7 +703,7 @@ fn asker_by_library(text: &str) -> Option<&'static str> {
     const LOADING: &str = "failed to load library ";
     let lower = text.to_ascii_lowercase();
     let at = lower.find(LOADING)? + LOADING.len();
-    let file = lower[at..].split_whitespace().next()?.rsplit(['/', '\\']).next()?;
+    let file = text::file_name(lower[at..].split_whitespace().next()?);
     let name = file.strip_prefix("lib").unwrap_or(file);
     RUNTIME_LIBRARIES
         .iter()
@@ -764,8 +764,7 @@ fn is_ctranslate2_loader_failure(line: &str) -> bool {
     let Some((file, words)) = rest.split_once(' ') else {
         return false;
     };
-    let a_library = file.ends_with(".dll") || file.ends_with(".so") || file.contains(".so.");
-    a_library && words.trim_end().starts_with("is not found")
+    soname(file).is_some() && words.trim_end().starts_with("is not found")
 }
 
 /// The file names of runtimes' own libraries, by the distribution that ships them.

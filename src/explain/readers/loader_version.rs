@@ -119,7 +119,7 @@ impl MissingVersion<'_> {
     fn needs(&self) -> String {
         self.required_by.map_or_else(
             || "a compiled library".to_string(),
-            |path| path.rsplit(['/', '\\']).next().unwrap_or(path).to_string(),
+            |path| text::file_name(path).to_string(),
         )
     }
 }

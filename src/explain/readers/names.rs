@@ -401,7 +401,7 @@ fn undated(
     // package): one without them, where no row dates it, is some other
     // module of that name (a folder shadowing the package), not a release.
     let missing = dotted.rsplit('.').next().unwrap_or(dotted);
-    if missing.starts_with("__") && missing.ends_with("__") {
+    if text::is_dunder(missing) {
         return None;
     }
     // A name for the GPU is also what a package's CPU-only build lacks

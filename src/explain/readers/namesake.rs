@@ -32,7 +32,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let top = module.split('.').next()?;
     let row = tables.namesakes.of_import(top)?;
     // Every module has its dunders; one without them is no project's own.
-    if name.starts_with("__") && name.ends_with("__") {
+    if text::is_dunder(name) {
         return None;
     }
     // The message's path found the module outside site-packages (a folder
@@ -51,9 +51,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let dotted = format!("{module}.{name}");
     let user = names::user_of(traceback, top).unwrap_or_else(|| "the code".to_string());
     let single_module = text.contains(&format!("'{top}' is not a package"));
-    let (node, confirmed, contradicted) = node_facts(row, context);
+    let mut node = node_facts(row, context);
     let always = row.wanted_has(&path);
-    let settles = (always || confirmed) && !contradicted;
+    let settles = (always || holds(&node, true)) && !holds(&node, false);
     let module_word = if single_module {
         format!(
             " (Python says '{top}' is not a package: the {top} imported is a single module, not the wanted project's package)"
@@ -61,17 +61,17 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     } else {
         String::new()
     };
-    let said = match always {
-        true => format!(
+    let said = if always {
+        format!(
             "{user} uses {dotted}, which {} always has; the {top} imported lacks it{module_word}: PyPI's {}, an unrelated project, installs the same import name ({})",
             row.wanted, row.namesake, row.source
-        ),
-        false => format!(
+        )
+    } else {
+        format!(
             "{user} uses {dotted}, missing from {top}{module_word}: PyPI's {} is an unrelated project that installs the import name {top} of {}, which the code may be written for ({})",
             row.namesake, row.wanted, row.source
-        ),
+        )
     };
-    let mut node = node;
     if !settles {
         node.push((
             None,
@@ -128,65 +128,59 @@ fn own_import_failed(
         "{place}, which only PyPI's {}, an unrelated project of the same import name, imports: {} never imports {top} ({})",
         row.namesake, row.wanted, row.source
     );
-    let (node, _, contradicted) = node_facts(row, context);
-    Some(reading(row, said, node, !contradicted))
+    let node = node_facts(row, context);
+    let settles = !holds(&node, false);
+    Some(reading(row, said, node, settles))
 }
 
 /// What the node's packages say: the namesake's distribution installed (and
 /// whether its name tells it from the wanted project's), or only the wanted
-/// project's, under a name of its own, installed. `(node, confirmed, contradicted)`.
-fn node_facts(row: &Namesake, context: Context) -> (Vec<(Option<bool>, String)>, bool, bool) {
+/// project's, under a name of its own, installed.
+fn node_facts(row: &Namesake, context: Context) -> Vec<(Option<bool>, String)> {
     let Some(facts) = context.facts else {
-        return (Vec::new(), false, false);
+        return Vec::new();
     };
     let namesake = facts.package(&row.namesake);
     let version =
         |package: &crate::snapshot::packages::Package| package.version.clone().unwrap_or_else(|| "?".to_string());
     match namesake {
-        Some(package) if row.names_differ() => (
-            vec![(
-                Some(true),
-                format!(
-                    "{} {} is installed here: PyPI's {}, not {}",
-                    row.namesake,
-                    version(package),
-                    row.namesake,
-                    row.wanted_distribution
-                ),
-            )],
-            true,
-            false,
-        ),
-        Some(package) => (
-            vec![(
-                None,
-                format!(
-                    "{} {} is installed here; the wanted project installs as {} too, so the name does not say which one it is",
-                    row.namesake,
-                    version(package),
-                    row.wanted_distribution
-                ),
-            )],
-            false,
-            false,
-        ),
-        None => match facts.package(&row.wanted_distribution).filter(|_| row.names_differ()) {
-            Some(wanted) if context.absence_is_a_fact => (
-                vec![(
-                    Some(false),
-                    format!(
-                        "{} {} is installed here, and {} is not",
-                        row.wanted_distribution,
-                        version(wanted),
-                        row.namesake
-                    ),
-                )],
-                false,
-                true,
+        Some(package) if row.names_differ() => vec![(
+            Some(true),
+            format!(
+                "{} {} is installed here: PyPI's {}, not {}",
+                row.namesake,
+                version(package),
+                row.namesake,
+                row.wanted_distribution
             ),
-            _ => (Vec::new(), false, false),
+        )],
+        Some(package) => vec![(
+            None,
+            format!(
+                "{} {} is installed here; the wanted project installs as {} too, so the name does not say which one it is",
+                row.namesake,
+                version(package),
+                row.wanted_distribution
+            ),
+        )],
+        None => match facts.package(&row.wanted_distribution).filter(|_| row.names_differ()) {
+            Some(wanted) if context.absence_is_a_fact => vec![(
+                Some(false),
+                format!(
+                    "{} {} is installed here, and {} is not",
+                    row.wanted_distribution,
+                    version(wanted),
+                    row.namesake
+                ),
+            )],
+            _ => Vec::new(),
         },
     }
+}
+
+/// Whether one of the node's facts confirms (`true`) or contradicts (`false`) the reading.
+fn holds(node: &[(Option<bool>, String)], confirms: bool) -> bool {
+    node.iter().any(|(holds, _)| *holds == Some(confirms))
 }
 
 fn reading(row: &Namesake, said: String, node: Vec<(Option<bool>, String)>, settles: bool) -> Reading {
@@ -198,9 +192,10 @@ fn reading(row: &Namesake, said: String, node: Vec<(Option<bool>, String)>, sett
         // The words point at the namesake; they do not name it.
         stated: false,
         settles,
-        rules_out: match settles {
-            true => vec![names::CAUSE, not_installed::CAUSE],
-            false => Vec::new(),
+        rules_out: if settles {
+            vec![names::CAUSE, not_installed::CAUSE]
+        } else {
+            Vec::new()
         },
     }
 }

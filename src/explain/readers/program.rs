@@ -95,8 +95,7 @@ fn not_found(text: &str) -> Option<Missing<'_>> {
 /// The standard library's subprocess module, which an Anaconda install on
 /// Windows keeps under a `lib` that names no Python (`C:\Users\u\anaconda3\lib`).
 fn is_subprocess(file: &str) -> bool {
-    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    name == "subprocess.py" && !crate::explain::is_installed_code(file)
+    super::text::file_name(file) == "subprocess.py" && !crate::explain::is_installed_code(file)
 }
 
 #[cfg(test)]

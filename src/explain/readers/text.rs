@@ -387,6 +387,17 @@ pub fn line_before(text: &str, at: usize) -> &str {
     &text[text[..at].rfind('\n').map_or(0, |newline| newline + 1)..at]
 }
 
+/// A path's last part, whichever system's separators it uses: a log from
+/// Windows names `C:\\...\\subprocess.py`, one from Linux `/usr/lib/...`.
+pub fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// A dunder (`__version__`): every module has its own, whatever its release.
+pub fn is_dunder(name: &str) -> bool {
+    name.starts_with("__") && name.ends_with("__")
+}
+
 /// A Python identifier of ASCII letters, digits and underscores: a module's
 /// part, a function's name.
 pub fn is_identifier(part: &str) -> bool {
