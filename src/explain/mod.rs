@@ -153,6 +153,10 @@ const JOB_ENDINGS: [&str; 4] = [
     "CalledProcessError",
 ];
 
+/// The job endings that only report a child process that failed: what the
+/// child printed before them is why.
+const CHILD_SUMMARIES: [&str; 2] = ["ChildFailedError", "CalledProcessError"];
+
 /// Reads the whole log and explains it.
 pub fn explain<'r, R: BufRead + 'r>(
     reader: R,
@@ -292,6 +296,18 @@ impl<'m> Explainer<'m> {
                 .collect();
         }
         let tracebacks_found = ranked.len() + dropped;
+        // A launcher's summary of a child that failed (torchrun's
+        // ChildFailedError, accelerate's CalledProcessError) is no failure of
+        // its own: the child failed for what the log printed before it, which
+        // is judged as if the summary were not there. Alone, it is what there is.
+        let summarizes_a_child = |traceback: &Traceback| {
+            traceback
+                .raised()
+                .is_some_and(|raised| CHILD_SUMMARIES.contains(&raised.class()))
+        };
+        if ranked.iter().any(|(traceback, _)| !summarizes_a_child(traceback)) {
+            ranked.retain(|(traceback, _)| !summarizes_a_child(traceback));
+        }
         // The strongest answer; among equals, the traceback printed last, and of
         // two that end on the same line the one that starts last: NCCL's "Last
         // error:" line, the reason for the exception it ends.
@@ -499,6 +515,7 @@ impl PastedText {
         // logger printed below the warning level.
         if text.is_empty()
             || presentation::is_prompt(text)
+            || presentation::is_fence(text)
             || signals::logged_below_warning(text)
             || self.lines.last().is_some_and(|(_, last)| last == text)
         {

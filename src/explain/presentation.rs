@@ -221,6 +221,29 @@ pub fn is_prompt(line: &str) -> bool {
         })
 }
 
+/// Whether `line` only opens or closes a Markdown code block (```` ``` ````,
+/// ```` ```python ````, `~~~`): a forum post's frame around what it pastes,
+/// no line of the failure.
+pub fn is_fence(line: &str) -> bool {
+    let line = line.trim_end();
+    let text = line.trim_start_matches(' ');
+    // Markdown's own limit: four spaces make an indented code line instead.
+    if line.len() - text.len() > 3 {
+        return false;
+    }
+    let Some(mark) = text.chars().next().filter(|mark| matches!(mark, '`' | '~')) else {
+        return false;
+    };
+    let run = text.len() - text.trim_start_matches(mark).len();
+    // What may follow is the name of a language (`python`, `c++`, `shell-session`):
+    // a caret line under a spec (`~~~~~~^`) is pip's, and part of what failed.
+    let language = &text[run..];
+    run >= 3
+        && language
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '.'))
+}
+
 /// `line` without colour codes and HTML entities, with straight quotes.
 pub fn plain(mut line: String) -> String {
     if line.contains('\u{1b}') {
@@ -518,6 +541,25 @@ fn label_in(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_fence_is_told_from_a_line_that_starts_with_backticks() {
+        for fence in ["```", "```python", "  ```console", "~~~", "````"] {
+            assert!(is_fence(fence), "{fence}");
+        }
+        for line in [
+            "``",
+            "```x = 1```",
+            "``` two words",
+            "`torch` is missing",
+            "~~~ note ~~~",
+            "",
+            "            ~~~~~~^",
+            "    ```",
+        ] {
+            assert!(!is_fence(line), "{line}");
+        }
+    }
 
     fn unwrapped(log: &str) -> Vec<String> {
         let presentation = Presentation::of(log.as_bytes(), true);

@@ -2,8 +2,9 @@
 //! log is rewrapped as tools, pages and people present logs (`docker compose
 //! logs`, `kubectl logs --timestamps`, a CI runner, a Python logger,
 //! journalctl, torchrun with one rank or two failing alike, mpirun, `srun -l`, an e-mail quote, a
-//! Markdown code block, a page's HTML source, a word processor, a coloured
-//! terminal) and must get the
+//! Markdown code block or fence, a page's HTML source, a word processor, a
+//! coloured terminal, a launcher's summary of the child that failed after it)
+//! and must get the
 //! answer the log itself gets. Before the wrapping was read through, one
 //! prefix changed the answer on 13 of 586 fixture logs, and HTML escaping on 53.
 
@@ -28,7 +29,7 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 18] = [
+const WRAPPINGS: [(&str, Wrap); 21] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
     ("CI runner", |log| {
         each_line(log, |index| format!("2024-05-01T12:{}.1234567Z ", second(index)))
@@ -80,7 +81,45 @@ const WRAPPINGS: [(&str, Wrap); 18] = [
     ("Windows prompt above", |log| {
         format!("C:\\Users\\me\\sd>python launch.py\n{log}")
     }),
+    ("Markdown fence", |log| format!("```console\n{log}\n```\n")),
+    ("torchrun's summary after", |log| format!("{log}\n{TORCHRUN_SUMMARY}")),
+    ("accelerate's summary after", |log| {
+        format!("{log}\n{ACCELERATE_SUMMARY}")
+    }),
 ];
+
+/// What torchrun prints when a child it started failed: its own traceback,
+/// ending in ChildFailedError, after whatever the child printed.
+const TORCHRUN_SUMMARY: &str = r#"E0501 12:00:05.123000 4242 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 4243) of binary: /usr/bin/python3
+Traceback (most recent call last):
+  File "/usr/local/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/run.py", line 919, in main
+    run(args)
+  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py", line 263, in launch_agent
+    raise ChildFailedError(
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 4243)
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"#;
+
+/// What `accelerate launch` prints when the process it started failed.
+const ACCELERATE_SUMMARY: &str = r#"Traceback (most recent call last):
+  File "/usr/local/bin/accelerate", line 8, in <module>
+    sys.exit(main())
+  File "/usr/local/lib/python3.10/dist-packages/accelerate/commands/launch.py", line 1174, in launch_command
+    simple_launcher(args)
+  File "/usr/local/lib/python3.10/dist-packages/accelerate/commands/launch.py", line 769, in simple_launcher
+    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)
+subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py']' returned non-zero exit status 1.
+"#;
 
 /// What decides a verdict: the outcome, and the first cause with its confidence.
 fn verdict(explanation: &Explanation) -> String {
@@ -100,7 +139,7 @@ fn explained(log: &str, explainer: &Explainer, facts: &Facts) -> String {
 
 /// Wrappings each case is checked under, in turn: every wrapping meets 35
 /// or more of the corpus's cases, which keeps the test to seconds in a debug build.
-const WRAPPINGS_PER_CASE: usize = 4;
+const WRAPPINGS_PER_CASE: usize = 5;
 
 #[test]
 fn every_corpus_log_gets_the_same_answer_however_it_is_wrapped() {
@@ -177,7 +216,7 @@ fn a_stamped_record_after_a_raw_traceback_ends_its_message() {
 /// the most a paste may have) keeps its answer when the command that started
 /// the job is pasted above it, at a shell's or Windows' prompt: the prompt's
 /// line is no part of the failure (wekws93). Nor are the labels of two ranks
-/// that print the same words.
+/// that print the same words, nor the Markdown fence a post put around it.
 #[test]
 fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
     let paste = concat!(
@@ -203,6 +242,8 @@ fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
         format!("(venv) user@gpu-node:~/run$ torchrun --nproc_per_node 2 train.py\n{paste}"),
         format!("C:\\Users\\me\\wekws>python train.py\n{paste}"),
         ranks,
+        format!("```shell\n{paste}```\n"),
+        format!("~~~\n{paste}~~~\n"),
     ] {
         let prompt = pasted.lines().next().unwrap().to_string();
         let explanation = explain(pasted.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
