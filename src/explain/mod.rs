@@ -296,17 +296,21 @@ impl<'m> Explainer<'m> {
                 .collect();
         }
         let tracebacks_found = ranked.len() + dropped;
-        // A launcher's summary of a child that failed (torchrun's
-        // ChildFailedError, accelerate's CalledProcessError) is no failure of
-        // its own: the child failed for what the log printed before it, which
-        // is judged as if the summary were not there. Alone, it is what there is.
-        let summarizes_a_child = |traceback: &Traceback| {
-            traceback
-                .raised()
-                .is_some_and(|raised| CHILD_SUMMARIES.contains(&raised.class()))
+        // Two kinds of traceback are no failure of their own, and the log is
+        // judged as if they were not there; alone, they are what there is. A
+        // launcher's summary of a child that failed (torchrun's
+        // ChildFailedError, accelerate's CalledProcessError): the child failed
+        // for what the log printed before it. An exception Python passed over
+        // (`Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__>`
+        // as the interpreter shut down after the failure).
+        let no_failure_of_its_own = |traceback: &Traceback| {
+            traceback.ignored
+                || traceback
+                    .raised()
+                    .is_some_and(|raised| CHILD_SUMMARIES.contains(&raised.class()))
         };
-        if ranked.iter().any(|(traceback, _)| !summarizes_a_child(traceback)) {
-            ranked.retain(|(traceback, _)| !summarizes_a_child(traceback));
+        if ranked.iter().any(|(traceback, _)| !no_failure_of_its_own(traceback)) {
+            ranked.retain(|(traceback, _)| !no_failure_of_its_own(traceback));
         }
         // The strongest answer; among equals, the traceback printed last, and of
         // two that end on the same line the one that starts last: NCCL's "Last

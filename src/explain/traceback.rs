@@ -151,6 +151,11 @@ pub struct Traceback {
     /// it, in the log's order: what ran in the session that raised it.
     #[serde(skip)]
     pub typed: Vec<String>,
+    /// Python printed it under `Exception ignored in: ...`: raised where no
+    /// one could catch it (a `__del__`, an atexit callback, a thread being
+    /// torn down), reported and passed over; no job ends on it.
+    #[serde(skip)]
+    pub ignored: bool,
 }
 
 impl Traceback {
@@ -170,6 +175,7 @@ impl Traceback {
             occurrences: 1,
             last_line: line,
             typed: Vec::new(),
+            ignored: false,
         }
     }
 
@@ -274,6 +280,9 @@ pub struct Collector {
     announced: Option<Announced>,
     /// The last [`MAX_TYPED`] statements typed at a Python prompt.
     typed: Vec<String>,
+    /// The line of the last `Exception ignored in: ...`: the traceback or
+    /// exception line right after it is one Python passed over.
+    ignored_at: Option<usize>,
 }
 
 /// How many statements typed at a prompt are kept: enough for a session
@@ -325,6 +334,17 @@ impl Collector {
         // by; what reads a line's own words reads them after it, so that
         // interleaved ranks' `Killed` or loader lines are still read.
         let own = super::presentation::unlabelled(line);
+        // Python's own line, which no message goes on into: it ends what
+        // was printed before it under the same label.
+        if own.trim_start().starts_with(IGNORED) {
+            let label = &line[..line.len() - own.len()];
+            if let Some(index) = self.streams.iter().position(|stream| stream.label == label) {
+                self.close(index);
+            }
+            self.ignored_at = Some(number);
+            self.wrapped = None;
+            return;
+        }
         if self.wrapped.is_some() && self.continue_wrapped(own) {
             return;
         }
@@ -494,6 +514,7 @@ impl Collector {
                 occurrences: 1,
                 last_line: number,
                 typed: self.typed.clone(),
+                ignored: self.ignored_at.is_some_and(|at| at + 1 == number),
             },
             phase: Phase::Frames,
             chained: false,
@@ -867,10 +888,12 @@ impl Collector {
         true
     }
 
-    fn keep(&mut self, traceback: Traceback) {
+    fn keep(&mut self, mut traceback: Traceback) {
         if traceback.raised().is_none() && traceback.frames().next().is_none() {
             return;
         }
+        // Python prints an exception it passed over without a traceback when it has none.
+        traceback.ignored |= self.ignored_at.is_some_and(|at| at + 1 == traceback.line);
         // A note is read with the failure after it: the latest few of each
         // kind are kept, each where it was printed (a repeat is a new line,
         // not a count), and they take no warning's place, nor another kind's
@@ -1112,9 +1135,15 @@ pub fn marker_words() -> Vec<String> {
             // `from M import N` right above a lone exception line: see `import_line`.
             " import ".to_string(),
             ANNOUNCEMENT.to_string(),
+            IGNORED.to_string(),
         ])
         .collect()
 }
+
+/// How Python introduces an exception it reported and passed over
+/// (`Exception ignored in: <function Foo.__del__ at 0x7f...>`; Python 3.13's
+/// `Exception ignored in atexit callback: ...` and `... while ...`).
+const IGNORED: &str = "Exception ignored ";
 
 /// Whether a line outside any traceback could start one or be an exception
 /// line: a header, a frame, or a colon right after an exception-like name.
@@ -1299,6 +1328,27 @@ pub fn parse(text: &str) -> Vec<Traceback> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An exception Python reported and passed over, with its traceback or
+    /// alone, is marked as such; the failure before it is not.
+    #[test]
+    fn an_exception_python_passed_over_is_marked() {
+        let log = "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\nRuntimeError: CUDA error: out of memory\nException ignored in: <function Pool.__del__ at 0x7f>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.10/multiprocessing/pool.py\", line 268, in __del__\nTypeError: 'NoneType' object is not callable\nException ignored in atexit callback: <function _exit at 0x7f>\nKeyError: 'rank'\n";
+        let tracebacks = parse(log);
+        let ignored: Vec<(String, bool)> = tracebacks
+            .iter()
+            .map(|traceback| (traceback.raised().unwrap().exception.clone(), traceback.ignored))
+            .collect();
+        assert_eq!(
+            ignored,
+            [
+                ("RuntimeError".to_string(), false),
+                ("TypeError".to_string(), true),
+                ("KeyError".to_string(), true)
+            ],
+            "{tracebacks:#?}"
+        );
+    }
 
     const PLAIN: &str = r#"Some log line
 Traceback (most recent call last):

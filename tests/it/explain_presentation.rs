@@ -3,7 +3,8 @@
 //! logs`, `kubectl logs --timestamps`, a CI runner, a Python logger,
 //! journalctl, torchrun with one rank or two failing alike, mpirun, `srun -l`, an e-mail quote, a
 //! Markdown code block or fence, a page's HTML source, a word processor, a
-//! coloured terminal, a launcher's summary of the child that failed after it)
+//! coloured terminal, a launcher's summary of the child that failed after it,
+//! an exception Python passed over at exit)
 //! and must get the
 //! answer the log itself gets. Before the wrapping was read through, one
 //! prefix changed the answer on 13 of 586 fixture logs, and HTML escaping on 53.
@@ -29,7 +30,7 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 21] = [
+const WRAPPINGS: [(&str, Wrap); 22] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
     ("CI runner", |log| {
         each_line(log, |index| format!("2024-05-01T12:{}.1234567Z ", second(index)))
@@ -86,7 +87,21 @@ const WRAPPINGS: [(&str, Wrap); 21] = [
     ("accelerate's summary after", |log| {
         format!("{log}\n{ACCELERATE_SUMMARY}")
     }),
+    ("an exception Python passed over after", |log| {
+        format!("{log}\n{IGNORED_AT_EXIT}")
+    }),
 ];
+
+/// What Python prints for an exception raised where nothing could catch it,
+/// here a DataLoader's worker shutdown as the interpreter exits after the failure.
+const IGNORED_AT_EXIT: &str = r#"Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f3a2c1d5e50>
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/torch/utils/data/dataloader.py", line 1479, in __del__
+    self._shutdown_workers()
+  File "/usr/local/lib/python3.10/dist-packages/torch/utils/data/dataloader.py", line 1443, in _shutdown_workers
+    if self._persistent_workers or self._workers_status[worker_id]:
+AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute '_workers_status'
+"#;
 
 /// What torchrun prints when a child it started failed: its own traceback,
 /// ending in ChildFailedError, after whatever the child printed.
