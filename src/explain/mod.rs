@@ -300,17 +300,20 @@ impl<'m> Explainer<'m> {
         // judged as if they were not there; alone, they are what there is. A
         // launcher's summary of a child that failed (torchrun's
         // ChildFailedError, accelerate's CalledProcessError): the child failed
-        // for what the log printed before it. An exception Python passed over
-        // (`Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__>`
-        // as the interpreter shut down after the failure).
-        let no_failure_of_its_own = |traceback: &Traceback| {
+        // for what the log printed before it, unless the summary's own words
+        // answer why (`returned non-zero exit status 137`: the child was
+        // killed). An exception Python passed over (`Exception ignored in:
+        // <function _MultiProcessingDataLoaderIter.__del__>` as the
+        // interpreter shut down after the failure).
+        let no_failure_of_its_own = |(traceback, candidates): &(Traceback, Vec<Candidate>)| {
             traceback.ignored
-                || traceback
+                || (traceback
                     .raised()
                     .is_some_and(|raised| CHILD_SUMMARIES.contains(&raised.class()))
+                    && !candidates.first().is_some_and(|best| best.confidence.is_answer()))
         };
-        if ranked.iter().any(|(traceback, _)| !no_failure_of_its_own(traceback)) {
-            ranked.retain(|(traceback, _)| !no_failure_of_its_own(traceback));
+        if ranked.iter().any(|ranked| !no_failure_of_its_own(ranked)) {
+            ranked.retain(|ranked| !no_failure_of_its_own(ranked));
         }
         // The strongest answer; among equals, the traceback printed last, and of
         // two that end on the same line the one that starts last: NCCL's "Last

@@ -218,6 +218,27 @@ pub const PIP_BUILD_STEPS: [&str; 4] = [
 /// The build step that names the package built: `Building wheel for x (setup.py) ... done`.
 pub const BUILDING_WHEEL: &str = "Building wheel for ";
 
+/// Whether `line` is a shell's report that the process ended on a signal,
+/// as bash prints it on a line of its own after the process's output
+/// (`Segmentation fault (core dumped)`, `Killed`, `Aborted`): no part of a
+/// message the process printed before it.
+pub fn is_shells_report_of_a_signal(line: &str) -> bool {
+    const REPORTS: [&str; 7] = [
+        "Segmentation fault",
+        "Bus error",
+        "Illegal instruction",
+        "Floating point exception",
+        "Aborted",
+        "Abort trap",
+        "Killed",
+    ];
+    // Longer is a sentence that uses the words: `(core dumped)` is the most
+    // bash adds, or a job's number and command where a script ran it.
+    const MOST_BYTES: usize = 40;
+    let line = line.trim();
+    line.len() <= MOST_BYTES && REPORTS.iter().any(|report| line.starts_with(report))
+}
+
 /// What a bare `Killed` line is read as: the words say what the shell meant,
 /// which the one word alone cannot be matched by without matching every
 /// "killed" in a log.
@@ -475,6 +496,25 @@ fn assertion(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shells_report_of_a_signal_is_told_from_a_sentence_that_uses_its_words() {
+        for line in [
+            "Segmentation fault (core dumped)",
+            "Killed",
+            "  Aborted (core dumped)",
+            "Bus error",
+        ] {
+            assert!(is_shells_report_of_a_signal(line), "{line}");
+        }
+        for line in [
+            "Killed workers are restarted by the elastic agent when max_restarts allows it",
+            "DataLoader worker (pid 4242) is killed by signal: Segmentation fault.",
+            "Segmentation faults in the renderer were fixed in 0.4, see the changelog for details",
+        ] {
+            assert!(!is_shells_report_of_a_signal(line), "{line}");
+        }
+    }
 
     #[test]
     fn a_notes_words_name_no_failure_of_their_own() {

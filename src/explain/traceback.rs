@@ -627,6 +627,7 @@ impl Collector {
                 let log_record =
                     (self.stamped && !stamped) || rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
                 if log_record
+                    || signals::is_shells_report_of_a_signal(rest)
                     || closed
                     || lines >= MAX_MESSAGE_LINES
                     || raised.message.len() + rest.len() > MAX_MESSAGE_BYTES
@@ -1328,6 +1329,25 @@ pub fn parse(text: &str) -> Vec<Traceback> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shell's report that the process then died on a signal is no line
+    /// of the exception's message: `KeyError: 'gemma2'` stays the key alone.
+    #[test]
+    fn a_crash_after_the_exception_is_not_its_message() {
+        let log = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    main()\nKeyError: 'gemma2'\nSegmentation fault (core dumped)\n";
+        let tracebacks = parse(log);
+        let mut messages: Vec<&str> = tracebacks
+            .iter()
+            .filter_map(|traceback| traceback.raised())
+            .map(|raised| raised.message.as_str())
+            .collect();
+        messages.sort_unstable();
+        assert_eq!(
+            messages,
+            ["'gemma2'", "Segmentation fault (core dumped)"],
+            "{tracebacks:#?}"
+        );
+    }
 
     /// An exception Python reported and passed over, with its traceback or
     /// alone, is marked as such; the failure before it is not.

@@ -210,10 +210,7 @@ fn a_stamped_record_after_a_raw_traceback_ends_its_message() {
         "ValueError: the batch holds no tokens\n",
         "2024-05-01 12:00:41,002 - INFO - saving the checkpoint to out/step-100\n",
     ));
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain/deepspeed-zero3-offload-h100-recorded/snapshot.json");
-    let snapshot = envdoctor::snapshot::parse(&std::fs::read(&path).unwrap(), &path).unwrap();
-    let configs = envdoctor::configs::TrainingConfigs::default();
+    let (snapshot, configs) = recorded_node();
     let facts = Facts::new(&snapshot, &configs);
     let explanation = explain(
         log.as_bytes(),
@@ -240,10 +237,7 @@ fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
         "[W socket.cpp:401] [c10d] The server socket has failed to bind to 0.0.0.0:29400 (errno: 98 - Address already in use).\n",
         "[E socket.cpp:435] [c10d] The server socket has failed to listen on any local network address.\n",
     );
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/explain/deepspeed-zero3-offload-h100-recorded/snapshot.json");
-    let snapshot = envdoctor::snapshot::parse(&std::fs::read(&path).unwrap(), &path).unwrap();
-    let configs = envdoctor::configs::TrainingConfigs::default();
+    let (snapshot, configs) = recorded_node();
     let facts = Facts::new(&snapshot, &configs);
     let matrix = Matrix::load(&[]).unwrap();
     let plain = explain(paste.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
@@ -264,4 +258,35 @@ fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
         let explanation = explain(pasted.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
         assert_eq!(verdict(&explanation), verdict(&plain), "{prompt}");
     }
+}
+
+/// A launcher's summary is passed over only where it says nothing of its
+/// own: accelerate's `died with <Signals.SIGKILL: 9>` says the child was
+/// killed, and stays the answer with a crash or a passed-over exception after
+/// it (autotrain456).
+#[test]
+fn a_summary_that_says_why_the_child_ended_is_not_passed_over() {
+    let (snapshot, configs) = recorded_node();
+    let facts = Facts::new(&snapshot, &configs);
+    let matrix = Matrix::load(&[]).unwrap();
+    let killed = ACCELERATE_SUMMARY.replace("returned non-zero exit status 1.", "died with <Signals.SIGKILL: 9>.");
+    let alone = explain(killed.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
+    assert!(
+        verdict(&alone).contains("host-out-of-memory-killed"),
+        "{}",
+        verdict(&alone)
+    );
+    for after in ["Segmentation fault (core dumped)\n", IGNORED_AT_EXIT] {
+        let log = format!("{killed}{after}");
+        let explanation = explain(log.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
+        assert_eq!(verdict(&explanation), verdict(&alone), "{after}");
+    }
+}
+
+/// The node recorded on a real H100, which the short logs above are judged on.
+fn recorded_node() -> (envdoctor::snapshot::Snapshot, envdoctor::configs::TrainingConfigs) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/explain/deepspeed-zero3-offload-h100-recorded/snapshot.json");
+    let snapshot = envdoctor::snapshot::parse(&std::fs::read(&path).unwrap(), &path).unwrap();
+    (snapshot, envdoctor::configs::TrainingConfigs::default())
 }
