@@ -354,7 +354,10 @@ impl<'m, 'f> Judge<'m, 'f> {
             .collect();
         let messages: Vec<String> = traceback
             .messages()
-            .map(|raised| comparable(&in_current_words(&unwrapped(&raised.message))))
+            .map(|raised| {
+                let message = unwrapped(&raised.message);
+                comparable(&in_current_words(&super::signals::with_exit_status_read(&message)))
+            })
             .collect();
         let mut seen = Seen {
             other_system: other_system_sign(traceback).or_else(|| self.log_system.clone()),
@@ -2023,6 +2026,29 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             message: message.into(),
         };
         ranked_alone(raised).into_iter().find(|candidate| candidate.id == id)
+    }
+
+    /// A child SIGKILL ended, as subprocess reports it (137 through a shell,
+    /// -9 from the signal itself), names the host's memory as a bare `Killed`
+    /// does; a child that failed with its own status does not.
+    #[test]
+    fn a_child_killed_by_sigkill_names_the_hosts_memory() {
+        let named = |message: &str| {
+            candidate_alone("subprocess.CalledProcessError", message, "host-out-of-memory-killed")
+                .is_some_and(|candidate| candidate.confidence.is_answer())
+        };
+        assert!(named(
+            "Command '['python', 'train.py']' returned non-zero exit status 137."
+        ));
+        assert!(named(
+            "Command '['python', 'train.py']' returned non-zero exit status -9."
+        ));
+        assert!(!named(
+            "Command '['python', 'train.py']' returned non-zero exit status 1."
+        ));
+        assert!(!named(
+            "Command '['python', 'train.py']' returned non-zero exit status -11."
+        ));
     }
 
     /// cryosparcissues142: the driver's and runtime's own names and words for

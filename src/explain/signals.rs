@@ -9,6 +9,7 @@
 //! Finding them must cost almost nothing on the lines that are none of this,
 //! so every trigger is searched for at once with one Aho-Corasick automaton.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
@@ -442,7 +443,10 @@ pub fn read(line: &str) -> Option<SignalLine> {
         Signal::LibraryError => after(text, "] [E] ").map_or(text, str::trim),
         Signal::Killed if text == "Killed" || after_a_progress_bar(text) => KILLED,
         Signal::Killed if &line[found.range()] != "Killed" => {
-            return Some(SignalLine::Line(raised(signal, format!("{text} ({EXIT_137})"))));
+            return Some(SignalLine::Line(raised(
+                signal,
+                with_exit_status_read(text).into_owned(),
+            )));
         }
         Signal::Killed => return None,
         _ => text,
@@ -451,6 +455,24 @@ pub fn read(line: &str) -> Option<SignalLine> {
         at_its_level(signal, line),
         message.to_string(),
     )))
+}
+
+/// `message` with an exit status that says SIGKILL ended a process (`exit
+/// status 137`, `exit code 137`: 128 + 9) followed by what it means, in the
+/// words a cause's message can match; wherever it stands, a line of its own
+/// or an exception's message (`CalledProcessError: Command '...' returned
+/// non-zero exit status 137.`). Any other message as it is.
+pub fn with_exit_status_read(message: &str) -> Cow<'_, str> {
+    let says_sigkill = AUTOMATON.find_iter(message).any(|found| {
+        TRIGGERS
+            .get(found.pattern().as_usize())
+            .is_some_and(|(pattern, signal)| *signal == Signal::Killed && *pattern != "Killed")
+    });
+    if says_sigkill {
+        Cow::Owned(format!("{message} ({EXIT_137})"))
+    } else {
+        Cow::Borrowed(message)
+    }
 }
 
 /// The shell's `Killed` printed on a progress bar's line, which ends in a
@@ -496,6 +518,27 @@ fn assertion(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exit_status_of_sigkill_is_read_wherever_it_stands() {
+        for message in [
+            "Command '['python', 'train.py']' returned non-zero exit status 137.",
+            "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
+            "trainer-1 exited with code 137",
+        ] {
+            assert!(
+                with_exit_status_read(message).ends_with("SIGKILL, as the shell reports it)"),
+                "{message}"
+            );
+        }
+        for message in [
+            "Command '['python', 'train.py']' returned non-zero exit status 1.",
+            "Killed",
+            "the step took 137 seconds",
+        ] {
+            assert_eq!(with_exit_status_read(message), message);
+        }
+    }
 
     #[test]
     fn the_shells_report_of_a_signal_is_told_from_a_sentence_that_uses_its_words() {
