@@ -2049,6 +2049,13 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         assert!(!named(
             "Command '['python', 'train.py']' returned non-zero exit status -11."
         ));
+        // torch's DataLoader names the signal that ended a worker: SIGKILL's, not a bus error's.
+        let worker = |message: &str| {
+            candidate_alone("RuntimeError", message, "host-out-of-memory-killed")
+                .is_some_and(|candidate| candidate.confidence.is_answer())
+        };
+        assert!(worker("DataLoader worker (pid 9833) is killed by signal: Killed. "));
+        assert!(!worker("DataLoader worker (pid 9833) is killed by signal: Bus error. "));
     }
 
     /// cryosparcissues142: the driver's and runtime's own names and words for

@@ -10,11 +10,17 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "host-memory-exhausted";
 
-/// torch's CPU allocator, as Windows builds and Linux builds word a refusal
-/// (c10/core/impl/alloc_cpu.cpp), lowercased.
-const ALLOCATOR_WORDS: [&str; 2] = [
+/// A refusal in words, whatever class it was raised as, lowercased: torch's
+/// CPU allocator as Windows builds and Linux builds word it
+/// (c10/core/impl/alloc_cpu.cpp); the system's ENOMEM as Python reports a
+/// failed call (`OSError: [Errno 12] Cannot allocate memory`, a DataLoader
+/// forking its workers from a large process); C++'s `std::bad_alloc`, which
+/// pybind11 raises as MemoryError and torch as RuntimeError.
+const REFUSAL_WORDS: [&str; 4] = [
     "defaultcpuallocator: not enough memory",
     "defaultcpuallocator: can't allocate memory",
+    "[errno 12] cannot allocate memory",
+    "std::bad_alloc",
 ];
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
@@ -22,7 +28,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let memory_error = traceback
         .messages()
         .any(|raised| matches!(raised.class(), "MemoryError" | "_ArrayMemoryError"));
-    if !memory_error && !ALLOCATOR_WORDS.iter().any(|words| lower.contains(words)) {
+    if !memory_error && !REFUSAL_WORDS.iter().any(|words| lower.contains(words)) {
         return None;
     }
     // A MemoryError of a GPU's allocator is the GPU's (pycuda's
@@ -114,6 +120,13 @@ mod tests {
         let bare = reading("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    x = np.vstack(images)\nMemoryError\n").unwrap();
         assert!(bare.settles && bare.stated, "{bare:?}");
         assert!(reading("MemoryError: std::bad_alloc\n").is_some());
+        // The same refusals raised as other classes.
+        for log in [
+            "RuntimeError: std::bad_alloc\n",
+            "OSError: [Errno 12] Cannot allocate memory\n",
+        ] {
+            assert!(reading(log).is_some_and(|reading| reading.cause == CAUSE), "{log}");
+        }
     }
 
     #[test]
@@ -123,6 +136,9 @@ mod tests {
             "RuntimeError: CUDA error: out of memory\n",
             "pycuda._driver.MemoryError: cuMemAlloc failed: out of memory\n",
             "ValueError: Unable to allocate the tokenizer's buffers\n",
+            // ENOSPC and another errno are not the memory's.
+            "OSError: [Errno 28] No space left on device\n",
+            "OSError: [Errno 121] Cannot allocate memory for the remote I/O buffer\n",
         ] {
             assert!(reading(log).is_none(), "{log}");
         }
