@@ -2028,6 +2028,21 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         ranked_alone(raised).into_iter().find(|candidate| candidate.id == id)
     }
 
+    /// torch's words for ninja it could not run name the program missing;
+    /// ninja's own words for a build that ran and failed do not.
+    #[test]
+    fn ninja_that_torch_could_not_run_is_a_program_not_on_path() {
+        let named = |exception: &str, message: &str| {
+            candidate_alone(exception, message, "program-not-on-path")
+                .is_some_and(|candidate| candidate.confidence.is_answer())
+        };
+        assert!(named("RuntimeError", "Ninja is required to load C++ extensions"));
+        assert!(!named(
+            "RuntimeError",
+            "Error building extension 'fused': ninja: build stopped: subcommand failed."
+        ));
+    }
+
     /// A child SIGKILL ended, as subprocess reports it (137 through a shell,
     /// -9 from the signal itself), names the host's memory as a bare `Killed`
     /// does; a child that failed with its own status does not.
