@@ -2070,6 +2070,13 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
                 .is_some_and(|candidate| candidate.confidence.is_answer())
         };
         assert!(worker("DataLoader worker (pid 9833) is killed by signal: Killed. "));
+        // Slurm's words for its memory cgroup killing a process of the job.
+        assert!(worker(
+            "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=36358.batch. Some of your processes may have been killed by the cgroup out-of-memory handler."
+        ));
+        assert!(!worker(
+            "slurmstepd: error: *** JOB 36358 ON node7 CANCELLED AT 2024-05-01T12:00:00 DUE TO TIME LIMIT ***"
+        ));
         assert!(!worker("DataLoader worker (pid 9833) is killed by signal: Bus error. "));
     }
 

@@ -121,7 +121,7 @@ const ALL: [Signal; 14] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 55] = [
+const TRIGGERS: [(&str, Signal); 56] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -191,6 +191,9 @@ const TRIGGERS: [(&str, Signal); 55] = [
     ("SIGILL", Signal::Crashed),
     ("SIGFPE", Signal::Crashed),
     ("SIGABRT", Signal::Crashed),
+    // Windows' access violation, its segmentation fault, as IDEs and shells
+    // report the exit code: `Process finished with exit code -1073741819 (0xC0000005)`.
+    ("0xC0000005", Signal::Crashed),
     // pip's words (and urllib3's, which it quotes) for an index it could not
     // read, printed before it reports what it found there, and its list of
     // releases it passed over for their Requires-Python.
@@ -770,6 +773,9 @@ mod tests {
         assert!(text.ends_with("SIGKILL, as the shell reports it)"), "{text}");
         assert!(message("subprocess.CalledProcessError: Command 'x' returned non-zero exit status 137.").is_some());
         assert!(message("Process finished with exit code 1").is_none());
+        // Windows' access violation is a crash, not a process that ended well.
+        let (label, _) = message("Process finished with exit code -1073741819 (0xC0000005)").unwrap();
+        assert_eq!(label, "crash");
     }
 
     #[test]
