@@ -628,6 +628,7 @@ impl Collector {
                     (self.stamped && !stamped) || rest.starts_with(|c: char| c.is_ascii_digit() || "[(<{".contains(c));
                 if log_record
                     || signals::is_shells_report_of_a_signal(rest)
+                    || ONE_LINE_MESSAGES.contains(&raised.class())
                     || closed
                     || lines >= MAX_MESSAGE_LINES
                     || raised.message.len() + rest.len() > MAX_MESSAGE_BYTES
@@ -1141,6 +1142,13 @@ pub fn marker_words() -> Vec<String> {
         .collect()
 }
 
+/// Exceptions whose message Python prints on one line, whatever the code
+/// raised: a KeyError's is the key's repr (a newline in it is escaped), and
+/// the import system's `No module named 'x'` is its own. The line after it
+/// is the next thing the log printed (`wandb: Waiting for W&B process to
+/// finish...`), not more of the message.
+const ONE_LINE_MESSAGES: [&str; 2] = ["KeyError", "ModuleNotFoundError"];
+
 /// How Python introduces an exception it reported and passed over
 /// (`Exception ignored in: <function Foo.__del__ at 0x7f...>`; Python 3.13's
 /// `Exception ignored in atexit callback: ...` and `... while ...`).
@@ -1347,6 +1355,17 @@ mod tests {
             ["'gemma2'", "Segmentation fault (core dumped)"],
             "{tracebacks:#?}"
         );
+    }
+
+    /// A KeyError's message is the key's repr, one line: what the log
+    /// printed next is no part of it.
+    #[test]
+    fn a_key_errors_message_is_one_line() {
+        let log = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    main()\nKeyError: 'gemma2'\nwandb: Waiting for W&B process to finish... (failed 1).\n";
+        let tracebacks = parse(log);
+        assert_eq!(tracebacks[0].raised().unwrap().message, "'gemma2'", "{tracebacks:#?}");
+        let log = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    main()\nValueError: two\nlines\n";
+        assert_eq!(parse(log)[0].raised().unwrap().message, "two\nlines");
     }
 
     /// An exception Python reported and passed over, with its traceback or
