@@ -144,18 +144,17 @@ pub enum FactsFrom {
 const CONTEXT_LINES: usize = 32;
 
 /// Exceptions that end a job for a reason outside it, or for a failure
-/// printed before them: Ctrl-C, sys.exit, torchrun's and accelerate's
-/// summaries of a child process that failed.
-const JOB_ENDINGS: [&str; 4] = [
-    "KeyboardInterrupt",
-    "SystemExit",
-    "ChildFailedError",
-    "CalledProcessError",
-];
+/// printed before them: Ctrl-C, sys.exit, and (see [`CHILD_SUMMARIES`])
+/// torchrun's and accelerate's summaries of a child process that failed.
+const INTERRUPTIONS: [&str; 2] = ["KeyboardInterrupt", "SystemExit"];
 
 /// The job endings that only report a child process that failed: what the
 /// child printed before them is why.
 const CHILD_SUMMARIES: [&str; 2] = ["ChildFailedError", "CalledProcessError"];
+
+fn is_job_ending(class: &str) -> bool {
+    INTERRUPTIONS.contains(&class) || CHILD_SUMMARIES.contains(&class)
+}
 
 /// Reads the whole log and explains it.
 pub fn explain<'r, R: BufRead + 'r>(
@@ -382,9 +381,7 @@ impl<'m> Explainer<'m> {
             ranked.iter().any(|(traceback, _)| {
                 let own_python_failure = || {
                     traceback.frames().next().is_some()
-                        && traceback
-                            .raised()
-                            .is_some_and(|raised| !JOB_ENDINGS.contains(&raised.class()))
+                        && traceback.raised().is_some_and(|raised| !is_job_ending(raised.class()))
                 };
                 traceback.is_fatal() && traceback.line > line.last_line && (!python_only || own_python_failure())
             })

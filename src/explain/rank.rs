@@ -2048,10 +2048,11 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
     /// does; a child that failed with its own status does not.
     #[test]
     fn a_child_killed_by_sigkill_names_the_hosts_memory() {
-        let named = |message: &str| {
-            candidate_alone("subprocess.CalledProcessError", message, "host-out-of-memory-killed")
+        let named_as = |exception: &str, message: &str| {
+            candidate_alone(exception, message, "host-out-of-memory-killed")
                 .is_some_and(|candidate| candidate.confidence.is_answer())
         };
+        let named = |message: &str| named_as("subprocess.CalledProcessError", message);
         assert!(named(
             "Command '['python', 'train.py']' returned non-zero exit status 137."
         ));
@@ -2065,10 +2066,7 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
             "Command '['python', 'train.py']' returned non-zero exit status -11."
         ));
         // torch's DataLoader names the signal that ended a worker: SIGKILL's, not a bus error's.
-        let worker = |message: &str| {
-            candidate_alone("RuntimeError", message, "host-out-of-memory-killed")
-                .is_some_and(|candidate| candidate.confidence.is_answer())
-        };
+        let worker = |message: &str| named_as("RuntimeError", message);
         assert!(worker("DataLoader worker (pid 9833) is killed by signal: Killed. "));
         // Slurm's words for its memory cgroup killing a process of the job.
         assert!(worker(

@@ -224,23 +224,19 @@ pub const BUILDING_WHEEL: &str = "Building wheel for ";
 
 /// Whether `line` is a shell's report that the process ended on a signal,
 /// as bash prints it on a line of its own after the process's output
-/// (`Segmentation fault (core dumped)`, `Killed`, `Aborted`): no part of a
+/// (`Segmentation fault (core dumped)`, `Killed`, `Bus error`): a crash or
+/// kill line of [`TRIGGERS`], short enough to be nothing else. No part of a
 /// message the process printed before it.
 pub fn is_shells_report_of_a_signal(line: &str) -> bool {
-    const REPORTS: [&str; 7] = [
-        "Segmentation fault",
-        "Bus error",
-        "Illegal instruction",
-        "Floating point exception",
-        "Aborted",
-        "Abort trap",
-        "Killed",
-    ];
     // Longer is a sentence that uses the words: `(core dumped)` is the most
     // bash adds, or a job's number and command where a script ran it.
     const MOST_BYTES: usize = 40;
-    let line = line.trim();
-    line.len() <= MOST_BYTES && REPORTS.iter().any(|report| line.starts_with(report))
+    line.trim().len() <= MOST_BYTES
+        && matches!(
+            read(line),
+            Some(SignalLine::Line(raised))
+                if matches!(Signal::from_label(&raised.exception), Some(Signal::Crashed | Signal::Killed))
+        )
 }
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,
@@ -466,6 +462,10 @@ pub fn read(line: &str) -> Option<SignalLine> {
 /// or an exception's message (`CalledProcessError: Command '...' returned
 /// non-zero exit status 137.`). Any other message as it is.
 pub fn with_exit_status_read(message: &str) -> Cow<'_, str> {
+    // A signal line was read so already (see `read`).
+    if message.contains(EXIT_137) {
+        return Cow::Borrowed(message);
+    }
     let says_sigkill = AUTOMATON.find_iter(message).any(|found| {
         TRIGGERS
             .get(found.pattern().as_usize())
@@ -529,10 +529,10 @@ mod tests {
             "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
             "trainer-1 exited with code 137",
         ] {
-            assert!(
-                with_exit_status_read(message).ends_with("SIGKILL, as the shell reports it)"),
-                "{message}"
-            );
+            let read = with_exit_status_read(message);
+            assert!(read.ends_with("SIGKILL, as the shell reports it)"), "{message}");
+            // A message read so already (a signal line's) is not read twice.
+            assert_eq!(with_exit_status_read(&read), read);
         }
         for message in [
             "Command '['python', 'train.py']' returned non-zero exit status 1.",

@@ -375,8 +375,10 @@ impl Collector {
         if let Some((start, exception)) = self.pending.take() {
             // The next line is the message, unless it is a blank line or
             // starts something of its own: the exception then stands alone.
-            let starts_something =
-                line.contains(HEADER) || !frames_in(line).is_empty() || bare_exception_in(line).is_some();
+            let starts_something = line.contains(HEADER)
+                || !frames_in(line).is_empty()
+                || bare_exception_in(line).is_some()
+                || signals::is_shells_report_of_a_signal(own);
             let message = if starts_something { "" } else { own.trim() };
             let message = message.to_string();
             if !starts_something && exception == signals::Signal::Nccl.label() {
@@ -864,6 +866,7 @@ impl Collector {
             || line.contains(HEADER)
             || !frames_in(line).is_empty()
             || bare_exception_in(line).is_some()
+            || signals::is_shells_report_of_a_signal(line)
             || (!lists && signals::names_a_failure(line));
         if starts_something || added >= MAX_MESSAGE_LINES {
             return false;
