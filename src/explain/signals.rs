@@ -121,7 +121,7 @@ const ALL: [Signal; 14] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 56] = [
+const TRIGGERS: [(&str, Signal); 53] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
     // CUDNN_STATUS_SUCCESS is none of these.
@@ -170,10 +170,9 @@ const TRIGGERS: [(&str, Signal); 56] = [
     ("error: subprocess-exited-with-error", Signal::Build),
     ("error: metadata-generation-failed", Signal::Build),
     ("Killed", Signal::Killed),
-    // 137 is 128 + 9: how shells, IDEs, Docker and subprocess report a child SIGKILL ended.
-    ("exit code 137", Signal::Killed),
-    ("exit status 137", Signal::Killed),
-    ("exited with code 137", Signal::Killed),
+    // PyCharm's words after the exit status (`exit code 137 (interrupted by
+    // signal 9: SIGKILL)`); exit statuses themselves are read apart, see
+    // [`EXIT_STATUS_WORDS`].
     ("signal 9: SIGKILL", Signal::Killed),
     // The shell's words for the signals a process raises on itself (bash's
     // strsignal), `(core dumped)` after any of them, macOS's `Abort trap: 6`,
@@ -244,22 +243,90 @@ pub fn is_shells_report_of_a_signal(line: &str) -> bool {
 /// "killed" in a log.
 pub const KILLED: &str = "Killed (SIGKILL, as the shell reports it)";
 
-/// What an exit status of 137 is read as, in words a cause's message can match.
-const EXIT_137: &str = "137 is 128 + 9: SIGKILL, as the shell reports it";
+/// The words of a SIGKILL as a shell reports it, in every reading of one
+/// that a cause's message can match.
+const SIGKILL_AS_THE_SHELL_REPORTS_IT: &str = "SIGKILL, as the shell reports it";
 
 /// bitsandbytes' other setup failure, matched apart because it is lowercase prose.
 const BNB_WITHOUT_GPU: &str = "compiled without GPU support";
 
-/// The triggers in order, so a match's pattern index is its [`TRIGGERS`] row.
+/// The words a process's exit status follows, as shells, IDEs, Docker,
+/// Kubernetes, subprocess and the launchers built on it print them: `exit
+/// code 137`, `exited with code 139`, `returned a non-zero code: 137`, `Exit
+/// Code: 137`, `exit status -9`, `exits with return code = -9`, `exitcode  :
+/// -9`. What the status says is read after them ([`what_the_exit_status_says`]); most
+/// statuses say no signal ended the process, and those lines are no signal.
+const EXIT_STATUS_WORDS: [&str; 13] = [
+    "exit code",
+    "Exit code",
+    "Exit Code",
+    "exit status",
+    "Exit status",
+    "exitcode",
+    "exit_code",
+    "exitCode",
+    "ExitCode",
+    "return code",
+    "returncode",
+    "non-zero code",
+    "with code",
+];
+
+/// The signals that end a process with no Python exception to say so, by
+/// their Linux numbers (signal(7)): the kill a process cannot catch, and the
+/// fatal signals a process raises on itself.
+const FATAL_SIGNALS: [(i64, &str, Signal); 6] = [
+    (9, "SIGKILL", Signal::Killed),
+    (11, "SIGSEGV", Signal::Crashed),
+    (6, "SIGABRT", Signal::Crashed),
+    (7, "SIGBUS", Signal::Crashed),
+    (4, "SIGILL", Signal::Crashed),
+    (8, "SIGFPE", Signal::Crashed),
+];
+
+/// The NTSTATUS codes a Windows program's exit status says it ended with,
+/// printed in decimal, signed or unsigned, by launchers: its segmentation
+/// fault, and a program that could not start for a DLL it needs (the DLL is
+/// not named: Dependencies or `dumpbin /dependents` names it).
+const WINDOWS_ENDINGS: [(u32, &str, Signal); 2] = [
+    (0xC000_0005, "an access violation", Signal::Crashed),
+    (
+        0xC000_0135,
+        "STATUS_DLL_NOT_FOUND, a DLL it needs was not found",
+        Signal::KnownMessage,
+    ),
+];
+
+/// The triggers in order, so a match's pattern index is its [`TRIGGERS`]
+/// row, then bitsandbytes' prose, then the [`EXIT_STATUS_WORDS`].
 static AUTOMATON: LazyLock<AhoCorasick> =
     LazyLock::new(|| AhoCorasick::new(trigger_words()).expect("the trigger patterns are valid"));
 
-/// The words a signal line holds, for a [`super::log::Marker`].
+/// The words a signal line holds, in the automaton's order; a
+/// [`super::log::Marker`] marks the lines that hold one.
 pub fn trigger_words<'a>() -> impl Iterator<Item = &'a str> {
     TRIGGERS
         .iter()
         .map(|(pattern, _)| *pattern)
         .chain(std::iter::once(BNB_WITHOUT_GPU))
+        .chain(EXIT_STATUS_WORDS)
+}
+
+/// What a match of the automaton is.
+enum Trigger {
+    /// A line of this kind, by these words.
+    Words(&'static str, Signal),
+    /// An exit status follows; it may say a signal ended the process.
+    ExitStatus,
+}
+
+fn trigger(found: aho_corasick::Match) -> Trigger {
+    let at = found.pattern().as_usize();
+    match TRIGGERS.get(at) {
+        Some((pattern, signal)) => Trigger::Words(pattern, *signal),
+        None if at == TRIGGERS.len() => Trigger::Words(BNB_WITHOUT_GPU, Signal::Bitsandbytes),
+        None => Trigger::ExitStatus,
+    }
 }
 
 /// A quick yes/no for the line filter: may this line be a signal?
@@ -268,12 +335,12 @@ pub fn may_be_signal(line: &str) -> bool {
 }
 
 /// Whether the line holds a failure's words, not only a note's: pip's
-/// network words in an exception's message name no failure of their own.
+/// network words in an exception's message name no failure of their own,
+/// nor does an exit status that no signal ended (`exit status 1`).
 pub fn names_a_failure(line: &str) -> bool {
-    AUTOMATON.find_iter(line).any(|found| {
-        TRIGGERS
-            .get(found.pattern().as_usize())
-            .is_none_or(|(_, signal)| *signal != Signal::Note)
+    AUTOMATON.find_iter(line).any(|found| match trigger(found) {
+        Trigger::Words(_, signal) => signal != Signal::Note,
+        Trigger::ExitStatus => what_the_exit_status_says(&line[found.end()..]).is_some(),
     })
 }
 
@@ -282,8 +349,62 @@ pub fn names_a_failure(line: &str) -> bool {
 /// from another's. `None` for a line that holds no note's words.
 pub fn note_kind(line: &str) -> Option<usize> {
     AUTOMATON.find_iter(line).find_map(|found| {
-        let at = found.pattern().as_usize();
-        matches!(TRIGGERS.get(at), Some((_, Signal::Note))).then_some(at)
+        matches!(trigger(found), Trigger::Words(_, Signal::Note)).then_some(found.pattern().as_usize())
+    })
+}
+
+/// How the exit status at the start of `after` (what follows the words of
+/// an [`EXIT_STATUS_WORDS`] entry) says the process ended, when it says more
+/// than a failure: its kind and, in words a cause's message can match, what
+/// the number means. A shell, Docker and an IDE report 128 + N for signal N;
+/// Python's subprocess and multiprocessing, and the launchers built on them
+/// (torchrun, DeepSpeed's, accelerate's), report -N; Windows an NTSTATUS code.
+fn what_the_exit_status_says(after: &str) -> Option<(Signal, String)> {
+    let number = after.trim_start_matches([' ', '\t', ':', '=', '(']);
+    let digits_from = usize::from(number.starts_with('-'));
+    let digits = number[digits_from..].bytes().take_while(u8::is_ascii_digit).count();
+    let end = digits_from + digits;
+    // `137.` ends a sentence; `137.5` or `1370` is another number.
+    let rest = &number.as_bytes()[end..];
+    if digits == 0
+        || rest.first().is_some_and(u8::is_ascii_alphanumeric)
+        || rest.starts_with(b".") && rest.get(1).is_some_and(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let status: i64 = number[..end].parse().ok()?;
+    // `code as i32` is the code read as a signed 32-bit status.
+    if let Some((code, meaning, signal)) = WINDOWS_ENDINGS
+        .iter()
+        .find(|(code, _, _)| status == i64::from(*code) || status == i64::from(*code as i32))
+    {
+        return Some((
+            *signal,
+            format!("{status} is {code:#x}: {meaning}, as Windows reports it"),
+        ));
+    }
+    FATAL_SIGNALS.iter().find_map(|&(number, name, signal)| {
+        if status == 128 + number {
+            Some((
+                signal,
+                format!("{status} is 128 + {number}: {name}, as the shell reports it"),
+            ))
+        } else if status == -number {
+            Some((
+                signal,
+                format!("{status} is -{number}: {name}, as Python reports a child's end"),
+            ))
+        } else {
+            None
+        }
+    })
+}
+
+/// What the first exit status in `text` that says how a process ended says.
+fn exit_status_in(text: &str) -> Option<(Signal, String)> {
+    AUTOMATON.find_iter(text).find_map(|found| match trigger(found) {
+        Trigger::ExitStatus => what_the_exit_status_says(&text[found.end()..]),
+        Trigger::Words(..) => None,
     })
 }
 
@@ -421,18 +542,25 @@ pub enum SignalLine {
     OnNextLine(Signal),
 }
 
-/// Reads one line as a signal.
+/// Reads one line as a signal: by the first of its triggers that says one
+/// (`exit code -1073741819 (0xC0000005)`: the status, and would the status
+/// say none, the words after it).
 pub fn read(line: &str) -> Option<SignalLine> {
-    let found = AUTOMATON.find(line)?;
-    let signal = TRIGGERS
-        .get(found.pattern().as_usize())
-        .map_or(Signal::Bitsandbytes, |(_, s)| *s);
     // What a logger printed below the warning level is no failure: NCCL's
     // INFO lines quote the loader's words about plugins it can do without.
-    if logged_below_warning(line) {
+    if !may_be_signal(line) || logged_below_warning(line) {
         return None;
     }
     let text = line.trim();
+    AUTOMATON.find_iter(line).find_map(|found| match trigger(found) {
+        Trigger::ExitStatus => what_the_exit_status_says(&line[found.end()..])
+            .map(|(signal, meaning)| SignalLine::Line(raised(signal, format!("{text} ({meaning})")))),
+        Trigger::Words(pattern, signal) => read_by_words(line, text, pattern, signal),
+    })
+}
+
+/// Reads a line by the words of one of [`TRIGGERS`].
+fn read_by_words(line: &str, text: &str, pattern: &str, signal: Signal) -> Option<SignalLine> {
     let message = match signal {
         Signal::Nccl if text.ends_with("Last error:") => return Some(SignalLine::OnNextLine(signal)),
         // `host:pid:tid [0] file.cc:48 NCCL WARN message`: the prefix differs per rank.
@@ -441,10 +569,10 @@ pub fn read(line: &str) -> Option<SignalLine> {
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
         Signal::LibraryError => after(text, "] [E] ").map_or(text, str::trim),
         Signal::Killed if text == "Killed" || after_a_progress_bar(text) => KILLED,
-        Signal::Killed if &line[found.range()] != "Killed" => {
+        Signal::Killed if pattern != "Killed" => {
             return Some(SignalLine::Line(raised(
                 signal,
-                with_exit_status_read(text).into_owned(),
+                format!("{text} ({SIGKILL_AS_THE_SHELL_REPORTS_IT})"),
             )));
         }
         Signal::Killed => return None,
@@ -456,25 +584,19 @@ pub fn read(line: &str) -> Option<SignalLine> {
     )))
 }
 
-/// `message` with an exit status that says SIGKILL ended a process (`exit
-/// status 137`, `exit code 137`: 128 + 9) followed by what it means, in the
-/// words a cause's message can match; wherever it stands, a line of its own
-/// or an exception's message (`CalledProcessError: Command '...' returned
-/// non-zero exit status 137.`). Any other message as it is.
+/// `message` with an exit status that says a signal ended a process (`exit
+/// status 137`: 128 + 9, SIGKILL; `exit status -9`) followed by what it
+/// means, in the words a cause's message can match; wherever it stands, a
+/// line of its own or an exception's message (`CalledProcessError: Command
+/// '...' returned non-zero exit status 137.`). Any other message as it is.
 pub fn with_exit_status_read(message: &str) -> Cow<'_, str> {
     // A signal line was read so already (see `read`).
-    if message.contains(EXIT_137) {
+    if message.ends_with(" reports it)") || message.ends_with(" reports a child's end)") {
         return Cow::Borrowed(message);
     }
-    let says_sigkill = AUTOMATON.find_iter(message).any(|found| {
-        TRIGGERS
-            .get(found.pattern().as_usize())
-            .is_some_and(|(pattern, signal)| *signal == Signal::Killed && *pattern != "Killed")
-    });
-    if says_sigkill {
-        Cow::Owned(format!("{message} ({EXIT_137})"))
-    } else {
-        Cow::Borrowed(message)
+    match exit_status_in(message) {
+        Some((_, meaning)) => Cow::Owned(format!("{message} ({meaning})")),
+        None => Cow::Borrowed(message),
     }
 }
 
@@ -541,6 +663,50 @@ mod tests {
         ] {
             assert_eq!(with_exit_status_read(message), message);
         }
+    }
+
+    #[test]
+    fn an_exit_status_says_how_a_process_ended_in_whatever_words_it_follows() {
+        for (line, label, meaning) in [
+            // football5: Docker's build; Kubernetes' pod status; Docker Compose.
+            ("The command '/bin/sh -c pip3 install .' returned a non-zero code: 137", "killed", "SIGKILL"),
+            ("    Reason: Error, Exit Code: 137", "killed", "SIGKILL"),
+            ("llama-1 exited with code 139", "crash", "SIGSEGV"),
+            ("error: Lean exited with code 134", "crash", "SIGABRT"),
+            // DeepSpeed's launcher, torchrun's summary, subprocess: -N.
+            ("[launch.py:315:sigkill_handler] exits with return code = -9", "killed", "SIGKILL"),
+            ("  exitcode  : -9 (pid: 4242)", "killed", "SIGKILL"),
+            ("worker returned exitCode=-11", "crash", "SIGSEGV"),
+            // Windows' NTSTATUS codes, signed and unsigned.
+            ("Process finished with exit code -1073741819 (0xC0000005)", "crash", "0xc0000005"),
+            ("Error: exit status 3221225781", "error message", "0xc0000135"),
+            ("(Exit code: -1073741515)", "error message", "0xc0000135"),
+        ] {
+            let (read_as, text) = message(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(read_as, label, "{line}");
+            assert!(text.contains(meaning), "{text}");
+            assert!(text.starts_with(line.trim()), "{text}");
+        }
+        // A status that says only that the process failed is no signal, and
+        // the words after it are still read.
+        for line in [
+            "Process finished with exit code 1",
+            "error: command 'gcc' failed with exit status 1",
+            "exited with code 0",
+            "exit code 137.5 was not a status",
+            "exit status 1370",
+            "the step took 137 seconds",
+        ] {
+            assert!(
+                message(line).is_none_or(|(label, _)| label == "build error"),
+                "{line}"
+            );
+            assert!(!names_a_failure(line) || line.contains("error: command"), "{line}");
+        }
+        assert_eq!(
+            message("worker exited with code 1: CUDA error: out of memory").unwrap().0,
+            "CUDA error"
+        );
     }
 
     #[test]
