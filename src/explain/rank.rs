@@ -1303,9 +1303,10 @@ fn from_elsewhere(verdict: &Verdict, when: &When, seen: &Seen, facts: &Facts) ->
         Condition::GpuCount | Condition::AnyGpu | Condition::AllGpus if facts.gpus.is_empty() => open(format!(
             "no GPU is visible here, so the GPUs the log ran on are unknown ({ELSEWHERE})"
         )),
+        // Said once however many causes ask of a GPU (a compute capability
+        // each): what is unknown, and what tells it, is the same for all.
         Condition::AnyGpu | Condition::AllGpus if gpu_fact_unknown(when, &verdict.condition, facts) => open(format!(
-            "{}, but what the condition asks of a GPU (its compute capability or memory) is not known here for every GPU; nvidia-smi --query-gpu=name,compute_cap,memory.total --format=csv where the job ran tells ({ELSEWHERE})",
-            verdict.fact
+            "the compute capability or memory of a GPU here is not known, which causes that ask of a GPU need; nvidia-smi --query-gpu=name,compute_cap,memory.total --format=csv where the job ran tells ({ELSEWHERE})"
         )),
         Condition::AnyGpu | Condition::AllGpus if only_memory(when, &verdict.condition) => open(format!(
             "{}; the job may have had less: other processes on the GPU, max_memory, or a memory fraction (nvidia-smi while the job runs shows what it had)",

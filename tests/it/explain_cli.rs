@@ -890,6 +890,24 @@ fn a_missing_kernel_asks_only_for_what_the_report_left_out() {
     assert!(!to_decide.contains("the GPU model and"), "{explanation:#}");
 }
 
+/// A GPU whose compute capability the report does not give is one unknown,
+/// asked for once, however many causes ask a capability of it (helm1742: three
+/// capability rules listed the same nvidia-smi query three times).
+#[test]
+fn an_unknown_gpu_capability_is_asked_for_once() {
+    let cache = tempfile::tempdir().unwrap();
+    let (explanation, _) = explain_dir_json(
+        cache.path(),
+        &fresh_case_dir("2026-12-03-R/torch-build-lacks-gpu-arch-helm1742"),
+    );
+    let to_decide = explanation["to_decide"].to_string();
+    assert_eq!(
+        to_decide.matches("--query-gpu=name,compute_cap").count(),
+        1,
+        "{explanation:#}"
+    );
+}
+
 /// A call the installed release's signature does not take is listed, never
 /// named: no table dates arguments, and a mistaken call prints the same words.
 /// Where a name table knows the callee's package (SFTTrainer is trl's), what
