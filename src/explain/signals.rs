@@ -121,18 +121,12 @@ const ALL: [Signal; 14] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 53] = [
+const TRIGGERS: [(&str, Signal); 46] = [
     ("CUDA error: ", Signal::Cuda),
-    // cuDNN's failure statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print them;
-    // CUDNN_STATUS_SUCCESS is none of these.
-    ("CUDNN_STATUS_NOT_INITIALIZED", Signal::Cuda),
-    ("CUDNN_STATUS_ALLOC_FAILED", Signal::Cuda),
-    ("CUDNN_STATUS_BAD_PARAM", Signal::Cuda),
-    ("CUDNN_STATUS_INTERNAL_ERROR", Signal::Cuda),
-    ("CUDNN_STATUS_ARCH_MISMATCH", Signal::Cuda),
-    ("CUDNN_STATUS_MAPPING_ERROR", Signal::Cuda),
-    ("CUDNN_STATUS_EXECUTION_FAILED", Signal::Cuda),
-    ("CUDNN_STATUS_NOT_SUPPORTED", Signal::Cuda),
+    // cuDNN's statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print
+    // them: every one but CUDNN_STATUS_SUCCESS is a failure, cuDNN 9's finer
+    // ones too (`CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER`).
+    (CUDNN_STATUS, Signal::Cuda),
     ("CUDA out of memory", Signal::Cuda),
     ("no kernel image is available for execution", Signal::Cuda),
     ("Assertion `", Signal::DeviceAssertion),
@@ -243,6 +237,10 @@ pub fn is_shells_report_of_a_signal(line: &str) -> bool {
 /// "killed" in a log.
 pub const KILLED: &str = "Killed (SIGKILL, as the shell reports it)";
 
+/// What every cuDNN status starts with; `CUDNN_STATUS_SUCCESS` is the one
+/// that says no failure.
+const CUDNN_STATUS: &str = "CUDNN_STATUS_";
+
 /// The words of a SIGKILL as a shell reports it, in every reading of one
 /// that a cause's message can match.
 const SIGKILL_AS_THE_SHELL_REPORTS_IT: &str = "SIGKILL, as the shell reports it";
@@ -339,7 +337,7 @@ pub fn may_be_signal(line: &str) -> bool {
 /// nor does an exit status that no signal ended (`exit status 1`).
 pub fn names_a_failure(line: &str) -> bool {
     AUTOMATON.find_iter(line).any(|found| match trigger(found) {
-        Trigger::Words(_, signal) => signal != Signal::Note,
+        Trigger::Words(pattern, signal) => signal != Signal::Note && !says_success(pattern, &line[found.end()..]),
         Trigger::ExitStatus => what_the_exit_status_says(&line[found.end()..]).is_some(),
     })
 }
@@ -555,8 +553,15 @@ pub fn read(line: &str) -> Option<SignalLine> {
     AUTOMATON.find_iter(line).find_map(|found| match trigger(found) {
         Trigger::ExitStatus => what_the_exit_status_says(&line[found.end()..])
             .map(|(signal, meaning)| SignalLine::Line(raised(signal, format!("{text} ({meaning})")))),
+        Trigger::Words(pattern, _) if says_success(pattern, &line[found.end()..]) => None,
         Trigger::Words(pattern, signal) => read_by_words(line, text, pattern, signal),
     })
+}
+
+/// Whether the words of `pattern`, followed by `after`, say a call succeeded
+/// (`CUDNN_STATUS_SUCCESS`, in a check that failed for another status).
+fn says_success(pattern: &str, after: &str) -> bool {
+    pattern == CUDNN_STATUS && after.starts_with("SUCCESS")
 }
 
 /// Reads a line by the words of one of [`TRIGGERS`].
@@ -669,16 +674,28 @@ mod tests {
     fn an_exit_status_says_how_a_process_ended_in_whatever_words_it_follows() {
         for (line, label, meaning) in [
             // football5: Docker's build; Kubernetes' pod status; Docker Compose.
-            ("The command '/bin/sh -c pip3 install .' returned a non-zero code: 137", "killed", "SIGKILL"),
+            (
+                "The command '/bin/sh -c pip3 install .' returned a non-zero code: 137",
+                "killed",
+                "SIGKILL",
+            ),
             ("    Reason: Error, Exit Code: 137", "killed", "SIGKILL"),
             ("llama-1 exited with code 139", "crash", "SIGSEGV"),
             ("error: Lean exited with code 134", "crash", "SIGABRT"),
             // DeepSpeed's launcher, torchrun's summary, subprocess: -N.
-            ("[launch.py:315:sigkill_handler] exits with return code = -9", "killed", "SIGKILL"),
+            (
+                "[launch.py:315:sigkill_handler] exits with return code = -9",
+                "killed",
+                "SIGKILL",
+            ),
             ("  exitcode  : -9 (pid: 4242)", "killed", "SIGKILL"),
             ("worker returned exitCode=-11", "crash", "SIGSEGV"),
             // Windows' NTSTATUS codes, signed and unsigned.
-            ("Process finished with exit code -1073741819 (0xC0000005)", "crash", "0xc0000005"),
+            (
+                "Process finished with exit code -1073741819 (0xC0000005)",
+                "crash",
+                "0xc0000005",
+            ),
             ("Error: exit status 3221225781", "error message", "0xc0000135"),
             ("(Exit code: -1073741515)", "error message", "0xc0000135"),
         ] {
@@ -697,14 +714,13 @@ mod tests {
             "exit status 1370",
             "the step took 137 seconds",
         ] {
-            assert!(
-                message(line).is_none_or(|(label, _)| label == "build error"),
-                "{line}"
-            );
+            assert!(message(line).is_none_or(|(label, _)| label == "build error"), "{line}");
             assert!(!names_a_failure(line) || line.contains("error: command"), "{line}");
         }
         assert_eq!(
-            message("worker exited with code 1: CUDA error: out of memory").unwrap().0,
+            message("worker exited with code 1: CUDA error: out of memory")
+                .unwrap()
+                .0,
             "CUDA error"
         );
     }
@@ -790,6 +806,16 @@ mod tests {
         assert!(text.ends_with("CUDNN_STATUS_INTERNAL_ERROR"), "{text}");
         assert!(Signal::Cuda.is_fatal());
         assert!(message("cudnn returned CUDNN_STATUS_SUCCESS").is_none());
+        assert!(!names_a_failure("cudnn returned CUDNN_STATUS_SUCCESS"));
+        // cuDNN 9's finer statuses, and those no list named before it.
+        for status in [
+            "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER",
+            "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+            "CUDNN_STATUS_VERSION_MISMATCH",
+        ] {
+            let (kind, _) = message(&format!("RuntimeError: cuDNN error: {status}")).unwrap();
+            assert_eq!(kind, "CUDA error", "{status}");
+        }
     }
 
     /// titarlsim2sim2real7, modeloptimizer70: trtexec's error lines end a
