@@ -972,6 +972,19 @@ fn the_host_refusing_memory_is_named_and_the_gpus_memory_is_not_the_hosts() {
             "pycuda._driver.MemoryError: cuMemAlloc failed: out of memory",
             Some("cuda-out-of-memory"),
         ),
+        // torch's cudaMallocAsync backend, CuPy's pool and cuDNN say it in their own words.
+        (
+            "torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)",
+            Some("cuda-out-of-memory"),
+        ),
+        (
+            "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: 8,589,934,592 bytes).",
+            Some("cuda-out-of-memory"),
+        ),
+        (
+            "RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
+            Some("cuda-out-of-memory"),
+        ),
         ("RuntimeError: the replay buffer is empty", None),
     ] {
         let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", &format!("{frame}{message}\n"));

@@ -68,8 +68,9 @@ fn device_allocation_failed(lower: &str) -> Option<Reading> {
 /// The entry's own messages with "out of memory" in them (lowercased): the
 /// entry names those, with its own fix, and a confirming check on the node
 /// may make that fix more precise; a reading would put its fix in their place.
-const ENTRY_WORDS: [&str; 7] = [
+const ENTRY_WORDS: [&str; 8] = [
     "cuda out of memory",
+    "would exceed allowed memory. (out of memory)",
     "resource_exhausted",
     "cuda error: out of memory",
     "cuda failed with error out of memory",
