@@ -356,7 +356,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             .messages()
             .map(|raised| {
                 let message = unwrapped(&raised.message);
-                comparable(&in_current_words(&super::signals::with_exit_status_read(&message)))
+                comparable(&in_current_words(&readers::in_common_words(&message)))
             })
             .collect();
         let mut seen = Seen {

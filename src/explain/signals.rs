@@ -121,7 +121,7 @@ const ALL: [Signal; 14] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 46] = [
+const TRIGGERS: [(&str, Signal); 47] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print
     // them: every one but CUDNN_STATUS_SUCCESS is a failure, cuDNN 9's finer
@@ -137,6 +137,8 @@ const TRIGGERS: [(&str, Signal); 46] = [
     ("undefined symbol: ", Signal::Loader),
     // macOS's loader: `dlopen(/x/_C.so, 0x0002): Symbol not found: __ZN...`.
     ("): Symbol not found: ", Signal::Loader),
+    // and its words for a library it could not find: `dyld[4242]: Library not loaded: @rpath/libomp.dylib`.
+    ("Library not loaded: ", Signal::Loader),
     ("cannot open shared object file", Signal::Loader),
     // Taichi's (and Genesis') loader: `[cuda_driver.cpp:load_lib@36] libcuda.so lib not found.`
     (".so lib not found", Signal::Loader),

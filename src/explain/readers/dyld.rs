@@ -9,9 +9,14 @@ use std::borrow::Cow;
 
 const OPENING: &str = "dlopen(";
 const NOT_FOUND: &str = "): Symbol not found: ";
+const NOT_LOADED: &str = "Library not loaded: ";
 
-/// `message` with dyld's unbound symbol in ld.so's words; any other message as it is.
+/// `message` with dyld's unbound symbol or missing library in ld.so's words;
+/// any other message as it is.
 pub fn in_linux_words(message: &str) -> Cow<'_, str> {
+    if let Some(read) = library_not_loaded(message) {
+        return Cow::Owned(read);
+    }
     let Some(start) = message.find(OPENING) else {
         return Cow::Borrowed(message);
     };
@@ -28,6 +33,28 @@ pub fn in_linux_words(message: &str) -> Cow<'_, str> {
     let symbol = symbol.strip_prefix('_').unwrap_or(symbol);
     Cow::Owned(format!(
         "{}{path}: undefined symbol: {symbol}{}",
+        &message[..start],
+        &after[length..]
+    ))
+}
+
+/// dyld's `dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libc10.dylib`
+/// (or a program's `dyld[4242]: Library not loaded: ...`) as ld.so words a
+/// library it could not find: `libc10.dylib: cannot open shared object file:
+/// No such file or directory`. What dyld adds after it (`Referenced from:`,
+/// `Reason: tried: ...`) stays.
+fn library_not_loaded(message: &str) -> Option<String> {
+    let at = message.find(NOT_LOADED)?;
+    let after = &message[at + NOT_LOADED.len()..];
+    let length = after.find(char::is_whitespace).unwrap_or(after.len());
+    let library = after[..length].rsplit('/').next().filter(|file| !file.is_empty())?;
+    // The `dlopen(PATH, MODE): ` before it, on the same line, says who loaded it; dyld says so again after.
+    let start = message[..at]
+        .rfind(OPENING)
+        .filter(|&opening| !message[opening..at].contains('\n'))
+        .unwrap_or(at);
+    Some(format!(
+        "{}{library}: cannot open shared object file: No such file or directory{}",
         &message[..start],
         &after[length..]
     ))
@@ -51,9 +78,23 @@ mod tests {
     }
 
     #[test]
+    fn dyld_library_not_loaded_reads_as_ld_so_cannot_open() {
+        assert_eq!(
+            in_linux_words(
+                "OSError: dlopen(/v/lib/python3.11/site-packages/torchaudio/lib/libtorchaudio.so, 0x0006): Library not loaded: @rpath/libomp.dylib\n  Referenced from: <4C1B> /v/torchaudio/lib/libtorchaudio.so"
+            ),
+            "OSError: libomp.dylib: cannot open shared object file: No such file or directory\n  Referenced from: <4C1B> /v/torchaudio/lib/libtorchaudio.so"
+        );
+        assert_eq!(
+            in_linux_words("dyld[4242]: Library not loaded: /usr/local/opt/libomp/lib/libomp.dylib"),
+            "dyld[4242]: libomp.dylib: cannot open shared object file: No such file or directory"
+        );
+    }
+
+    #[test]
     fn other_messages_stay_as_they_are() {
         for message in [
-            "dlopen(/x/_C.so, 2): Library not loaded: @rpath/libc10.dylib",
+            "Library not loaded: ",
             "/x/_C.so: undefined symbol: _ZN3c105ErrorC1E",
             "Symbol not found: __ZN3c105ErrorC1E",
         ] {

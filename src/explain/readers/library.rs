@@ -117,6 +117,15 @@ fn soname(token: &str) -> Option<Soname<'_>> {
     {
         return windows_library(file, base);
     }
+    // macOS's: `libomp.dylib`, `libcudart.10.1.dylib`, the version before the suffix.
+    if let Some(base) = file.strip_suffix(".dylib") {
+        let rest = base.strip_prefix("lib")?;
+        let (stem, version) = match rest.split_once('.') {
+            Some((stem, version)) if version.starts_with(|c: char| c.is_ascii_digit()) => (stem, Some(version)),
+            _ => (rest, None),
+        };
+        return (!stem.is_empty()).then_some(Soname { file, stem, version });
+    }
     let rest = file.strip_prefix("lib")?;
     let at = rest.find(".so")?;
     let stem = &rest[..at];
@@ -250,15 +259,19 @@ fn in_loader_words(text: &str) -> Option<Soname<'_>> {
         .or_else(|| tokens().take(4).find_map(library_by_name))
 }
 
-/// Windows' words for an extension module it could not load because a DLL
-/// is not there (error 126, ERROR_MOD_NOT_FOUND): `DLL load failed while
-/// importing _ext: The specified module could not be found.` They name no
-/// file: the module's own DLL was found, and one it loads was not, which may be
-/// a CUDA or MPI runtime not on PATH, the Visual C++ runtime, or a DLL of the
-/// Python it was built for. So the cause is listed, not named.
+/// Windows' words for a module or DLL it could not load because a DLL it
+/// needs is not there (error 126, ERROR_MOD_NOT_FOUND), as Python prints
+/// them for an extension module (`DLL load failed while importing _ext: The
+/// specified module could not be found.`) and for a DLL a package loads
+/// itself (torch's `[WinError 126] The specified module could not be found.
+/// Error loading "...\\torch\\lib\\c10.dll" or one of its dependencies.`).
+/// They name no missing file: the module or DLL was found, and one it loads
+/// was not, which may be a CUDA or MPI runtime not on PATH, the Visual C++
+/// runtime, or a DLL of the Python it was built for. So the cause is listed,
+/// not named.
 fn windows_module_not_found(text: &str) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
-    let at = lower.find("dll load failed")?;
+    let at = lower.find("dll load failed").or_else(|| lower.find("[winerror 126]"))?;
     // The second is how some Windows versions word error 126 (improveddiffusion5).
     if !["the specified module could not be found", "the module was not found"]
         .iter()
@@ -266,23 +279,31 @@ fn windows_module_not_found(text: &str) -> Option<Reading> {
     {
         return None;
     }
-    let module =
-        text::after_marker(&text[at..], "DLL load failed while importing ").and_then(|rest| rest.split(':').next());
-    let what = module.map_or("an extension module".to_string(), |name| {
-        format!("the extension module {name}")
-    });
+    let module = text::after_marker(&text[at..], "DLL load failed while importing ")
+        .and_then(|rest| rest.split(':').next())
+        .map(|name| format!("the extension module {name}"))
+        .or_else(|| dll_loading(&text[at..]).map(str::to_string));
+    let what = module.unwrap_or_else(|| "an extension module".to_string());
     Some(Reading {
         cause: MISSING,
         said: format!("Windows found {what} but not a DLL it loads (error 126); the message does not say which"),
         node: vec![(
             None,
-            "which DLL is missing: `dumpbin /dependents` on the module's .pyd (Visual Studio's tools) or the Dependencies program lists what it loads; a CUDA or MPI runtime whose folder is not on PATH, the Visual C++ runtime, or a module built for another Python are the usual ones".to_string(),
+            "which DLL is missing: `dumpbin /dependents` on the module's .pyd or .dll (Visual Studio's tools) or the Dependencies program lists what it loads; a CUDA or MPI runtime whose folder is not on PATH, the Visual C++ runtime, or a module built for another Python are the usual ones".to_string(),
         )],
-        fix: "install what provides the missing DLL (the project's install notes name its runtime) or add the folder that holds it with os.add_dll_directory before the import".to_string(),
+        fix: "install what provides the missing DLL (the project's install notes name its runtime; torch's own DLLs need the Visual C++ Redistributable) or add the folder that holds it with os.add_dll_directory before the import".to_string(),
         stated: false,
         settles: false,
         rules_out: Vec::new(),
     })
+}
+
+/// The DLL a package was loading, by its file name: `Error loading
+/// "C:\\...\\torch\\lib\\c10.dll" or one of its dependencies.`
+fn dll_loading(text: &str) -> Option<&str> {
+    let path = text::after_marker(text, "Error loading \"")?.split('"').next()?;
+    let file = path.rsplit(['\\', '/']).next()?;
+    file.to_ascii_lowercase().ends_with(".dll").then_some(file)
 }
 
 /// A library a package keeps in its own directory, one file per torch
@@ -889,11 +910,21 @@ mod tests {
         for log in [
             "ImportError: DLL load failed while importing MPI: The module was not found",
             "ImportError: DLL load failed: The specified module could not be found.",
+            // torch's own loader names the DLL whose dependency is missing.
+            "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\v\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
         ] {
             let found = reading(log).unwrap();
             assert_eq!(found.cause, MISSING);
             assert!(!found.settles, "{log}");
         }
+        assert!(
+            reading("OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\v\\torch\\lib\\c10.dll\" or one of its dependencies.")
+                .unwrap()
+                .said
+                .contains("found c10.dll but not a DLL it loads")
+        );
+        // Another Windows error at the same DLL is another cause.
+        assert!(reading("OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\v\\torch\\lib\\c10.dll\" or one of its dependencies.").is_none());
         assert!(reading("ImportError: DLL load failed while importing exllamav2_ext: The specified procedure could not be found.").is_none());
     }
 
@@ -910,6 +941,9 @@ mod tests {
         assert_eq!(soname("/usr/lib/libGL.so.1").unwrap().stem, "GL");
         assert_eq!(soname("libnvrtc.so").unwrap().version, None);
         assert_eq!(soname("libfoo.sox"), None);
+        let mac = soname("@rpath/libcudart.10.1.dylib").unwrap();
+        assert_eq!((mac.stem, mac.version), ("cudart", Some("10.1")));
+        assert_eq!(soname("libomp.dylib").unwrap().stem, "omp");
     }
 
     /// taichinerfs94, genesisworld400: Taichi names the file, then says it

@@ -35,6 +35,7 @@ mod ptx_isa;
 mod python_abi;
 mod requirement;
 mod saved_file;
+mod shadowed;
 mod signature;
 mod text;
 mod unbuilt;
@@ -324,6 +325,14 @@ pub(super) fn requirement_judged(facts: &Facts, owner: &str, dependency: &str) -
     })
 }
 
+/// A message in the words the readers and every cause's messages match,
+/// whoever printed it: dyld's in ld.so's (`Library not loaded: @rpath/x.dylib`
+/// is `x.dylib: cannot open shared object file`), an exit status followed by
+/// what it says (`exit status 137` is SIGKILL).
+pub fn in_common_words(message: &str) -> String {
+    dyld::in_linux_words(&super::signals::with_exit_status_read(message)).into_owned()
+}
+
 /// Every reading of one traceback, its messages and frames.
 pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     let messages: Vec<_> = traceback
@@ -332,7 +341,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
         .filter_map(|section| {
             let raised = section.raised.as_ref()?;
             let completed = text::import_message_completed(&raised.message, section.import_statement.as_deref());
-            Some(dyld::in_linux_words(&completed).into_owned())
+            Some(in_common_words(&completed))
         })
         .collect();
     // Messages are wrapped and padded as their printers please (`compiled  against`).
@@ -341,6 +350,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(requirement::read(&text, context));
     readings.extend(accelerator::read(&text));
     readings.extend(pip_index::read(&text, context));
+    readings.extend(shadowed::read(&text));
     readings.extend(library::read(&text, traceback, context));
     readings.extend(extension::read(&text, traceback, context));
     readings.extend(extension::read_cuda_disagreement(&text));

@@ -1,0 +1,131 @@
+//! One NVIDIA CUDA library asking another for a symbol of its own release,
+//! in either of the loader's words: `libcublas.so.12: undefined symbol:
+//! cublasLtGetStatusString, version libcublasLt.so.12`, and glibc's `symbol
+//! cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file
+//! libcublasLt.so.11 with link time reference`. The libraries of one CUDA
+//! release are built together and ask each other for symbols that release
+//! has; one that lacks it is another release's copy, found first: a system
+//! toolkit's or another environment's directory on LD_LIBRARY_PATH shadowing
+//! the wheel's (pytorch#111469, with cuBLAS; the entry's nvJitLink case is
+//! the same pair for cuSPARSE).
+
+use super::Reading;
+
+pub const CAUSE: &str = "cuda-libraries-shadowed";
+
+/// The libraries of a CUDA release that ask each other for versioned
+/// symbols, by the stem of their file names.
+const CUDA_LIBRARIES: [&str; 12] = [
+    "cublasLt",
+    "cublas",
+    "cudart",
+    "cudnn",
+    "cufft",
+    "curand",
+    "cusolver",
+    "cusparse",
+    "nvJitLink",
+    "nvrtc",
+    "nccl",
+    "cupti",
+];
+
+pub fn read(text: &str) -> Option<Reading> {
+    let (user, symbol, provider) = undefined_versioned(text)?;
+    let (user_stem, provider_stem) = (cuda_library(user)?, cuda_library(provider)?);
+    if user_stem == provider_stem {
+        return None;
+    }
+    Some(Reading::stated_outright(
+        CAUSE,
+        format!(
+            "{user} asks {provider} for {symbol}, which a {provider} of its own CUDA release has: the {provider} the loader found is another release's copy"
+        ),
+        vec![(
+            None,
+            format!(
+                "which {provider} is loaded (LD_DEBUG=libs python -c 'import torch' 2>&1 | grep {provider}, or ldd on {user}): a directory on LD_LIBRARY_PATH ahead of the package's own"
+            ),
+        )],
+        format!(
+            "make {user} and {provider} come from one CUDA release: take the other release's directory (a system toolkit's /usr/local/cuda*/lib64, another environment's lib) off LD_LIBRARY_PATH for the job, so the copy installed with {user} is found (pip's nvidia-* wheels); in a conda environment, install the one cudatoolkit (or cuda-libraries) release that torch's CUDA needs, which carries both"
+        ),
+    ))
+}
+
+/// The library that lacks a symbol, the symbol and the library whose version
+/// of it was asked for, in either form the loader prints.
+fn undefined_versioned(text: &str) -> Option<(&str, &str, &str)> {
+    if let Some(at) = text.find(": undefined symbol: ") {
+        let user = text[..at].rsplit([' ', '\n', '\'', '"']).next()?;
+        let rest = &text[at + ": undefined symbol: ".len()..];
+        let (symbol, rest) = rest.split_once(", version ")?;
+        let provider = rest
+            .split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+            .next()?;
+        return Some((file_name(user), symbol, provider));
+    }
+    // glibc's dl-lookup.c: `%s: symbol %s version %s not defined in file %s with link time reference`.
+    let at = text.find(" not defined in file ")?;
+    let (before, after) = (&text[..at], &text[at + " not defined in file ".len()..]);
+    let (head, provider) = before.rsplit_once(" version ")?;
+    let (head, symbol) = head.rsplit_once("symbol ")?;
+    let user = head
+        .trim_end_matches([':', ' '])
+        .rsplit([' ', '\n', '\'', '"'])
+        .next()?;
+    let in_file = after.split_whitespace().next()?;
+    (in_file == provider).then_some((file_name(user), symbol.trim(), provider))
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The stem of a CUDA library's file name (`libcublasLt.so.12` gives
+/// `cublasLt`), when it is one.
+fn cuda_library(file: &str) -> Option<&'static str> {
+    let stem = file.strip_prefix("lib")?.split(".so").next()?;
+    CUDA_LIBRARIES.iter().copied().find(|library| *library == stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cuda_library_asking_another_for_its_releases_symbol_is_a_shadowing_copy() {
+        for text in [
+            // pytorch#111469 (torch 2.1 with CUDA 12.0's cuBLASLt on LD_LIBRARY_PATH).
+            "OSError: /v/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.12: undefined symbol: cublasLtGetStatusString, version libcublasLt.so.12",
+            "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+            // ColossalAI#4059: glibc's other words for it.
+            "OSError: /e/site-packages/nvidia/cublas/lib/libcublas.so.11: symbol cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference",
+        ] {
+            let found = read(text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(found.cause, CAUSE);
+            assert!(found.settles);
+        }
+        let said = read("libcublas.so.12: undefined symbol: cublasLtGetStatusString, version libcublasLt.so.12")
+            .unwrap()
+            .said;
+        assert!(
+            said.starts_with("libcublas.so.12 asks libcublasLt.so.12 for cublasLtGetStatusString"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn an_extensions_missing_symbol_or_an_unversioned_one_is_not_read() {
+        for text in [
+            // An extension built for another torch: no CUDA library asks.
+            "ImportError: /x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+            // A CUDA library asking for glibc's version: no CUDA release's pair.
+            "libcudnn.so.8: undefined symbol: memcpy, version GLIBC_2.14",
+            // Unversioned: which release asked is not said.
+            "libcublas.so.12: undefined symbol: cublasLtGetStatusString",
+        ] {
+            assert!(read(text).is_none(), "{text}");
+        }
+    }
+}
