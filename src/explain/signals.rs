@@ -340,7 +340,7 @@ pub fn may_be_signal(line: &str) -> bool {
 pub fn names_a_failure(line: &str) -> bool {
     AUTOMATON.find_iter(line).any(|found| match trigger(found) {
         Trigger::Words(pattern, signal) => signal != Signal::Note && !says_success(pattern, &line[found.end()..]),
-        Trigger::ExitStatus => what_the_exit_status_says(&line[found.end()..]).is_some(),
+        Trigger::ExitStatus => exit_status_in(&line[found.start()..]).is_some(),
     })
 }
 
@@ -403,9 +403,24 @@ fn what_the_exit_status_says(after: &str) -> Option<(Signal, String)> {
 /// What the first exit status in `text` that says how a process ended says.
 fn exit_status_in(text: &str) -> Option<(Signal, String)> {
     AUTOMATON.find_iter(text).find_map(|found| match trigger(found) {
-        Trigger::ExitStatus => what_the_exit_status_says(&text[found.end()..]),
+        Trigger::ExitStatus => what_the_exit_status_says(&text[found.end()..])
+            .filter(|_| !is_negative(&text[found.end()..]) || says_a_process_exited(&text[..found.end()])),
         Trigger::Words(..) => None,
     })
+}
+
+/// Whether the status after the words is negative: -N is how Python reports
+/// a process that signal N ended, and how C libraries return an errno
+/// (`recv failed with return code -11`, EAGAIN), which is no process's end.
+fn is_negative(after: &str) -> bool {
+    after.trim_start_matches([' ', '\t', ':', '=', '(']).starts_with('-')
+}
+
+/// Whether the words up to a status say a process exited (`exit status`,
+/// `exitcode`, DeepSpeed's `exits with return code = `): only there is a
+/// negative status a signal's.
+fn says_a_process_exited(before: &str) -> bool {
+    before.to_ascii_lowercase().contains("exit")
 }
 
 /// The messages of every known cause, searched for in lines that are no
@@ -542,9 +557,10 @@ pub enum SignalLine {
     OnNextLine(Signal),
 }
 
-/// Reads one line as a signal: by the first of its triggers that says one
-/// (`exit code -1073741819 (0xC0000005)`: the status, and would the status
-/// say none, the words after it).
+/// Reads one line as a signal: by the first of its words that says one, and
+/// only where none does, by an exit status (`exited with code 134:
+/// terminate called after throwing ...` is the C++ exception the status
+/// only counts).
 pub fn read(line: &str) -> Option<SignalLine> {
     // What a logger printed below the warning level is no failure: NCCL's
     // INFO lines quote the loader's words about plugins it can do without.
@@ -552,11 +568,17 @@ pub fn read(line: &str) -> Option<SignalLine> {
         return None;
     }
     let text = line.trim();
-    AUTOMATON.find_iter(line).find_map(|found| match trigger(found) {
-        Trigger::ExitStatus => what_the_exit_status_says(&line[found.end()..])
-            .map(|(signal, meaning)| SignalLine::Line(raised(signal, format!("{text} ({meaning})")))),
+    let by_words = AUTOMATON.find_iter(line).find_map(|found| match trigger(found) {
         Trigger::Words(pattern, _) if says_success(pattern, &line[found.end()..]) => None,
         Trigger::Words(pattern, signal) => read_by_words(line, text, pattern, signal),
+        Trigger::ExitStatus => None,
+    });
+    by_words.or_else(|| {
+        let (signal, meaning) = exit_status_in(line)?;
+        Some(SignalLine::Line(raised(
+            at_its_level(signal, line),
+            format!("{text} ({meaning})"),
+        )))
     })
 }
 
@@ -696,7 +718,7 @@ mod tests {
             (
                 "Process finished with exit code -1073741819 (0xC0000005)",
                 "crash",
-                "0xc0000005",
+                "0xC0000005",
             ),
             ("Error: exit status 3221225781", "error message", "0xc0000135"),
             ("(Exit code: -1073741515)", "error message", "0xc0000135"),
@@ -724,6 +746,21 @@ mod tests {
                 .unwrap()
                 .0,
             "CUDA error"
+        );
+        // A negative errno a C library returns is no signal; a process's exit is.
+        assert!(message("recv failed with return code -11").is_none());
+        assert_eq!(message("worker exited with code -11").unwrap().0, "crash");
+        // The words printed with a status say more than the status.
+        assert_eq!(
+            message("process exited with code 134: terminate called after throwing an instance of 'c10::Error'")
+                .unwrap()
+                .0,
+            "C++ exception"
+        );
+        // A status its printer logged as a warning: the job went on.
+        assert_eq!(
+            message("WARNING: worker exited with code 139, restarting").unwrap().0,
+            "warning line"
         );
     }
 

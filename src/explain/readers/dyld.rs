@@ -46,8 +46,17 @@ pub fn in_linux_words(message: &str) -> Cow<'_, str> {
 fn library_not_loaded(message: &str) -> Option<String> {
     let at = message.find(NOT_LOADED)?;
     let after = &message[at + NOT_LOADED.len()..];
-    let length = after.find(char::is_whitespace).unwrap_or(after.len());
-    let library = after[..length].rsplit('/').next().filter(|file| !file.is_empty())?;
+    // The path runs to the line's end (a folder may hold a blank: `/Applications/Foo Bar.app/...`),
+    // or to what dyld says next where a paste joined its lines.
+    let line = after.find('\n').map_or(after, |end| &after[..end]);
+    let path = [" Referenced from", " Reason:", " (no such file"]
+        .iter()
+        .filter_map(|next| line.find(next))
+        .min()
+        .map_or(line, |end| &line[..end])
+        .trim_end();
+    let length = path.len();
+    let library = path.rsplit('/').next().filter(|file| !file.is_empty())?;
     // The `dlopen(PATH, MODE): ` before it, on the same line, says who loaded it; dyld says so again after.
     let start = message[..at]
         .rfind(OPENING)
@@ -84,6 +93,12 @@ mod tests {
                 "OSError: dlopen(/v/lib/python3.11/site-packages/torchaudio/lib/libtorchaudio.so, 0x0006): Library not loaded: @rpath/libomp.dylib\n  Referenced from: <4C1B> /v/torchaudio/lib/libtorchaudio.so"
             ),
             "OSError: libomp.dylib: cannot open shared object file: No such file or directory\n  Referenced from: <4C1B> /v/torchaudio/lib/libtorchaudio.so"
+        );
+        assert_eq!(
+            in_linux_words(
+                "dyld: Library not loaded: /Applications/Foo Bar.app/Contents/libx.dylib\n  Referenced from: /x"
+            ),
+            "dyld: libx.dylib: cannot open shared object file: No such file or directory\n  Referenced from: /x"
         );
         assert_eq!(
             in_linux_words("dyld[4242]: Library not loaded: /usr/local/opt/libomp/lib/libomp.dylib"),

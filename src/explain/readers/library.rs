@@ -283,10 +283,15 @@ fn windows_module_not_found(text: &str) -> Option<Reading> {
         .and_then(|rest| rest.split(':').next())
         .map(|name| format!("the extension module {name}"))
         .or_else(|| dll_loading(&text[at..]).map(str::to_string));
-    let what = module.unwrap_or_else(|| "an extension module".to_string());
+    let said = match module {
+        Some(what) => format!("Windows found {what} but not a DLL it loads (error 126); the message does not say which"),
+        None if lower[at..].starts_with("dll load failed") => "Windows found an extension module but not a DLL it loads (error 126); the message does not say which".to_string(),
+        // `[WinError 126]` alone (ctypes loading a DLL by name): that DLL, or one it loads, is missing.
+        None => "Windows could not load a DLL (error 126): it, or a DLL it loads, was not found; the message does not say which".to_string(),
+    };
     Some(Reading {
         cause: MISSING,
-        said: format!("Windows found {what} but not a DLL it loads (error 126); the message does not say which"),
+        said,
         node: vec![(
             None,
             "which DLL is missing: `dumpbin /dependents` on the module's .pyd or .dll (Visual Studio's tools) or the Dependencies program lists what it loads; a CUDA or MPI runtime whose folder is not on PATH, the Visual C++ runtime, or a module built for another Python are the usual ones".to_string(),

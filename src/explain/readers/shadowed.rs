@@ -31,11 +31,9 @@ const CUDA_LIBRARIES: [&str; 12] = [
 ];
 
 pub fn read(text: &str) -> Option<Reading> {
-    let (user, symbol, provider) = undefined_versioned(text)?;
-    let (user_stem, provider_stem) = (cuda_library(user)?, cuda_library(provider)?);
-    if user_stem == provider_stem {
-        return None;
-    }
+    let (user, symbol, provider) = undefined_versioned(text).into_iter().find(
+        |(user, _, provider)| matches!((cuda_library(user), cuda_library(provider)), (Some(a), Some(b)) if a != b),
+    )?;
     Some(Reading::stated_outright(
         CAUSE,
         format!(
@@ -44,38 +42,52 @@ pub fn read(text: &str) -> Option<Reading> {
         vec![(
             None,
             format!(
-                "which {provider} is loaded (LD_DEBUG=libs python -c 'import torch' 2>&1 | grep {provider}, or ldd on {user}): a directory on LD_LIBRARY_PATH ahead of the package's own"
+                "which {provider} is loaded (LD_DEBUG=libs python -c 'import torch' 2>&1 | grep {provider}, or ldd on {user}): a directory on LD_LIBRARY_PATH ahead of the package's own, or an nvidia-* wheel of another release"
             ),
         )],
         format!(
-            "make {user} and {provider} come from one CUDA release: take the other release's directory (a system toolkit's /usr/local/cuda*/lib64, another environment's lib) off LD_LIBRARY_PATH for the job, so the copy installed with {user} is found (pip's nvidia-* wheels); in a conda environment, install the one cudatoolkit (or cuda-libraries) release that torch's CUDA needs, which carries both"
+            "make {user} and {provider} come from one CUDA release: take the other release's directory (a system toolkit's /usr/local/cuda*/lib64, another environment's lib) off LD_LIBRARY_PATH for the job, so the copy installed with {user} is found; where two nvidia-* wheels disagree, install the releases torch requires (python -m pip show torch lists them); in a conda environment, install the one cudatoolkit (or cuda-libraries) release that torch's CUDA needs, which carries both"
         ),
     ))
 }
 
-/// The library that lacks a symbol, the symbol and the library whose version
-/// of it was asked for, in either form the loader prints.
-fn undefined_versioned(text: &str) -> Option<(&str, &str, &str)> {
-    if let Some(at) = text.find(": undefined symbol: ") {
-        let user = text[..at].rsplit([' ', '\n', '\'', '"']).next()?;
-        let rest = &text[at + ": undefined symbol: ".len()..];
-        let (symbol, rest) = rest.split_once(", version ")?;
-        let provider = rest
-            .split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-            .next()?;
-        return Some((file_name(user), symbol, provider));
+/// Every library that lacks a symbol, the symbol and the library whose
+/// version of it was asked for, in either form the loader prints.
+fn undefined_versioned(text: &str) -> Vec<(&str, &str, &str)> {
+    const UNDEFINED: &str = ": undefined symbol: ";
+    const NOT_DEFINED: &str = " not defined in file ";
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices(UNDEFINED) {
+        let line_end = text[at..].find('\n').map_or(text.len(), |end| at + end);
+        let Some(user) = text[..at].rsplit([' ', '\n', '\'', '"']).next() else {
+            continue;
+        };
+        let rest = &text[at + UNDEFINED.len()..line_end];
+        if let Some((symbol, rest)) = rest.split_once(", version ")
+            && let Some(provider) = rest.split(|c: char| c.is_whitespace() || c == '\'' || c == '"').next()
+        {
+            found.push((file_name(user), symbol, provider));
+        }
     }
-    // glibc's dl-lookup.c: `%s: symbol %s version %s not defined in file %s with link time reference`.
-    let at = text.find(" not defined in file ")?;
-    let (before, after) = (&text[..at], &text[at + " not defined in file ".len()..]);
-    let (head, provider) = before.rsplit_once(" version ")?;
-    let (head, symbol) = head.rsplit_once("symbol ")?;
-    let user = head
-        .trim_end_matches([':', ' '])
-        .rsplit([' ', '\n', '\'', '"'])
-        .next()?;
-    let in_file = after.split_whitespace().next()?;
-    (in_file == provider).then_some((file_name(user), symbol.trim(), provider))
+    // glibc's dl-lookup.c: `%s: symbol %s version %s not defined in file %s
+    // with link time reference`; older glibc puts a comma after the symbol.
+    for (at, _) in text.match_indices(NOT_DEFINED) {
+        let line_start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+        let (before, after) = (&text[line_start..at], &text[at + NOT_DEFINED.len()..]);
+        let Some((head, provider)) = before.rsplit_once(" version ") else {
+            continue;
+        };
+        let Some((head, symbol)) = head.rsplit_once("symbol ") else {
+            continue;
+        };
+        let Some(user) = head.trim_end_matches([':', ' ']).rsplit([' ', '\'', '"']).next() else {
+            continue;
+        };
+        if after.split_whitespace().next() == Some(provider) {
+            found.push((file_name(user), symbol.trim().trim_end_matches(','), provider));
+        }
+    }
+    found
 }
 
 fn file_name(path: &str) -> &str {
@@ -101,6 +113,8 @@ mod tests {
             "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
             // ColossalAI#4059: glibc's other words for it.
             "OSError: /e/site-packages/nvidia/cublas/lib/libcublas.so.11: symbol cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference",
+            // An unrelated undefined symbol printed first does not hide the pair.
+            "ImportError: /x/_ext.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\nOSError: /v/libcublas.so.12: undefined symbol: cublasLtGetStatusString, version libcublasLt.so.12",
         ] {
             let found = read(text).unwrap_or_else(|| panic!("{text}"));
             assert_eq!(found.cause, CAUSE);
