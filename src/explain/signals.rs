@@ -354,14 +354,22 @@ pub fn note_kind(line: &str) -> Option<usize> {
 }
 
 /// How the exit status at the start of `after` (what follows the words of
-/// an [`EXIT_STATUS_WORDS`] entry) says the process ended, when it says more
-/// than a failure: its kind and, in words a cause's message can match, what
-/// the number means. A shell, Docker and an IDE report 128 + N for signal N;
-/// Python's subprocess and multiprocessing, and the launchers built on them
-/// (torchrun, DeepSpeed's, accelerate's), report -N; Windows an NTSTATUS code.
-fn what_the_exit_status_says(after: &str) -> Option<(Signal, String)> {
+/// an [`EXIT_STATUS_WORDS`] entry, `before` and those words) says the process
+/// ended, when it says more than a failure: its kind and, in words a cause's
+/// message can match, what the number means. A shell, Docker and an IDE
+/// report 128 + N for signal N; Python's subprocess and multiprocessing, and
+/// the launchers built on them (torchrun, DeepSpeed's, accelerate's), report
+/// -N; Windows an NTSTATUS code. A C library returns a negative errno in the
+/// same words (`recv failed with return code -11`, EAGAIN): a negative status
+/// is a signal's only where the words before it say a process exited
+/// (`exit status`, `exitcode`, DeepSpeed's `exits with return code = `).
+fn what_the_exit_status_says(before: &str, after: &str) -> Option<(Signal, String)> {
     let number = after.trim_start_matches([' ', '\t', ':', '=', '(']);
-    let digits_from = usize::from(number.starts_with('-'));
+    let negative = number.starts_with('-');
+    if negative && !before.to_ascii_lowercase().contains("exit") {
+        return None;
+    }
+    let digits_from = usize::from(negative);
     let digits = number[digits_from..].bytes().take_while(u8::is_ascii_digit).count();
     let end = digits_from + digits;
     // `137.` ends a sentence; `137.5` or `1370` is another number.
@@ -403,24 +411,9 @@ fn what_the_exit_status_says(after: &str) -> Option<(Signal, String)> {
 /// What the first exit status in `text` that says how a process ended says.
 fn exit_status_in(text: &str) -> Option<(Signal, String)> {
     AUTOMATON.find_iter(text).find_map(|found| match trigger(found) {
-        Trigger::ExitStatus => what_the_exit_status_says(&text[found.end()..])
-            .filter(|_| !is_negative(&text[found.end()..]) || says_a_process_exited(&text[..found.end()])),
+        Trigger::ExitStatus => what_the_exit_status_says(&text[..found.end()], &text[found.end()..]),
         Trigger::Words(..) => None,
     })
-}
-
-/// Whether the status after the words is negative: -N is how Python reports
-/// a process that signal N ended, and how C libraries return an errno
-/// (`recv failed with return code -11`, EAGAIN), which is no process's end.
-fn is_negative(after: &str) -> bool {
-    after.trim_start_matches([' ', '\t', ':', '=', '(']).starts_with('-')
-}
-
-/// Whether the words up to a status say a process exited (`exit status`,
-/// `exitcode`, DeepSpeed's `exits with return code = `): only there is a
-/// negative status a signal's.
-fn says_a_process_exited(before: &str) -> bool {
-    before.to_ascii_lowercase().contains("exit")
 }
 
 /// The messages of every known cause, searched for in lines that are no

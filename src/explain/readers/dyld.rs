@@ -56,7 +56,7 @@ fn library_not_loaded(message: &str) -> Option<String> {
         .map_or(line, |end| &line[..end])
         .trim_end();
     let length = path.len();
-    let library = path.rsplit('/').next().filter(|file| !file.is_empty())?;
+    let library = Some(super::text::file_name(path)).filter(|file| !file.is_empty())?;
     // The `dlopen(PATH, MODE): ` before it, on the same line, says who loaded it; dyld says so again after.
     let start = message[..at]
         .rfind(OPENING)

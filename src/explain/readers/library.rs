@@ -306,8 +306,7 @@ fn windows_module_not_found(text: &str) -> Option<Reading> {
 /// The DLL a package was loading, by its file name: `Error loading
 /// "C:\\...\\torch\\lib\\c10.dll" or one of its dependencies.`
 fn dll_loading(text: &str) -> Option<&str> {
-    let path = text::after_marker(text, "Error loading \"")?.split('"').next()?;
-    let file = path.rsplit(['\\', '/']).next()?;
+    let file = text::file_name(text::after_marker(text, "Error loading \"")?.split('"').next()?);
     file.to_ascii_lowercase().ends_with(".dll").then_some(file)
 }
 
@@ -347,6 +346,17 @@ fn made_per_torch(text: &str, missing: &Soname) -> Option<Reading> {
         settles: true,
         rules_out: vec![MISSING],
     })
+}
+
+/// The stem of one of NVIDIA's CUDA libraries that a wheel of theirs
+/// provides (`libcublasLt.so.12` gives `cublasLt`), when `file` is one: the
+/// libraries of one CUDA release that ask each other for versioned symbols.
+pub(super) fn nvidia_library(file: &str) -> Option<&'static str> {
+    let stem = soname(file)?.stem;
+    PROVIDERS
+        .iter()
+        .find(|(prefix, provider, _)| matches!(provider, Provider::Wheel(..)) && *prefix == stem)
+        .map(|(prefix, _, _)| *prefix)
 }
 
 /// A library named by what it is rather than by its file (`cudnn`, `cuDNN`,

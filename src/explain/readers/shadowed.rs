@@ -10,29 +10,14 @@
 //! the same pair for cuSPARSE).
 
 use super::Reading;
+use super::library::nvidia_library;
+use super::text::file_name;
 
 pub const CAUSE: &str = "cuda-libraries-shadowed";
 
-/// The libraries of a CUDA release that ask each other for versioned
-/// symbols, by the stem of their file names.
-const CUDA_LIBRARIES: [&str; 12] = [
-    "cublasLt",
-    "cublas",
-    "cudart",
-    "cudnn",
-    "cufft",
-    "curand",
-    "cusolver",
-    "cusparse",
-    "nvJitLink",
-    "nvrtc",
-    "nccl",
-    "cupti",
-];
-
 pub fn read(text: &str) -> Option<Reading> {
     let (user, symbol, provider) = undefined_versioned(text).into_iter().find(
-        |(user, _, provider)| matches!((cuda_library(user), cuda_library(provider)), (Some(a), Some(b)) if a != b),
+        |(user, _, provider)| matches!((nvidia_library(user), nvidia_library(provider)), (Some(a), Some(b)) if a != b),
     )?;
     Some(Reading::stated_outright(
         CAUSE,
@@ -88,17 +73,6 @@ fn undefined_versioned(text: &str) -> Vec<(&str, &str, &str)> {
         }
     }
     found
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-/// The stem of a CUDA library's file name (`libcublasLt.so.12` gives
-/// `cublasLt`), when it is one.
-fn cuda_library(file: &str) -> Option<&'static str> {
-    let stem = file.strip_prefix("lib")?.split(".so").next()?;
-    CUDA_LIBRARIES.iter().copied().find(|library| *library == stem)
 }
 
 #[cfg(test)]
