@@ -340,7 +340,7 @@ pub fn may_be_signal(line: &str) -> bool {
 pub fn names_a_failure(line: &str) -> bool {
     AUTOMATON.find_iter(line).any(|found| match trigger(found) {
         Trigger::Words(pattern, signal) => signal != Signal::Note && !says_success(pattern, &line[found.end()..]),
-        Trigger::ExitStatus => exit_status_in(&line[found.start()..]).is_some(),
+        Trigger::ExitStatus => what_the_exit_status_says(&line[..found.end()], &line[found.end()..]).is_some(),
     })
 }
 
@@ -742,6 +742,11 @@ mod tests {
         );
         // A negative errno a C library returns is no signal; a process's exit is.
         assert!(message("recv failed with return code -11").is_none());
+        assert!(!names_a_failure("recv failed with return code -11"));
+        // Whether a process exited is read from the whole line, wherever the question is asked.
+        assert!(names_a_failure(
+            "[launch.py:315:sigkill_handler] exits with return code = -9"
+        ));
         assert_eq!(message("worker exited with code -11").unwrap().0, "crash");
         // The words printed with a status say more than the status.
         assert_eq!(
