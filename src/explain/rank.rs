@@ -127,6 +127,14 @@ pub struct Candidate {
     /// A message (or an earlier line) that no other cause lists points here.
     #[serde(skip)]
     pub specific: bool,
+    /// One release range of a failure its general entry covers, whose message
+    /// is told apart only by the code it comes from (its frames), about a
+    /// package nothing in the log names or runs through: DeepSpeed's torch._six
+    /// import in a paste without frames, where any old code imports it. A
+    /// guess at who printed the message, which the general entry does not
+    /// yield to. (FlashAttention's refusal needs no frames: its words are its own.)
+    #[serde(skip)]
+    pub owner_guessed: bool,
     pub title: String,
     pub evidence: Vec<Evidence>,
     pub why: String,
@@ -562,6 +570,7 @@ impl Judge<'_, '_> {
                     score: 0,
                     tier: 1,
                     specific: false,
+                    owner_guessed: false,
                     title: cause.title.to_string(),
                     evidence: Vec::new(),
                     why: cause.why.to_string(),
@@ -726,6 +735,7 @@ fn generic_yields_to_specific(candidates: &mut [Candidate]) {
             .any(|evidence| evidence.kind == EvidenceKind::Frame && evidence.holds == Some(false));
         (candidate.specific || own_message)
             && candidate.confidence > Confidence::RuledOut
+            && !candidate.owner_guessed
             && !generic(candidate)
             && !bypassed
             && !(built_for_another_torch && candidate.rests_on_an_earlier_line_only())
@@ -1237,6 +1247,7 @@ fn score(
         score,
         tier,
         specific: message_specific || context_specific,
+        owner_guessed: range_unmet && unseen_package && frame_hits == 0 && !symptoms.frames.is_empty(),
         title: cause.title.to_string(),
         evidence,
         why: cause.why.to_string(),
@@ -2538,20 +2549,35 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
     }
 
-    /// torchdistill448: `No module named 'torch._six'` comes from any package
-    /// older than torch 2, so with no DeepSpeed known the rule about DeepSpeed's
-    /// import is listed after the entry that generalizes it, never named.
+    /// torchdistill448, asvspoof 2021's 202121: `No module named 'torch._six'`
+    /// comes from any package older than torch 2, so with no DeepSpeed known
+    /// the rule about DeepSpeed's import is listed after the entry that
+    /// generalizes it, never named; and the general entry, true whichever
+    /// package imported it, is named rather than deferring to that rule.
     #[test]
     fn a_message_many_packages_give_lists_the_general_entry_before_one_packages_rule() {
         let log = "ModuleNotFoundError: No module named 'torch._six'\n";
         let candidates = ranked(log, &without_torch(node(None)));
         assert_eq!(candidates[0].id, "extension-built-for-other-torch", "{candidates:#?}");
+        assert!(candidates[0].confidence.is_answer(), "{:#?}", candidates[0]);
         let rule = candidates
             .iter()
             .find(|c| c.id == "deepspeed-0-8-1-torch-2-six-import")
             .unwrap();
         assert_eq!(rule.confidence, Confidence::Possible, "{rule:#?}");
         assert_eq!(rule.tier, 0, "{rule:#?}");
+    }
+
+    /// The guard's other side: FlashAttention's refusal is told apart by its
+    /// own words, not by frames, so its rules are no guess at who printed it,
+    /// and the general entry still yields to them where they stand (FA2 or
+    /// FA3 is what the node's packages decide).
+    #[test]
+    fn a_message_one_package_gives_keeps_the_general_entry_below_its_rules() {
+        let log = "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n";
+        let candidates = ranked(log, &without_torch(node(None)));
+        let rule = candidates.iter().find(|c| c.id == "flash-attn-pre-ampere").unwrap();
+        assert!(!rule.owner_guessed, "{rule:#?}");
     }
 
     /// `snapshot` as a report that does not say which torch it ran.

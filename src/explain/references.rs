@@ -91,6 +91,7 @@ mod tests {
             score: 0,
             tier: 1,
             specific: false,
+            owner_guessed: false,
             title: String::new(),
             evidence: vec![Evidence {
                 kind: EvidenceKind::Stated,
