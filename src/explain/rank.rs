@@ -135,6 +135,10 @@ pub struct Candidate {
     /// yield to. (FlashAttention's refusal needs no frames: its words are its own.)
     #[serde(skip)]
     pub owner_guessed: bool,
+    /// The place among the readers (most specific first) of the one that read
+    /// the message for this cause; none where only its wording matched.
+    #[serde(skip)]
+    pub read_by: Option<usize>,
     pub title: String,
     pub evidence: Vec<Evidence>,
     pub why: String,
@@ -438,8 +442,12 @@ impl<'m, 'f> Judge<'m, 'f> {
                 score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
             })
             .collect();
-        for reading in readings {
+        for (order, reading) in readings.into_iter().enumerate() {
+            let cause = reading.cause;
             self.weigh_reading(&mut candidates, reading);
+            if let Some(candidate) = candidates.iter_mut().find(|candidate| candidate.id == cause) {
+                candidate.read_by.get_or_insert(order);
+            }
         }
         // Read only where an answer rests on an earlier line alone: rare, and
         // a log of many tracebacks with many earlier lines each costs nothing.
@@ -455,9 +463,15 @@ impl<'m, 'f> Judge<'m, 'f> {
         }
         generic_yields_to_specific(&mut candidates);
         wording_yields_to_grounds(&mut candidates);
+        // At equal standing, what a reader read of the message (the bound it
+        // states, the library it names) comes before a match of its wording,
+        // and the readers' own order, most specific first, before the ids':
+        // an alphabet is no reason to name one cause over another.
+        let reader_order = |candidate: &Candidate| candidate.read_by.unwrap_or(usize::MAX);
         candidates.sort_by(|a, b| {
             (b.confidence, b.tier, b.score)
                 .cmp(&(a.confidence, a.tier, a.score))
+                .then_with(|| reader_order(a).cmp(&reader_order(b)))
                 .then_with(|| a.id.cmp(&b.id))
         });
         candidates
@@ -571,6 +585,7 @@ impl Judge<'_, '_> {
                     tier: 1,
                     specific: false,
                     owner_guessed: false,
+                    read_by: None,
                     title: cause.title.to_string(),
                     evidence: Vec::new(),
                     why: cause.why.to_string(),
@@ -1248,6 +1263,7 @@ fn score(
         tier,
         specific: message_specific || context_specific,
         owner_guessed: range_unmet && unseen_package && frame_hits == 0 && !symptoms.frames.is_empty(),
+        read_by: None,
         title: cause.title.to_string(),
         evidence,
         why: cause.why.to_string(),
@@ -2578,6 +2594,48 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         let candidates = ranked(log, &without_torch(node(None)));
         let rule = candidates.iter().find(|c| c.id == "flash-attn-pre-ampere").unwrap();
         assert!(!rule.owner_guessed, "{rule:#?}");
+    }
+
+    /// casrel21: Keras caught its own failed import of tensorflow.keras and
+    /// restated it as the TensorFlow it requires. Both readings stand level
+    /// (the name's history and the stated bound); the bound, read by the
+    /// reader consulted first, leads, where the ids' alphabet put the name's
+    /// history first.
+    #[test]
+    fn readings_level_in_standing_are_ordered_by_their_readers_not_their_ids() {
+        let log = "Traceback (most recent call last):
+  File \"/usr/local/lib/python3.6/dist-packages/keras/__init__.py\", line 3, in <module>
+    from tensorflow.keras.layers.experimental.preprocessing import RandomRotation
+ModuleNotFoundError: No module named 'tensorflow.keras'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File \"run.py\", line 3, in <module>
+    from keras.layers import *
+  File \"/usr/local/lib/python3.6/dist-packages/keras/__init__.py\", line 6, in <module>
+    'Keras requires TensorFlow 2.2 or higher. '
+ImportError: Keras requires TensorFlow 2.2 or higher. Install TensorFlow via `pip install tensorflow`
+";
+        let candidates = ranked(log, &node(None));
+        let level: Vec<&str> = candidates
+            .iter()
+            .take_while(|c| {
+                (c.confidence, c.tier, c.score) == (candidates[0].confidence, candidates[0].tier, candidates[0].score)
+            })
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(level.contains(&"package-lacks-used-name"), "{level:?}");
+        assert_eq!(level[0], "package-requirement-unmet", "{level:?}");
+        // A reading outranks a match of the message's wording alone.
+        let library = "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or directory\n";
+        let candidates = ranked(library, &without_torch(node(None)));
+        assert_eq!(
+            candidates[0].id,
+            "extension-built-for-other-torch",
+            "{:#?}",
+            &candidates[..2]
+        );
     }
 
     /// `snapshot` as a report that does not say which torch it ran.

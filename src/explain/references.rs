@@ -92,6 +92,7 @@ mod tests {
             tier: 1,
             specific: false,
             owner_guessed: false,
+            read_by: None,
             title: String::new(),
             evidence: vec![Evidence {
                 kind: EvidenceKind::Stated,
