@@ -12,23 +12,34 @@ pub const CAUSE: &str = "host-memory-exhausted";
 
 /// A refusal in words, whatever class it was raised as, lowercased: torch's
 /// CPU allocator as Windows builds and Linux builds word it
-/// (c10/core/impl/alloc_cpu.cpp); the system's ENOMEM as Python reports a
-/// failed call (`OSError: [Errno 12] Cannot allocate memory`, a DataLoader
-/// forking its workers from a large process); C++'s `std::bad_alloc`, which
-/// pybind11 raises as MemoryError and torch as RuntimeError.
-const REFUSAL_WORDS: [&str; 4] = [
+/// (c10/core/impl/alloc_cpu.cpp); C++'s `std::bad_alloc`, which pybind11
+/// raises as MemoryError and torch as RuntimeError. The system's ENOMEM by
+/// its number is [`enomem_reported`].
+const REFUSAL_WORDS: [&str; 3] = [
     "defaultcpuallocator: not enough memory",
     "defaultcpuallocator: can't allocate memory",
-    "[errno 12] cannot allocate memory",
     "std::bad_alloc",
 ];
+
+/// The system's ENOMEM (errno 12, "Cannot allocate memory") in the words of
+/// whoever reported the failed call: Python's `OSError: [Errno 12]` (a
+/// DataLoader forking its workers from a large process), torch's `Error code
+/// 12 (Cannot allocate memory)`, and the older CPU allocator's enforce on
+/// posix_memalign, which prints the call's return beside the 0 it wanted
+/// (`posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0`; 22, EINVAL, is
+/// an alignment, not memory). `lower` is lowercased.
+fn enomem_reported(lower: &str) -> bool {
+    lower.contains("[errno 12]")
+        || lower.contains("error code 12 (cannot allocate memory)")
+        || (lower.contains("posix_memalign") && lower.contains(" 12 vs 0"))
+}
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
     let memory_error = traceback
         .messages()
         .any(|raised| matches!(raised.class(), "MemoryError" | "_ArrayMemoryError"));
-    if !memory_error && !REFUSAL_WORDS.iter().any(|words| lower.contains(words)) {
+    if !memory_error && !REFUSAL_WORDS.iter().any(|words| lower.contains(words)) && !enomem_reported(&lower) {
         return None;
     }
     // A MemoryError of a GPU's allocator is the GPU's (pycuda's
@@ -124,6 +135,9 @@ mod tests {
         for log in [
             "RuntimeError: std::bad_alloc\n",
             "OSError: [Errno 12] Cannot allocate memory\n",
+            // BLINK's entity index on a small host, under an older torch.
+            "RuntimeError: [enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0\n",
+            "RuntimeError: [enforce fail at alloc_cpu.cpp:83] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4096 bytes. Error code 12 (Cannot allocate memory)\n",
         ] {
             assert!(reading(log).is_some_and(|reading| reading.cause == CAUSE), "{log}");
         }
@@ -139,6 +153,9 @@ mod tests {
             // ENOSPC and another errno are not the memory's.
             "OSError: [Errno 28] No space left on device\n",
             "OSError: [Errno 121] Cannot allocate memory for the remote I/O buffer\n",
+            // EINVAL from posix_memalign is an alignment; a static TLS block is the loader's.
+            "RuntimeError: [enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) == 0. 22 vs 0\n",
+            "ImportError: /lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block\n",
         ] {
             assert!(reading(log).is_none(), "{log}");
         }
