@@ -33,6 +33,7 @@ GENERIC = {
     "test", "tests", "testing", "doc", "docs", "example", "examples", "benchmark", "benchmarks",
     "script", "scripts", "tool", "tools", "util", "utils", "src", "data", "build", "bin", "lib",
     "common", "config", "configs", "model", "models", "notebooks", "demo", "demos", "csrc", "third_party",
+    "setup",
 }
 SDIST_LIMIT = 120 << 20
 MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
