@@ -28,8 +28,9 @@ const MIN_SHARED_INDENT: usize = 3;
 
 /// The words that make a line worth reading because it may hold another
 /// reader's words in disguise (see [`plain`]).
-pub const DISGUISES: [&str; 10] = [
-    "&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "\u{2018}", "\u{2019}", "\u{201c}", "\u{201d}",
+pub const DISGUISES: [&str; 15] = [
+    "&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "\u{2018}", "\u{2019}", "\u{201c}", "\u{201d}", "\u{a0}",
+    "\u{2009}", "\u{202f}", "\u{3000}", "\u{200b}",
 ];
 
 /// How every line of one log is unwrapped.
@@ -47,6 +48,8 @@ enum Wrapping {
     TimeStamp,
     /// A Compose service's name and bar: `app-worker-1  | `.
     Service,
+    /// `kubectl logs --prefix`'s pod and container: `[pod/trainer-0/pytorch] `.
+    Pod,
     /// One label before every line, the same on each: `[rank0]:`,
     /// `[1,0]<stderr>:`, and the blank after it where the tool adds one
     /// (torchrun does, mpirun does not: a frame's indent is the line's own).
@@ -130,7 +133,7 @@ impl Wrapping {
     fn shared_by(lines: &[String]) -> Option<Wrapping> {
         let needed = needed_share(lines.len());
         let share = |wrapping: &Wrapping| lines.iter().filter(|line| wrapping.length_in(line).is_some()).count();
-        let shapes = [Wrapping::Quote, Wrapping::TimeStamp, Wrapping::Service];
+        let shapes = [Wrapping::Quote, Wrapping::TimeStamp, Wrapping::Service, Wrapping::Pod];
         if let Some(shape) = shapes.into_iter().find(|shape| share(shape) >= needed) {
             return Some(shape);
         }
@@ -173,6 +176,7 @@ impl Wrapping {
             }
             Wrapping::TimeStamp => time_stamp_length(line),
             Wrapping::Service => service_length(line),
+            Wrapping::Pod => pod_length(line),
             Wrapping::Label { label, spaced } => {
                 let rest = line.strip_prefix(label.as_str())?;
                 Some(label.len() + usize::from(*spaced && rest.starts_with(' ')))
@@ -258,10 +262,65 @@ pub fn plain(mut line: String) -> String {
             .replace(['\u{2018}', '\u{2019}'], "'")
             .replace(['\u{201c}', '\u{201d}'], "\"");
     }
+    // A web page, a chat or a mail client spaces with other characters: a
+    // no-break space for each blank of an indent, a thin or ideographic
+    // space, a zero-width one where a long line was allowed to break.
+    if !line.is_ascii() && line.contains(OTHER_SPACES) {
+        line = line.replace(OTHER_SPACES, " ").replace(ZERO_WIDTH_SPACE, "");
+    }
     if line.contains('*') {
         line = symbol_underscores_restored(line);
+        line = unemphasized(line);
     }
     line
+}
+
+/// Spaces that are not the ASCII blank every reader splits words on: no-break,
+/// the typographic widths, narrow no-break, medium mathematical, ideographic.
+const OTHER_SPACES: [char; 15] = [
+    '\u{a0}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}', '\u{2005}', '\u{2006}', '\u{2007}',
+    '\u{2008}', '\u{2009}', '\u{200a}', '\u{202f}', '\u{205f}', '\u{3000}',
+];
+
+const ZERO_WIDTH_SPACE: char = '\u{200b}';
+
+/// A line set in Markdown's bold, as an issue's author marks the error:
+/// `**RuntimeError: CUDA error: out of memory**`. The asterisks come off
+/// where they enclose the whole line, and where a line opens with them on an
+/// exception's name (the bold closes on a later line, or the paste cut it).
+/// Python's own `**kwargs` opens no line of a traceback with a name and a colon.
+fn unemphasized(line: String) -> String {
+    let indent = line.len() - line.trim_start().len();
+    let Some(inside) = line[indent..].strip_prefix("**") else {
+        return line;
+    };
+    let inside = inside.trim_end();
+    match inside.strip_suffix("**") {
+        // Markdown's bold opens and closes on a word, never on a blank.
+        Some(enclosed)
+            if !enclosed.is_empty()
+                && !enclosed.starts_with(char::is_whitespace)
+                && !enclosed.ends_with(char::is_whitespace)
+                && !enclosed.contains("**") =>
+        {
+            format!("{}{}", &line[..indent], enclosed)
+        }
+        _ if opens_with_an_exception(inside) => format!("{}{}", &line[..indent], inside),
+        _ => line,
+    }
+}
+
+/// `OSError: ...`, `torch.cuda.OutOfMemoryError: ...`: a dotted name whose
+/// last part ends as exception classes do, then a colon.
+fn opens_with_an_exception(text: &str) -> bool {
+    let name_end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(text.len());
+    let last = text[..name_end].rsplit('.').next().unwrap_or_default();
+    text[name_end..].starts_with(':')
+        && ["Error", "Exception", "Warning", "Interrupt", "Exit"]
+            .iter()
+            .any(|ending| last.ends_with(ending))
 }
 
 /// The loader's undefined symbol with the underscores Markdown took for
@@ -500,6 +559,16 @@ fn service_length(line: &str) -> Option<usize> {
     }
 }
 
+/// `[pod/trainer-0/pytorch] `: the pod's and the container's names, which
+/// hold no blank, and the blank kubectl puts after them.
+fn pod_length(line: &str) -> Option<usize> {
+    let inside = line.strip_prefix("[pod/")?;
+    let close = inside.find("] ")?;
+    let names = &inside[..close];
+    (names.split('/').count() == 2 && !names.contains(' ') && !names.starts_with('/') && !names.ends_with('/'))
+        .then_some("[pod/".len() + close + 2)
+}
+
 /// `line` after a rank's label, if it starts with one, and the blank the
 /// launcher adds: the traceback reader routes interleaved ranks by their
 /// labels, and every other reader reads a line's own words after them.
@@ -587,10 +656,36 @@ mod tests {
     }
 
     #[test]
+    fn other_spaces_read_as_blanks_and_bold_comes_off_an_error() {
+        assert_eq!(
+            plain("\u{a0}\u{a0}File\u{a0}\"train.py\",\u{2009}line\u{202f}3,\u{3000}in\u{200b} <module>".into()),
+            "  File \"train.py\", line 3, in <module>"
+        );
+        assert_eq!(
+            plain("**RuntimeError: CUDA error: out of memory**".into()),
+            "RuntimeError: CUDA error: out of memory"
+        );
+        assert_eq!(
+            plain("  **torch.cuda.OutOfMemoryError: CUDA out of memory.".into()),
+            "  torch.cuda.OutOfMemoryError: CUDA out of memory."
+        );
+        // A call's keyword arguments, a line of bold prose, an unclosed bold that is no exception: as written.
+        for line in [
+            "    return self.module(*inputs, **kwargs)",
+            "**kwargs: dict",
+            "**Note** the error below",
+            "**Update: still failing",
+        ] {
+            assert_eq!(plain(line.into()), line, "{line}");
+        }
+    }
+
+    #[test]
     fn each_tools_prefix_comes_off_every_line() {
         type Prefix = Box<dyn Fn(usize) -> String>;
-        let prefixes: [(&str, Prefix); 12] = [
+        let prefixes: [(&str, Prefix); 13] = [
             ("compose", Box::new(|_| "app-worker-1  | ".into())),
+            ("kubectl --prefix", Box::new(|_| "[pod/trainer-0/pytorch] ".into())),
             (
                 "iso",
                 Box::new(|index| format!("2024-05-01T12:00:0{index}.123456789Z ")),

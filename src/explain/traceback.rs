@@ -444,11 +444,17 @@ impl Collector {
                 self.bare_exception(number, super::presentation::unlabelled(line));
                 return;
             };
-            // The label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
+            // A rank's label as launchers print it, with the blank they add
+            // (`[rank1]: `), whatever the frame's own indent after it: a paste
+            // that lost a space of it (`[rank0]:  File`) keeps its exception
+            // line (`[rank0]: AttributeError`) in the same traceback.
+            let own = super::presentation::unlabelled(line);
+            // Else the label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
             // An indent narrower than the frame's own (a paste that lost a space) is no label;
             // a wider one is the label of every line of the traceback (pip's subprocess output).
             let before = &line[..at];
             match before.strip_suffix("  ") {
+                _ if own.len() < line.len() => &line[..line.len() - own.len()],
                 Some(label) => label,
                 None if before.trim().is_empty() => "",
                 None => before,
@@ -1723,6 +1729,28 @@ SystemExit: 1
         assert_eq!(tracebacks[0].occurrences, 2);
         assert_eq!(tracebacks[0].frames().count(), 2);
         assert!(tracebacks[0].raised().is_some());
+    }
+
+    /// opensora773 under two torchrun ranks: a paste that lost one space of
+    /// its frames' indent (` File`) gives `[rank0]:  File`, whose label is
+    /// still torchrun's `[rank0]: `, so `[rank0]: AttributeError` ends it.
+    #[test]
+    fn ranks_of_a_paste_that_lost_an_indent_keep_their_exception() {
+        let mut log = String::new();
+        for line in [
+            " File \"/e/site-packages/apex/normalization/fused_layer_norm.py\", line 894, in forward",
+            "    if torch.compiler.is_compiling() or not input.is_cuda:",
+            "AttributeError: module 'torch.compiler' has no attribute 'is_compiling'",
+        ] {
+            log.push_str(&format!("[rank0]: {line}\n[rank1]: {line}\n"));
+        }
+        let tracebacks = parse(&log);
+        assert_eq!(tracebacks.len(), 1, "{tracebacks:#?}");
+        assert_eq!(tracebacks[0].occurrences, 2);
+        assert_eq!(
+            tracebacks[0].raised().map(|raised| raised.class()),
+            Some("AttributeError")
+        );
     }
 
     #[test]

@@ -30,8 +30,11 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 22] = [
+const WRAPPINGS: [(&str, Wrap); 25] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
+    ("kubectl --prefix", |log| {
+        each_line(log, |_| "[pod/trainer-0/pytorch] ".into())
+    }),
     ("CI runner", |log| {
         each_line(log, |index| format!("2024-05-01T12:{}.1234567Z ", second(index)))
     }),
@@ -76,6 +79,14 @@ const WRAPPINGS: [(&str, Wrap); 22] = [
         log.replace('\'', "\u{2019}").replace('"', "\u{201d}")
     }),
     ("colour", |log| each_line(log, |_| "\u{1b}[31m".into()) + "\u{1b}[0m"),
+    ("no-break spaces", |log| log.replace(' ', "\u{a0}")),
+    ("the last line in bold", |log| {
+        let log = log.trim_end();
+        match log.rsplit_once('\n') {
+            Some((before, last)) => format!("{before}\n**{}**\n", last.trim()),
+            None => format!("**{}**\n", log.trim()),
+        }
+    }),
     ("shell prompt above", |log| {
         format!("(venv) user@gpu-node:~/run$ python train.py\n{log}")
     }),
