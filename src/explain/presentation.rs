@@ -310,17 +310,11 @@ fn unemphasized(line: String) -> String {
     }
 }
 
-/// `OSError: ...`, `torch.cuda.OutOfMemoryError: ...`: a dotted name whose
-/// last part ends as exception classes do, then a colon.
+/// `OSError: ...`, `torch.cuda.OutOfMemoryError: ...`: an exception's name
+/// as the traceback reader knows one, then a colon.
 fn opens_with_an_exception(text: &str) -> bool {
-    let name_end = text
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-        .unwrap_or(text.len());
-    let last = text[..name_end].rsplit('.').next().unwrap_or_default();
-    text[name_end..].starts_with(':')
-        && ["Error", "Exception", "Warning", "Interrupt", "Exit"]
-            .iter()
-            .any(|ending| last.ends_with(ending))
+    text.split_once(':')
+        .is_some_and(|(name, _)| super::traceback::is_exception_name(name))
 }
 
 /// The loader's undefined symbol with the underscores Markdown took for

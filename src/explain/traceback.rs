@@ -1200,7 +1200,7 @@ fn import_statement(line: &str) -> Option<String> {
 }
 
 /// A dotted identifier whose last part names an exception by Python's convention.
-fn is_exception_name(name: &str) -> bool {
+pub(super) fn is_exception_name(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or_default();
     let identifier = |part: &str| {
         part.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
