@@ -121,7 +121,7 @@ const ALL: [Signal; 14] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 47] = [
+const TRIGGERS: [(&str, Signal); 48] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print
     // them: every one but CUDNN_STATUS_SUCCESS is a failure, cuDNN 9's finer
@@ -166,6 +166,9 @@ const TRIGGERS: [(&str, Signal); 47] = [
     ("error: subprocess-exited-with-error", Signal::Build),
     ("error: metadata-generation-failed", Signal::Build),
     ("Killed", Signal::Killed),
+    // Kubernetes' reason for a container the kernel's OOM killer ended at its
+    // memory limit (`Reason: OOMKilled`, `"reason": "OOMKilled"`).
+    ("OOMKilled", Signal::Killed),
     // PyCharm's words after the exit status (`exit code 137 (interrupted by
     // signal 9: SIGKILL)`); exit statuses themselves are read apart, see
     // [`EXIT_STATUS_WORDS`].
@@ -364,7 +367,14 @@ pub fn note_kind(line: &str) -> Option<usize> {
 /// is a signal's only where the words before it say a process exited
 /// (`exit status`, `exitcode`, DeepSpeed's `exits with return code = `).
 fn what_the_exit_status_says(before: &str, after: &str) -> Option<(Signal, String)> {
-    let number = after.trim_start_matches([' ', '\t', ':', '=', '(']);
+    // `exit code 137`, `exitcode: -9`, `"exitCode": 137` (a JSON record's
+    // field), `exit code of 137`, `exit code was 137`.
+    let separators = [' ', '\t', ':', '=', '(', '"', '\''];
+    let number = after.trim_start_matches(separators);
+    let number = ["of ", "was ", "is "]
+        .iter()
+        .find_map(|word| number.strip_prefix(word))
+        .map_or(number, |rest| rest.trim_start_matches(separators));
     let negative = number.starts_with('-');
     if negative && !before.to_ascii_lowercase().contains("exit") {
         return None;
@@ -715,6 +725,11 @@ mod tests {
             ),
             ("Error: exit status 3221225781", "error message", "0xc0000135"),
             ("(Exit code: -1073741515)", "error message", "0xc0000135"),
+            // A JSON record's field, and the words a CI runner or a wrapper put between.
+            ("{\"exitCode\": 137, \"signal\": null}", "killed", "SIGKILL"),
+            ("Error: container exited with exit code of 137", "killed", "SIGKILL"),
+            // Kubernetes' reason, with or without the status beside it.
+            ("{\"reason\": \"OOMKilled\", \"startedAt\": null}", "killed", "SIGKILL"),
         ] {
             let (read_as, text) = message(line).unwrap_or_else(|| panic!("{line}"));
             assert_eq!(read_as, label, "{line}");
