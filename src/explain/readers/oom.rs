@@ -26,7 +26,34 @@ const ELSEWHERE_MIB: f64 = 2048.0;
 
 pub fn read(text: &str, _context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
-    held_elsewhere(&lower).or_else(|| device_allocation_failed(&lower))
+    held_elsewhere(&lower)
+        .or_else(|| device_allocation_failed(&lower))
+        .or_else(|| no_room_for_the_kv_cache(&lower))
+}
+
+/// vLLM's words for a GPU whose memory, within `gpu_memory_utilization`, the
+/// weights and the profiling run left none of for the KV cache (the V0
+/// engine's raise_if_cache_size_invalid in vllm/worker/worker.py, and the V1
+/// engine's check in vllm/v1/core/kv_cache_utils.py): the model does not fit
+/// the memory the engine may use. Its sibling, a KV cache too small for
+/// `max_model_len` (`... is larger than the maximum number of tokens that can
+/// be stored in KV cache`, `... KV cache is needed, which is larger than the
+/// available KV cache memory`), is the context length the job asked for, a
+/// setting of its own (bonito7), and is not read as the GPU's.
+fn no_room_for_the_kv_cache(lower: &str) -> Option<Reading> {
+    const NONE_LEFT: &str = "no available memory for the cache blocks";
+    if !lower.contains(NONE_LEFT) {
+        return None;
+    }
+    Some(Reading {
+        cause: CAUSE,
+        said: "vLLM found no GPU memory left for its KV cache once the model was loaded, within gpu_memory_utilization".to_string(),
+        node: Vec::new(),
+        fix: "give the engine room: a higher gpu_memory_utilization (0.9 by default) where nothing else uses the GPU (nvidia-smi), a quantized model, or the model split over more GPUs (tensor_parallel_size); a smaller max_model_len and max_num_seqs lower what its profiling run holds".to_string(),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
 }
 
 /// Words that put the allocation on a GPU.
@@ -211,6 +238,26 @@ mod tests {
 
     fn reading(message: &str) -> Option<Reading> {
         read(message, Context::alone())
+    }
+
+    /// vLLM's refusal of a KV cache for want of any GPU memory; a context
+    /// length that does not fit is the job's own setting (bonito7).
+    #[test]
+    fn vllms_kv_cache_without_room_is_the_gpus_memory() {
+        let found = read(
+            "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+            Context::alone(),
+        )
+        .unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.fix.contains("gpu_memory_utilization"), "{}", found.fix);
+        for message in [
+            "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (21088). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+            "ValueError: To serve at least one request with the models's max seq len (40960), (5.62 GiB KV cache is needed, which is larger than the available KV cache memory (4.50 GiB).",
+            "ValueError: No memory should be allocated for the cache blocks for an attention-free model",
+        ] {
+            assert!(read(message, Context::alone()).is_none(), "{message}");
+        }
     }
 
     #[test]
