@@ -622,8 +622,9 @@ fn line_marker(messages: &[&str]) -> Option<log::Marker> {
     words.extend(signals::trigger_words());
     words.extend(frameworks::MARKER_WORDS);
     words.extend(messages.iter().copied());
-    // A line in disguise (HTML entities, curly quotes) may hold any of them.
-    words.extend(presentation::DISGUISES);
+    // A line in disguise (HTML entities, curly quotes, other spaces) may hold any of them.
+    let disguises = presentation::disguises();
+    words.extend(disguises.iter().map(String::as_str));
     log::Marker::new(words)
 }
 

@@ -27,11 +27,21 @@ const MAX_LAYERS: usize = 4;
 const MIN_SHARED_INDENT: usize = 3;
 
 /// The words that make a line worth reading because it may hold another
-/// reader's words in disguise (see [`plain`]).
-pub const DISGUISES: [&str; 15] = [
-    "&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "\u{2018}", "\u{2019}", "\u{201c}", "\u{201d}", "\u{a0}",
-    "\u{2009}", "\u{202f}", "\u{3000}", "\u{200b}",
-];
+/// reader's words in disguise (see [`plain`]): an HTML entity, a curly
+/// quote, a space other than the ASCII blank.
+pub fn disguises() -> Vec<String> {
+    ENTITIES
+        .iter()
+        .map(|(entity, _)| entity.to_string())
+        .chain(
+            CURLY_QUOTES
+                .iter()
+                .chain(&OTHER_SPACES)
+                .chain(&[ZERO_WIDTH_SPACE])
+                .map(char::to_string),
+        )
+        .collect()
+}
 
 /// How every line of one log is unwrapped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -30,7 +30,7 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 25] = [
+const WRAPPINGS: [(&str, Wrap); 26] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
     ("kubectl --prefix", |log| {
         each_line(log, |_| "[pod/trainer-0/pytorch] ".into())
@@ -80,6 +80,7 @@ const WRAPPINGS: [(&str, Wrap); 25] = [
     }),
     ("colour", |log| each_line(log, |_| "\u{1b}[31m".into()) + "\u{1b}[0m"),
     ("no-break spaces", |log| log.replace(' ', "\u{a0}")),
+    ("en spaces", |log| log.replace(' ', "\u{2002}")),
     ("the last line in bold", |log| {
         let log = log.trim_end();
         match log.rsplit_once('\n') {
