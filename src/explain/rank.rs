@@ -443,11 +443,7 @@ impl<'m, 'f> Judge<'m, 'f> {
             })
             .collect();
         for (order, reading) in readings.into_iter().enumerate() {
-            let cause = reading.cause;
-            self.weigh_reading(&mut candidates, reading);
-            if let Some(candidate) = candidates.iter_mut().find(|candidate| candidate.id == cause) {
-                candidate.read_by.get_or_insert(order);
-            }
+            self.weigh_reading(&mut candidates, reading, order);
         }
         // Read only where an answer rests on an earlier line alone: rare, and
         // a log of many tracebacks with many earlier lines each costs nothing.
@@ -570,7 +566,8 @@ impl Judge<'_, '_> {
     /// A reading of the failure's own words weighs on the cause it supports:
     /// it adds its evidence and its fix, filled in with what it read, and
     /// raises the cause to likely, or near-certain when the node confirms it.
-    fn weigh_reading(&self, candidates: &mut Vec<Candidate>, reading: Reading) {
+    /// `order`: the reading's place among the readers', most specific first.
+    fn weigh_reading(&self, candidates: &mut Vec<Candidate>, reading: Reading, order: usize) {
         let Some(cause) = self.causes.iter().find(|cause| cause.id == reading.cause) else {
             return;
         };
@@ -607,6 +604,7 @@ impl Judge<'_, '_> {
             }
         }
         let candidate = &mut candidates[at];
+        candidate.read_by.get_or_insert(order);
         let confirmed = reading.node.iter().any(|(holds, _)| *holds == Some(true));
         let contradicted = reading.node.iter().any(|(holds, _)| *holds == Some(false));
         let confidence = if contradicted && !reading.stated {

@@ -449,15 +449,18 @@ impl Collector {
             // that lost a space of it (`[rank0]:  File`) keeps its exception
             // line (`[rank0]: AttributeError`) in the same traceback.
             let own = super::presentation::unlabelled(line);
-            // Else the label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
-            // An indent narrower than the frame's own (a paste that lost a space) is no label;
-            // a wider one is the label of every line of the traceback (pip's subprocess output).
-            let before = &line[..at];
-            match before.strip_suffix("  ") {
-                _ if own.len() < line.len() => &line[..line.len() - own.len()],
-                Some(label) => label,
-                None if before.trim().is_empty() => "",
-                None => before,
+            if own.len() < line.len() {
+                &line[..line.len() - own.len()]
+            } else {
+                // Else the label is what precedes the frame's two-space indent: `[rank1]: ` of `[rank1]:   File`.
+                // An indent narrower than the frame's own (a paste that lost a space) is no label;
+                // a wider one is the label of every line of the traceback (pip's subprocess output).
+                let before = &line[..at];
+                match before.strip_suffix("  ") {
+                    Some(label) => label,
+                    None if before.trim().is_empty() => "",
+                    None => before,
+                }
             }
         };
         self.open(number, label.to_string());

@@ -23,15 +23,14 @@ const REFUSAL_WORDS: [&str; 3] = [
 
 /// The system's ENOMEM (errno 12, "Cannot allocate memory") in the words of
 /// whoever reported the failed call: Python's `OSError: [Errno 12]` (a
-/// DataLoader forking its workers from a large process), torch's `Error code
-/// 12 (Cannot allocate memory)`, and the older CPU allocator's enforce on
-/// posix_memalign, which prints the call's return beside the 0 it wanted
-/// (`posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0`; 22, EINVAL, is
-/// an alignment, not memory). `lower` is lowercased.
+/// DataLoader forking its workers from a large process), and the older CPU
+/// allocator's enforce on posix_memalign, which prints the call's return
+/// beside the 0 it wanted (`posix_memalign(&data, gAlignment, nbytes) == 0.
+/// 12 vs 0`; 22, EINVAL, is an alignment, not memory). torch's later
+/// allocator adds `Error code 12 (Cannot allocate memory)` to its own
+/// [`REFUSAL_WORDS`]. `lower` is lowercased.
 fn enomem_reported(lower: &str) -> bool {
-    lower.contains("[errno 12]")
-        || lower.contains("error code 12 (cannot allocate memory)")
-        || (lower.contains("posix_memalign") && lower.contains(" 12 vs 0"))
+    lower.contains("[errno 12]") || (lower.contains("posix_memalign") && lower.contains(" 12 vs 0"))
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
