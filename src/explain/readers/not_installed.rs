@@ -59,7 +59,12 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         return Some(read_in_build(module, &distribution, build));
     }
     let Some(first) = providers.first() else {
-        return Some(unknown_module(module));
+        return Some(
+            match installed_importer(traceback).filter(|package| *package != module) {
+                Some(importer) => unknown_dependency(module, &crate::explain::distribution_of(importer)),
+                None => unknown_module(module),
+            },
+        );
     };
     let others: Vec<&str> = providers[1..].iter().map(|other| other.name.as_str()).collect();
     let install = match others.as_slice() {
@@ -177,6 +182,56 @@ fn log_system(traceback: &Traceback) -> Option<&'static str> {
             .frames()
             .any(|frame| frame.file.starts_with('/'))
             .then_some("linux"),
+    }
+}
+
+/// The installed package whose own code ran the import: the last frame
+/// outside the interpreter's library (importlib's frames run every import)
+/// is in site-packages. An import the job's own file ran may be of a folder
+/// of the project; one an installed package ran is of what it depends on.
+fn installed_importer(traceback: &Traceback) -> Option<&str> {
+    let file = &traceback
+        .frames()
+        .filter(|frame| crate::explain::frame_package(&frame.file) != Some(crate::explain::STDLIB))
+        .last()?
+        .file;
+    crate::explain::frame_package(file).filter(|_| crate::explain::is_installed_code(file))
+}
+
+/// A module no known distribution installs, imported by an installed
+/// package: no folder of the project can be what it wanted, so what is
+/// missing is a dependency of that package. The words do not say whether
+/// it is not installed or installed at a release without the module
+/// (earth2studio192: ngcsdk 3.55 dropped `ngcbpc`), or installed wrongly
+/// (pywinauto356: pywin32's `win32process`), so it is listed, with what
+/// decides. Which distribution installs the module is not known here, and
+/// the PyPI project of its name may be another's (warp is warp-lang's).
+fn unknown_dependency(module: &str, importer: &str) -> Reading {
+    Reading {
+        cause: CAUSE,
+        said: format!(
+            "no module named {module}, which the installed {importer} imports from its own code: a dependency of {importer} is missing from the Python that ran, or installed at a release without {module}"
+        ),
+        node: vec![
+            (
+                None,
+                format!(
+                    "which distribution installs {module}: {importer}'s requirements or extras name it (python -m pip show {importer}; python -m pip check names a declared one that is missing), else {importer}'s install instructions do"
+                ),
+            ),
+            (
+                None,
+                format!(
+                    "whether that distribution is installed at a release that no longer has {module}, or not yet: then the release {importer} pins (its requirements give the range) is the fix, not a first install"
+                ),
+            ),
+        ],
+        fix: format!(
+            "install the distribution that provides {module}, as {importer}'s requirements, extras or install instructions name it, in the environment the job runs in; a PyPI project named {module}, where there is one, may be another's"
+        ),
+        stated: true,
+        settles: false,
+        rules_out: Vec::new(),
     }
 }
 
@@ -315,6 +370,29 @@ mod tests {
     fn a_module_no_known_distribution_installs_is_listed_with_what_would_decide() {
         let own = reading(&job_imports("tracker")).unwrap();
         assert!(!own.settles, "{own:?}");
+        assert!(own.node[0].1.contains("git submodule update --init"), "{:?}", own.node);
+    }
+
+    /// moduluslaunch126: an installed package's own import of a module no
+    /// known distribution installs asks its requirements, never whether the
+    /// module is a folder of the project; the job's own import still does.
+    #[test]
+    fn an_unknown_module_an_installed_package_imports_is_its_dependency() {
+        let log = "Traceback (most recent call last):\n  File \"/home/u/darcy/train.py\", line 12, in <module>\n    from modulus.datapipes.benchmarks.darcy import Darcy2D\n  File \"/home/u/.local/lib/python3.10/site-packages/modulus/datapipes/benchmarks/darcy.py\", line 18, in <module>\n    import warp as wp\n  File \"<frozen importlib._bootstrap>\", line 1027, in _find_and_load\nModuleNotFoundError: No module named 'warp'\n";
+        let found = reading(log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.stated && !found.settles, "{found:?}");
+        assert!(found.said.contains("the installed modulus imports"), "{}", found.said);
+        assert!(
+            found.node.iter().all(|(_, text)| !text.contains("submodule")),
+            "{:?}",
+            found.node
+        );
+        let from_the_job = log.replace(
+            "/home/u/.local/lib/python3.10/site-packages/modulus",
+            "/home/u/darcy/modulus",
+        );
+        let own = reading(&from_the_job).unwrap();
         assert!(own.node[0].1.contains("git submodule update --init"), "{:?}", own.node);
     }
 

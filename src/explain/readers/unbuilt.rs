@@ -12,16 +12,30 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "cuda-home-missing";
 
+/// Words that make a name ending in `_cuda` or `_ext` a phrase about moving
+/// or testing something (`move_optimizer_to_cuda`, `is_cuda`, `use_ext`): a
+/// function's name. A compiled module is named for what it computes
+/// (`nms_cuda`, `deform_conv_cuda`, `rasterizer_ext`).
+const FUNCTION_WORDS: [&str; 10] = ["to", "on", "in", "into", "is", "has", "use", "with", "for", "from"];
+
 /// Whether a module path's last part is named as packages name their
 /// compiled module, in any case (`_C`, `mmcv._ext`, `quarot._CUDA`).
 pub(super) fn is_compiled_module(name: &str) -> bool {
     // Checked as ASCII first: a stranger's name may hold any character, and
     // a suffix cut inside one would panic.
-    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && super::extension::EXTENSION_SUFFIXES.iter().any(|suffix| {
-            name.get(name.len().saturating_sub(suffix.len())..)
-                .is_some_and(|end| end.len() == suffix.len() && end.eq_ignore_ascii_case(suffix))
-        })
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    let Some(stem) = super::extension::EXTENSION_SUFFIXES.iter().find_map(|suffix| {
+        let cut = name.len().saturating_sub(suffix.len());
+        name.get(cut..)
+            .filter(|end| end.len() == suffix.len() && end.eq_ignore_ascii_case(suffix))
+            .map(|_| &name[..cut])
+    }) else {
+        return false;
+    };
+    let last_word = stem.rsplit('_').find(|word| !word.is_empty()).unwrap_or_default();
+    !FUNCTION_WORDS.iter().any(|word| last_word.eq_ignore_ascii_case(word))
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
@@ -142,6 +156,21 @@ mod tests {
         for name in ["x\u{202e}_C", "\u{202e}C", "_é", "é"] {
             assert!(!is_compiled_module(name), "{name}");
         }
+    }
+
+    /// visualbert20: `cannot import name 'move_optimizer_to_cuda'` is a
+    /// function a release of allennlp lacks, no compiled module; a name
+    /// about what it computes still is one.
+    #[test]
+    fn a_name_that_moves_or_tests_is_a_function_not_a_compiled_module() {
+        for name in ["move_optimizer_to_cuda", "is_cuda", "tensor_TO_CUDA", "use_ext"] {
+            assert!(!is_compiled_module(name), "{name}");
+        }
+        for name in ["nms_cuda", "deform_conv_cuda", "rasterizer_ext", "_ext"] {
+            assert!(is_compiled_module(name), "{name}");
+        }
+        let log = "    from allennlp.training.trainer import move_optimizer_to_cuda\nImportError: cannot import name 'move_optimizer_to_cuda'\n";
+        assert!(reading(log).is_none());
     }
 
     /// pyllama30, flashfftconv28: a compiled module of its own, imported by
