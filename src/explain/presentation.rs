@@ -4,7 +4,9 @@
 //! tool put before every line: `docker compose logs`' `service-1  | `,
 //! `kubectl logs --timestamps`' and CI runners' time stamps, torchrun's
 //! `[rank0]: ` on a one-rank job, an e-mail or Markdown quote's `> `, a
-//! Markdown code block's indent.
+//! Markdown code block's indent, a container runtime's own log format (Docker's
+//! JSON lines, the CRI's stream and tag after a stamp), `docker build`'s step
+//! numbers.
 //!
 //! Every reader matches messages at the start of a line (`Killed`, `ERROR:`,
 //! an exception's name); without this, one prefix hides a cause the same log
@@ -27,12 +29,13 @@ const MAX_LAYERS: usize = 4;
 const MIN_SHARED_INDENT: usize = 3;
 
 /// The words that make a line worth reading because it may hold another
-/// reader's words in disguise (see [`plain`]): an HTML entity, a curly
-/// quote, a space other than the ASCII blank.
+/// reader's words in disguise (see [`plain`]): an HTML entity, Docker's JSON
+/// line, a curly quote, a space other than the ASCII blank.
 pub fn disguises() -> Vec<String> {
     ENTITIES
         .iter()
         .map(|(entity, _)| entity.to_string())
+        .chain([DOCKER_JSON.to_string()])
         .chain(
             CURLY_QUOTES
                 .iter()
@@ -60,6 +63,11 @@ enum Wrapping {
     Service,
     /// `kubectl logs --prefix`'s pod and container: `[pod/trainer-0/pytorch] `.
     Pod,
+    /// The stream and tag a CRI runtime (containerd, CRI-O) writes after its
+    /// time stamp in a node's container log files: `stderr F `.
+    Stream,
+    /// BuildKit's step and seconds in `docker build --progress=plain`: `#12 3.456 `.
+    BuildStep,
     /// One label before every line, the same on each: `[rank0]:`,
     /// `[1,0]<stderr>:`, and the blank after it where the tool adds one
     /// (torchrun does, mpirun does not: a frame's indent is the line's own).
@@ -143,7 +151,14 @@ impl Wrapping {
     fn shared_by(lines: &[String]) -> Option<Wrapping> {
         let needed = needed_share(lines.len());
         let share = |wrapping: &Wrapping| lines.iter().filter(|line| wrapping.length_in(line).is_some()).count();
-        let shapes = [Wrapping::Quote, Wrapping::TimeStamp, Wrapping::Service, Wrapping::Pod];
+        let shapes = [
+            Wrapping::Quote,
+            Wrapping::TimeStamp,
+            Wrapping::Service,
+            Wrapping::Pod,
+            Wrapping::Stream,
+            Wrapping::BuildStep,
+        ];
         if let Some(shape) = shapes.into_iter().find(|shape| share(shape) >= needed) {
             return Some(shape);
         }
@@ -187,6 +202,8 @@ impl Wrapping {
             Wrapping::TimeStamp => time_stamp_length(line),
             Wrapping::Service => service_length(line),
             Wrapping::Pod => pod_length(line),
+            Wrapping::Stream => stream_length(line),
+            Wrapping::BuildStep => build_step_length(line),
             Wrapping::Label { label, spaced } => {
                 let rest = line.strip_prefix(label.as_str())?;
                 Some(label.len() + usize::from(*spaced && rest.starts_with(' ')))
@@ -260,6 +277,11 @@ pub fn is_fence(line: &str) -> bool {
 
 /// `line` without colour codes and HTML entities, with straight quotes.
 pub fn plain(mut line: String) -> String {
+    if line.starts_with(DOCKER_JSON)
+        && let Some(logged) = docker_logged(&line)
+    {
+        line = logged;
+    }
     if line.contains('\u{1b}') {
         line = strip_ansi(&line);
     }
@@ -283,6 +305,23 @@ pub fn plain(mut line: String) -> String {
         line = unemphasized(line);
     }
     line
+}
+
+/// How Docker's json-file log driver (`/var/lib/docker/containers/*/*-json.log`)
+/// opens each line: `{"log":"Traceback ...\n","stream":"stderr","time":"..."}`
+/// (a tool that rewrites it may add a blank after the colon).
+const DOCKER_JSON: &str = "{\"log\":";
+
+#[derive(serde::Deserialize)]
+struct DockerLine {
+    log: String,
+}
+
+/// What a line of Docker's JSON log holds, unescaped (its quotes are `\"`,
+/// its `<` and `>` `\u003c` and `\u003e`), without the newline it ended with.
+fn docker_logged(line: &str) -> Option<String> {
+    let logged: DockerLine = serde_json::from_str(line.trim_end()).ok()?;
+    Some(logged.log.trim_end_matches(['\n', '\r']).to_string())
 }
 
 /// Spaces that are not the ASCII blank every reader splits words on: no-break,
@@ -573,6 +612,36 @@ fn pod_length(line: &str) -> Option<usize> {
         .then_some("[pod/".len() + close + 2)
 }
 
+/// `stderr F `, `stdout P `: the stream, then `F` for a full line or `P`
+/// for part of one the runtime split (past 16 KiB), then a blank.
+fn stream_length(line: &str) -> Option<usize> {
+    let rest = line.strip_prefix("stderr ").or_else(|| line.strip_prefix("stdout "))?;
+    let tag = rest.as_bytes().first()?;
+    (matches!(tag, b'F' | b'P') && matches!(rest.as_bytes().get(1), Some(b' ') | None))
+        .then_some(("stderr ".len() + 2).min(line.len()))
+}
+
+/// `#12 3.456 `, `#12 `: BuildKit numbers each step's lines, and times the
+/// output of its command (`#12 [3/5] RUN ...`, `#12 DONE 0.4s` carry no time).
+fn build_step_length(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    if !line.starts_with('#') {
+        return None;
+    }
+    let number = digits_end(bytes, 1);
+    if number < 2 || bytes.get(number) != Some(&b' ') {
+        return None;
+    }
+    let seconds = digits_end(bytes, number + 1);
+    if seconds > number + 1 && bytes.get(seconds) == Some(&b'.') {
+        let fraction = digits_end(bytes, seconds + 1);
+        if fraction > seconds + 1 && matches!(bytes.get(fraction), Some(b' ') | None) {
+            return Some((fraction + 1).min(line.len()));
+        }
+    }
+    Some(number + 1)
+}
+
 /// `line` after a rank's label, if it starts with one, and the blank the
 /// launcher adds: the traceback reader routes interleaved ranks by their
 /// labels, and every other reader reads a line's own words after them.
@@ -687,8 +756,13 @@ mod tests {
     #[test]
     fn each_tools_prefix_comes_off_every_line() {
         type Prefix = Box<dyn Fn(usize) -> String>;
-        let prefixes: [(&str, Prefix); 13] = [
+        let prefixes: [(&str, Prefix); 15] = [
             ("compose", Box::new(|_| "app-worker-1  | ".into())),
+            (
+                "CRI log file",
+                Box::new(|index| format!("2024-05-01T12:00:0{index}.123456789Z stderr F ")),
+            ),
+            ("docker build", Box::new(|index| format!("#12 {index}.40{index} "))),
             ("kubectl --prefix", Box::new(|_| "[pod/trainer-0/pytorch] ".into())),
             (
                 "iso",
@@ -722,6 +796,36 @@ mod tests {
         }
         let layered = wrapped(|index| format!("> web-1  | 2024-05-01T12:00:0{index}Z "));
         assert_eq!(unwrapped(&layered), LOG, "three layers");
+    }
+
+    /// Docker's json-file driver escapes each line as a JSON string, `<` and
+    /// `>` as Go escapes them; a line that only looks like one is kept.
+    #[test]
+    fn a_docker_json_log_is_read_as_the_lines_it_holds() {
+        let json: String = LOG
+            .iter()
+            .map(|line| {
+                let escaped = serde_json::to_string(&format!("{line}\n"))
+                    .unwrap()
+                    .replace('<', "\\u003c")
+                    .replace('>', "\\u003e");
+                format!("{{\"log\":{escaped},\"stream\":\"stderr\",\"time\":\"2024-05-01T12:00:00.1Z\"}}\n")
+            })
+            .collect();
+        assert!(json.contains("\\u003cmodule\\u003e"), "{json}");
+        assert_eq!(unwrapped(&json), LOG);
+        assert_eq!(unwrapped(&json.replace("\":", "\": ")), LOG, "rewritten with blanks");
+        for line in [
+            "{\"log\":\"cut",
+            "{\"log\":\"x\",",
+            "{\"level\":\"error\",\"log\":\"x\"}",
+        ] {
+            assert_eq!(plain(line.into()), line, "{line}");
+        }
+        // BuildKit's numbers need their `#`; a line of numbers is a line of numbers.
+        assert_eq!(build_step_length("12 3.5 x"), None);
+        assert_eq!(build_step_length("#12 [3/5] RUN pip install x"), Some(4));
+        assert_eq!(stream_length("stderr Frame"), None);
     }
 
     #[test]
