@@ -17,6 +17,7 @@ pub mod presentation;
 pub mod rank;
 mod readers;
 mod references;
+mod routine;
 pub mod signals;
 mod stdlib_modules;
 mod symbol;
@@ -497,19 +498,25 @@ impl<'m> Explainer<'m> {
 /// without its class (an issue's title, a line of a library's own words).
 /// Only the first [`PastedText::WITHIN`] bytes and [`PastedText::LINES`]
 /// lines are kept, so a long log costs nothing; a longer log (a report, a
-/// run's output) is not a pasted message and is not read as one.
+/// run's output) is not a pasted message and is not read as one. Routine
+/// output above the words (progress bars, pip's lines, a table's rules) is
+/// not counted, up to [`PastedText::WITH_ROUTINE`] bytes in all.
 #[derive(Default)]
 struct PastedText {
     lines: Vec<(usize, String)>,
     too_long: bool,
+    routine_bytes: u64,
 }
 
 impl PastedText {
     const WITHIN: u64 = 4 * 1024;
+    const WITH_ROUTINE: u64 = 64 * 1024;
     const LINES: usize = 4;
 
     fn reading(&self, bytes_read: u64) -> bool {
-        !self.too_long && bytes_read <= Self::WITHIN
+        !self.too_long
+            && bytes_read <= Self::WITH_ROUTINE
+            && bytes_read.saturating_sub(self.routine_bytes) <= Self::WITHIN
     }
 
     fn line(&mut self, number: usize, text: &str) {
@@ -517,6 +524,10 @@ impl PastedText {
         let text = presentation::unlabelled(text).trim();
         // The command the paste starts with is not what failed, nor is what a
         // logger printed below the warning level.
+        if routine::is_routine(text) {
+            self.routine_bytes += text.len() as u64 + 1;
+            return;
+        }
         if text.is_empty()
             || presentation::is_prompt(text)
             || presentation::is_fence(text)
@@ -545,7 +556,7 @@ impl PastedText {
     fn as_message(&self, bytes_read: u64) -> Option<Traceback> {
         let (first, _) = self.lines.first()?;
         let (last, _) = self.lines.last()?;
-        if self.too_long || bytes_read > Self::WITHIN {
+        if !self.reading(bytes_read) {
             return None;
         }
         let message: Vec<&str> = self.lines.iter().map(|(_, text)| text.as_str()).collect();

@@ -2,6 +2,7 @@
 //! log is rewrapped as tools, pages and people present logs (`docker compose
 //! logs`, `kubectl logs --timestamps`, a CI runner, a Python logger,
 //! journalctl, Docker's JSON log file, a CRI runtime's log file, `docker build`,
+//! pip's lines and progress bars above,
 //! torchrun with one rank or two failing alike, mpirun, `srun -l`, an e-mail quote, a
 //! Markdown code block or fence, a page's HTML source, a word processor, a
 //! coloured terminal, a launcher's summary of the child that failed after it,
@@ -31,7 +32,7 @@ fn second(index: usize) -> String {
     format!("{:02}:{:02}", index / 60 % 60, index % 60)
 }
 
-const WRAPPINGS: [(&str, Wrap); 29] = [
+const WRAPPINGS: [(&str, Wrap); 31] = [
     ("compose", |log| each_line(log, |_| "trainer-worker-1  | ".into())),
     ("Docker's JSON log file", docker_json),
     ("a CRI runtime's log file", |log| {
@@ -105,6 +106,8 @@ const WRAPPINGS: [(&str, Wrap); 29] = [
         format!("C:\\Users\\me\\sd>python launch.py\n{log}")
     }),
     ("Markdown fence", |log| format!("```console\n{log}\n```\n")),
+    ("pip's lines above", |log| format!("{PIP_ROUTINE}{log}")),
+    ("progress bars above", |log| format!("{PROGRESS}{log}")),
     ("torchrun's summary after", |log| format!("{log}\n{TORCHRUN_SUMMARY}")),
     ("accelerate's summary after", |log| {
         format!("{log}\n{ACCELERATE_SUMMARY}")
@@ -113,6 +116,12 @@ const WRAPPINGS: [(&str, Wrap); 29] = [
         format!("{log}\n{IGNORED_AT_EXIT}")
     }),
 ];
+
+/// What pip prints installing a project's requirements that are there already.
+const PIP_ROUTINE: &str = "Looking in indexes: https://pypi.org/simple\nRequirement already satisfied: numpy in /usr/local/lib/python3.10/dist-packages (from -r requirements.txt (line 1)) (1.26.4)\nRequirement already satisfied: tqdm in /usr/local/lib/python3.10/dist-packages (from -r requirements.txt (line 2)) (4.66.1)\nCollecting einops (from -r requirements.txt (line 3))\n  Downloading einops-0.8.0-py3-none-any.whl (43 kB)\n     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 43.2/43.2 kB 3.1 MB/s eta 0:00:00\nInstalling collected packages: einops\nSuccessfully installed einops-0.8.0\nWARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with the system package manager.\n";
+
+/// tqdm's bars as a model's shards load.
+const PROGRESS: &str = "Loading checkpoint shards:   0%|          | 0/4 [00:00<?, ?it/s]\nLoading checkpoint shards:  25%|##5       | 1/4 [00:02<00:06,  2.10s/it]\nLoading checkpoint shards:  50%|#####     | 2/4 [00:04<00:04,  2.05s/it]\nLoading checkpoint shards: 100%|##########| 4/4 [00:08<00:00,  2.01s/it]\n";
 
 /// The wrappings that print a failure of their own after the log.
 const ADD_A_FAILURE: [&str; 3] = [
@@ -304,6 +313,31 @@ fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
         let prompt = pasted.lines().next().unwrap().to_string();
         let explanation = explain(pasted.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
         assert_eq!(verdict(&explanation), verdict(&plain), "{prompt}");
+    }
+}
+
+/// A library's words pasted without an exception's class are read as the
+/// message they are (date1: mmdet's refusal of the MMCV installed), also
+/// with a run's routine output above them: pip's lines, progress bars,
+/// nvidia-smi's table. Without it the paste is too long to be one message,
+/// and the log is said to hold no error.
+#[test]
+fn routine_output_above_a_pasted_message_leaves_it_a_paste() {
+    let paste = "MMCV==1.7.1 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.1.0.\n";
+    let (snapshot, configs) = recorded_node();
+    let facts = Facts::new(&snapshot, &configs);
+    let matrix = Matrix::load(&[]).unwrap();
+    let plain = explain(paste.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
+    assert!(
+        verdict(&plain).contains("package-requirement-unmet"),
+        "{}",
+        verdict(&plain)
+    );
+    let table = "+-----------------------------------------------------------------------------+\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n|-------------------------------+----------------------+----------------------+\n| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |                    0 |\n+-------------------------------+----------------------+----------------------+\n";
+    for above in [PIP_ROUTINE, PROGRESS, table] {
+        let pasted = format!("{above}{paste}");
+        let explanation = explain(pasted.as_bytes(), "log", &matrix, &facts, FactsFrom::TheLogsNode).unwrap();
+        assert_eq!(verdict(&explanation), verdict(&plain), "{above}");
     }
 }
 

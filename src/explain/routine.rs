@@ -1,0 +1,88 @@
+//! Lines a run prints on its way that are never what failed: a progress
+//! bar, pip's account of what it found and installed, a table's rules and
+//! rows (`nvidia-smi`'s). A paste of an error's words, with such output above
+//! them, is still a paste of those words.
+
+/// Whether `line` (unwrapped, trimmed) is routine output.
+pub fn is_routine(line: &str) -> bool {
+    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line)
+}
+
+/// tqdm's `Loading checkpoint shards:  40%|####      | 4/10 [00:04<00:06,  1.2it/s]`,
+/// and pip's and rich's `━━━━━━━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00`.
+fn is_progress_bar(line: &str) -> bool {
+    let tqdm = line.contains("%|")
+        && line.ends_with(']')
+        && line.rfind('[').is_some_and(|open| {
+            let inside = &line[open..];
+            inside.contains("it/s") || inside.contains("s/it") || inside.contains("B/s") || inside.contains('<')
+        });
+    let bar = line.starts_with('━') && line.contains(" eta ");
+    tqdm || bar
+}
+
+/// pip's lines about what it found, fetched and installed, none of them an error.
+fn is_pips_routine(line: &str) -> bool {
+    const ROUTINE: [&str; 12] = [
+        "Requirement already satisfied: ",
+        "Collecting ",
+        "Downloading ",
+        "Using cached ",
+        "Installing collected packages: ",
+        "Successfully installed ",
+        "Attempting uninstall: ",
+        "Found existing installation: ",
+        "Uninstalling ",
+        "Successfully uninstalled ",
+        "Looking in indexes: ",
+        "WARNING: Running pip as the 'root' user",
+    ];
+    ROUTINE.iter().any(|start| line.starts_with(start))
+}
+
+/// A table's border or rule (`+-----+`, `|=====|`, `+=====+`), which holds
+/// no words; its rows of words are read as any line.
+fn is_table_rule(line: &str) -> bool {
+    line.len() >= 3
+        && matches!(line.as_bytes()[0], b'+' | b'|')
+        && line
+            .bytes()
+            .all(|byte| matches!(byte, b'+' | b'|' | b'-' | b'=' | b' '))
+}
+
+/// A table's row of words between bars (`| GPU  Name  Persistence-M |`),
+/// unless it shows a device's error (`nvidia-smi`'s `ERR!`).
+fn is_table_row(line: &str) -> bool {
+    line.len() >= 3 && line.starts_with('|') && line.ends_with('|') && !line.contains("ERR!")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_pip_and_rules_are_routine_and_errors_are_not() {
+        for line in [
+            "Loading checkpoint shards:  40%|####      | 4/10 [00:04<00:06,  1.2it/s]",
+            "100%|██████████| 1.2G/1.2G [01:02<00:00, 19.5MB/s]",
+            "━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00",
+            "Requirement already satisfied: numpy in /usr/lib/python3/dist-packages (1.26.4)",
+            "WARNING: Running pip as the 'root' user can result in broken permissions",
+            "+-----------------------------------------------------------------------------+",
+            "|=============================+======================+======================|",
+            "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+        ] {
+            assert!(is_routine(line), "{line}");
+        }
+        for line in [
+            "MMCV==1.7.1 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.1.0.",
+            "ERROR: Could not find a version that satisfies the requirement torch==2.9.9",
+            "| N/A   34C    P0    25W / 250W |  ERR!  |",
+            "Collected 3 items",
+            "+ python train.py",
+            "50% done [ERROR]",
+        ] {
+            assert!(!is_routine(line), "{line}");
+        }
+    }
+}
