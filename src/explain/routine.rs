@@ -1,11 +1,19 @@
 //! Lines a run prints on its way that are never what failed: a progress
 //! bar, pip's account of what it found and installed, a table's rules and
-//! rows (`nvidia-smi`'s). A paste of an error's words, with such output above
+//! rows (`nvidia-smi`'s), Weights & Biases' account of its syncing. A paste of an error's words, with such output above
 //! them, is still a paste of those words.
 
 /// Whether `line` (unwrapped, trimmed) is routine output.
 pub fn is_routine(line: &str) -> bool {
-    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line)
+    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line) || is_wandbs(line)
+}
+
+/// `wandb: Synced 5 W&B file(s) ...`, `wandb: Find logs at: ...`: what wandb
+/// says of its run as the job ends, however it ended. Its errors and
+/// warnings (`wandb: ERROR api_key not configured`) are what they say.
+fn is_wandbs(line: &str) -> bool {
+    line.strip_prefix("wandb: ")
+        .is_some_and(|rest| !rest.starts_with("ERROR") && !rest.starts_with("WARNING"))
 }
 
 /// tqdm's `Loading checkpoint shards:  40%|####      | 4/10 [00:04<00:06,  1.2it/s]`,
@@ -71,6 +79,7 @@ mod tests {
             "+-----------------------------------------------------------------------------+",
             "|=============================+======================+======================|",
             "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+            "wandb: Waiting for W&B process to finish... (failed 1). Press Control-C to abort syncing.",
         ] {
             assert!(is_routine(line), "{line}");
         }
@@ -81,6 +90,7 @@ mod tests {
             "Collected 3 items",
             "+ python train.py",
             "50% done [ERROR]",
+            "wandb: ERROR api_key not configured (no-tty). call wandb.login(key=[your_api_key])",
         ] {
             assert!(!is_routine(line), "{line}");
         }
