@@ -209,10 +209,14 @@ impl<'m> Explainer<'m> {
         };
         let mut lines = lines.presented_as(presented);
         let mut pasted = PastedText::default();
+        let mut bytes_before = 0;
         while lines.advance(!collector.is_idle() || pasted.reading(lines.bytes_read()))? {
             let number = lines.lines_read();
+            // The line's bytes as written, its wrapping and line end included.
+            let line_bytes = lines.bytes_read() - bytes_before;
+            bytes_before = lines.bytes_read();
             if pasted.reading(lines.bytes_read()) {
-                pasted.line(number, lines.text());
+                pasted.line(number, lines.text(), line_bytes);
             }
             if !lines.marked() && collector.is_idle() {
                 continue;
@@ -499,8 +503,9 @@ impl<'m> Explainer<'m> {
 /// Only the first [`PastedText::WITHIN`] bytes and [`PastedText::LINES`]
 /// lines are kept, so a long log costs nothing; a longer log (a report, a
 /// run's output) is not a pasted message and is not read as one. Routine
-/// output above the words (progress bars, pip's lines, a table's rules) is
-/// not counted, up to [`PastedText::WITH_ROUTINE`] bytes in all.
+/// output around the words (progress bars, pip's lines, a table's rules,
+/// wandb's status) is not counted, up to [`PastedText::WITH_ROUTINE`] bytes
+/// in all.
 #[derive(Default)]
 struct PastedText {
     lines: Vec<(usize, String)>,
@@ -519,15 +524,17 @@ impl PastedText {
             && bytes_read.saturating_sub(self.routine_bytes) <= Self::WITHIN
     }
 
-    fn line(&mut self, number: usize, text: &str) {
+    /// `bytes` is the line's length as read, wrapping and line end included.
+    fn line(&mut self, number: usize, text: &str, bytes: u64) {
         // Ranks that fail alike print the same words, each after its label.
         let text = presentation::unlabelled(text).trim();
-        // The command the paste starts with is not what failed, nor is what a
-        // logger printed below the warning level.
+        // A run's routine output around the words makes them no longer a paste.
         if routine::is_routine(text) {
-            self.routine_bytes += text.len() as u64 + 1;
+            self.routine_bytes += bytes;
             return;
         }
+        // The command the paste starts with is not what failed, nor is what a
+        // logger printed below the warning level.
         if text.is_empty()
             || presentation::is_prompt(text)
             || presentation::is_fence(text)

@@ -1,19 +1,21 @@
 //! Lines a run prints on its way that are never what failed: a progress
 //! bar, pip's account of what it found and installed, a table's rules and
-//! rows (`nvidia-smi`'s), Weights & Biases' account of its syncing. A paste of an error's words, with such output above
-//! them, is still a paste of those words.
+//! rows (`nvidia-smi`'s), Weights & Biases' status. A paste of an error's
+//! words with such output around them is still a paste of those words.
 
 /// Whether `line` (unwrapped, trimmed) is routine output.
 pub fn is_routine(line: &str) -> bool {
-    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line) || is_wandbs(line)
+    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line) || is_wandb_status(line)
 }
 
-/// `wandb: Synced 5 W&B file(s) ...`, `wandb: Find logs at: ...`: what wandb
-/// says of its run as the job ends, however it ended. Its errors and
-/// warnings (`wandb: ERROR api_key not configured`) are what they say.
-fn is_wandbs(line: &str) -> bool {
-    line.strip_prefix("wandb: ")
-        .is_some_and(|rest| !rest.starts_with("ERROR") && !rest.starts_with("WARNING"))
+/// `wandb: Synced 5 W&B file(s) ...`, `wandb: Find logs at: ...`, a blank
+/// `wandb:`: what wandb says of its run, however the run ended. Its errors
+/// and warnings (`wandb: ERROR api_key not configured`) are what they say.
+fn is_wandb_status(line: &str) -> bool {
+    line.strip_prefix("wandb:").is_some_and(|rest| {
+        let rest = rest.trim_start().to_ascii_uppercase();
+        !rest.starts_with("ERROR") && !rest.starts_with("WARNING")
+    })
 }
 
 /// tqdm's `Loading checkpoint shards:  40%|####      | 4/10 [00:04<00:06,  1.2it/s]`,
@@ -59,9 +61,16 @@ fn is_table_rule(line: &str) -> bool {
 }
 
 /// A table's row of words between bars (`| GPU  Name  Persistence-M |`),
-/// unless it shows a device's error (`nvidia-smi`'s `ERR!`).
+/// unless it says something failed: nvidia-smi's `ERR!`, or an error a
+/// paste framed in bars (`| RuntimeError: CUDA error: ... |`).
 fn is_table_row(line: &str) -> bool {
-    line.len() >= 3 && line.starts_with('|') && line.ends_with('|') && !line.contains("ERR!")
+    line.len() >= 3 && line.starts_with('|') && line.ends_with('|') && !line.contains("ERR!") && !says_it_failed(line)
+}
+
+/// Whether a line holds words any library uses to say a thing failed.
+fn says_it_failed(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    super::FAILURE_WORDS.iter().any(|word| lower.contains(word))
 }
 
 #[cfg(test)]
@@ -80,6 +89,7 @@ mod tests {
             "|=============================+======================+======================|",
             "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
             "wandb: Waiting for W&B process to finish... (failed 1). Press Control-C to abort syncing.",
+            "wandb:",
         ] {
             assert!(is_routine(line), "{line}");
         }
@@ -87,10 +97,12 @@ mod tests {
             "MMCV==1.7.1 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.1.0.",
             "ERROR: Could not find a version that satisfies the requirement torch==2.9.9",
             "| N/A   34C    P0    25W / 250W |  ERR!  |",
+            "| RuntimeError: CUDA error: an illegal memory access was encountered |",
             "Collected 3 items",
             "+ python train.py",
             "50% done [ERROR]",
             "wandb: ERROR api_key not configured (no-tty). call wandb.login(key=[your_api_key])",
+            "wandb: error Run initialization has timed out",
         ] {
             assert!(!is_routine(line), "{line}");
         }

@@ -187,15 +187,20 @@ fn log_system(traceback: &Traceback) -> Option<&'static str> {
 
 /// The installed package whose own code ran the import: the last frame
 /// outside the interpreter's library (importlib's frames run every import)
-/// is in site-packages. An import the job's own file ran may be of a folder
-/// of the project; one an installed package ran is of what it depends on.
+/// is in site-packages, at a module's top level. An import the job's own
+/// file ran may be of a folder of the project; one an installed package's
+/// module runs as it loads is of what it depends on. An import made inside
+/// a function may be of a name the user gave it (torch.load's find_class
+/// unpickling YOLOv5's `models`, hydra's instantiate), so it is not counted.
 fn installed_importer(traceback: &Traceback) -> Option<&str> {
-    let file = &traceback
+    let frame = traceback
         .frames()
         .filter(|frame| crate::explain::frame_package(&frame.file) != Some(crate::explain::STDLIB))
-        .last()?
-        .file;
-    crate::explain::frame_package(file).filter(|_| crate::explain::is_installed_code(file))
+        .last()?;
+    if frame.function != "<module>" || !crate::explain::is_installed_code(&frame.file) {
+        return None;
+    }
+    crate::explain::frame_package(&frame.file)
 }
 
 /// A module no known distribution installs, imported by an installed
@@ -394,6 +399,14 @@ mod tests {
         );
         let own = reading(&from_the_job).unwrap();
         assert!(own.node[0].1.contains("git submodule update --init"), "{:?}", own.node);
+        // torch.load unpickling a class of the user's project imports it by the name the file holds.
+        let unpickled = "Traceback (most recent call last):\n  File \"/home/u/yolo/detect.py\", line 9, in <module>\n    ckpt = torch.load(weights)\n  File \"/v/lib/python3.10/site-packages/torch/serialization.py\", line 1384, in find_class\n    return super().find_class(mod_name, name)\nModuleNotFoundError: No module named 'models'\n";
+        let found = reading(unpickled).unwrap();
+        assert!(
+            found.node[0].1.contains("git submodule update --init"),
+            "{:?}",
+            found.node
+        );
     }
 
     #[test]

@@ -12,10 +12,11 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "cuda-home-missing";
 
-/// Words that make a name ending in `_cuda` or `_ext` a phrase about moving
-/// or testing something (`move_optimizer_to_cuda`, `is_cuda`, `use_ext`): a
-/// function's name. A compiled module is named for what it computes
-/// (`nms_cuda`, `deform_conv_cuda`, `rasterizer_ext`).
+/// Words that make a name ending in an extension's suffix (`_cuda`, `_ext`,
+/// `_C`, `_kernels`) a phrase about moving or testing something
+/// (`move_optimizer_to_cuda`, `is_cuda`, `use_ext`): a function's name. A
+/// compiled module is named for what it computes (`nms_cuda`,
+/// `deform_conv_cuda`, `rasterizer_ext`).
 const FUNCTION_WORDS: [&str; 10] = ["to", "on", "in", "into", "is", "has", "use", "with", "for", "from"];
 
 /// Whether a module path's last part is named as packages name their
