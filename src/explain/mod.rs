@@ -504,13 +504,16 @@ impl<'m> Explainer<'m> {
 /// lines are kept, so a long log costs nothing; a longer log (a report, a
 /// run's output) is not a pasted message and is not read as one. Routine
 /// output around the words (progress bars, pip's lines, a table's rules,
-/// wandb's status) is not counted, up to [`PastedText::WITH_ROUTINE`] bytes
+/// wandb's status, notices of deprecation) is not counted, up to [`PastedText::WITH_ROUTINE`] bytes
 /// in all.
 #[derive(Default)]
 struct PastedText {
     lines: Vec<(usize, String)>,
     too_long: bool,
     routine_bytes: u64,
+    /// Whether the last line was a warning's notice, which Python follows
+    /// with the caller's source line, indented.
+    after_notice: bool,
 }
 
 impl PastedText {
@@ -527,9 +530,13 @@ impl PastedText {
     /// `bytes` is the line's length as read, wrapping and line end included.
     fn line(&mut self, number: usize, text: &str, bytes: u64) {
         // Ranks that fail alike print the same words, each after its label.
-        let text = presentation::unlabelled(text).trim();
-        // A run's routine output around the words makes them no longer a paste.
-        if routine::is_routine(text) {
+        let unlabelled = presentation::unlabelled(text);
+        let text = unlabelled.trim();
+        // A run's routine output around the words makes them no longer a
+        // paste, nor does the source line Python prints under a warning's notice.
+        let under_a_notice = std::mem::take(&mut self.after_notice) && unlabelled.starts_with([' ', '\t']);
+        if under_a_notice || routine::is_routine(text) {
+            self.after_notice = routine::is_deprecation_notice(text);
             self.routine_bytes += bytes;
             return;
         }

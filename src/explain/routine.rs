@@ -5,7 +5,35 @@
 
 /// Whether `line` (unwrapped, trimmed) is routine output.
 pub fn is_routine(line: &str) -> bool {
-    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line) || is_wandb_status(line)
+    is_deprecation_notice(line)
+        || is_progress_bar(line)
+        || is_pips_routine(line)
+        || is_table_rule(line)
+        || is_table_row(line)
+        || is_wandb_status(line)
+}
+
+/// Python's notice of a change to come, as its warnings module prints it:
+/// `/x/transformers/utils/generic.py:311: FutureWarning: ... is deprecated`.
+/// It says what will break later, never what failed now. A UserWarning may
+/// be the cause (torch's `CUDA initialization: The NVIDIA driver on your
+/// system is too old`), and is read as any line. The source line Python
+/// prints below the notice is passed over by the paste reader, which sees
+/// the lines in order.
+pub fn is_deprecation_notice(line: &str) -> bool {
+    const NOTICES: [&str; 3] = [
+        ": FutureWarning: ",
+        ": DeprecationWarning: ",
+        ": PendingDeprecationWarning: ",
+    ];
+    NOTICES.iter().any(|notice| {
+        line.find(notice).is_some_and(|at| {
+            let place = &line[..at];
+            place.rsplit_once(':').is_some_and(|(file, number)| {
+                !file.is_empty() && !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit())
+            })
+        })
+    })
 }
 
 /// `wandb: Synced 5 W&B file(s) ...`, `wandb: Find logs at: ...`, a blank
@@ -76,6 +104,23 @@ fn says_it_failed(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_notice_of_a_change_to_come_is_routine_and_a_user_warning_is_not() {
+        assert!(is_routine(
+            "/usr/lib/python3/site-packages/transformers/utils/generic.py:311: FutureWarning: `torch.utils._pytree._register_pytree_node` is deprecated."
+        ));
+        assert!(is_routine(
+            "C:\\venv\\lib\\site-packages\\x.py:12: DeprecationWarning: pkg_resources is deprecated as an API"
+        ));
+        for line in [
+            "/usr/lib/python3/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old",
+            "ValueError: FutureWarning: is no file and line",
+            "x.py:12a: FutureWarning: no line number",
+        ] {
+            assert!(!is_routine(line), "{line}");
+        }
+    }
 
     #[test]
     fn progress_pip_and_rules_are_routine_and_errors_are_not() {

@@ -320,7 +320,8 @@ fn a_prompt_above_a_short_paste_or_its_ranks_labels_are_not_part_of_it() {
 /// A library's words pasted without an exception's class are read as the
 /// message they are (date1: mmdet's refusal of the MMCV installed), also
 /// with a run's routine output around them: pip's lines, progress bars,
-/// nvidia-smi's table above, wandb's account of its run after. Without it the paste is too long to be one message,
+/// nvidia-smi's table, notices of deprecation above, wandb's account of its
+/// run after. Without it the paste is too long to be one message,
 /// and the log is said to hold no error.
 #[test]
 fn routine_output_above_a_pasted_message_leaves_it_a_paste() {
@@ -335,11 +336,13 @@ fn routine_output_above_a_pasted_message_leaves_it_a_paste() {
         verdict(&plain)
     );
     let table = "+-----------------------------------------------------------------------------+\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n|-------------------------------+----------------------+----------------------+\n| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |                    0 |\n+-------------------------------+----------------------+----------------------+\n";
+    let notices = "/usr/local/lib/python3.10/dist-packages/transformers/utils/generic.py:311: FutureWarning: `torch.utils._pytree._register_pytree_node` is deprecated. Please use `torch.utils._pytree.register_pytree_node` instead.\n  torch.utils._pytree._register_pytree_node(\n/usr/local/lib/python3.10/dist-packages/mmcv/__init__.py:20: DeprecationWarning: On January 1, 2023, MMCV will release v2.0.0.\n  warnings.warn(\n/usr/local/lib/python3.10/dist-packages/timm/models/layers/__init__.py:48: FutureWarning: Importing from timm.models.layers is deprecated, please import via timm.layers\n  warnings.warn(f\"Importing from {__name__} is deprecated, please import via timm.layers\", FutureWarning)\n";
     let wandb = "wandb: Waiting for W&B process to finish... (failed 1). Press Control-C to abort syncing.\nwandb: Synced 5 W&B file(s), 0 media file(s), 0 artifact file(s) and 0 other file(s)\nwandb: Find logs at: ./wandb/run-20240501_100000-abc123/logs\n";
     for pasted in [
         format!("{PIP_ROUTINE}{paste}"),
         format!("{PROGRESS}{paste}"),
         format!("{table}{paste}"),
+        format!("{notices}{paste}"),
         format!("{paste}{wandb}"),
         // Routine lines are counted as written: Docker's JSON around each makes them longer.
         docker_json(&format!("{}{paste}", PIP_ROUTINE.repeat(8))),
