@@ -504,8 +504,8 @@ impl<'m> Explainer<'m> {
 /// lines are kept, so a long log costs nothing; a longer log (a report, a
 /// run's output) is not a pasted message and is not read as one. Routine
 /// output around the words (progress bars, pip's lines, a table's rules,
-/// wandb's status, notices of deprecation) is not counted, up to [`PastedText::WITH_ROUTINE`] bytes
-/// in all.
+/// wandb's status, notices of deprecation) is not counted, up to
+/// [`PastedText::WITH_ROUTINE`] bytes in all.
 #[derive(Default)]
 struct PastedText {
     lines: Vec<(usize, String)>,

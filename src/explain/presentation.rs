@@ -605,20 +605,19 @@ fn service_length(line: &str) -> Option<usize> {
 /// `[pod/trainer-0/pytorch] `: the pod's and the container's names, which
 /// hold no blank, and the blank kubectl puts after them.
 fn pod_length(line: &str) -> Option<usize> {
-    let inside = line.strip_prefix("[pod/")?;
-    let close = inside.find("] ")?;
-    let names = &inside[..close];
+    let (names, _) = line.strip_prefix("[pod/")?.split_once("] ")?;
     (names.split('/').count() == 2 && !names.contains(' ') && !names.starts_with('/') && !names.ends_with('/'))
-        .then_some("[pod/".len() + close + 2)
+        .then_some("[pod/".len() + names.len() + "] ".len())
 }
 
 /// `stderr F `, `stdout P `: the stream, then `F` for a full line or `P`
 /// for part of one the runtime split (past 16 KiB), then a blank.
 fn stream_length(line: &str) -> Option<usize> {
+    const STREAM_AND_TAG: usize = "stderr F ".len();
     let rest = line.strip_prefix("stderr ").or_else(|| line.strip_prefix("stdout "))?;
     let tag = rest.as_bytes().first()?;
     (matches!(tag, b'F' | b'P') && matches!(rest.as_bytes().get(1), Some(b' ') | None))
-        .then_some(("stderr ".len() + 2).min(line.len()))
+        .then_some(STREAM_AND_TAG.min(line.len()))
 }
 
 /// `#12 3.456 `, `#12 `: BuildKit numbers each step's lines, and times the
@@ -822,7 +821,12 @@ mod tests {
         ] {
             assert_eq!(plain(line.into()), line, "{line}");
         }
-        // BuildKit's numbers need their `#`; a line of numbers is a line of numbers.
+    }
+
+    /// BuildKit's numbers need their `#`, and a line of numbers is a line of
+    /// numbers; a stream needs its tag.
+    #[test]
+    fn a_build_step_and_a_stream_are_read_only_whole() {
         assert_eq!(build_step_length("12 3.5 x"), None);
         assert_eq!(build_step_length("#12 [3/5] RUN pip install x"), Some(4));
         assert_eq!(stream_length("stderr Frame"), None);
