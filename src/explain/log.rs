@@ -122,6 +122,10 @@ impl<'m, R: BufRead> Lines<'m, R> {
         let mut any = false;
         let mut blocks = 0;
         let mut line_hit = false;
+        // Whether the line goes on from a line a terminal's wrap cut, and
+        // where in the buffer the line the terminal showed last begins.
+        let mut joined = false;
+        let mut piece_start = 0;
         loop {
             let available = match self.reader.fill_buf() {
                 Ok(available) => available,
@@ -170,7 +174,13 @@ impl<'m, R: BufRead> Lines<'m, R> {
                     });
                 }
             }
-            if ends && blocks == 1 && !keep_unmarked && self.marker.is_some() && self.bytes_read >= SNIFF as u64 {
+            if ends
+                && blocks == 1
+                && !joined
+                && !keep_unmarked
+                && self.marker.is_some()
+                && self.bytes_read >= SNIFF as u64
+            {
                 // The whole lines before the next word's end hold no word: they
                 // are passed over together, counted and never copied. Most of
                 // a training log's lines go this way (its step and progress lines).
@@ -200,7 +210,18 @@ impl<'m, R: BufRead> Lines<'m, R> {
             // with no end (a progress bar) holds no more than one block's.
             line_hit |= passed_words(&mut self.match_ends, line_start, self.bytes_read);
             if ends {
-                break;
+                if self.buffer.last() == Some(&b'\r') {
+                    self.buffer.pop();
+                }
+                if !self.cut_at_wrap_width(&self.buffer[piece_start..]) {
+                    break;
+                }
+                piece_start = self.buffer.len();
+                // The next line is this one's rest: read on into the same line,
+                // and search the whole of it for a word the cut split.
+                joined = true;
+                self.number += 1;
+                blocks = blocks.max(1) + 1;
             }
         }
         if !any {
@@ -219,6 +240,17 @@ impl<'m, R: BufRead> Lines<'m, R> {
             }
         }
         Ok(true)
+    }
+
+    /// Whether `piece`, a line as the terminal showed it, is exactly as wide
+    /// as the log's long lines were cut ([`Presentation::wrap_width`]): a
+    /// line cut more than once goes on in each piece but the last.
+    fn cut_at_wrap_width(&self, piece: &[u8]) -> bool {
+        self.presentation.wrap_width().is_some_and(|width| {
+            piece.len() >= width
+                && self.buffer.len() < MAX_LINE
+                && piece.iter().filter(|&&byte| byte & 0xC0 != 0x80).count() == width
+        })
     }
 
     /// The current line as text: invalid UTF-8 replaced, read through what
@@ -286,6 +318,46 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].len(), MAX_LINE);
         assert_eq!(lines[1], "RuntimeError: after");
+    }
+
+    /// A log copied from a terminal 80 columns wide: each long line goes on
+    /// in the next, and is read whole, its split word found by the marker.
+    #[test]
+    fn lines_a_terminal_cut_at_its_width_are_read_whole() -> Result<(), LogError> {
+        let long = [
+            "  File \"/usr/local/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1501, in _call_impl",
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+            "ERROR: Could not find a version that satisfies the requirement pandas>=2.0.3 (from versions: 0.1, 0.2, 0.3.0, 0.4.0, 0.4.1, 0.4.2, 0.4.3, 0.5.0, 0.6.0, 0.6.1, 0.7.0, 0.7.1, 0.7.2, 0.7.3, 0.8.0, 1.1.5)",
+        ];
+        let mut wrapped = String::from("Traceback (most recent call last):\n");
+        for line in long {
+            let chars: Vec<char> = line.chars().collect();
+            for piece in chars.chunks(80) {
+                wrapped.extend(piece);
+                wrapped.push_str("\r\n");
+            }
+        }
+        let presentation = Presentation::of(wrapped.as_bytes(), true);
+        assert_eq!(presentation.wrap_width(), Some(80));
+        let marker = Marker::new(["the device"]).unwrap();
+        let mut lines =
+            Lines::marked_by(io::BufReader::with_capacity(7, wrapped.as_bytes()), &marker).presented_as(presentation);
+        let mut read = Vec::new();
+        while lines.advance(true)? {
+            read.push((lines.lines_read(), lines.marked(), lines.text().to_string()));
+        }
+        assert_eq!(read[1], (3, false, long[0].to_string()));
+        assert_eq!(read[2], (5, true, long[1].to_string()));
+        // A line cut twice goes on in each piece but its last.
+        assert_eq!(read[3], (8, false, long[2].to_string()));
+        assert_eq!(read.len(), 4);
+        // One long line is no sign of a cut: a log as printed has a longest line.
+        let one = format!("{}\nshort\n", "x".repeat(90));
+        assert_eq!(Presentation::of(one.as_bytes(), true).wrap_width(), None);
+        // Nor is a box, all of whose lines are one width.
+        let boxed = format!("│ {} │\n│ {} │\n", "a".repeat(80), "b".repeat(80));
+        assert_eq!(Presentation::of(boxed.as_bytes(), true).wrap_width(), None);
+        Ok(())
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub fn disguises() -> Vec<String> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Presentation {
     layers: Vec<Wrapping>,
+    /// The width a terminal or a mail client cut every long line at, where
+    /// the log was copied so: a line of exactly this many characters goes on
+    /// in the next.
+    wrap_width: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +87,7 @@ impl Presentation {
     /// cut short by the sample's end and is left out.
     pub fn of(sample: &[u8], complete: bool) -> Presentation {
         let text = String::from_utf8_lossy(sample);
+        let wrap_width = hard_wrap_width(&text, complete);
         let mut lines: Vec<String> = text
             .split('\n')
             .map(|line| plain(line.trim_end_matches('\r').to_string()))
@@ -104,7 +109,12 @@ impl Presentation {
             lines.retain(|line| !line.trim().is_empty());
             layers.push(wrapping);
         }
-        Presentation { layers }
+        Presentation { layers, wrap_width }
+    }
+
+    /// The width every long line of the log was cut at, if it was.
+    pub fn wrap_width(&self) -> Option<usize> {
+        self.wrap_width
     }
 
     /// Whether lines are read as they are.
@@ -610,6 +620,61 @@ fn pod_length(line: &str) -> Option<usize> {
         .then_some("[pod/".len() + names.len() + "] ".len())
 }
 
+/// The narrowest width a copy is taken to have been cut at: terminals are
+/// 80 columns or wider, and a line that long is common in a log anyway.
+const MIN_WRAP_WIDTH: usize = 70;
+
+/// The width the sample's long lines were cut at, when they were: its
+/// longest lines are all exactly one length, two or more of them and
+/// different, the lines nearly that long are mostly exactly it, and at
+/// least one shows the cut ([`shows_a_cut`]). A log as printed has lines of
+/// every length, its longest one or a few. Lines are compared as read
+/// ([`plain`]), so ranks printing the same line are one line. A box, a table
+/// or padded columns (Rich's traceback, nvidia-smi, Compose's status) have
+/// every line one width too, and end them with a border or blanks: a line of
+/// that width ending so is no wrap.
+fn hard_wrap_width(text: &str, complete: bool) -> Option<usize> {
+    let mut lines: Vec<&str> = text.split('\n').map(|line| line.trim_end_matches('\r')).collect();
+    if !complete {
+        lines.pop();
+    }
+    let length = |line: &str| line.chars().count();
+    let width = lines.iter().map(|line| length(line)).max()?;
+    if width < MIN_WRAP_WIDTH {
+        return None;
+    }
+    let full: Vec<usize> = (0..lines.len()).filter(|&at| length(lines[at]) == width).collect();
+    let near = lines.iter().filter(|line| length(line) + 5 >= width).count();
+    const BORDERS: [char; 12] = ['|', '│', '┃', '║', '+', '─', '━', '═', '-', '=', '*', '#'];
+    let framed = |line: &str| line.ends_with(BORDERS) || line.trim_start().starts_with(BORDERS) || line.ends_with("  ");
+    if full.iter().any(|&at| framed(lines[at])) {
+        return None;
+    }
+    let mut distinct: Vec<String> = full.iter().map(|&at| plain(lines[at].to_string())).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let cut_shown = full
+        .iter()
+        .any(|&at| shows_a_cut(lines[at], lines.get(at + 1).copied().unwrap_or_default()));
+    (distinct.len() >= 2 && full.len() * 3 >= near * 2 && cut_shown).then_some(width)
+}
+
+/// Whether a line and the next show a cut inside a line: a word split
+/// between them (the next going on in lower case or digits), a blank left at the end of the first, or the next going on
+/// after one blank (a log indents by two or more, or by a tab).
+fn shows_a_cut(line: &str, next: &str) -> bool {
+    let last = line.chars().last();
+    let mut rest = next.chars();
+    let first = rest.next();
+    // A record of its own begins with a capital ("Epoch 3", "Error in"); a
+    // word's rest seldom does.
+    let word_split = last.is_some_and(char::is_alphanumeric)
+        && first.is_some_and(|first| first.is_lowercase() || first.is_ascii_digit());
+    let blank_left = last.is_some_and(char::is_whitespace);
+    let one_blank = first == Some(' ') && rest.next().is_some_and(|second| !second.is_whitespace());
+    word_split || blank_left || one_blank
+}
+
 /// `stderr F `, `stdout P `: the stream, then `F` for a full line or `P`
 /// for part of one the runtime split (past 16 KiB), then a blank.
 fn stream_length(line: &str) -> Option<usize> {
@@ -830,6 +895,65 @@ mod tests {
         assert_eq!(build_step_length("12 3.5 x"), None);
         assert_eq!(build_step_length("#12 [3/5] RUN pip install x"), Some(4));
         assert_eq!(stream_length("stderr Frame"), None);
+    }
+
+    /// `lines`, each cut into pieces of `width` characters, as a terminal
+    /// that wide shows them.
+    fn cut(lines: &[&str], width: usize) -> String {
+        let mut out = String::new();
+        for line in lines {
+            let chars: Vec<char> = line.chars().collect();
+            for piece in chars.chunks(width) {
+                out.extend(piece);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// A cut shows where it split a word, left a blank at a line's end, or
+    /// left the next line going on after one blank; lines that only happen
+    /// to be one width (a run's records, padded columns, two ranks printing
+    /// one line) show no width.
+    #[test]
+    fn a_width_is_found_only_where_the_lines_show_the_cut() {
+        let frame = "  File \"/usr/local/lib/python3.10/dist-packages/deepspeed/runtime/zero/stage3.py\", line 2117, in unscale_and_clip_grads";
+        let error = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cpu!";
+        let copied = cut(
+            &[
+                frame,
+                "    self.fp32_partitioned_groups_flat[i].grad.mul_(1. / combined_scale)",
+                error,
+            ],
+            90,
+        );
+        assert_eq!(hard_wrap_width(&copied, true), Some(90));
+        assert!(shows_a_cut("in unsca", "le_and_clip"));
+        assert!(shows_a_cut("cuda:2 ", "and cpu!"));
+        assert!(shows_a_cut("line", " 2117, in f"));
+        assert!(!shows_a_cut("loss 0.1234", "Epoch 3"));
+        assert!(!shows_a_cut("failed.", "  File \"x.py\""));
+
+        let records: String = (0..6)
+            .map(|step| {
+                format!(
+                    "Epoch 1 | step {step:04} | loss 0.{step}234 | lr 1.00e-04 | 0.52 s/it | grad norm 1.{step}00\n"
+                )
+            })
+            .collect();
+        assert_eq!(hard_wrap_width(&records, true), None, "{records}");
+        let padded = format!(
+            "{:<80}\n{:<80}\n",
+            " ✔ Container trainer-1  Created    0.1s", " ✔ Network default  Created  0.0s"
+        );
+        assert_eq!(hard_wrap_width(&padded, true), None);
+        let ranks = format!("[rank0]: {error}\n[rank1]: {error}\nshort\n");
+        assert_eq!(hard_wrap_width(&ranks, true), None);
+        assert_eq!(
+            hard_wrap_width(&cut(&[frame], 60), true),
+            None,
+            "narrower than any terminal"
+        );
     }
 
     #[test]

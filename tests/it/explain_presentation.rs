@@ -352,6 +352,52 @@ fn routine_output_above_a_pasted_message_leaves_it_a_paste() {
     }
 }
 
+/// Corpus logs copied from a terminal that cut every long line at its
+/// width (100 columns) get the answer the log itself gets: the cut
+/// split frames' paths and the error's words, and each gave another answer
+/// (no error, unexplained, a sibling) before the cut lines were joined. A
+/// log with one long line only shows no width, and is read as it comes.
+#[test]
+fn a_log_cut_at_a_terminals_width_is_read_as_the_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/explain");
+    let matrix = Matrix::load(&[]).unwrap();
+    let explainer = Explainer::new(&matrix);
+    for case in [
+        "blackwell-torch-without-sm100-sm120-leggedlab26",
+        "dataloader-shm-too-small-megatronlm878",
+        "deepspeed-0-14-0-torch-elastic-log-import-alignmenthandbook180",
+        "deepspeed-zero3-offload-ds5538-lihe07",
+        "extension-built-for-other-torch-pytorch_scatter348",
+    ] {
+        let case = root.join(case);
+        let log = std::fs::read_to_string(case.join("log.txt")).unwrap();
+        let path = case.join("snapshot.json");
+        let snapshot = envdoctor::snapshot::parse(&std::fs::read(&path).unwrap(), &path).unwrap();
+        let configs = envdoctor::configs::TrainingConfigs::default();
+        let facts = Facts::new(&snapshot, &configs);
+        let plain = explained(&log, &explainer, &facts);
+        let cut = cut_at(&log, 100);
+        assert_ne!(cut, log, "{}: no line longer than 100", case.display());
+        assert_eq!(explained(&cut, &explainer, &facts), plain, "{}", case.display());
+    }
+}
+
+/// `log` with every line longer than `width` characters cut into lines of `width`.
+fn cut_at(log: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in log.lines() {
+        let chars: Vec<char> = line.chars().collect();
+        if chars.is_empty() {
+            out.push('\n');
+        }
+        for piece in chars.chunks(width) {
+            out.extend(piece);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// A launcher's summary is passed over only where it says nothing of its
 /// own: accelerate's `died with <Signals.SIGKILL: 9>` says the child was
 /// killed, and stays the answer with a crash or a passed-over exception after
