@@ -452,6 +452,9 @@ enum Needs {
     Python2,
     /// Added in this version (`f'...'` in 3.6, `:=` in 3.8, `x[*i, :]` in 3.11).
     AtLeast(MajorMinor, &'static str),
+    /// A word this version reserved, used as a name (`.cuda(async=True)`
+    /// since 3.7): only older Pythons parse it.
+    Before(MajorMinor, &'static str),
 }
 
 /// A SyntaxError whose line uses syntax another Python has: the line as
@@ -491,6 +494,21 @@ fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context)
             };
             (node, format!("{version} or newer"), false)
         }
+        Needs::Before(version, word) => {
+            let node = match &ran {
+                Some((python, _)) if (python.major, python.minor) < (version.major, version.minor) => return None,
+                Some((python, how)) => vec![(
+                    Some(true),
+                    format!("the Python that ran is {python} ({how}), where {word} is a reserved word (from {version} on)"),
+                )],
+                None => vec![(
+                    None,
+                    "which Python ran is not said (python -V tells); the error says it is one that cannot parse the line".to_string(),
+                )],
+            };
+            let older = MajorMinor::new(version.major, version.minor.saturating_sub(1));
+            (node, format!("{older} or older"), false)
+        }
     };
     let said = match needs {
         Needs::Python2 => format!(
@@ -503,6 +521,9 @@ fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context)
         Needs::AtLeast(version, construct) => format!(
             "the line Python could not parse uses {construct}, which Python has from {version} on (https://docs.python.org/3/whatsnew/{version}.html)"
         ),
+        Needs::Before(version, word) => format!(
+            "the line Python could not parse uses {word} as a name, a word Python reserves from {version} on (https://docs.python.org/3/whatsnew/{version}.html)"
+        ),
     };
     let user = section
         .frames
@@ -511,16 +532,27 @@ fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context)
         .filter(|package| *package != crate::explain::STDLIB)
         .map(crate::explain::distribution_of);
     let whats_new = match needs {
-        Needs::AtLeast(version, _) => format!("https://docs.python.org/3/whatsnew/{version}.html"),
+        Needs::AtLeast(version, _) | Needs::Before(version, _) => {
+            format!("https://docs.python.org/3/whatsnew/{version}.html")
+        }
         Needs::Python2 => "https://docs.python.org/3/whatsnew/3.0.html".to_string(),
     };
-    let fix = fix_for(
+    let mut fix = fix_for(
         user.as_deref(),
         &written_for,
         python2,
         ran.map(|(python, _)| python),
         &whats_new,
     );
+    // torch named the argument non_blocking for this (pytorch/pytorch#4999).
+    if matches!(needs, Needs::Before(..))
+        && section
+            .source_line
+            .as_deref()
+            .is_some_and(|line| line.contains("async="))
+    {
+        fix = format!("{fix}; torch's .cuda() and .to() take non_blocking=True where such code says async=True");
+    }
     Some(Reading::stated_outright(CAUSE, said, node, fix))
 }
 
@@ -557,7 +589,79 @@ fn syntax_needs(line: &str) -> Option<Needs> {
     if code.starts_with("except*") || code.starts_with("except *") {
         note(MajorMinor::new(3, 11), "except*");
     }
-    needs.map(|(version, construct)| Needs::AtLeast(version, construct))
+    if let Some(needs) = needs {
+        return Some(Needs::AtLeast(needs.0, needs.1));
+    }
+    reserved_word_as_name(code).map(|word| Needs::Before(MajorMinor::new(3, 7), word))
+}
+
+/// `async` or `await` where the line uses it as a name (`x.cuda(async=True)`,
+/// `asyncio.async(coro)`, `from .async import f`): Python 3.7 reserved both
+/// (PEP 492), which `async def`, `async with`, `async for` and `await x` use
+/// as words.
+fn reserved_word_as_name(code: &str) -> Option<&'static str> {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut previous_word = String::new();
+    let mut word = String::new();
+    let mut before_word = ' ';
+    let mut last = ' ';
+    let chars: Vec<char> = code.chars().collect();
+    // A blank after the line ends its last word.
+    for at in 0..=chars.len() {
+        let c = chars.get(at).copied().unwrap_or(' ');
+        if let Some(open) = quote {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == open => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            if word.is_empty() {
+                before_word = last;
+            }
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            let next: String = chars[at..]
+                .iter()
+                .collect::<String>()
+                .trim_start()
+                .chars()
+                .take(2)
+                .collect();
+            let found = match word.as_str() {
+                "async" => Some("`async`"),
+                "await" => Some("`await`"),
+                _ => None,
+            };
+            if let Some(found) = found {
+                let by_what_follows = (next.starts_with('=') && !next.starts_with("=="))
+                    || next.starts_with([',', ')', '['])
+                    || (word == "async" && next.starts_with('('));
+                let by_what_comes_before =
+                    before_word == '.' || matches!(previous_word.as_str(), "def" | "class" | "import" | "from" | "as");
+                if by_what_follows || by_what_comes_before {
+                    return Some(found);
+                }
+            }
+            previous_word = std::mem::take(&mut word);
+        }
+        if matches!(c, '\'' | '"') {
+            quote = Some(c);
+        }
+        if !c.is_whitespace() {
+            last = c;
+            if c != '.' {
+                previous_word.clear();
+            }
+        }
+    }
+    None
 }
 
 /// `f'...'`, `rf"..."`: a string whose prefix has an f, found outside other
@@ -738,6 +842,46 @@ mod tests {
         assert!(reading(non_ascii).unwrap().said.contains("an f-string"));
         let print = "  File \"demo.py\", line 3\n    print 'Loaded weights from {:s}'.format(name)\n    ^\nSyntaxError: invalid syntax\n";
         assert!(reading(print).unwrap().fix.contains("Python 2's"));
+    }
+
+    /// Python 3.7 reserved `async` and `await`: code of older Pythons that
+    /// names something so (torch's old `.cuda(async=True)`) no longer parses.
+    #[test]
+    fn a_reserved_word_used_as_a_name_is_code_of_an_older_python() {
+        let cgcnn = "  File \"main.py\", line 213\n    input_var = (Variable(input[0].cuda(async=True)),\n                                            ^\nSyntaxError: invalid syntax\n";
+        let found = reading(cgcnn).unwrap();
+        assert!(
+            found.said.contains("`async` as a name") && found.said.contains("3.7"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.contains("3.6 or older") && found.fix.contains("non_blocking=True"),
+            "{}",
+            found.fix
+        );
+        for line in [
+            "from .async import run",
+            "loop.run_until_complete(asyncio.async(main()))",
+            "import async",
+            "def await(self, x):",
+        ] {
+            assert!(reserved_word_as_name(line).is_some(), "{line}");
+        }
+        // Python 3.6 parsed it: the error there is something else.
+        let on_3_6 = "  File \"/usr/lib/python3.6/site-packages/cgcnn/main.py\", line 213\n    x = y.cuda(async=True) z\n    ^\nSyntaxError: invalid syntax\n";
+        assert!(reading(on_3_6).is_none());
+        for line in [
+            "async def step(self):",
+            "await self.queue.put(item)",
+            "async with lock:",
+            "async for batch in loader:",
+            "result = await (fetch(x))",
+            "print('async=True') x",
+            "non_async = 3 3",
+        ] {
+            assert_eq!(reserved_word_as_name(line), None, "{line}");
+        }
     }
 
     /// A typo, or syntax the Python that ran has, is no other Python's.
