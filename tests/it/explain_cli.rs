@@ -2550,6 +2550,13 @@ fn a_setup_cause_is_named_by_its_own_words_and_not_by_its_neighbours() {
             "GLFWError: (65543) b'GLX: Failed to create context: GLXBadFBConfig'\n",
         ),
         (
+            "no-display-on-node",
+            // interhand26m32: matplotlib's words where it finds no display
+            "  File \"/anaconda3/envs/interhand/lib/python3.6/site-packages/matplotlib/pyplot.py\", line 287, in switch_backend\n    newbackend, required_framework, current_framework))\nImportError: Cannot load backend 'TkAgg' which requires the 'tk' interactive framework, as 'headless' is currently running\n",
+            // A display is there; another toolkit's loop runs: the code mixed two toolkits.
+            "ImportError: Cannot load backend 'TkAgg' which requires the 'tk' interactive framework, as 'qt' is currently running\n",
+        ),
+        (
             "qt-platform-plugin-not-loaded",
             // yarppg16
             "qt.qpa.plugin: Could not load the Qt platform plugin \"xcb\" in \"/home/kenn/.pyenv/versions/3.11-dev/lib/python3.11/site-packages/cv2/qt/plugins\" even though it was found.\nThis application failed to start because no Qt platform plugin could be initialized. Reinstalling the application may fix this problem.\n",
