@@ -95,6 +95,10 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             ),
         ));
     }
+    // Any installed package in the chain, at any depth, unsettles it: unlike
+    // `installed_importer`, which must show a dependency for an unknown
+    // module, this only needs a reason for doubt (ragatouille184 imports
+    // faiss inside a function, and faiss-cpu was there, broken by faiss-gpu).
     let importer = super::innermost_package(traceback)
         .or_else(|| wrapped_by(text, module))
         .filter(|package| *package != module);
