@@ -535,8 +535,9 @@ impl PastedText {
         // A run's routine output around the words makes them no longer a
         // paste, nor does the source line Python prints under a warning's notice.
         let under_a_notice = std::mem::take(&mut self.after_notice) && unlabelled.starts_with([' ', '\t']);
-        if under_a_notice || routine::is_routine(text) {
-            self.after_notice = routine::is_deprecation_notice(text);
+        let notice = routine::is_deprecation_notice(text);
+        if under_a_notice || notice || routine::is_routine(text) {
+            self.after_notice = notice;
             self.routine_bytes += bytes;
             return;
         }

@@ -3,14 +3,11 @@
 //! rows (`nvidia-smi`'s), Weights & Biases' status. A paste of an error's
 //! words with such output around them is still a paste of those words.
 
-/// Whether `line` (unwrapped, trimmed) is routine output.
+/// Whether `line` (unwrapped, trimmed) is routine output, a notice of
+/// deprecation ([`is_deprecation_notice`], asked on its own where the line
+/// under it matters) aside.
 pub fn is_routine(line: &str) -> bool {
-    is_deprecation_notice(line)
-        || is_progress_bar(line)
-        || is_pips_routine(line)
-        || is_table_rule(line)
-        || is_table_row(line)
-        || is_wandb_status(line)
+    is_progress_bar(line) || is_pips_routine(line) || is_table_rule(line) || is_table_row(line) || is_wandb_status(line)
 }
 
 /// Python's notice of a change to come, as its warnings module prints it:
@@ -107,10 +104,10 @@ mod tests {
 
     #[test]
     fn a_notice_of_a_change_to_come_is_routine_and_a_user_warning_is_not() {
-        assert!(is_routine(
+        assert!(is_deprecation_notice(
             "/usr/lib/python3/site-packages/transformers/utils/generic.py:311: FutureWarning: `torch.utils._pytree._register_pytree_node` is deprecated."
         ));
-        assert!(is_routine(
+        assert!(is_deprecation_notice(
             "C:\\venv\\lib\\site-packages\\x.py:12: DeprecationWarning: pkg_resources is deprecated as an API"
         ));
         for line in [
@@ -118,7 +115,7 @@ mod tests {
             "ValueError: FutureWarning: is no file and line",
             "x.py:12a: FutureWarning: no line number",
         ] {
-            assert!(!is_routine(line), "{line}");
+            assert!(!is_routine(line) && !is_deprecation_notice(line), "{line}");
         }
     }
 
