@@ -122,10 +122,12 @@ impl<'m, R: BufRead> Lines<'m, R> {
         let mut any = false;
         let mut blocks = 0;
         let mut line_hit = false;
-        // Whether the line goes on from a line a terminal's wrap cut, and
-        // where in the buffer the line the terminal showed last begins.
-        let mut joined = false;
+        // Where in the buffer the line a terminal showed last begins: a line
+        // its wrap cut goes on in the next.
         let mut piece_start = 0;
+        // A copy whose lines a terminal cut is read line by line: a word may
+        // be split between two of them, where the search below does not see it.
+        let cut_copy = self.presentation.wrap_width().is_some();
         loop {
             let available = match self.reader.fill_buf() {
                 Ok(available) => available,
@@ -176,7 +178,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
             }
             if ends
                 && blocks == 1
-                && !joined
+                && !cut_copy
                 && !keep_unmarked
                 && self.marker.is_some()
                 && self.bytes_read >= SNIFF as u64
@@ -210,18 +212,18 @@ impl<'m, R: BufRead> Lines<'m, R> {
             // with no end (a progress bar) holds no more than one block's.
             line_hit |= passed_words(&mut self.match_ends, line_start, self.bytes_read);
             if ends {
+                let piece = &self.buffer[piece_start..];
+                if !self.cut_at_wrap_width(piece.strip_suffix(b"\r").unwrap_or(piece)) {
+                    break;
+                }
                 if self.buffer.last() == Some(&b'\r') {
                     self.buffer.pop();
-                }
-                if !self.cut_at_wrap_width(&self.buffer[piece_start..]) {
-                    break;
                 }
                 piece_start = self.buffer.len();
                 // The next line is this one's rest: read on into the same line,
                 // and search the whole of it for a word the cut split.
-                joined = true;
                 self.number += 1;
-                blocks = blocks.max(1) + 1;
+                blocks += 1;
             }
         }
         if !any {
@@ -329,14 +331,10 @@ mod tests {
             "RuntimeError: CUDA error: no kernel image is available for execution on the device",
             "ERROR: Could not find a version that satisfies the requirement pandas>=2.0.3 (from versions: 0.1, 0.2, 0.3.0, 0.4.0, 0.4.1, 0.4.2, 0.4.3, 0.5.0, 0.6.0, 0.6.1, 0.7.0, 0.7.1, 0.7.2, 0.7.3, 0.8.0, 1.1.5)",
         ];
-        let mut wrapped = String::from("Traceback (most recent call last):\n");
-        for line in long {
-            let chars: Vec<char> = line.chars().collect();
-            for piece in chars.chunks(80) {
-                wrapped.extend(piece);
-                wrapped.push_str("\r\n");
-            }
-        }
+        let wrapped = format!(
+            "Traceback (most recent call last):\n{}",
+            presentation::cut_at_width(&long, 80, "\r\n")
+        );
         let presentation = Presentation::of(wrapped.as_bytes(), true);
         assert_eq!(presentation.wrap_width(), Some(80));
         let marker = Marker::new(["the device"]).unwrap();
@@ -357,6 +355,34 @@ mod tests {
         // Nor is a box, all of whose lines are one width.
         let boxed = format!("│ {} │\n│ {} │\n", "a".repeat(80), "b".repeat(80));
         assert_eq!(Presentation::of(boxed.as_bytes(), true).wrap_width(), None);
+        Ok(())
+    }
+
+    /// Past the first 8 KiB, where lines without a marker word are passed
+    /// over in bulk, a cut copy is still read line by line: the word the cut
+    /// split is found in the joined line, and its first piece is not skipped.
+    #[test]
+    fn a_word_split_by_a_terminals_cut_far_into_the_log_is_found() -> Result<(), LogError> {
+        let steps: Vec<String> = (0..150)
+            .map(|step| format!("epoch 1 step {step:04}: loss 0.{step:04} lr 1e-4 grad-norm 1.{step:03} tokens/s 5120 mem 11.{step:03} GiB, data 0.01 s"))
+            .collect();
+        let mut lines: Vec<&str> = steps.iter().map(String::as_str).collect();
+        // Cut at 80, "no kernel image" is split between "no ker" and "nel image".
+        let error = "RuntimeError: CUDA error (after three retries of the launch on device 0): no kernel image is available for execution on the device";
+        lines.push(error);
+        let copied = presentation::cut_at_width(&lines, 80, "\n");
+        assert!(copied.len() > SNIFF && copied.contains("no ker\nnel image"));
+        let presentation = Presentation::of(&copied.as_bytes()[..SNIFF], false);
+        assert_eq!(presentation.wrap_width(), Some(80));
+        let marker = Marker::new(["no kernel image"]).unwrap();
+        let mut lines = Lines::marked_by(copied.as_bytes(), &marker).presented_as(presentation);
+        let mut marked = Vec::new();
+        while lines.advance(false)? {
+            if lines.marked() {
+                marked.push(lines.text().to_string());
+            }
+        }
+        assert_eq!(marked, [error]);
         Ok(())
     }
 

@@ -50,9 +50,8 @@ pub fn disguises() -> Vec<String> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Presentation {
     layers: Vec<Wrapping>,
-    /// The width a terminal or a mail client cut every long line at, where
-    /// the log was copied so: a line of exactly this many characters goes on
-    /// in the next.
+    /// The width a terminal cut every long line at, where the log was copied
+    /// from one so: a line of exactly this many characters goes on in the next.
     wrap_width: Option<usize>,
 }
 
@@ -620,8 +619,24 @@ fn pod_length(line: &str) -> Option<usize> {
         .then_some("[pod/".len() + names.len() + "] ".len())
 }
 
-/// The narrowest width a copy is taken to have been cut at: terminals are
-/// 80 columns or wider, and a line that long is common in a log anyway.
+/// `lines`, each cut into pieces of `width` characters as a terminal that
+/// wide shows them, each piece ended by `line_end`.
+#[cfg(test)]
+pub(crate) fn cut_at_width(lines: &[&str], width: usize, line_end: &str) -> String {
+    let mut out = String::new();
+    for line in lines {
+        let chars: Vec<char> = line.chars().collect();
+        for piece in chars.chunks(width) {
+            out.extend(piece);
+            out.push_str(line_end);
+        }
+    }
+    out
+}
+
+/// The narrowest width a copy is taken to have been cut at: a terminal is
+/// seldom narrower than 80 columns, and below 70 a line that long is too
+/// common in a log as printed to tell anything.
 const MIN_WRAP_WIDTH: usize = 70;
 
 /// The width the sample's long lines were cut at, when they were: its
@@ -631,8 +646,9 @@ const MIN_WRAP_WIDTH: usize = 70;
 /// every length, its longest one or a few. Lines are compared as read
 /// ([`plain`]), so ranks printing the same line are one line. A box, a table
 /// or padded columns (Rich's traceback, nvidia-smi, Compose's status) have
-/// every line one width too, and end them with a border or blanks: a line of
-/// that width ending so is no wrap.
+/// every line one width too, and end them with a border or blanks: where
+/// half the lines of that width end so, it is no wrap (a cut may fall after
+/// a `-` or an `=` now and then).
 fn hard_wrap_width(text: &str, complete: bool) -> Option<usize> {
     let mut lines: Vec<&str> = text.split('\n').map(|line| line.trim_end_matches('\r')).collect();
     if !complete {
@@ -647,7 +663,7 @@ fn hard_wrap_width(text: &str, complete: bool) -> Option<usize> {
     let near = lines.iter().filter(|line| length(line) + 5 >= width).count();
     const BORDERS: [char; 12] = ['|', '│', '┃', '║', '+', '─', '━', '═', '-', '=', '*', '#'];
     let framed = |line: &str| line.ends_with(BORDERS) || line.trim_start().starts_with(BORDERS) || line.ends_with("  ");
-    if full.iter().any(|&at| framed(lines[at])) {
+    if full.iter().filter(|&&at| framed(lines[at])).count() * 2 >= full.len() {
         return None;
     }
     let mut distinct: Vec<String> = full.iter().map(|&at| plain(lines[at].to_string())).collect();
@@ -660,9 +676,15 @@ fn hard_wrap_width(text: &str, complete: bool) -> Option<usize> {
 }
 
 /// Whether a line and the next show a cut inside a line: a word split
-/// between them (the next going on in lower case or digits), a blank left at the end of the first, or the next going on
-/// after one blank (a log indents by two or more, or by a tab).
+/// between them (the next going on in lower case or digits), a blank left
+/// at the end of the first, or the next going on after one blank (a log
+/// indents by two or more, or by a tab). A next line that begins as the
+/// line does (`2024-01-01 12:00:00 ...` under `2024-01-01 11:59:58 ...`) is
+/// a record of its own, printed alike.
 fn shows_a_cut(line: &str, next: &str) -> bool {
+    if starts_alike(line, next) {
+        return false;
+    }
     let last = line.chars().last();
     let mut rest = next.chars();
     let first = rest.next();
@@ -673,6 +695,18 @@ fn shows_a_cut(line: &str, next: &str) -> bool {
     let blank_left = last.is_some_and(char::is_whitespace);
     let one_blank = first == Some(' ') && rest.next().is_some_and(|second| !second.is_whitespace());
     word_split || blank_left || one_blank
+}
+
+/// Whether two lines begin with the same shape: their first four
+/// characters alike, each digit as any digit and each letter as any letter.
+fn starts_alike(line: &str, next: &str) -> bool {
+    let shape = |c: char| match c {
+        _ if c.is_ascii_digit() => '9',
+        _ if c.is_alphabetic() => 'a',
+        _ => c,
+    };
+    let head = |text: &str| text.chars().take(4).map(shape).collect::<String>();
+    head(line).chars().count() == 4 && head(line) == head(next)
 }
 
 /// `stderr F `, `stdout P `: the stream, then `F` for a full line or `P`
@@ -897,18 +931,8 @@ mod tests {
         assert_eq!(stream_length("stderr Frame"), None);
     }
 
-    /// `lines`, each cut into pieces of `width` characters, as a terminal
-    /// that wide shows them.
     fn cut(lines: &[&str], width: usize) -> String {
-        let mut out = String::new();
-        for line in lines {
-            let chars: Vec<char> = line.chars().collect();
-            for piece in chars.chunks(width) {
-                out.extend(piece);
-                out.push('\n');
-            }
-        }
-        out
+        cut_at_width(lines, width, "\n")
     }
 
     /// A cut shows where it split a word, left a blank at a line's end, or
@@ -942,6 +966,12 @@ mod tests {
             })
             .collect();
         assert_eq!(hard_wrap_width(&records, true), None, "{records}");
+        let stamped: String = (0..6)
+            .map(|step| {
+                format!("2024-01-01 12:00:0{step},123 - INFO - step 01{step}0 loss 2.3456 lr 0.000100 grad 1.0\n")
+            })
+            .collect();
+        assert_eq!(hard_wrap_width(&stamped, true), None, "{stamped}");
         let padded = format!(
             "{:<80}\n{:<80}\n",
             " ✔ Container trainer-1  Created    0.1s", " ✔ Network default  Created  0.0s"

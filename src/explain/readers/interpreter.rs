@@ -545,12 +545,7 @@ fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context)
         &whats_new,
     );
     // torch named the argument non_blocking for this (pytorch/pytorch#4999).
-    if matches!(needs, Needs::Before(..))
-        && section
-            .source_line
-            .as_deref()
-            .is_some_and(|line| line.contains("async="))
-    {
+    if matches!(needs, Needs::Before(..)) && section.source_line.as_deref().is_some_and(passes_async_as_keyword) {
         fix = format!("{fix}; torch's .cuda() and .to() take non_blocking=True where such code says async=True");
     }
     Some(Reading::stated_outright(CAUSE, said, node, fix))
@@ -595,6 +590,16 @@ fn syntax_needs(line: &str) -> Option<Needs> {
     reserved_word_as_name(code).map(|word| Needs::Before(MajorMinor::new(3, 7), word))
 }
 
+/// `x.cuda(async=True)`: `async=` as a whole word (not `is_async=`).
+fn passes_async_as_keyword(line: &str) -> bool {
+    line.match_indices("async=").any(|(at, _)| {
+        !line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
 /// `async` or `await` where the line uses it as a name (`x.cuda(async=True)`,
 /// `asyncio.async(coro)`, `from .async import f`): Python 3.7 reserved both
 /// (PEP 492), which `async def`, `async with`, `async for` and `await x` use
@@ -619,21 +624,17 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
             }
             continue;
         }
-        if c.is_ascii_alphanumeric() || c == '_' {
+        if c.is_alphanumeric() || c == '_' {
             if word.is_empty() {
                 before_word = last;
             }
             word.push(c);
+            last = c;
             continue;
         }
         if !word.is_empty() {
-            let next: String = chars[at..]
-                .iter()
-                .collect::<String>()
-                .trim_start()
-                .chars()
-                .take(2)
-                .collect();
+            let rest: String = chars[at..].iter().collect();
+            let next = rest.trim_start();
             let found = match word.as_str() {
                 "async" => Some("`async`"),
                 "await" => Some("`await`"),
@@ -641,8 +642,8 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
             };
             if let Some(found) = found {
                 let by_what_follows = (next.starts_with('=') && !next.starts_with("=="))
-                    || next.starts_with([',', ')', '['])
-                    || (word == "async" && next.starts_with('('));
+                    || next.starts_with([',', ')'])
+                    || (word == "async" && next.starts_with(['(', '[']));
                 let by_what_comes_before =
                     before_word == '.' || matches!(previous_word.as_str(), "def" | "class" | "import" | "from" | "as");
                 if by_what_follows || by_what_comes_before {
@@ -651,8 +652,11 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
             }
             previous_word = std::mem::take(&mut word);
         }
-        if matches!(c, '\'' | '"') {
-            quote = Some(c);
+        match c {
+            // A comment is no code.
+            '#' => return None,
+            '\'' | '"' => quote = Some(c),
+            _ => {}
         }
         if !c.is_whitespace() {
             last = c;
@@ -868,6 +872,7 @@ mod tests {
         ] {
             assert!(reserved_word_as_name(line).is_some(), "{line}");
         }
+        assert!(passes_async_as_keyword("x.cuda(async=True)") && !passes_async_as_keyword("f(is_async=True)"));
         // Python 3.6 parsed it: the error there is something else.
         let on_3_6 = "  File \"/usr/lib/python3.6/site-packages/cgcnn/main.py\", line 213\n    x = y.cuda(async=True) z\n    ^\nSyntaxError: invalid syntax\n";
         assert!(reading(on_3_6).is_none());
@@ -879,6 +884,10 @@ mod tests {
             "result = await (fetch(x))",
             "print('async=True') x",
             "non_async = 3 3",
+            // A name's dot earlier in the line is not the word's.
+            "if obj.ready and await obj.check()",
+            "loss.backward() x  # don't await, sync",
+            "xäasync=1 y",
         ] {
             assert_eq!(reserved_word_as_name(line), None, "{line}");
         }
