@@ -86,14 +86,12 @@ impl Presentation {
     /// cut short by the sample's end and is left out.
     pub fn of(sample: &[u8], complete: bool) -> Presentation {
         let text = String::from_utf8_lossy(sample);
-        let wrap_width = hard_wrap_width(&text, complete);
-        let mut lines: Vec<String> = text
-            .split('\n')
-            .map(|line| plain(line.trim_end_matches('\r').to_string()))
-            .collect();
-        if !complete && lines.len() > 1 {
-            lines.pop();
+        let mut written: Vec<&str> = text.split('\n').map(|line| line.trim_end_matches('\r')).collect();
+        if !complete && written.len() > 1 {
+            written.pop();
         }
+        let mut lines: Vec<String> = written.iter().map(|line| plain(line.to_string())).collect();
+        let wrap_width = hard_wrap_width(&written, &lines);
         lines.retain(|line| !line.trim().is_empty());
         let mut layers = Vec::new();
         while layers.len() < MAX_LAYERS && !lines.is_empty() {
@@ -639,39 +637,36 @@ pub(crate) fn cut_at_width(lines: &[&str], width: usize, line_end: &str) -> Stri
 /// common in a log as printed to tell anything.
 const MIN_WRAP_WIDTH: usize = 70;
 
-/// The width the sample's long lines were cut at, when they were: its
+/// The width the sample's long lines (`written`, as the log holds them;
+/// `read`, the same lines through [`plain`]) were cut at, when they were: its
 /// longest lines are all exactly one length, two or more of them and
 /// different, the lines nearly that long are mostly exactly it, and at
 /// least one shows the cut ([`shows_a_cut`]). A log as printed has lines of
-/// every length, its longest one or a few. Lines are compared as read
-/// ([`plain`]), so ranks printing the same line are one line. A box, a table
+/// every length, its longest one or a few. Lines are compared as read, so
+/// ranks printing the same line are one line. A box, a table
 /// or padded columns (Rich's traceback, nvidia-smi, Compose's status) have
 /// every line one width too, and end them with a border or blanks: where
 /// half the lines of that width end so, it is no wrap (a cut may fall after
 /// a `-` or an `=` now and then).
-fn hard_wrap_width(text: &str, complete: bool) -> Option<usize> {
-    let mut lines: Vec<&str> = text.split('\n').map(|line| line.trim_end_matches('\r')).collect();
-    if !complete {
-        lines.pop();
-    }
-    let length = |line: &str| line.chars().count();
-    let width = lines.iter().map(|line| length(line)).max()?;
+fn hard_wrap_width(written: &[&str], read: &[String]) -> Option<usize> {
+    let lengths: Vec<usize> = written.iter().map(|line| line.chars().count()).collect();
+    let width = *lengths.iter().max()?;
     if width < MIN_WRAP_WIDTH {
         return None;
     }
-    let full: Vec<usize> = (0..lines.len()).filter(|&at| length(lines[at]) == width).collect();
-    let near = lines.iter().filter(|line| length(line) + 5 >= width).count();
+    let full: Vec<usize> = (0..written.len()).filter(|&at| lengths[at] == width).collect();
+    let near = lengths.iter().filter(|&&length| length + 5 >= width).count();
     const BORDERS: [char; 12] = ['|', '│', '┃', '║', '+', '─', '━', '═', '-', '=', '*', '#'];
     let framed = |line: &str| line.ends_with(BORDERS) || line.trim_start().starts_with(BORDERS) || line.ends_with("  ");
-    if full.iter().filter(|&&at| framed(lines[at])).count() * 2 >= full.len() {
+    if full.iter().filter(|&&at| framed(written[at])).count() * 2 >= full.len() {
         return None;
     }
-    let mut distinct: Vec<String> = full.iter().map(|&at| plain(lines[at].to_string())).collect();
+    let mut distinct: Vec<&str> = full.iter().map(|&at| read[at].as_str()).collect();
     distinct.sort_unstable();
     distinct.dedup();
     let cut_shown = full
         .iter()
-        .any(|&at| shows_a_cut(lines[at], lines.get(at + 1).copied().unwrap_or_default()));
+        .any(|&at| shows_a_cut(written[at], written.get(at + 1).copied().unwrap_or_default()));
     (distinct.len() >= 2 && full.len() * 3 >= near * 2 && cut_shown).then_some(width)
 }
 
@@ -935,6 +930,10 @@ mod tests {
         cut_at_width(lines, width, "\n")
     }
 
+    fn width_of(log: &str) -> Option<usize> {
+        Presentation::of(log.as_bytes(), true).wrap_width()
+    }
+
     /// A cut shows where it split a word, left a blank at a line's end, or
     /// left the next line going on after one blank; lines that only happen
     /// to be one width (a run's records, padded columns, two ranks printing
@@ -951,7 +950,7 @@ mod tests {
             ],
             90,
         );
-        assert_eq!(hard_wrap_width(&copied, true), Some(90));
+        assert_eq!(width_of(&copied), Some(90));
         assert!(shows_a_cut("in unsca", "le_and_clip"));
         assert!(shows_a_cut("cuda:2 ", "and cpu!"));
         assert!(shows_a_cut("line", " 2117, in f"));
@@ -965,25 +964,21 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(hard_wrap_width(&records, true), None, "{records}");
+        assert_eq!(width_of(&records), None, "{records}");
         let stamped: String = (0..6)
             .map(|step| {
                 format!("2024-01-01 12:00:0{step},123 - INFO - step 01{step}0 loss 2.3456 lr 0.000100 grad 1.0\n")
             })
             .collect();
-        assert_eq!(hard_wrap_width(&stamped, true), None, "{stamped}");
+        assert_eq!(width_of(&stamped), None, "{stamped}");
         let padded = format!(
             "{:<80}\n{:<80}\n",
             " ✔ Container trainer-1  Created    0.1s", " ✔ Network default  Created  0.0s"
         );
-        assert_eq!(hard_wrap_width(&padded, true), None);
+        assert_eq!(width_of(&padded), None);
         let ranks = format!("[rank0]: {error}\n[rank1]: {error}\nshort\n");
-        assert_eq!(hard_wrap_width(&ranks, true), None);
-        assert_eq!(
-            hard_wrap_width(&cut(&[frame], 60), true),
-            None,
-            "narrower than any terminal"
-        );
+        assert_eq!(width_of(&ranks), None);
+        assert_eq!(width_of(&cut(&[frame], 60)), None, "narrower than any terminal");
     }
 
     #[test]

@@ -553,7 +553,7 @@ fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context)
 
 /// The construct of `line` that an older Python (or Python 3) cannot parse.
 fn syntax_needs(line: &str) -> Option<Needs> {
-    let code = line.trim();
+    let code = without_comment(line).trim();
     // `print 'x'`, `print x`: a statement in Python 2, a call in Python 3.
     if let Some(rest) = code.strip_prefix("print ")
         && !rest.trim_start().starts_with(['(', '=', '.', ','])
@@ -605,8 +605,7 @@ fn passes_async_as_keyword(line: &str) -> bool {
 /// (PEP 492), which `async def`, `async with`, `async for` and `await x` use
 /// as words.
 fn reserved_word_as_name(code: &str) -> Option<&'static str> {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
+    let mut strings = StringLiterals::default();
     let mut previous_word = String::new();
     let mut word = String::new();
     let mut before_word = ' ';
@@ -615,13 +614,7 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
     // A blank after the line ends its last word.
     for at in 0..=chars.len() {
         let c = chars.get(at).copied().unwrap_or(' ');
-        if let Some(open) = quote {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                _ if c == open => quote = None,
-                _ => {}
-            }
+        if strings.inside(c) {
             continue;
         }
         if c.is_alphanumeric() || c == '_' {
@@ -633,14 +626,14 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
             continue;
         }
         if !word.is_empty() {
-            let rest: String = chars[at..].iter().collect();
-            let next = rest.trim_start();
             let found = match word.as_str() {
                 "async" => Some("`async`"),
                 "await" => Some("`await`"),
                 _ => None,
             };
             if let Some(found) = found {
+                let rest: String = chars[at..].iter().collect();
+                let next = rest.trim_start();
                 let by_what_follows = (next.starts_with('=') && !next.starts_with("=="))
                     || next.starts_with([',', ')'])
                     || (word == "async" && next.starts_with(['(', '[']));
@@ -652,11 +645,8 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
             }
             previous_word = std::mem::take(&mut word);
         }
-        match c {
-            // A comment is no code.
-            '#' => return None,
-            '\'' | '"' => quote = Some(c),
-            _ => {}
+        if matches!(c, '\'' | '"') {
+            strings.open(c);
         }
         if !c.is_whitespace() {
             last = c;
@@ -668,20 +658,59 @@ fn reserved_word_as_name(code: &str) -> Option<&'static str> {
     None
 }
 
+/// `line` up to its comment, if it has one: a `#` outside a string.
+fn without_comment(line: &str) -> &str {
+    let mut strings = StringLiterals::default();
+    for (at, c) in line.char_indices() {
+        if strings.inside(c) {
+            continue;
+        }
+        match c {
+            '#' => return &line[..at],
+            '\'' | '"' => strings.open(c),
+            _ => {}
+        }
+    }
+    line
+}
+
+/// Where a line of Python is inside a string literal, read a character at
+/// a time: a quote opens one, the same quote unescaped closes it.
+#[derive(Default)]
+struct StringLiterals {
+    open: Option<char>,
+    escaped: bool,
+}
+
+impl StringLiterals {
+    /// Whether `c` belongs to the string open before it (its closing quote
+    /// included).
+    fn inside(&mut self, c: char) -> bool {
+        let Some(open) = self.open else {
+            return false;
+        };
+        match c {
+            _ if self.escaped => self.escaped = false,
+            '\\' => self.escaped = true,
+            _ if c == open => self.open = None,
+            _ => {}
+        }
+        true
+    }
+
+    /// `quote`, found outside a string, opens one.
+    fn open(&mut self, quote: char) {
+        self.open = Some(quote);
+    }
+}
+
 /// `f'...'`, `rf"..."`: a string whose prefix has an f, found outside other
 /// strings (`'%f'`, `dtype='f'` and `"{:f}"` are plain strings).
 fn has_f_string(code: &str) -> bool {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
+    let mut strings = StringLiterals::default();
     let mut word = String::new();
     for c in code.chars() {
-        if let Some(open) = quote {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                _ if c == open => quote = None,
-                _ => {}
-            }
+        if strings.inside(c) {
             continue;
         }
         if matches!(c, '\'' | '"') {
@@ -690,7 +719,7 @@ fn has_f_string(code: &str) -> bool {
             {
                 return true;
             }
-            quote = Some(c);
+            strings.open(c);
             word.clear();
         } else if text::is_name_char(c) {
             word.push(c);
@@ -886,11 +915,15 @@ mod tests {
             "non_async = 3 3",
             // A name's dot earlier in the line is not the word's.
             "if obj.ready and await obj.check()",
-            "loss.backward() x  # don't await, sync",
             "xäasync=1 y",
         ] {
             assert_eq!(reserved_word_as_name(line), None, "{line}");
         }
+        // A comment is no code: neither its words nor its quotes.
+        for line in ["loss.backward() x  # don't await, sync", "x = 1  # f'{y}' then := z"] {
+            assert!(syntax_needs(line).is_none(), "{line}");
+        }
+        assert_eq!(without_comment("s = '#1' # n"), "s = '#1' ");
     }
 
     /// A typo, or syntax the Python that ran has, is no other Python's.
