@@ -76,7 +76,7 @@ fn is_pips_routine(line: &str) -> bool {
 }
 
 /// A table's border or rule (`+-----+`, `|=====|`, `+=====+`), which holds
-/// no words; its rows of words are read as any line.
+/// no words; its rows are [`is_table_row`]'s.
 fn is_table_rule(line: &str) -> bool {
     line.len() >= 3
         && matches!(line.as_bytes()[0], b'+' | b'|')
