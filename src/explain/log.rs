@@ -44,6 +44,9 @@ pub struct Lines<'m, R> {
     /// The current line as text, reused so a long log costs no allocation per line.
     text: String,
     number: usize,
+    /// How many lines a terminal's cut made of the current one, beyond its
+    /// first: the line is numbered where it begins.
+    pieces_after_first: usize,
     bytes_read: u64,
     marker: Option<&'m Marker>,
     anchor_trial: AnchorTrial,
@@ -66,6 +69,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
             buffer: Vec::with_capacity(256),
             text: String::with_capacity(256),
             number: 0,
+            pieces_after_first: 0,
             bytes_read: 0,
             marker: None,
             anchor_trial: AnchorTrial::default(),
@@ -99,6 +103,12 @@ impl<'m, R: BufRead> Lines<'m, R> {
         self.number
     }
 
+    /// The current line's number: where it begins in the log, for a line a
+    /// terminal cut into several.
+    pub fn line_number(&self) -> usize {
+        self.number - self.pieces_after_first
+    }
+
     /// Whether the current line holds a marker word (always, without a marker).
     pub fn marked(&self) -> bool {
         self.marked
@@ -109,7 +119,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
         if !self.advance(true)? {
             return Ok(None);
         }
-        Ok(Some((self.number, self.text())))
+        Ok(Some((self.line_number(), self.text())))
     }
 
     /// Moves to the next line; `false` at the end of the log. Without
@@ -118,6 +128,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
     pub fn advance(&mut self, keep_unmarked: bool) -> Result<bool, LogError> {
         self.buffer.clear();
         self.stamped = false;
+        self.pieces_after_first = 0;
         let mut line_start = self.bytes_read;
         let mut any = false;
         let mut blocks = 0;
@@ -223,6 +234,7 @@ impl<'m, R: BufRead> Lines<'m, R> {
                 // The next line is this one's rest: read on into the same line,
                 // and search the whole of it for a word the cut split.
                 self.number += 1;
+                self.pieces_after_first += 1;
                 blocks += 1;
             }
         }
@@ -342,12 +354,14 @@ mod tests {
             Lines::marked_by(io::BufReader::with_capacity(7, wrapped.as_bytes()), &marker).presented_as(presentation);
         let mut read = Vec::new();
         while lines.advance(true)? {
-            read.push((lines.lines_read(), lines.marked(), lines.text().to_string()));
+            read.push((lines.line_number(), lines.marked(), lines.text().to_string()));
         }
-        assert_eq!(read[1], (3, false, long[0].to_string()));
-        assert_eq!(read[2], (5, true, long[1].to_string()));
+        // Each is numbered where it begins.
+        assert_eq!(read[1], (2, false, long[0].to_string()));
+        assert_eq!(read[2], (4, true, long[1].to_string()));
         // A line cut twice goes on in each piece but its last.
-        assert_eq!(read[3], (8, false, long[2].to_string()));
+        assert_eq!(read[3], (6, false, long[2].to_string()));
+        assert_eq!(lines.lines_read(), 8);
         assert_eq!(read.len(), 4);
         // One long line is no sign of a cut: a log as printed has a longest line.
         let one = format!("{}\nshort\n", "x".repeat(90));
@@ -406,7 +420,7 @@ mod tests {
         let mut out = Vec::new();
         while lines.advance(false).unwrap() {
             if lines.marked() {
-                let number = lines.lines_read();
+                let number = lines.line_number();
                 out.push((number, lines.text().to_string()));
             }
         }

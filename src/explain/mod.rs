@@ -211,7 +211,7 @@ impl<'m> Explainer<'m> {
         let mut pasted = PastedText::default();
         let mut bytes_before = 0;
         while lines.advance(!collector.is_idle() || pasted.reading(lines.bytes_read()))? {
-            let number = lines.lines_read();
+            let number = lines.line_number();
             // The line's bytes as written, its wrapping and line end included.
             let line_bytes = lines.bytes_read() - bytes_before;
             bytes_before = lines.bytes_read();
