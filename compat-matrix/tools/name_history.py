@@ -4,6 +4,7 @@ compat-matrix/tools/name-history-list.txt, which of its releases have each modul
 name a module defines, where that changed between releases.
 
 Usage: compat-matrix/tools/name_history.py [LIST] > compat-matrix/tables/name-history.txt
+       compat-matrix/tools/name_history.py --keywords [LIST] > compat-matrix/tables/keyword-history.txt
 
 explain reads `cannot import name 'X' from 'pkg.mod'`, `module 'pkg' has no attribute 'X'` and
 `No module named 'pkg.mod'` against it: the releases that have the name, and so the one a job
@@ -19,6 +20,10 @@ module whose names are partly built at run time (a module-level `__getattr__`, a
 of a compiled module or of another distribution) has the names its source defines, and the
 absence of any other is not known in that release; one built wholly at run time (transformers'
 lazy modules) or whose source does not parse is not known at all.
+
+With `--keywords` it writes keyword-history.txt instead: for the same releases, the keyword
+arguments of each public function and public class method (signatures.py says which), in rows
+`k MODULE CALLABLE RUNS KEYWORD...` where some release takes a keyword and another refuses it.
 
 Wheels of hundreds of megabytes (torch, tensorflow) are not downloaded: their zip directory and
 the byte ranges that hold their `.py` members are read with HTTP range requests (a few MB).
@@ -36,10 +41,12 @@ import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import signatures
 from pip._vendor.packaging.version import InvalidVersion, Version
 from wheel_range import remote_wheel
 
 LIST = Path(__file__).with_name("name-history-list.txt")
+
 API = "https://pypi.org/pypi/{}/json"
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Files past this size are not read whole: a wheel is then read by ranges (below), and an sdist
@@ -145,21 +152,6 @@ def module_name(path, roots):
     return None
 
 
-def top_level_statements(body):
-    """Statements at module level, those under if/try/with included."""
-    for statement in body:
-        yield statement
-        if isinstance(statement, (ast.If, ast.With)):
-            yield from top_level_statements(statement.body)
-            yield from top_level_statements(getattr(statement, "orelse", []))
-        elif isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
-            yield from top_level_statements(statement.body)
-            for handler in statement.handlers:
-                yield from top_level_statements(handler.body)
-            yield from top_level_statements(statement.orelse)
-            yield from top_level_statements(statement.finalbody)
-
-
 def assigned_names(target):
     if isinstance(target, ast.Name):
         yield target.id
@@ -181,7 +173,7 @@ def read_module(source, module, is_package):
         return None
     package = module if is_package else module.rpartition(".")[0]
     names, imported, stars, dynamic, declared = set(), set(), [], False, None
-    for statement in top_level_statements(tree.body):
+    for statement in signatures.nested(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(statement.name)
             if statement.name == "__getattr__" and not isinstance(statement, ast.ClassDef):
@@ -242,7 +234,7 @@ def read_module(source, module, is_package):
 def read_release(job):
     """The modules of one release: {module: (names, names it only imports, whether no other name
     is there), or None where its names are not known}."""
-    distribution, roots, text, file, url = job
+    distribution, roots, text, file, url, keywords = job
     if file is None:
         return text, None
     filename = file["filename"]
@@ -264,11 +256,19 @@ def read_release(job):
             if source is None:
                 compiled.add(module)
                 continue
-            result = read_module(source, module, path.endswith("__init__.py"))
-            parsed[module] = result
+            if keywords:
+                parsed[module] = signatures.read(
+                    source.decode("utf-8", "replace"), module, path.endswith("__init__.py")
+                )
+            else:
+                parsed[module] = read_module(source, module, path.endswith("__init__.py"))
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as error:
         print(f"{distribution} {text}: {error}", file=sys.stderr)
         return text, None
+    if keywords:
+        read = {module: result for module, result in parsed.items() if result is not None}
+        signatures.resolve_dataclasses(read)
+        return text, {module: found for module, (found, _) in read.items()}
     modules = {module: None for module in compiled}
     # Folders that hold modules are packages even without __init__.py (namespaces).
     for module in list(parsed):
@@ -327,21 +327,26 @@ def runs(marks):
     return "".join(f"{mark}{count}" for mark, count in out)
 
 
-def history(distribution, roots, pool):
+def releases_read(distribution, roots, pool, keywords=False):
+    """The distribution's name on PyPI, the releases read (oldest first), and each one's read."""
     try:
         index = json.loads(fetch(API.format(distribution)))
     except OSError as error:
         print(f"{distribution}: {error}", file=sys.stderr)
-        return distribution, [], [], []
+        return distribution, [], {}
     name = index["info"]["name"]
     releases = selected_releases(index)
     jobs = []
     for _, text, files in releases:
         file = pick_file(files)
         url = urllib.parse.urljoin(API.format(distribution), file["url"]) if file else None
-        jobs.append((name, roots, text, file, url))
+        jobs.append((name, roots, text, file, url, keywords))
     read = dict(pool.map(read_release, jobs))
-    texts = [text for _, text, _ in releases if read.get(text) is not None]
+    return name, [text for _, text, _ in releases if read.get(text) is not None], read
+
+
+def history(distribution, roots, pool):
+    name, texts, read = releases_read(distribution, roots, pool)
     if not texts:
         return name, [], [], []
     per_release = [read[text] for text in texts]
@@ -375,35 +380,111 @@ def history(distribution, roots, pool):
     return name, texts, module_rows, name_rows
 
 
+def keyword_mark(keyword, signature):
+    """The mark of a keyword in one release's signature of its callable."""
+    if signature is None:
+        return UNKNOWN
+    keywords, open_ended = signature
+    if keyword in keywords:
+        return PRESENT
+    return OPEN if open_ended else ABSENT
+
+
+def keyword_rows(per_release):
+    """`(module, callable, runs, keywords)` for each keyword some release of a callable takes and
+    another's refuses (not merely leaves to `**kwargs`); keywords that came and went together
+    share a row."""
+    rows = []
+    modules = sorted(set().union(*per_release))
+    for module in modules:
+        found = [release.get(module) or {} for release in per_release]
+        known = [release.get(module) is not None for release in per_release]
+        for callable_ in sorted(set().union(*found)):
+            signatures_ = [each.get(callable_) if here else None for each, here in zip(found, known)]
+            every = set().union(*(signature[0] for signature in signatures_ if signature))
+            groups = {}
+            for keyword in sorted(every):
+                marks = [keyword_mark(keyword, signature) for signature in signatures_]
+                if ABSENT in marks:
+                    groups.setdefault(runs(UNKNOWN if mark == OPEN else mark for mark in marks), []).append(keyword)
+            for marks, keywords in sorted(groups.items(), key=lambda group: group[1][0]):
+                rows.append((module, callable_, marks, keywords))
+    return rows
+
+
+def keyword_history(distribution, roots, pool):
+    """The distribution's name, the releases read, and its keyword rows."""
+    name, texts, read = releases_read(distribution, roots, pool, keywords=True)
+    if not texts:
+        return name, [], []
+    return name, texts, keyword_rows([read[text] for text in texts])
+
+
 def main():
     entries = []
-    listing = Path(sys.argv[1]) if len(sys.argv) > 1 else LIST
+    arguments = [argument for argument in sys.argv[1:] if argument != "--keywords"]
+    listing = Path(arguments[0]) if arguments else LIST
     for line in listing.read_text().splitlines():
         line = line.split("#")[0].strip()
         if line:
             distribution, *roots = line.split()
             entries.append((distribution, roots or [distribution.replace("-", "_").lower()]))
-    print("# Generated by compat-matrix/tools/name_history.py from compat-matrix/tools/name-history-list.txt;")
-    print("# do not edit by hand. Read from PyPI's files of each release (see the tool's docstring).")
-    print("#")
-    print("# `@ DISTRIBUTION ROOTS RELEASE...`: the distribution, its import roots (comma-separated), and")
-    print("# the releases read, oldest first. `m MODULE RUNS`: a module not in every release read.")
-    print("# `n MODULE RUNS NAME...`: names of a public MODULE (private ones too, not dunders) not in every")
-    print("# release where MODULE was read, which came and went together.")
-    print("# RUNS walk the releases in order: `+N` N releases have it, `-N` N lack it, `.N` N not known")
-    print("# (the module missing or compiled, or its names built at run time, wholly or in part).")
+    if "--keywords" in sys.argv[1:]:
+        write_table(entries, KEYWORD_HEADER, keyword_history, keyword_lines)
+    else:
+        write_table(entries, NAME_HEADER, history, name_lines)
+
+
+NAME_HEADER = """\
+# Generated by compat-matrix/tools/name_history.py from compat-matrix/tools/name-history-list.txt;
+# do not edit by hand. Read from PyPI's files of each release (see the tool's docstring).
+#
+# `@ DISTRIBUTION ROOTS RELEASE...`: the distribution, its import roots (comma-separated), and
+# the releases read, oldest first. `m MODULE RUNS`: a module not in every release read.
+# `n MODULE RUNS NAME...`: names of a public MODULE (private ones too, not dunders) not in every
+# release where MODULE was read, which came and went together.
+# RUNS walk the releases in order: `+N` N releases have it, `-N` N lack it, `.N` N not known
+# (the module missing or compiled, or its names built at run time, wholly or in part)."""
+
+KEYWORD_HEADER = """\
+# Generated by compat-matrix/tools/name_history.py --keywords from
+# compat-matrix/tools/name-history-list.txt; do not edit by hand. Read from PyPI's files of each
+# release (see the tool's docstring and signatures.py).
+#
+# `@ DISTRIBUTION ROOTS RELEASE...`: as in name-history.txt. `k MODULE CALLABLE RUNS KEYWORD...`:
+# keyword arguments the public CALLABLE of MODULE (a function, or a class's method, as Python's
+# messages name it: `SFTTrainer.__init__`) takes in some releases read and refuses in others,
+# which came and went together. RUNS as in name-history.txt: `+N` N releases take it, `-N` N
+# refuse it, `.N` N not known (the callable or its module missing, or `**kwargs` or a wrapping
+# decorator that may take it)."""
+
+
+def name_lines(module_rows, name_rows):
+    for module, marks in module_rows:
+        yield f"m {module} {marks}"
+    for module, marks, names in name_rows:
+        yield f"n {module} {marks} {' '.join(names)}"
+
+
+def keyword_lines(rows):
+    for module, callable_, marks, keywords in rows:
+        yield f"k {module} {callable_} {marks} {' '.join(keywords)}"
+
+
+def write_table(entries, header, read, lines):
+    """The table: `header`, then for each distribution its `@` line and the rows `read` finds,
+    written by `lines`, a block at a time as each is read."""
+    print(header)
     with ProcessPoolExecutor(max_workers=2) as pool:
         for distribution, roots in entries:
             print(f"reading {distribution}", file=sys.stderr)
-            name, texts, module_rows, name_rows = history(distribution, roots, pool)
+            name, texts, *rows = read(distribution, roots, pool)
             if not texts:
                 print(f"{distribution}: no release read", file=sys.stderr)
                 continue
             print(f"@ {name} {','.join(roots)} {' '.join(texts)}")
-            for module, marks in module_rows:
-                print(f"m {module} {marks}")
-            for module, marks, names in name_rows:
-                print(f"n {module} {marks} {' '.join(names)}")
+            for line in lines(*rows):
+                print(line)
             sys.stdout.flush()
 
 

@@ -17,6 +17,13 @@ const TABLE: &str = include_str!("../../compat-matrix/tables/name-history.txt");
 /// Where the table's facts come from, for a reading's evidence.
 pub const SOURCE: &str = "compat-matrix/tables/name-history.txt, read from PyPI's files of each release";
 
+/// The keyword arguments of each public callable, where they changed between
+/// releases (`name_history.py --keywords`): the same releases, dated the same way.
+const KEYWORD_TABLE: &str = include_str!("../../compat-matrix/tables/keyword-history.txt");
+
+/// Where the keyword table's facts come from.
+pub const KEYWORD_SOURCE: &str = "compat-matrix/tables/keyword-history.txt, read from PyPI's files of each release";
+
 /// Whether one release read has the module or name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
@@ -64,6 +71,62 @@ fn names_row_listing<'t>(line: &'t str, module: Option<&str>, name: &str) -> Opt
         .filter(|row_module| module.is_none_or(|module| module == *row_module))?;
     let runs = fields.next()?;
     fields.any(|listed| listed == name).then_some((row_module, runs))
+}
+
+/// Whether a callable takes a keyword argument, across the releases read: a
+/// function or a class's method of `module`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeywordLineage {
+    pub module: &'static str,
+    pub lineage: Lineage,
+}
+
+/// Every row that dates `keyword` for the callable Python names `callable`
+/// (`SFTTrainer.__init__`, `vgg19`): one per module that defines a callable
+/// of that name and took the keyword in some releases only. Its first part
+/// names no package, so the rows may be several distributions'.
+pub fn of_keyword(callable: &str, keyword: &str) -> Vec<KeywordLineage> {
+    keyword_in(KEYWORD_TABLE, callable, keyword)
+}
+
+/// `of_keyword` in a table of this shape.
+fn keyword_in(table: &'static str, callable: &str, keyword: &str) -> Vec<KeywordLineage> {
+    let mut header = "";
+    let mut found = Vec::new();
+    for line in table.lines() {
+        if let Some(rest) = line.strip_prefix("@ ") {
+            header = rest;
+            continue;
+        }
+        let mut fields = line.split(' ');
+        if fields.next() != Some("k") {
+            continue;
+        }
+        let (Some(module), Some(row_callable), Some(runs)) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
+        if row_callable != callable || !fields.any(|listed| listed == keyword) {
+            continue;
+        }
+        let mut header_fields = header.split(' ');
+        let (Some(distribution), Some(_roots)) = (header_fields.next(), header_fields.next()) else {
+            continue;
+        };
+        let Ok(releases) = header_fields.map(Version::from_str).collect::<Result<Vec<_>, _>>() else {
+            continue;
+        };
+        if let Some(marks) = marks(runs).filter(|marks| marks.len() == releases.len()) {
+            found.push(KeywordLineage {
+                module,
+                lineage: Lineage {
+                    distribution: distribution.to_string(),
+                    releases,
+                    marks,
+                },
+            });
+        }
+    }
+    found
 }
 
 /// The presence of the module `module` across the releases read, where some
@@ -271,6 +334,12 @@ impl Run<'_> {
     /// "from 0.5.11 on (0.5.0 lacks it)", "from 1.2 to 1.8 (1.9 lacks it)",
     /// "from 1.0 to 1.8 (later releases not known)".
     pub fn described(&self) -> String {
+        self.described_as("lacks it", "lack it")
+    }
+
+    /// `described`, with what a release outside the run does in the words of
+    /// its kind of row: a name it "lacks", a keyword it "refuses".
+    pub fn described_as(&self, one_lacks: &str, two_lack: &str) -> String {
         let span = match (self.lacked_after, self.ends_unknown) {
             (None, false) => format!("from {} on", self.first),
             _ => format!("from {} to {}", self.first, self.last),
@@ -282,8 +351,8 @@ impl Run<'_> {
             .collect();
         let mut asides = match lacking.as_slice() {
             [] => Vec::new(),
-            [one] => vec![format!("{one} lacks it")],
-            [older, newer] => vec![format!("{older} and {newer} lack it")],
+            [one] => vec![format!("{one} {one_lacks}")],
+            [older, newer] => vec![format!("{older} and {newer} {two_lack}")],
             _ => unreachable!("two releases at most"),
         };
         if self.ends_unknown {
@@ -333,6 +402,34 @@ n google.protobuf.internal -1+1 builder
         // A root is a whole dotted prefix: korniax is not kornia's.
         assert_eq!(name("korniax.geometry", "ImageRegistrator"), None);
         assert_eq!(name("kornia.geometry", "Unknown"), None);
+    }
+
+    const KEYWORDS: &str = "\
+@ trl trl 0.1.0 0.4.7 0.13.0
+k trl.trainer.sft_trainer SFTTrainer.__init__ .1+1-1 max_seq_length packing
+@ transformers transformers 4.0.0 4.1.1
+k transformers.trainer Trainer.__init__ +1-1 tokenizer
+@ other other 1.0.0 2.0.0
+k other.trainer Trainer.__init__ -1+1 tokenizer
+";
+
+    #[test]
+    fn a_keyword_row_is_found_by_its_callable_in_every_distribution_that_dates_it() {
+        let found = keyword_in(KEYWORDS, "SFTTrainer.__init__", "packing");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].module, "trl.trainer.sft_trainer");
+        assert_eq!(found[0].lineage.distribution, "trl");
+        assert_eq!(found[0].lineage.marks, [Mark::Unknown, Mark::Present, Mark::Absent]);
+        let two = keyword_in(KEYWORDS, "Trainer.__init__", "tokenizer");
+        assert_eq!(
+            two.iter()
+                .map(|row| row.lineage.distribution.as_str())
+                .collect::<Vec<_>>(),
+            ["transformers", "other"]
+        );
+        // The callable is matched whole: Trainer is not SFTTrainer.
+        assert!(keyword_in(KEYWORDS, "Trainer.__init__", "packing").is_empty());
+        assert!(keyword_in(KEYWORDS, "SFTTrainer.__init__", "tokenizer").is_empty());
     }
 
     #[test]
@@ -415,35 +512,55 @@ n google.protobuf.internal -1+1 builder
         assert_eq!(added.has_at(&version("1.13.1")), None);
     }
 
-    /// A regenerated table that a reader would misread fails here: every
-    /// block's releases parse, and every row walks exactly those releases.
-    #[test]
-    fn every_row_of_the_compiled_in_table_walks_its_releases() {
+    /// Each row of a table, after its kind: its fields and the marks of its
+    /// runs, which must walk exactly the releases of its block (every
+    /// block's releases parse). How many rows there were.
+    fn walk(table: &str, runs_at: usize, mut row: impl FnMut(&str, &[&str], &[Mark])) -> usize {
         let mut releases = 0;
         let mut rows = 0;
-        for line in TABLE.lines().filter(|line| !line.starts_with('#')) {
+        for line in table.lines().filter(|line| !line.starts_with('#')) {
             let mut fields = line.split(' ');
-            match fields.next() {
-                Some("@") => {
-                    let listed: Vec<&str> = fields.skip(2).collect();
-                    assert!(listed.iter().all(|text| Version::from_str(text).is_ok()), "{line}");
-                    releases = listed.len();
-                }
-                Some(kind @ ("m" | "n")) => {
-                    let runs = fields.nth(1).unwrap_or_else(|| panic!("{line}"));
-                    let marks = marks(runs).unwrap_or_else(|| panic!("{line}"));
-                    assert_eq!(marks.len(), releases, "{line}");
-                    assert!(
-                        marks.iter().any(|mark| *mark != Mark::Present),
-                        "a row every release has: {line}"
-                    );
-                    assert!(kind == "m" || fields.next().is_some(), "a row without names: {line}");
-                    rows += 1;
-                }
-                _ => panic!("not a row: {line}"),
+            let kind = fields.next().unwrap_or_default();
+            let fields: Vec<&str> = fields.collect();
+            if kind == "@" {
+                assert!(fields[2..].iter().all(|text| Version::from_str(text).is_ok()), "{line}");
+                releases = fields.len() - 2;
+                continue;
             }
+            let runs = fields.get(runs_at).unwrap_or_else(|| panic!("{line}"));
+            let marks = marks(runs).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(marks.len(), releases, "{line}");
+            row(kind, &fields, &marks);
+            rows += 1;
         }
+        rows
+    }
+
+    /// A regenerated table that a reader would misread fails here.
+    #[test]
+    fn every_row_of_the_compiled_in_table_walks_its_releases() {
+        let rows = walk(TABLE, 1, |kind, fields, marks| {
+            assert!(matches!(kind, "m" | "n"), "not a row: {kind} {fields:?}");
+            assert!(
+                marks.iter().any(|mark| *mark != Mark::Present),
+                "a row every release has: {fields:?}"
+            );
+            assert!(kind == "m" || fields.len() > 2, "a row without names: {fields:?}");
+        });
         assert!(rows > 10_000, "{rows}");
+    }
+
+    #[test]
+    fn every_keyword_row_walks_its_releases_and_both_takes_and_refuses() {
+        let rows = walk(KEYWORD_TABLE, 2, |kind, fields, marks| {
+            assert_eq!(kind, "k", "not a row: {fields:?}");
+            assert!(
+                marks.contains(&Mark::Present) && marks.contains(&Mark::Absent),
+                "a row that does not date its keywords: {fields:?}"
+            );
+            assert!(fields.len() > 3, "a row without keywords: {fields:?}");
+        });
+        assert!(rows > 500, "{rows}");
     }
 
     #[test]

@@ -908,21 +908,33 @@ fn an_unknown_gpu_capability_is_asked_for_once() {
     );
 }
 
-/// A call the installed release's signature does not take is listed, never
-/// named: no table dates arguments, and a mistaken call prints the same words.
-/// Where a name table knows the callee's package (SFTTrainer is trl's), what
-/// would decide names it and how to print the installed signature; a
-/// TypeError of another kind reads as nothing.
+/// A call the installed release's signature does not take is dated where
+/// keyword-history.txt finds the keyword in some releases of the package
+/// whose callable that is (trl's SFTTrainer took max_seq_length up to 0.12),
+/// and named with the pin; a keyword no release took is listed, never named,
+/// since a mistaken call prints the same words, and what would decide names
+/// the package and how to print the installed signature. A TypeError of
+/// another kind reads as nothing.
 #[test]
-fn a_call_the_installed_signature_refuses_is_listed_with_what_would_decide() {
+fn a_call_the_installed_signature_refuses_is_dated_or_listed_with_what_would_decide() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let frame = "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 88, in <module>\n    trainer = SFTTrainer(model, max_seq_length=2048)\n";
     let (explanation, _) = explain_text_json(
         cache.path(),
         dir.path(),
-        "keyword.log",
+        "dated.log",
         &format!("{frame}TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'max_seq_length'\n"),
+    );
+    assert_eq!(explanation["outcome"], "explained", "{explanation:#}");
+    let dated = candidate(&explanation, "package-lacks-used-name").expect("named");
+    assert_eq!(dated["confidence"], "likely", "{explanation:#}");
+    assert!(dated.to_string().contains("trl>=0.4.7,<=0.12.2"), "{explanation:#}");
+    let (explanation, _) = explain_text_json(
+        cache.path(),
+        dir.path(),
+        "keyword.log",
+        &format!("{frame}TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'max_seq_len'\n"),
     );
     assert_eq!(explanation["outcome"], "undecided", "{explanation:#}");
     let listed = candidate(&explanation, "package-lacks-used-name").expect("listed");

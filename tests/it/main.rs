@@ -24,6 +24,7 @@ mod hostile_names;
 mod hostile_text;
 mod index_client;
 mod interpreter_cache;
+mod keyword_history_tool;
 mod lock_verify;
 mod matrix_rules;
 mod output_width;

@@ -113,7 +113,7 @@ fn dated(row: &NameChange, module: &str, name: &str, dotted: &str, traceback: &T
 
 /// The pin that installs `package` within `bound`, or the caller's release
 /// that agrees with the one installed.
-fn pin_fix(package: &str, bound: &str, change: Change, caller: Option<&str>, dotted: &str) -> String {
+pub(super) fn pin_fix(package: &str, bound: &str, change: Change, caller: Option<&str>, dotted: &str) -> String {
     let other_side = match (change, caller) {
         (Change::Removed, Some(caller)) => format!(", or upgrade {caller} to a release that no longer uses {dotted}"),
         (Change::Added, Some(caller)) => format!(", or install the {caller} release made for the {package} installed"),
@@ -231,26 +231,17 @@ fn history_dated(
     if holds == Some(Some(false)) || undecided_within(&lineage, installed.as_ref()) {
         return None;
     }
-    let change = match run.lacked_after {
-        Some(_) => Change::Removed,
-        None => Change::Added,
-    };
+    let change = change_of(&run);
     let caller = caller(traceback, &package);
     let version_known = installed.is_some();
-    let node = match (context.facts, installed, holds) {
-        (_, Some(version), Some(Some(true))) => vec![(
-            Some(true),
-            format!("{package} {version} is installed here, which lacks {dotted}"),
-        )],
-        (_, Some(version), _) => vec![(
-            None,
-            format!(
-                "{package} {version} is installed here, between releases read that differ: whether it has {dotted} is not known"
-            ),
-        )],
-        (Some(_), None, _) => vec![(None, format!("the version of {package} installed is not known here"))],
-        (None, None, _) => Vec::new(),
-    };
+    let node = release_evidence(
+        context,
+        &package,
+        installed.as_ref(),
+        holds.flatten(),
+        &format!("which lacks {dotted}"),
+        &format!("whether it has {dotted}"),
+    );
     Some(Reading {
         cause: CAUSE,
         said: format!(
@@ -269,6 +260,39 @@ fn history_dated(
         settles: version_known || !name_history::nearly_always_there(&lineage),
         rules_out: Vec::new(),
     })
+}
+
+/// Whether the history's newest run ends in a release that lacks it (the
+/// name was removed) or runs on to the newest read (it was added).
+pub(super) fn change_of(run: &name_history::Run) -> Change {
+    match run.lacked_after {
+        Some(_) => Change::Removed,
+        None => Change::Added,
+    }
+}
+
+/// What the node's release of `package` says of a change a history dates:
+/// installed and on the side without it (`lacks`, which confirms), installed
+/// where the releases read do not tell (`unknown`), or not known.
+pub(super) fn release_evidence(
+    context: Context,
+    package: &str,
+    installed: Option<&pep440_rs::Version>,
+    lacks: Option<bool>,
+    lacking: &str,
+    unknown: &str,
+) -> Vec<(Option<bool>, String)> {
+    match (context.facts, installed, lacks) {
+        (_, Some(version), Some(true)) => {
+            vec![(Some(true), format!("{package} {version} is installed here, {lacking}"))]
+        }
+        (_, Some(version), _) => vec![(
+            None,
+            format!("{package} {version} is installed here; the releases read do not tell {unknown}"),
+        )],
+        (Some(_), None, _) => vec![(None, format!("the version of {package} installed is not known here"))],
+        (None, None, _) => Vec::new(),
+    }
 }
 
 /// The presence across releases of what the message says is missing: the
@@ -704,7 +728,7 @@ fn attribute_of_a_compiled_type(text: &str) -> Option<(&str, &str)> {
 
 /// The package whose frame used the name: the innermost frame in a package
 /// other than the one that lacks it.
-fn caller(traceback: &Traceback, package: &str) -> Option<String> {
+pub(super) fn caller(traceback: &Traceback, package: &str) -> Option<String> {
     traceback
         .frames()
         .filter_map(|frame| crate::explain::frame_package(&frame.file))

@@ -20,6 +20,7 @@
 use super::{Context, Reading, extension, names};
 use crate::explain::traceback::Traceback;
 use crate::knowledge::name_history;
+use crate::knowledge::tables::Change;
 
 /// What the call did that the signature does not take.
 #[derive(Debug, PartialEq, Eq)]
@@ -84,6 +85,19 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     }
     let mismatch = mismatch(text)?;
     let callable = mismatch.callable;
+    if let Refused::Keyword(keyword) = mismatch.refused {
+        // Before 3.10 Python names a constructor `__init__` alone; the line
+        // that made the call names its class.
+        let constructor = (callable == "__init__")
+            .then(|| traceback.sections.last()?.source_line.as_deref())
+            .flatten()
+            .and_then(|line| class_called_with(line, keyword))
+            .map(|class| format!("{class}.__init__"));
+        let callable = constructor.as_deref().unwrap_or(callable);
+        if let Some(reading) = keyword_dated(callable, keyword, traceback, context) {
+            return Some(reading);
+        }
+    }
     let owner = owner_of(callable).and_then(|owner| owner.judged(context));
     let caller = names::user_of(traceback, owner.as_ref().map_or("", |owner| owner.name.top.as_str()));
     // The job's own code calling a callee no table places: its own function
@@ -125,6 +139,133 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         pin.as_deref(),
         to_decide(owner.as_ref().map(|owner| &owner.name), callable, &mismatch.refused),
     ))
+}
+
+/// A keyword that the callable of one distribution's module took in some of
+/// its releases and refuses in others (keyword-history.txt): the call was
+/// written for a release that took it. The callable's name alone does not
+/// place it (the job's own `Logger` may refuse `name=` as joblib's once did),
+/// so the reading settles only where something else does: the node's release
+/// refusing it, the name history placing the class or function in that
+/// package, or the calling line naming the package. Where names.toml dates
+/// the keyword by hand, that row speaks (names.rs).
+fn keyword_dated(callable: &str, keyword: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    let first = first_part(callable);
+    if first.starts_with("__") {
+        return None;
+    }
+    let hand_dated = callable
+        .strip_suffix(".__init__")
+        .zip(context.tables)
+        .is_some_and(|(class, tables)| tables.names.of(class, keyword).is_some());
+    if hand_dated {
+        return None;
+    }
+    // A callable of that name in two modules, or two distributions: its name does not place it.
+    let [row] = name_history::of_keyword(callable, keyword).try_into().ok()?;
+    let lineage = &row.lineage;
+    let package = crate::packaging::normalize_name(&lineage.distribution);
+    let installed = context.facts.and_then(|facts| facts.package_version(&package));
+    // The log ran here, without the package: the callable is other code's of that name.
+    if installed.is_none() && context.absence_is_a_fact {
+        return None;
+    }
+    let takes = installed.as_ref().and_then(|version| lineage.has_at(version));
+    if takes == Some(true) || names::undecided_within(lineage, installed.as_ref()) {
+        return None;
+    }
+    let top = row.module.split('.').next().unwrap_or(row.module);
+    // torch's own names are the extension reader's (names.rs): code made for another torch.
+    if top == "torch" {
+        return None;
+    }
+    let run = lineage.newest_run()?;
+    let placed_by_name = owner_of(callable).is_some_and(|owner| owner.top == top);
+    let calling_line = traceback
+        .sections
+        .last()
+        .and_then(|section| section.source_line.as_deref());
+    let named_on_line = calling_line.is_some_and(|line| line.contains(&format!("{top}.")));
+    let caller = names::caller(traceback, &package);
+    let calling = caller.as_deref().unwrap_or("the code");
+    // Refused after the run, even past releases not known: taken away.
+    let taken_away = lineage
+        .releases
+        .iter()
+        .zip(&lineage.marks)
+        .any(|(release, mark)| release > run.last && *mark == name_history::Mark::Absent);
+    let change = if taken_away { Change::Removed } else { Change::Added };
+    let pin = names::pin_fix(
+        &package,
+        &run.specifier(),
+        change,
+        caller.as_deref(),
+        &format!("{callable}({keyword}=...)"),
+    );
+    // A keyword taken away is the call's to follow: pinning the package back
+    // holds back every other user of it.
+    let fix = match (change, &caller) {
+        (Change::Removed, None) => format!(
+            "remove {keyword}= from the call to {callable}() in {calling} (or pass it where {} now takes it, as its changelog says); or {pin}",
+            lineage.distribution
+        ),
+        // An installed package's call is its release's to change: pin, or upgrade it.
+        _ => pin,
+    };
+    Some(Reading {
+        cause: names::CAUSE,
+        said: format!(
+            "{calling} calls {callable}() with the keyword argument {keyword}, which {}'s {callable}() (in {}) takes in its releases {}; source: {}",
+            lineage.distribution,
+            row.module,
+            run.described_as("refuses it", "refuse it"),
+            name_history::KEYWORD_SOURCE
+        ),
+        node: names::release_evidence(
+            context,
+            &package,
+            installed.as_ref(),
+            takes.map(|takes| !takes),
+            &format!("whose {callable}() does not take {keyword}"),
+            &format!("whether its {callable}() takes {keyword}"),
+        ),
+        fix,
+        stated: takes == Some(false),
+        settles: takes == Some(false) || placed_by_name || named_on_line,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The class whose constructor `line` calls with `keyword=`: the name before
+/// the innermost parenthesis open where the keyword is passed, where it reads
+/// as a class (`Memory(cachedir=None)`, `trl.SFTTrainer(model,
+/// max_seq_length=2048)`); not a function, `super().__init__(...)` or `cls(...)`.
+fn class_called_with<'l>(line: &'l str, keyword: &str) -> Option<&'l str> {
+    let passed = line.match_indices(keyword).find(|&(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + keyword.len()..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            && after.starts_with('=')
+            && !after.starts_with("==")
+    })?;
+    let mut depth = 0usize;
+    let open = line[..passed.0].char_indices().rev().find_map(|(at, c)| match c {
+        ')' | ']' | '}' => {
+            depth += 1;
+            None
+        }
+        '(' if depth == 0 => Some(at),
+        '(' | '[' | '{' => {
+            depth = depth.saturating_sub(1);
+            None
+        }
+        _ => None,
+    })?;
+    let callee = line[..open]
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .next()?;
+    let class = callee.rsplit('.').next()?;
+    (super::text::is_identifier(class) && class.starts_with(|c: char| c.is_ascii_uppercase())).then_some(class)
 }
 
 /// What would decide: the release the call was written for and what that
@@ -491,6 +632,186 @@ mod tests {
             listed.said
         );
         assert!(!listed.fix.contains("pip install"), "{}", listed.fix);
+    }
+
+    /// The call and the node, with trl at `trl` where given.
+    fn reading_with_trl(log: &str, trl: Option<&str>) -> Option<Reading> {
+        let traceback = &crate::explain::traceback::parse(log)[0];
+        let text: Vec<String> = traceback.messages().map(|raised| raised.message.clone()).collect();
+        crate::explain::readers::read_on_recorded_h100(
+            |snapshot| {
+                if let Some(version) = trl {
+                    let packages = snapshot["packages"].as_array_mut().unwrap();
+                    let mut package = packages[0].clone();
+                    package["name"] = serde_json::json!("trl");
+                    package["normalized_name"] = serde_json::json!("trl");
+                    package["version"] = serde_json::json!(version);
+                    packages.push(package);
+                }
+            },
+            |context| read(&text.join("\n"), traceback, context),
+        )
+    }
+
+    const SFT_TRAINER: &str = "TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'max_seq_length'\n";
+
+    /// trl's SFTTrainer took max_seq_length up to 0.12 (keyword-history.txt;
+    /// 0.13 to 0.15 wrap it in `@deprecate_kwarg`, which may take any keyword,
+    /// so what they refuse is not known): the call was written for an older
+    /// trl. The name history places SFTTrainer in trl, so the words alone
+    /// settle it.
+    #[test]
+    fn a_keyword_some_releases_of_the_callables_package_took_is_dated_by_them() {
+        let alone = reading(SFT_TRAINER).unwrap();
+        assert!(alone.settles, "{alone:?}");
+        assert!(
+            alone.said.contains("which trl's SFTTrainer.__init__() (in trl.trainer.sft_trainer) takes in its releases from 0.4.7 to 0.12.2 (later releases not known); source: compat-matrix/tables/keyword-history.txt"),
+            "{}",
+            alone.said
+        );
+        assert_eq!(
+            alone.fix,
+            "remove max_seq_length= from the call to SFTTrainer.__init__() in the code (or pass it where trl now takes it, as its changelog says); or python -m pip install \"trl>=0.4.7,<=0.12.2\""
+        );
+        // The node's trl refuses it: confirmed.
+        let lacking = reading_with_trl(SFT_TRAINER, Some("0.19.1")).unwrap();
+        assert!(lacking.stated && lacking.settles, "{lacking:?}");
+        assert_eq!(lacking.node[0].0, Some(true), "{:?}", lacking.node);
+        // The node's trl takes it: some other SFTTrainer refused it, and the
+        // history says nothing of which; the call is listed as before.
+        let taking = reading_with_trl(SFT_TRAINER, Some("0.8.6")).unwrap();
+        assert!(!taking.settles && !taking.said.contains("its releases"), "{taking:?}");
+        // A keyword no release took is not dated.
+        let undated =
+            reading("TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'no_such_argument'\n")
+                .unwrap();
+        assert!(
+            !undated.settles && !undated.said.contains("its releases"),
+            "{undated:?}"
+        );
+        assert!(name_history::of_keyword("__init__", "max_seq_length").is_empty());
+    }
+
+    /// A name more than one package defines (decode_image is torchvision's,
+    /// TensorFlow's and tensorflow-datasets'; Logger is joblib's and the
+    /// job's own as often) is dated by the one row that lists the keyword,
+    /// but settles only where the calling line names that package.
+    #[test]
+    fn a_callable_its_name_does_not_place_is_dated_only_with_its_package_in_view() {
+        let bare = "TypeError: decode_image() got an unexpected keyword argument 'apply_exif_orientation'\n";
+        let alone = reading(bare).unwrap();
+        assert!(
+            alone
+                .said
+                .contains("torchvision's decode_image() (in torchvision.io.image)"),
+            "{}",
+            alone.said
+        );
+        assert!(!alone.settles, "{alone:?}");
+        let named = reading(&format!(
+            "Traceback (most recent call last):\n  File \"/home/u/proj/load.py\", line 9, in read\n    image = torchvision.io.decode_image(data, apply_exif_orientation=True)\n{bare}"
+        ))
+        .unwrap();
+        assert!(named.settles, "{named:?}");
+        let own_class = reading("TypeError: Logger.__init__() got an unexpected keyword argument 'name'\n").unwrap();
+        assert!(
+            own_class.said.contains("joblib's Logger.__init__()"),
+            "{}",
+            own_class.said
+        );
+        assert!(!own_class.settles, "{own_class:?}");
+    }
+
+    /// The log ran on this node, which has no trl: the SFTTrainer that
+    /// refused the keyword is some other code's, and trl's history is not
+    /// its.
+    #[test]
+    fn a_callable_of_a_package_the_node_that_ran_lacks_is_not_dated() {
+        let traceback = &crate::explain::traceback::parse(SFT_TRAINER)[0];
+        let dated = crate::explain::readers::read_on_recorded_h100(
+            |_| {},
+            |context| {
+                keyword_dated(
+                    "SFTTrainer.__init__",
+                    "max_seq_length",
+                    traceback,
+                    Context {
+                        absence_is_a_fact: true,
+                        ..context
+                    },
+                )
+            },
+        );
+        assert_eq!(dated, None);
+    }
+
+    /// torch's own callables are the extension reader's, as its names are
+    /// (names.rs): a call torch refuses is code made for another torch.
+    #[test]
+    fn a_keyword_torchs_own_callable_refuses_is_left_to_the_torch_readers() {
+        let log =
+            "TypeError: FullyShardedDataParallel.__init__() got an unexpected keyword argument 'forward_prefetch'\n";
+        assert!(!name_history::of_keyword("FullyShardedDataParallel.__init__", "forward_prefetch").is_empty());
+        let traceback = &crate::explain::traceback::parse(log)[0];
+        let dated = keyword_dated(
+            "FullyShardedDataParallel.__init__",
+            "forward_prefetch",
+            traceback,
+            Context::alone(),
+        );
+        assert_eq!(dated, None);
+    }
+
+    /// A keyword names.toml dates by hand is that row's to read (names.rs):
+    /// the history adds no second reading of it.
+    #[test]
+    fn a_keyword_dated_by_hand_is_left_to_its_row() {
+        let traceback = &crate::explain::traceback::parse(
+            "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'\n",
+        )[0];
+        let dated = crate::explain::readers::read_on_recorded_h100(
+            |_| {},
+            |context| keyword_dated("TrainingArguments.__init__", "evaluation_strategy", traceback, context),
+        );
+        assert_eq!(dated, None);
+    }
+
+    #[test]
+    fn an_old_pythons_bare_constructor_is_named_by_the_line_that_called_it() {
+        for (line, class) in [
+            ("memory=Memory(cachedir=None, verbose=0),", Some("Memory")),
+            (
+                "trainer = trl.SFTTrainer(model, args=make(x), cachedir = 2048)",
+                Some("SFTTrainer"),
+            ),
+            ("x = Outer(inner=Inner(a=1), cachedir=p)", Some("Outer")),
+            ("x = Outer(Inner(cachedir=p))", Some("Inner")),
+            ("super().__init__(cachedir=None)", None),
+            ("return cls(cachedir=None)", None),
+            ("memory = make_memory(cachedir=None)", None),
+            ("if cachedir == None: Memory(cachedir)", None),
+            ("Memory(my_cachedir=None)", None),
+        ] {
+            assert_eq!(class_called_with(line, "cachedir"), class, "{line}");
+        }
+        let log = "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.7/dist-packages/hdbscan/hdbscan_.py\", line 509, in <module>\n    memory=Memory(cachedir=None, verbose=0),\nTypeError: __init__() got an unexpected keyword argument 'cachedir'\n";
+        let dated = reading(log).unwrap();
+        assert!(
+            dated.said.contains("hdbscan calls Memory.__init__() with the keyword argument cachedir, which joblib's Memory.__init__() (in joblib.memory) takes in its releases from 0.7.1 to 1.1.1 (1.2.0 refuses it)"),
+            "{}",
+            dated.said
+        );
+        assert!(
+            dated
+                .fix
+                .starts_with("python -m pip install \"joblib>=0.7.1,<1.2.0\", or upgrade hdbscan"),
+            "{}",
+            dated.fix
+        );
+        // Memory is a name of more than joblib, and the line does not say whose.
+        assert!(!dated.settles, "{dated:?}");
+        let named = reading(&log.replace("Memory(cachedir", "joblib.Memory(cachedir")).unwrap();
+        assert!(named.settles, "{named:?}");
     }
 
     #[test]
