@@ -185,7 +185,7 @@ fn keyword_dated(callable: &str, keyword: &str, traceback: &Traceback, context: 
         .sections
         .last()
         .and_then(|section| section.source_line.as_deref());
-    let named_on_line = calling_line.is_some_and(|line| line.contains(&format!("{top}.")));
+    let named_on_line = calling_line.is_some_and(|line| names_package(line, top));
     let caller = names::caller(traceback, &package);
     let calling = caller.as_deref().unwrap_or("the code");
     // Refused after the run, even past releases not known: taken away.
@@ -233,6 +233,19 @@ fn keyword_dated(callable: &str, keyword: &str, traceback: &Traceback, context: 
         stated: takes == Some(false),
         settles: takes == Some(false) || placed_by_name || named_on_line,
         rules_out: Vec::new(),
+    })
+}
+
+/// Whether `line` names the package `top` as a dotted name's first part
+/// (`torchvision.io.decode_image(`), not inside another word (`base.` is no
+/// `ase.`).
+fn names_package(line: &str, top: &str) -> bool {
+    let dotted = format!("{top}.");
+    line.match_indices(&dotted).any(|(at, _)| {
+        !line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
     })
 }
 
@@ -713,6 +726,8 @@ mod tests {
         ))
         .unwrap();
         assert!(named.settles, "{named:?}");
+        assert!(names_package("x = torchvision.io.decode_image(d)", "torchvision"));
+        assert!(!names_package("x = base.read(d)", "ase") && !names_package("x = my_ase.read(d)", "ase"));
         let own_class = reading("TypeError: Logger.__init__() got an unexpected keyword argument 'name'\n").unwrap();
         assert!(
             own_class.said.contains("joblib's Logger.__init__()"),
