@@ -171,7 +171,6 @@ def read_module(source, module, is_package):
     except (SyntaxError, ValueError):
         # Python 2 sources among old releases: not read, so not known.
         return None
-    package = module if is_package else module.rpartition(".")[0]
     names, imported, stars, dynamic, declared = set(), set(), [], False, None
     for statement in signatures.nested(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -207,12 +206,7 @@ def read_module(source, module, is_package):
                 if alias.asname is None and alias.name.startswith(module + "."):
                     names.add(alias.name[len(module) + 1 :].split(".")[0])
         elif isinstance(statement, ast.ImportFrom):
-            if statement.level:
-                base = package.split(".")
-                base = base[: len(base) - (statement.level - 1)] if statement.level > 1 else base
-                source_module = ".".join(base + ([statement.module] if statement.module else []))
-            else:
-                source_module = statement.module or ""
+            source_module = signatures.absolute(module, is_package, statement)
             # `from .sub import x` binds sub in the package as a side effect.
             if is_package and source_module.startswith(module + "."):
                 names.add(source_module[len(module) + 1 :].split(".")[0])

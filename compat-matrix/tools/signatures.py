@@ -68,14 +68,18 @@ def parameters(function, method=False):
     return names, arguments.kwarg is not None or not decorators <= SIGNATURE_KEEPING
 
 
+def decorator_name(decorator):
+    """A decorator's last dotted part, called or not: `dataclass`, `property`, `setter`; None for
+    another expression."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return getattr(target, "id", None) if isinstance(target, ast.Name) else None
+
+
 def decorator_names(node):
-    """The last dotted part of each decorator: `dataclass`, `property`, `setter`, `overload`."""
-    for decorator in node.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if isinstance(target, ast.Attribute):
-            yield target.attr
-        elif isinstance(target, ast.Name):
-            yield target.id
+    """The names of a definition's decorators ([`decorator_name`])."""
+    return [name for name in map(decorator_name, node.decorator_list) if name is not None]
 
 
 def nested(body):
@@ -105,12 +109,7 @@ def merge(signatures, qualname, signature):
 def dataclass_call(node):
     """The `@dataclass` decorator of a class (`dataclass`, `dataclasses.dataclass`, with or without
     arguments), or None."""
-    for decorator in node.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
-        if name == "dataclass":
-            return decorator
-    return None
+    return next((decorator for decorator in node.decorator_list if decorator_name(decorator) == "dataclass"), None)
 
 
 def passes_false(call, keyword):

@@ -12,6 +12,8 @@ use std::str::FromStr;
 
 use pep440_rs::Version;
 
+use crate::knowledge::tables::Change;
+
 const TABLE: &str = include_str!("../../compat-matrix/tables/name-history.txt");
 
 /// Where the table's facts come from, for a reading's evidence.
@@ -115,15 +117,8 @@ fn keyword_in(table: &'static str, callable: &str, keyword: &str) -> Vec<Keyword
         let Ok(releases) = header_fields.map(Version::from_str).collect::<Result<Vec<_>, _>>() else {
             continue;
         };
-        if let Some(marks) = marks(runs).filter(|marks| marks.len() == releases.len()) {
-            found.push(KeywordLineage {
-                module,
-                lineage: Lineage {
-                    distribution: distribution.to_string(),
-                    releases,
-                    marks,
-                },
-            });
+        if let Some(lineage) = lineage(distribution, releases, runs) {
+            found.push(KeywordLineage { module, lineage });
         }
     }
     found
@@ -186,13 +181,19 @@ fn find<'t>(table: &'t str, module: &str, row: impl Fn(&'t str) -> Option<&'t st
         }
         let releases: Vec<Version> = fields.map(Version::from_str).collect::<Result<_, _>>().ok()?;
         let runs = lines.take_while(|line| !line.starts_with("@ ")).find_map(&row)?;
-        let marks = marks(runs)?;
-        return (marks.len() == releases.len()).then(|| Lineage {
-            distribution: distribution.to_string(),
-            releases,
-            marks,
-        });
+        return lineage(distribution, releases, runs);
     }
+}
+
+/// The lineage a row's `runs` give in its block, where they walk exactly
+/// the block's releases.
+fn lineage(distribution: &str, releases: Vec<Version>, runs: &str) -> Option<Lineage> {
+    let marks = marks(runs)?;
+    (marks.len() == releases.len()).then(|| Lineage {
+        distribution: distribution.to_string(),
+        releases,
+        marks,
+    })
 }
 
 /// `-12+30.2`: twelve releases lack it, thirty have it, two are not known.
@@ -237,6 +238,17 @@ impl Lineage {
         let before = after.checked_sub(1)?;
         let (older, newer) = (known(self.marks[before])?, known(self.marks[after])?);
         (older == newer).then_some(older)
+    }
+
+    /// Whether `run` was taken away or added: taken away where a release read
+    /// after it lacks it, even past releases not known between them.
+    pub fn change(&self, run: &Run) -> Change {
+        let lacked_later = self
+            .releases
+            .iter()
+            .zip(&self.marks)
+            .any(|(release, mark)| release > run.last && *mark == Mark::Absent);
+        if lacked_later { Change::Removed } else { Change::Added }
     }
 
     /// The newest run of releases read that have it: its first and last,

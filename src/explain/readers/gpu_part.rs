@@ -257,14 +257,7 @@ AttributeError: module 'torchmcubes_module' has no attribute 'mcubes_cuda'. Did 
         let text = "AttributeError: module 'faiss' has no attribute 'StandardGpuResources'";
         for (installed, holds) in [("faiss-cpu", true), ("faiss-gpu", false)] {
             let found = read_on_recorded_h100(
-                |snapshot| {
-                    let packages = snapshot["packages"].as_array_mut().unwrap();
-                    let mut package = packages[0].clone();
-                    package["name"] = installed.into();
-                    package["normalized_name"] = installed.into();
-                    package["version"] = "1.7.4".into();
-                    packages.push(package);
-                },
+                |snapshot| crate::explain::readers::add_package(snapshot, installed, "1.7.4"),
                 |context| read(text, &crate::explain::readers::parsed(text).0, context),
             )
             .unwrap();

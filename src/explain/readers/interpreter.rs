@@ -592,12 +592,7 @@ fn syntax_needs(line: &str) -> Option<Needs> {
 
 /// `x.cuda(async=True)`: `async=` as a whole word (not `is_async=`).
 fn passes_async_as_keyword(line: &str) -> bool {
-    line.match_indices("async=").any(|(at, _)| {
-        !line[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-    })
+    text::word_starts(line, "async=", false).next().is_some()
 }
 
 /// `async` or `await` where the line uses it as a name (`x.cuda(async=True)`,

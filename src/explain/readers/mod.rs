@@ -198,6 +198,18 @@ pub(crate) fn read_on_recorded_h100<R>(
     })
 }
 
+/// A Snapshot (as JSON) with `name` at `version` installed besides its own
+/// packages, listed as the recorded ones are.
+#[cfg(test)]
+pub(crate) fn add_package(snapshot: &mut serde_json::Value, name: &str, version: &str) {
+    let packages = snapshot["packages"].as_array_mut().unwrap();
+    let mut package = packages[0].clone();
+    package["name"] = serde_json::json!(name);
+    package["normalized_name"] = serde_json::json!(name);
+    package["version"] = serde_json::json!(version);
+    packages.push(package);
+}
+
 /// A Snapshot (as JSON) whose torch is `version` (`1.8.1+cu101`): its
 /// release, build, variant, CUDA and package entry, as a report of that
 /// torch would have them.

@@ -231,7 +231,7 @@ fn history_dated(
     if holds == Some(Some(false)) || undecided_within(&lineage, installed.as_ref()) {
         return None;
     }
-    let change = change_of(&run);
+    let change = lineage.change(&run);
     let caller = caller(traceback, &package);
     let version_known = installed.is_some();
     let node = release_evidence(
@@ -260,15 +260,6 @@ fn history_dated(
         settles: version_known || !name_history::nearly_always_there(&lineage),
         rules_out: Vec::new(),
     })
-}
-
-/// Whether the history's newest run ends in a release that lacks it (the
-/// name was removed) or runs on to the newest read (it was added).
-pub(super) fn change_of(run: &name_history::Run) -> Change {
-    match run.lacked_after {
-        Some(_) => Change::Removed,
-        None => Change::Added,
-    }
 }
 
 /// What the node's release of `package` says of a change a history dates:
@@ -874,14 +865,7 @@ mod tests {
         let (traceback, text) = parsed(log);
         // kornia 0.6.12 has it: the release installed is not the question.
         let installed_has_it = crate::explain::readers::read_on_recorded_h100(
-            |snapshot| {
-                let packages = snapshot["packages"].as_array_mut().unwrap();
-                let mut kornia = packages[0].clone();
-                kornia["name"] = serde_json::json!("kornia");
-                kornia["normalized_name"] = serde_json::json!("kornia");
-                kornia["version"] = serde_json::json!("0.6.12");
-                packages.push(kornia);
-            },
+            |snapshot| crate::explain::readers::add_package(snapshot, "kornia", "0.6.12"),
             |context| read(&text, &traceback, context),
         );
         assert!(

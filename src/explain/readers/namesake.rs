@@ -265,14 +265,7 @@ mod tests {
     fn reading_with(log: &str, installed: &str, version: &str) -> Option<Reading> {
         let (traceback, text) = super::super::parsed(log);
         super::super::read_on_recorded_h100(
-            |snapshot| {
-                let packages = snapshot["packages"].as_array_mut().unwrap();
-                let mut package = packages[0].clone();
-                package["name"] = installed.into();
-                package["normalized_name"] = installed.into();
-                package["version"] = version.into();
-                packages.push(package);
-            },
+            |snapshot| super::super::add_package(snapshot, installed, version),
             |context| read(&text, &traceback, context),
         )
     }

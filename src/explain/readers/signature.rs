@@ -188,13 +188,7 @@ fn keyword_dated(callable: &str, keyword: &str, traceback: &Traceback, context: 
     let named_on_line = calling_line.is_some_and(|line| names_package(line, top));
     let caller = names::caller(traceback, &package);
     let calling = caller.as_deref().unwrap_or("the code");
-    // Refused after the run, even past releases not known: taken away.
-    let taken_away = lineage
-        .releases
-        .iter()
-        .zip(&lineage.marks)
-        .any(|(release, mark)| release > run.last && *mark == name_history::Mark::Absent);
-    let change = if taken_away { Change::Removed } else { Change::Added };
+    let change = lineage.change(&run);
     let pin = names::pin_fix(
         &package,
         &run.specifier(),
@@ -240,13 +234,9 @@ fn keyword_dated(callable: &str, keyword: &str, traceback: &Traceback, context: 
 /// (`torchvision.io.decode_image(`), not inside another word (`base.` is no
 /// `ase.`).
 fn names_package(line: &str, top: &str) -> bool {
-    let dotted = format!("{top}.");
-    line.match_indices(&dotted).any(|(at, _)| {
-        !line[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    })
+    super::text::word_starts(line, &format!("{top}."), true)
+        .next()
+        .is_some()
 }
 
 /// The class whose constructor `line` calls with `keyword=`: the name before
@@ -254,15 +244,12 @@ fn names_package(line: &str, top: &str) -> bool {
 /// as a class (`Memory(cachedir=None)`, `trl.SFTTrainer(model,
 /// max_seq_length=2048)`); not a function, `super().__init__(...)` or `cls(...)`.
 fn class_called_with<'l>(line: &'l str, keyword: &str) -> Option<&'l str> {
-    let passed = line.match_indices(keyword).find(|&(at, _)| {
-        let before = line[..at].chars().next_back();
+    let passed = super::text::word_starts(line, keyword, true).find(|&at| {
         let after = line[at + keyword.len()..].trim_start();
-        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
-            && after.starts_with('=')
-            && !after.starts_with("==")
+        after.starts_with('=') && !after.starts_with("==")
     })?;
     let mut depth = 0usize;
-    let open = line[..passed.0].char_indices().rev().find_map(|(at, c)| match c {
+    let open = line[..passed].char_indices().rev().find_map(|(at, c)| match c {
         ')' | ']' | '}' => {
             depth += 1;
             None
@@ -275,7 +262,7 @@ fn class_called_with<'l>(line: &'l str, keyword: &str) -> Option<&'l str> {
         _ => None,
     })?;
     let callee = line[..open]
-        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .rsplit(|c: char| !super::text::is_dotted_name_char(c))
         .next()?;
     let class = callee.rsplit('.').next()?;
     (super::text::is_identifier(class) && class.starts_with(|c: char| c.is_ascii_uppercase())).then_some(class)
@@ -649,20 +636,14 @@ mod tests {
 
     /// The call and the node, with trl at `trl` where given.
     fn reading_with_trl(log: &str, trl: Option<&str>) -> Option<Reading> {
-        let traceback = &crate::explain::traceback::parse(log)[0];
-        let text: Vec<String> = traceback.messages().map(|raised| raised.message.clone()).collect();
+        let (traceback, text) = crate::explain::readers::parsed(log);
         crate::explain::readers::read_on_recorded_h100(
             |snapshot| {
                 if let Some(version) = trl {
-                    let packages = snapshot["packages"].as_array_mut().unwrap();
-                    let mut package = packages[0].clone();
-                    package["name"] = serde_json::json!("trl");
-                    package["normalized_name"] = serde_json::json!("trl");
-                    package["version"] = serde_json::json!(version);
-                    packages.push(package);
+                    crate::explain::readers::add_package(snapshot, "trl", version);
                 }
             },
-            |context| read(&text.join("\n"), traceback, context),
+            |context| read(&text, &traceback, context),
         )
     }
 

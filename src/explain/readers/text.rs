@@ -5,6 +5,24 @@ use std::borrow::Cow;
 
 pub use crate::explain::symbol::undefined_symbol;
 
+/// Whether `c` may be part of a Python dotted name (`trl.SFTTrainer`): a
+/// letter, a digit, `_` or `.`.
+pub fn is_dotted_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '.'
+}
+
+/// Where `word` stands in `line` with no part of a name right before it:
+/// `async=` in `cuda(async=True)`, not in `is_async=`; with `dotted`, not
+/// after a `.` either (`base.` is no `ase.`).
+pub fn word_starts<'l>(line: &'l str, word: &'l str, dotted: bool) -> impl Iterator<Item = usize> + 'l {
+    line.match_indices(word).map(|(at, _)| at).filter(move |&at| {
+        !line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || (dotted && c == '.'))
+    })
+}
+
 /// Characters a distribution name is made of (PEP 508, and the extras' brackets left out).
 pub fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
