@@ -1138,6 +1138,7 @@ pub fn marker_words() -> Vec<String> {
     EXCEPTION_SUFFIXES
         .iter()
         .map(|suffix| format!("{suffix}:"))
+        .chain(REPR_OPENINGS.iter().map(|opening| opening.to_string()))
         // pytest's frame by its path's end: its `: in ` is in too many lines.
         .chain([
             IPYTHON_HEADER.to_string(),
@@ -1153,6 +1154,9 @@ pub fn marker_words() -> Vec<String> {
         ])
         .collect()
 }
+
+/// How an exception's repr begins, as [`exception_repr_at`] reads it.
+const REPR_OPENINGS: [&str; 4] = ["Error('", "Error(\"", "Exception('", "Exception(\""];
 
 /// Exceptions whose message Python prints on one line, whatever the code
 /// raised: a KeyError's is the key's repr (a newline in it is escaped), and
@@ -1177,6 +1181,9 @@ fn may_matter(line: &str) -> bool {
             .any(|suffix| before.ends_with(suffix.as_bytes()))
             || before.ends_with(b"Traceback (most recent call last)")
     }) || memchr::memmem::find(bytes, b"File \"").is_some()
+        || REPR_OPENINGS
+            .iter()
+            .any(|opening| memchr::memmem::find(bytes, opening.as_bytes()).is_some())
         || is_ipython_header(line)
         || pytest_frame(line).is_some()
         || ipython_frame_at_line_start(line)
@@ -1230,14 +1237,85 @@ fn bare_exception_at(line: &str) -> Option<(usize, Raised)> {
         .map(|(at, _)| at)
         .chain(line.ends_with(':').then(|| line.len() - 1));
     for colon in colons {
-        let name_start = line[..colon]
-            .char_indices()
-            .rev()
-            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '.'))
-            .map_or(0, |(at, c)| at + c.len_utf8());
-        let name = &line[name_start..colon];
-        if is_exception_name(name) && name.chars().any(|c| c.is_ascii_lowercase()) {
+        let name_start = class_name_start(line, colon);
+        if names_a_class(&line[name_start..colon]) {
             return exception_line(&line[name_start..]).map(|raised| (name_start, raised));
+        }
+    }
+    exception_repr_at(line)
+}
+
+/// Where the dotted name that ends at `end` of `line` starts.
+fn class_name_start(line: &str, end: usize) -> usize {
+    line[..end]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '.'))
+        .map_or(0, |(at, c)| at + c.len_utf8())
+}
+
+/// An exception's class as printed: Python's convention, with a lowercase
+/// letter somewhere, as classes are written (a word all in capitals is a
+/// log's label).
+fn names_a_class(name: &str) -> bool {
+    is_exception_name(name) && name.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// An exception printed as its repr, as wrappers and loggers print the one
+/// they caught: alone on a line (Hydra's `Error in call to target 'x':`, then
+/// `TypeError("...")`), or after a colon (Ray's `Trial 00000 failed:
+/// RuntimeError('CUDA error: ...')`, `failed with: ModuleNotFoundError("...")`).
+/// A repr whose message ends in another exception's repr (Hydra's whole
+/// `InstantiationException('...:\nTypeError("...")')`) is that innermost
+/// exception: the wrapper only says where it was caught. Source that builds
+/// one (`raise ImportError("...")`) is no such line.
+fn exception_repr_at(line: &str) -> Option<(usize, Raised)> {
+    let line = line.trim_end();
+    for (open, _) in line.match_indices('(') {
+        let name_start = class_name_start(line, open);
+        let name = &line[name_start..open];
+        let before = line[..name_start].trim_end();
+        if !names_a_class(name) || !(before.is_empty() || before.ends_with(':')) {
+            continue;
+        }
+        let Some(message) = whole_string_literal(&line[open + 1..]).and_then(|rest| {
+            let (message, after) = rest;
+            (after.trim() == ")").then_some(message)
+        }) else {
+            continue;
+        };
+        let last = message.lines().last().unwrap_or_default();
+        if let Some((_, inner)) = exception_repr_at(last).filter(|(start, _)| last[..*start].trim().is_empty()) {
+            return Some((name_start, inner));
+        }
+        return (!message.trim().is_empty()).then(|| {
+            (
+                name_start,
+                Raised {
+                    exception: name.to_string(),
+                    message: message.trim_end().to_string(),
+                },
+            )
+        });
+    }
+    None
+}
+
+/// A Python string literal at the start of `text` (`'...'` or `"..."`, as
+/// repr writes one), unescaped, and what follows its closing quote.
+fn whole_string_literal(text: &str) -> Option<(String, &str)> {
+    let quote = text.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let mut message = String::new();
+    let mut chars = text.char_indices().skip(1);
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => match chars.next()?.1 {
+                'n' => message.push('\n'),
+                't' => message.push('\t'),
+                escaped => message.push(escaped),
+            },
+            c if c == quote => return Some((message, &text[at + c.len_utf8()..])),
+            c => message.push(c),
         }
     }
     None
@@ -1824,6 +1902,57 @@ SystemExit: 1
             collector.line(number + 1, line);
         }
         collector.finish().0
+    }
+
+    /// Hydra and Ray print the exception they caught as its repr: alone on a
+    /// line, after a colon, or inside the wrapper's own repr; the innermost
+    /// is the exception. Source that builds one, a repr in mid-sentence and
+    /// one cut before its end are none.
+    #[test]
+    fn an_exception_printed_as_its_repr_is_read_as_its_line() {
+        let read = |line: &str| bare_exception_in(line).map(|raised| (raised.exception, raised.message));
+        let pair = |exception: &str, message: &str| Some((exception.to_string(), message.to_string()));
+        assert_eq!(
+            read("TypeError(\"SAM2Base.__init__() got an unexpected keyword argument 'samurai_mode'\")"),
+            pair(
+                "TypeError",
+                "SAM2Base.__init__() got an unexpected keyword argument 'samurai_mode'"
+            )
+        );
+        assert_eq!(
+            read("MisconfigurationException('No supported gpu backend found!')"),
+            pair("MisconfigurationException", "No supported gpu backend found!")
+        );
+        assert_eq!(
+            read(
+                "2021-01-08 13:27:13 [106fcdcc] Trial 00000 failed: RuntimeError('CUDA error: device-side assert triggered')"
+            ),
+            pair("RuntimeError", "CUDA error: device-side assert triggered")
+        );
+        assert_eq!(
+            read(
+                r#"InstantiationException('Error in call to target \'d.C\':\nTypeError("C.__init__() missing 1 required positional argument: \'path\'")')"#
+            ),
+            pair(
+                "TypeError",
+                "C.__init__() missing 1 required positional argument: 'path'"
+            )
+        );
+        assert_eq!(
+            read("    raise ImportError(\"This is the kaolin placeholder wheel\")"),
+            None
+        );
+        assert_eq!(read("we got ValueError('x') and stopped"), None);
+        assert_eq!(read("RuntimeError('CUDA error: device-side assert"), None);
+        assert_eq!(read("RuntimeError()"), None);
+
+        let tracebacks = collected(&[
+            "Error executing job with overrides: []",
+            "Error in call to target 'pytorch_lightning.trainer.trainer.Trainer':",
+            "MisconfigurationException('No supported gpu backend found!')",
+        ]);
+        let raised = tracebacks.last().and_then(Traceback::raised).expect("the repr is read");
+        assert_eq!(raised.exception, "MisconfigurationException");
     }
 
     /// kiunet13: the loss's assertion and the exception that followed it,

@@ -263,6 +263,11 @@ pub fn module_not_found(text: &str) -> Option<&str> {
     if let Some(rest) = after_marker(text, "No module named '") {
         return Some(rest.split_once('\'')?.0);
     }
+    // Python quotes it with `'`; a forum that curled the quotes (`“legged_gym”`)
+    // leaves double ones once they are straightened (see `presentation::plain`).
+    if let Some(rest) = after_marker(text, "No module named \"") {
+        return Some(rest.split_once('"')?.0).filter(|name| name.chars().all(is_dotted_name_char));
+    }
     let rest = after_marker(text, "No module named ")?;
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
@@ -425,6 +430,17 @@ pub fn is_identifier(part: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Python's quotes, a forum's straightened double ones, and Python 2's
+    /// bare name; what no quote closes, or a sentence in double quotes, is none.
+    #[test]
+    fn the_module_not_found_is_read_in_the_quotes_a_paste_left() {
+        assert_eq!(module_not_found("No module named 'mmcv._ext'"), Some("mmcv._ext"));
+        assert_eq!(module_not_found("No module named \"legged_gym\""), Some("legged_gym"));
+        assert_eq!(module_not_found("No module named metric_learn"), Some("metric_learn"));
+        assert_eq!(module_not_found("No module named \"legged_gym"), None);
+        assert_eq!(module_not_found("No module named \"see the docs\""), None);
+    }
 
     #[test]
     fn an_old_pythons_import_message_is_completed_from_its_statement() {
