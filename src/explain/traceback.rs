@@ -1271,34 +1271,33 @@ fn names_a_class(name: &str) -> bool {
 /// one (`raise ImportError("...")`) is no such line.
 fn exception_repr_at(line: &str) -> Option<(usize, Raised)> {
     let line = line.trim_end();
-    for (open, _) in line.match_indices('(') {
+    // The first class that opens a literal is the repr, if any is: a later
+    // one stands inside its literal, which runs to the line's end. One
+    // attempt keeps a line of many such openings linear.
+    let (name_start, open) = line.match_indices(['\'', '"']).find_map(|(quote, _)| {
+        let open = quote.checked_sub(1).filter(|&open| line[open..].starts_with('('))?;
         let name_start = class_name_start(line, open);
-        let name = &line[name_start..open];
         let before = line[..name_start].trim_end();
-        if !names_a_class(name) || !(before.is_empty() || before.ends_with(':')) {
-            continue;
-        }
-        let Some(message) = whole_string_literal(&line[open + 1..]).and_then(|rest| {
-            let (message, after) = rest;
-            (after.trim() == ")").then_some(message)
-        }) else {
-            continue;
-        };
-        let last = message.lines().last().unwrap_or_default();
-        if let Some((_, inner)) = exception_repr_at(last).filter(|(start, _)| last[..*start].trim().is_empty()) {
-            return Some((name_start, inner));
-        }
-        return (!message.trim().is_empty()).then(|| {
-            (
-                name_start,
-                Raised {
-                    exception: name.to_string(),
-                    message: message.trim_end().to_string(),
-                },
-            )
-        });
+        (names_a_class(&line[name_start..open]) && (before.is_empty() || before.ends_with(':')))
+            .then_some((name_start, open))
+    })?;
+    let (message, after) = whole_string_literal(&line[open + 1..])?;
+    if after.trim() != ")" {
+        return None;
     }
-    None
+    let last = message.lines().last().unwrap_or_default();
+    if let Some((_, inner)) = exception_repr_at(last).filter(|(start, _)| last[..*start].trim().is_empty()) {
+        return Some((name_start, inner));
+    }
+    (!message.trim().is_empty()).then(|| {
+        (
+            name_start,
+            Raised {
+                exception: line[name_start..open].to_string(),
+                message: message.trim_end().to_string(),
+            },
+        )
+    })
 }
 
 /// A Python string literal at the start of `text` (`'...'` or `"..."`, as
@@ -1945,6 +1944,8 @@ SystemExit: 1
         assert_eq!(read("we got ValueError('x') and stopped"), None);
         assert_eq!(read("RuntimeError('CUDA error: device-side assert"), None);
         assert_eq!(read("RuntimeError()"), None);
+        // Openings that never close: one attempt, not one per opening.
+        assert_eq!(read(&"x: ValueError('".repeat(1000)), None);
 
         let tracebacks = collected(&[
             "Error executing job with overrides: []",
