@@ -13,6 +13,7 @@ use super::device_wording::in_current_words;
 use super::frameworks::FrameworksShown;
 use super::node::{ELSEWHERE, NodeTests, TheRun};
 use super::readers::{self, Reading};
+use super::signals;
 use super::traceback::Traceback;
 use crate::facts::Facts;
 use crate::knowledge::tables::Tables;
@@ -847,7 +848,9 @@ fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
             symptom,
             at,
             offset,
-            specific: !shared && seen.is_specific(&core, cause),
+            // A crash's words name its signal, not a cause: a cause that lists
+            // them is named by its own facts, not by them.
+            specific: !shared && !signals::are_crash_words(symptom) && seen.is_specific(&core, cause),
             shared,
             cut,
         })

@@ -237,6 +237,15 @@ pub fn is_shells_report_of_a_signal(line: &str) -> bool {
         )
 }
 
+/// Whether `words` are one of the ways a crash is printed (`Illegal
+/// instruction`, `Segmentation fault`, `SIGSEGV`): the kernel's name for the
+/// signal, which any program that crashed of it prints, whatever made it.
+pub fn are_crash_words(words: &str) -> bool {
+    TRIGGERS
+        .iter()
+        .any(|(pattern, signal)| *signal == Signal::Crashed && *pattern == words)
+}
+
 /// What a bare `Killed` line is read as: the words say what the shell meant,
 /// which the one word alone cannot be matched by without matching every
 /// "killed" in a log.

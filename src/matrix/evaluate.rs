@@ -307,11 +307,11 @@ fn judge<'f, 'a>(when: &When, facts: &'f Facts<'a>) -> Vec<Judged<'f, 'a>> {
         };
         let holds =
             listed(&platform.machine, Some(&system.architecture)) && listed(&platform.os_id, system.os_id.as_deref());
-        let fact = format!(
-            "the platform is {} {}",
-            system.os_id.as_deref().unwrap_or("unknown"),
-            system.architecture
-        );
+        // An OS not known is left out, not printed as a word of its own ("unknown aarch64").
+        let fact = match system.os_id.as_deref() {
+            Some(os) => format!("the platform is {os} {}", system.architecture),
+            None => format!("the platform is {} (its OS not known)", system.architecture),
+        };
         judged.push(Judged::new(Condition::Platform, holds, fact));
     }
     if let Some(condition) = &when.deepspeed_config {

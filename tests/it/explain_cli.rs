@@ -391,24 +391,80 @@ fn t4_node(dir: &Path) -> PathBuf {
     gpu["name"] = Value::from("Tesla T4");
     gpu["memory_total_mib"] = Value::from(15360);
     gpu["compute_capability"] = Value::from("7.5");
-    let packages = snapshot["packages"].as_array_mut().unwrap();
     for (name, version) in [("bitsandbytes", "0.43.1"), ("peft", "0.11.1")] {
-        let at = match packages.iter().position(|package| package["normalized_name"] == name) {
-            Some(at) => at,
-            None => {
-                packages.push(packages[0].clone());
-                packages.len() - 1
-            }
-        };
-        let package = &mut packages[at];
-        package["name"] = Value::from(name);
-        package["normalized_name"] = Value::from(name);
-        package["version"] = Value::from(version);
-        package["version_as_written"] = Value::from(version);
+        set_package(&mut snapshot, name, version);
     }
     let path = dir.join("t4.json");
     std::fs::write(&path, serde_json::to_vec(&snapshot).unwrap()).unwrap();
     path
+}
+
+/// `name` at `version` in a Snapshot's packages, replacing the one there or added.
+fn set_package(snapshot: &mut Value, name: &str, version: &str) {
+    let packages = snapshot["packages"].as_array_mut().unwrap();
+    let at = match packages.iter().position(|package| package["normalized_name"] == name) {
+        Some(at) => at,
+        None => {
+            packages.push(packages[0].clone());
+            packages.len() - 1
+        }
+    };
+    let package = &mut packages[at];
+    package["name"] = Value::from(name);
+    package["normalized_name"] = Value::from(name);
+    package["version"] = Value::from(version);
+    package["version_as_written"] = Value::from(version);
+}
+
+/// numpy 1.19.5's aarch64 wheels crash at import on Jetson boards: the
+/// crash's words name it where the node has that numpy on aarch64, leave it
+/// open where numpy is not known, and never name it on another numpy or
+/// another architecture. The words alone say only that the process crashed.
+#[test]
+fn an_illegal_instruction_is_numpy_1_19_5_on_aarch64_only_where_the_node_has_both() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("crash.log");
+    std::fs::write(&log, ">>> import torch\nIllegal instruction (core dumped)\n").unwrap();
+    let rule = "numpy-1-19-5-aarch64-jetson-illegal-instruction";
+    let recorded = std::fs::read_to_string("tests/fixtures/snapshots/h100-torch2.11-cu130-recorded.json").unwrap();
+    let node = |architecture: &str, numpy: Option<&str>| {
+        let mut snapshot: Value = serde_json::from_str(&recorded).unwrap();
+        snapshot["system"]["architecture"] = Value::from(architecture);
+        match numpy {
+            Some(version) => set_package(&mut snapshot, "numpy", version),
+            None => snapshot["packages"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|package| package["normalized_name"] != "numpy"),
+        }
+        let path = dir
+            .path()
+            .join(format!("{architecture}-{}.json", numpy.unwrap_or("none")));
+        std::fs::write(&path, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+        path
+    };
+    let explained = |snapshot: &Path| parsed(&explain(cache.path(), &log, snapshot, &["--format", "json"]).assert()).0;
+
+    let jetson = explained(&node("aarch64", Some("1.19.5")));
+    assert_eq!(first_id(&jetson), Some(rule), "{jetson:#}");
+    assert_eq!(jetson["outcome"], "explained", "{jetson:#}");
+    let unknown = explained(&node("aarch64", None));
+    assert_ne!(unknown["outcome"], "explained", "{unknown:#}");
+    assert_eq!(
+        candidate(&unknown, rule).map(|c| &c["confidence"]),
+        Some(&Value::from("possible")),
+        "{unknown:#}"
+    );
+    for (architecture, numpy) in [("aarch64", "1.19.4"), ("x86_64", "1.19.5")] {
+        let other = explained(&node(architecture, Some(numpy)));
+        assert_eq!(
+            candidate(&other, rule).map(|c| &c["confidence"]),
+            Some(&Value::from("ruled-out")),
+            "{architecture} numpy {numpy}: {other:#}"
+        );
+        assert_ne!(other["outcome"], "explained", "{architecture} numpy {numpy}: {other:#}");
+    }
 }
 
 #[test]
