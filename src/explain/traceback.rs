@@ -1275,7 +1275,7 @@ fn exception_repr_at(line: &str) -> Option<(usize, Raised)> {
     // one stands inside its literal, which runs to the line's end. One
     // attempt keeps a line of many such openings linear.
     let (name_start, open) = line.match_indices(['\'', '"']).find_map(|(quote, _)| {
-        let open = quote.checked_sub(1).filter(|&open| line[open..].starts_with('('))?;
+        let open = quote.checked_sub(1).filter(|&open| line.as_bytes()[open] == b'(')?;
         let name_start = class_name_start(line, open);
         let before = line[..name_start].trim_end();
         (names_a_class(&line[name_start..open]) && (before.is_empty() || before.ends_with(':')))
@@ -1946,6 +1946,9 @@ SystemExit: 1
         assert_eq!(read("RuntimeError()"), None);
         // Openings that never close: one attempt, not one per opening.
         assert_eq!(read(&"x: ValueError('".repeat(1000)), None);
+        // A quote after a letter of more than one byte is no opening.
+        assert_eq!(read("é'x' ValueError('ok')"), None);
+        assert_eq!(read("错误: ValueError('ok')"), pair("ValueError", "ok"));
 
         let tracebacks = collected(&[
             "Error executing job with overrides: []",
