@@ -241,9 +241,13 @@ pub fn is_shells_report_of_a_signal(line: &str) -> bool {
 /// instruction`, `Segmentation fault`, `SIGSEGV`): the kernel's name for the
 /// signal, which any program that crashed of it prints, whatever made it.
 pub fn are_crash_words(words: &str) -> bool {
+    // They begin what is listed (`Segmentation fault (core dumped)`): a
+    // program's sentence that ends on them (`is killed by signal: Bus error`,
+    // torch's DataLoader) is that program's words.
+    let words = words.trim_start();
     TRIGGERS
         .iter()
-        .any(|(pattern, signal)| *signal == Signal::Crashed && *pattern == words)
+        .any(|(pattern, signal)| *signal == Signal::Crashed && words.starts_with(pattern))
 }
 
 /// What a bare `Killed` line is read as: the words say what the shell meant,
@@ -684,6 +688,21 @@ fn assertion(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crashs_words_are_told_in_whatever_form_a_cause_lists_them() {
+        for words in ["Illegal instruction", "Segmentation fault (core dumped)", "SIGSEGV"] {
+            assert!(are_crash_words(words), "{words}");
+        }
+        for words in [
+            "Killed",
+            "CUDA error: an illegal instruction was encountered",
+            "DataLoader worker (pid 4242) is killed by signal: Bus error",
+            "is killed by signal: Bus error",
+        ] {
+            assert!(!are_crash_words(words), "{words}");
+        }
+    }
 
     #[test]
     fn an_exit_status_of_sigkill_is_read_wherever_it_stands() {

@@ -1138,7 +1138,7 @@ pub fn marker_words() -> Vec<String> {
     EXCEPTION_SUFFIXES
         .iter()
         .map(|suffix| format!("{suffix}:"))
-        .chain(REPR_OPENINGS.iter().map(|opening| opening.to_string()))
+        .chain(repr_openings())
         // pytest's frame by its path's end: its `: in ` is in too many lines.
         .chain([
             IPYTHON_HEADER.to_string(),
@@ -1155,8 +1155,13 @@ pub fn marker_words() -> Vec<String> {
         .collect()
 }
 
-/// How an exception's repr begins, as [`exception_repr_at`] reads it.
-const REPR_OPENINGS: [&str; 4] = ["Error('", "Error(\"", "Exception('", "Exception(\""];
+/// How an exception's repr begins, as [`exception_repr_at`] reads it: a
+/// class's suffix, its parenthesis and a quote.
+fn repr_openings() -> impl Iterator<Item = String> {
+    EXCEPTION_SUFFIXES
+        .iter()
+        .flat_map(|suffix| [format!("{suffix}('"), format!("{suffix}(\"")])
+}
 
 /// Exceptions whose message Python prints on one line, whatever the code
 /// raised: a KeyError's is the key's repr (a newline in it is escaped), and
@@ -1181,9 +1186,12 @@ fn may_matter(line: &str) -> bool {
             .any(|suffix| before.ends_with(suffix.as_bytes()))
             || before.ends_with(b"Traceback (most recent call last)")
     }) || memchr::memmem::find(bytes, b"File \"").is_some()
-        || REPR_OPENINGS
-            .iter()
-            .any(|opening| memchr::memmem::find(bytes, opening.as_bytes()).is_some())
+        || memchr::memchr_iter(b'(', bytes).any(|open| {
+            matches!(bytes.get(open + 1), Some(b'\'' | b'"'))
+                && EXCEPTION_SUFFIXES
+                    .iter()
+                    .any(|suffix| bytes[..open].ends_with(suffix.as_bytes()))
+        })
         || is_ipython_header(line)
         || pytest_frame(line).is_some()
         || ipython_frame_at_line_start(line)
@@ -1278,8 +1286,9 @@ fn exception_repr_at(line: &str) -> Option<(usize, Raised)> {
         let open = quote.checked_sub(1).filter(|&open| line.as_bytes()[open] == b'(')?;
         let name_start = class_name_start(line, open);
         let before = line[..name_start].trim_end();
-        (names_a_class(&line[name_start..open]) && (before.is_empty() || before.ends_with(':')))
-            .then_some((name_start, open))
+        // `lambda: RuntimeError('x')` is source that builds one, as `raise` is.
+        let after_a_colon = before.ends_with(':') && !before.ends_with("lambda:");
+        (names_a_class(&line[name_start..open]) && (before.is_empty() || after_a_colon)).then_some((name_start, open))
     })?;
     let (message, after) = whole_string_literal(&line[open + 1..])?;
     if after.trim() != ")" {
@@ -1308,11 +1317,37 @@ fn whole_string_literal(text: &str) -> Option<(String, &str)> {
     let mut chars = text.char_indices().skip(1);
     while let Some((at, c)) = chars.next() {
         match c {
-            '\\' => match chars.next()?.1 {
-                'n' => message.push('\n'),
-                't' => message.push('\t'),
-                escaped => message.push(escaped),
-            },
+            '\\' => {
+                let (at, escaped) = chars.next()?;
+                let digits = match escaped {
+                    'x' => 2,
+                    'u' => 4,
+                    'U' => 8,
+                    _ => 0,
+                };
+                let code = text
+                    .get(at + 1..at + 1 + digits)
+                    .filter(|_| digits > 0)
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .and_then(char::from_u32);
+                match (escaped, code) {
+                    ('n', _) => message.push('\n'),
+                    ('t', _) => message.push('\t'),
+                    ('r', _) => message.push('\r'),
+                    ('\\' | '\'' | '"', _) => message.push(escaped),
+                    (_, Some(code)) => {
+                        message.push(code);
+                        for _ in 0..digits {
+                            chars.next();
+                        }
+                    }
+                    // An escape repr never writes (`\N{...}`) is kept as written.
+                    _ => {
+                        message.push('\\');
+                        message.push(escaped);
+                    }
+                }
+            }
             c if c == quote => return Some((message, &text[at + c.len_utf8()..])),
             c => message.push(c),
         }
@@ -1946,6 +1981,16 @@ SystemExit: 1
         assert_eq!(read("RuntimeError()"), None);
         // Openings that never close: one attempt, not one per opening.
         assert_eq!(read(&"x: ValueError('".repeat(1000)), None);
+        // repr's escapes: a colour code and a letter it spelled in hex.
+        assert_eq!(
+            read("RuntimeError('\\x1b[31mCUDA error: out of memory\\x1b[0m caf\\xe9')"),
+            pair("RuntimeError", "\u{1b}[31mCUDA error: out of memory\u{1b}[0m caf\u{e9}")
+        );
+        assert_eq!(read("lambda: RuntimeError('boom')"), None);
+        assert_eq!(
+            read("SystemExit('training stopped')"),
+            pair("SystemExit", "training stopped")
+        );
         // A quote after a letter of more than one byte is no opening.
         assert_eq!(read("é'x' ValueError('ok')"), None);
         assert_eq!(read("错误: ValueError('ok')"), pair("ValueError", "ok"));

@@ -774,8 +774,8 @@ fn a_half_precision_op_on_the_cpu_is_named_and_a_cuda_kernels_refusal_is_not() {
 
 /// Lightning's words for a Trainer asked for a GPU that neither CUDA nor MPS
 /// gives, as Hydra prints the exception it caught: no GPU the job can see,
-/// which the node then decides. The words alone, about another backend, are
-/// not Lightning's.
+/// which the node then decides. Another of Lightning's refusals, printed the
+/// same way, is not.
 #[test]
 fn lightnings_no_gpu_backend_printed_as_a_repr_is_a_gpu_the_job_cannot_see() {
     let cache = tempfile::tempdir().unwrap();
@@ -790,8 +790,12 @@ fn lightnings_no_gpu_backend_printed_as_a_repr_is_a_gpu_the_job_cannot_see() {
         candidate(&explanation, "no-cuda-gpu-visible").is_some(),
         "{explanation:#}"
     );
-    let other = "Traceback (most recent call last):\n  File \"/w/fused.py\", line 3, in <module>\n    copy(x)\nRuntimeError: No supported GPU backend found for fusedCopy\n";
+    let other = "Error in call to target 'pytorch_lightning.trainer.trainer.Trainer':\nMisconfigurationException('`Trainer(strategy=\"ddp_spawn\")` is not compatible with an interactive environment.')\n";
     let (explanation, _) = explain_text_json(cache.path(), dir.path(), "other.log", other);
+    assert_eq!(
+        explanation["traceback"]["exception"], "MisconfigurationException",
+        "{explanation:#}"
+    );
     assert!(
         candidate(&explanation, "no-cuda-gpu-visible").is_none(),
         "{explanation:#}"

@@ -260,13 +260,15 @@ fn dotted_tuples(text: &str) -> String {
 /// internal` for google.protobuf.internal), so an unquoted dotted name, which
 /// may be that part's rest, is not read.
 pub fn module_not_found(text: &str) -> Option<&str> {
-    if let Some(rest) = after_marker(text, "No module named '") {
-        return Some(rest.split_once('\'')?.0);
-    }
     // Python quotes it with `'`; a forum that curled the quotes (`“legged_gym”`)
     // leaves double ones once they are straightened (see `presentation::plain`).
-    if let Some(rest) = after_marker(text, "No module named \"") {
-        return Some(rest.split_once('"')?.0).filter(|name| name.chars().all(is_dotted_name_char));
+    for quote in ['\'', '"'] {
+        if let Some(rest) = after_marker(text, &format!("No module named {quote}")) {
+            let name = rest.split_once(quote)?.0;
+            // What an import named may be no identifier (`ComfyUI-Foo.nodes`,
+            // by importlib); a sentence in quotes is none.
+            return (!name.is_empty() && !name.contains(char::is_whitespace)).then_some(name);
+        }
     }
     let rest = after_marker(text, "No module named ")?;
     let end = rest
@@ -440,6 +442,8 @@ mod tests {
         assert_eq!(module_not_found("No module named metric_learn"), Some("metric_learn"));
         assert_eq!(module_not_found("No module named \"legged_gym"), None);
         assert_eq!(module_not_found("No module named \"see the docs\""), None);
+        assert_eq!(module_not_found("No module named 'see the docs'"), None);
+        assert_eq!(module_not_found("No module named ''"), None);
     }
 
     #[test]
