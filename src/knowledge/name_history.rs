@@ -269,12 +269,31 @@ impl Lineage {
         let lacked_after = after
             .filter(|mark| **mark == Mark::Absent)
             .map(|_| &self.releases[last + 1]);
+        let ends_unknown = after == Some(&Mark::Unknown);
+        // Past the releases not known, the first read that lacks it.
+        let lacked_later = ends_unknown
+            .then(|| {
+                self.marks[last + 1..]
+                    .iter()
+                    .position(|mark| *mark != Mark::Unknown)
+                    .map(|offset| last + 1 + offset)
+            })
+            .flatten()
+            .filter(|index| self.marks[*index] == Mark::Absent)
+            .map(|index| {
+                (
+                    &self.releases[last + 1],
+                    &self.releases[index - 1],
+                    &self.releases[index],
+                )
+            });
         Some(Run {
             first: &self.releases[first],
             last: &self.releases[last],
             lacked_before,
             lacked_after,
-            ends_unknown: after == Some(&Mark::Unknown),
+            ends_unknown,
+            lacked_later,
         })
     }
 }
@@ -310,6 +329,9 @@ pub struct Run<'l> {
     /// partly built at run time, or the module not read): the name may have
     /// been removed after `last`, so only releases up to `last` are sure to have it.
     pub ends_unknown: bool,
+    /// Where `ends_unknown`: the first and last release not known, and the
+    /// release read after them that lacks it, when one does.
+    pub lacked_later: Option<(&'l Version, &'l Version, &'l Version)>,
 }
 
 impl Run<'_> {
@@ -344,7 +366,8 @@ impl Run<'_> {
     }
 
     /// "from 0.5.11 on (0.5.0 lacks it)", "from 1.2 to 1.8 (1.9 lacks it)",
-    /// "from 1.0 to 1.8 (later releases not known)".
+    /// "from 1.0 to 1.8 (later releases not known)", "from 1.0 to 1.8 (1.9
+    /// to 1.11 not known; 1.12 lacks it)".
     pub fn described(&self) -> String {
         self.described_as("lacks it", "lack it")
     }
@@ -367,8 +390,15 @@ impl Run<'_> {
             [older, newer] => vec![format!("{older} and {newer} {two_lack}")],
             _ => unreachable!("two releases at most"),
         };
-        if self.ends_unknown {
-            asides.push("later releases not known".to_string());
+        match (self.ends_unknown, self.lacked_later) {
+            (true, Some((first, last, lacking))) if first == last => {
+                asides.push(format!("{first} not known; {lacking} {one_lacks}"))
+            }
+            (true, Some((first, last, lacking))) => {
+                asides.push(format!("{first} to {last} not known; {lacking} {one_lacks}"))
+            }
+            (true, None) => asides.push("later releases not known".to_string()),
+            (false, _) => {}
         }
         match asides.is_empty() {
             true => span,
@@ -515,6 +545,24 @@ k other.trainer Trainer.__init__ -1+1 tokenizer
         assert_eq!(run.specifier(), ">=1.13.1,<=2.0.0");
         assert_eq!(run.described(), "from 1.13.1 to 2.0.0 (later releases not known)");
         assert!(run.spans(&version("1.13.1")) && !run.spans(&version("2.5.0")));
+        // Releases not known, then one that lacks it: the wording says both,
+        // and only the run is sure to have it.
+        let trl = "@ trl trl 0.4.7 0.12.2 0.13.0 0.15.2 0.16.0\nk trl.t SFTTrainer.__init__ +2.2-1 max_seq_length\nn trl.t +1.1-3 one_unknown\n";
+        let gap = find(trl, "trl.t", |line| {
+            line.strip_prefix("k trl.t SFTTrainer.__init__ ")?.split(' ').next()
+        })
+        .unwrap();
+        let run = gap.newest_run().unwrap();
+        assert_eq!(
+            run.described_as("refuses it", "refuse it"),
+            "from 0.4.7 to 0.12.2 (0.13.0 to 0.15.2 not known; 0.16.0 refuses it)"
+        );
+        assert_eq!(run.specifier(), ">=0.4.7,<=0.12.2");
+        let one = find(trl, "trl.t", |line| name_row(line, "trl.t", "one_unknown")).unwrap();
+        assert_eq!(
+            one.newest_run().unwrap().described(),
+            "from 0.4.7 to 0.4.7 (0.12.2 not known; 0.13.0 lacks it)"
+        );
         let added = find(table, "torch", |line| name_row(line, "torch", "compile")).unwrap();
         let run = added.newest_run().unwrap();
         assert_eq!(run.specifier(), ">=2.0.0");

@@ -659,7 +659,7 @@ mod tests {
         let alone = reading(SFT_TRAINER).unwrap();
         assert!(alone.settles, "{alone:?}");
         assert!(
-            alone.said.contains("which trl's SFTTrainer.__init__() (in trl.trainer.sft_trainer) takes in its releases from 0.4.7 to 0.12.2 (later releases not known); source: compat-matrix/tables/keyword-history.txt"),
+            alone.said.contains("which trl's SFTTrainer.__init__() (in trl.trainer.sft_trainer) takes in its releases from 0.4.7 to 0.12.2 (0.13.0 to 0.15.2 not known; 0.16.0 refuses it); source: compat-matrix/tables/keyword-history.txt"),
             "{}",
             alone.said
         );
