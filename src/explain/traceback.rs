@@ -1313,12 +1313,23 @@ fn exception_repr_at(line: &str) -> Option<(usize, Raised)> {
 /// repr writes one), unescaped, and what follows its closing quote.
 fn whole_string_literal(text: &str) -> Option<(String, &str)> {
     let quote = text.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
-    let mut message = String::new();
-    let mut chars = text.char_indices().skip(1);
+    let (body, after, closed) = literal_body(&text[1..], quote);
+    closed.then_some((body, after))
+}
+
+/// A string literal's body, from just after its opening `quote`, with its
+/// escapes decoded as Python reads them (`\n`, `\x1b`, `\u00e9`; one it does
+/// not write, `\N{...}`, kept as written); what follows it; and whether its
+/// closing quote was found. One left open ends at its line's end.
+fn literal_body(text: &str, quote: char) -> (String, &str, bool) {
+    let mut body = String::new();
+    let mut chars = text.char_indices();
     while let Some((at, c)) = chars.next() {
         match c {
             '\\' => {
-                let (at, escaped) = chars.next()?;
+                let Some((at, escaped)) = chars.next() else {
+                    return (body, "", false);
+                };
                 let digits = match escaped {
                     'x' => 2,
                     'u' => 4,
@@ -1331,28 +1342,30 @@ fn whole_string_literal(text: &str) -> Option<(String, &str)> {
                     .and_then(|hex| u32::from_str_radix(hex, 16).ok())
                     .and_then(char::from_u32);
                 match (escaped, code) {
-                    ('n', _) => message.push('\n'),
-                    ('t', _) => message.push('\t'),
-                    ('r', _) => message.push('\r'),
-                    ('\\' | '\'' | '"', _) => message.push(escaped),
+                    ('n', _) => body.push('\n'),
+                    ('t', _) => body.push('\t'),
+                    ('r', _) => body.push('\r'),
+                    ('\\' | '\'' | '"', _) => body.push(escaped),
+                    // A backslash ending a source line continues the literal on the next.
+                    ('\n', _) => {}
                     (_, Some(code)) => {
-                        message.push(code);
+                        body.push(code);
                         for _ in 0..digits {
                             chars.next();
                         }
                     }
-                    // An escape repr never writes (`\N{...}`) is kept as written.
                     _ => {
-                        message.push('\\');
-                        message.push(escaped);
+                        body.push('\\');
+                        body.push(escaped);
                     }
                 }
             }
-            c if c == quote => return Some((message, &text[at + c.len_utf8()..])),
-            c => message.push(c),
+            c if c == quote => return (body, &text[at + c.len_utf8()..], true),
+            '\n' => return (body, &text[at + 1..], false),
+            c => body.push(c),
         }
     }
-    None
+    (body, "", false)
 }
 
 /// What a raise statement in a frame's source says: `raise ImportError(
@@ -1378,29 +1391,18 @@ fn raise_statement(source: &str) -> Option<Raised> {
         return None;
     }
     let mut message = String::new();
-    let mut chars = after[open + 1..].chars();
+    let mut rest = &after[open + 1..];
     let mut depth = 0usize;
-    while let Some(c) = chars.next() {
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
         match c {
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' if depth == 0 => break,
             ')' | ']' | '}' => depth -= 1,
             '"' | '\'' => {
-                // One literal, to its closing quote; an escaped character is kept as itself.
-                let quote = c;
-                let mut escaped = false;
-                for c in chars.by_ref() {
-                    if escaped {
-                        message.push(c);
-                        escaped = false;
-                    } else if c == '\\' {
-                        escaped = true;
-                    } else if c == quote || c == '\n' {
-                        break;
-                    } else {
-                        message.push(c);
-                    }
-                }
+                let (literal, after, _) = literal_body(rest, c);
+                message.push_str(&literal);
+                rest = after;
             }
             _ => {}
         }
@@ -2002,6 +2004,17 @@ SystemExit: 1
         ]);
         let raised = tracebacks.last().and_then(Traceback::raised).expect("the repr is read");
         assert_eq!(raised.exception, "MisconfigurationException");
+    }
+
+    /// A raise statement's literals are read as a repr's are, by one reader:
+    /// an escaped newline is a newline, not the letter n; a literal left open
+    /// ends at its line.
+    #[test]
+    fn a_raise_statements_literals_are_decoded_as_a_reprs_are() {
+        let raised = raise_statement("    raise ImportError(\"needs accelerate.\\nRun pip \" 'install it')\n").unwrap();
+        assert_eq!(raised.message, "needs accelerate.\nRun pip install it");
+        let open = raise_statement("    raise OSError('cut here\n    more)").unwrap();
+        assert_eq!(open.message, "cut here");
     }
 
     /// kiunet13: the loss's assertion and the exception that followed it,
