@@ -358,10 +358,34 @@ fn at_least_in_words(text: &str, context: Context) -> Option<Reading> {
         let version = text::version_at(&rest[version_at..])?;
         let end = at + version_at + version.len();
         let (from, to) = sentence_bounds(&lower, at, end);
-        let name = version_owner(&text[from..to])?;
+        let name =
+            version_owner(&text[from..to]).or_else(|| text.get(from..at - words.len()).and_then(upgrade_target))?;
         let found = found_after(&lower[end..]).or_else(|| owner_version_is(&lower[from..to], name));
         bound_unless_met(context, name, &format!(">={version}"), found)
     })
+}
+
+/// The package a sentence asks to be upgraded, where the bound follows it
+/// (`we now require users to upgrade torch to at least v2.6`): `before` is the
+/// sentence up to the bound's words, and must end on `upgrade NAME to`
+/// (or `update`). One upgrades to a minimum, so the release is its lower bound.
+fn upgrade_target(before: &str) -> Option<&str> {
+    let before = before.trim_end();
+    let rest = before.get(..before.len().checked_sub(3)?)?;
+    if !before[rest.len()..].eq_ignore_ascii_case(" to") {
+        return None;
+    }
+    let rest = rest.trim_end().trim_end_matches(['`', '\'', '"']);
+    let name = text::name_before(rest)?;
+    let before_name = rest[..rest.len() - name.len()]
+        .trim_end_matches(['`', '\'', '"'])
+        .trim_end();
+    let verb = before_name
+        .rsplit(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or_default();
+    let asks = verb.eq_ignore_ascii_case("upgrade") || verb.eq_ignore_ascii_case("update");
+    (asks && plausible_package(name)).then_some(name)
 }
 
 /// The bound on `name` as a reading, unless the version the message found
@@ -1234,6 +1258,31 @@ mod tests {
             "ValueError: this model requires >= 4.37.0 of transformers",
             "ImportError: Your version is 1.2.0; needs >=1.4.0",
             "RuntimeError: it is version 1.2, but this requires version 1.4",
+        ]);
+    }
+
+    /// rxnmapper70: transformers refuses torch.load below torch 2.6 in the
+    /// words `require users to upgrade torch to at least v2.6`. One upgrades a
+    /// package to a minimum, so the name the sentence asks to upgrade owns the
+    /// bound; a word between the verb and the name (`your`), or another verb,
+    /// makes it no request to upgrade a package.
+    #[test]
+    fn a_package_asked_to_be_upgraded_to_at_least_a_release_owns_that_bound() {
+        bounds_read_as(&[
+            (
+                "ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now require users to upgrade torch to at least v2.6 in order to use the function.",
+                "the message requires torch>=2.6",
+            ),
+            (
+                "RuntimeError: please update `accelerate` to at least 0.26.0, found 0.21.0",
+                "the message requires accelerate>=0.26.0 and says 0.21.0 was found",
+            ),
+        ]);
+        read_as_none(&[
+            "RuntimeError: please upgrade torch to at least 2.6, found 2.6.1",
+            "RuntimeError: Please upgrade your driver to at least 525.60",
+            "RuntimeError: we moved torch to at least 2 devices",
+            "RuntimeError: upgrade é to at least 2.0",
         ]);
     }
 
