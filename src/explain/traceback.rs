@@ -985,7 +985,9 @@ fn frames_in(line: &str) -> Vec<Frame> {
             .strip_prefix(", in ")
             .map(|tail| tail.split_whitespace().next().unwrap_or_default())
             .unwrap_or_default();
-        if !file.is_empty() && !digits.is_empty() {
+        // An empty name is a pseudo-file's (`<stdin>`, `<string>`, `<fstring>`)
+        // whose angle brackets a forum's markdown took for a tag and removed.
+        if !digits.is_empty() {
             frames.push(Frame {
                 file: file.to_string(),
                 line: digits.parse().ok(),
@@ -1584,6 +1586,19 @@ next log line
             found.sections[0].import_statement.as_deref(),
             Some("from urllib import parse, request")
         );
+    }
+
+    /// cootvideotext14: a forum's markdown took `<fstring>` and `<module>` for
+    /// tags and dropped them. The frame is still one, and its line is still the
+    /// SyntaxError's source; a `File ""` with no line number is not a frame.
+    #[test]
+    fn a_frame_whose_pseudo_file_name_markdown_dropped_is_still_a_frame() {
+        let log = "Traceback (most recent call last):\nFile \"train.py\", line 6, in\nimport nntrainer\nFile \"\", line 1\n(cudnn.benchmark=)\n^\nSyntaxError: invalid syntax\n";
+        let section = &parse(log)[0].sections[0];
+        let files: Vec<_> = section.frames.iter().map(|frame| frame.file.as_str()).collect();
+        assert_eq!(files, ["train.py", ""]);
+        assert_eq!(section.source_line.as_deref(), Some("(cudnn.benchmark=)"));
+        assert!(frames_in("File \"\", line x").is_empty());
     }
 
     #[test]

@@ -198,7 +198,18 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
     }
     if let Some(frame) = traceback.frames.last() {
         let line = frame.line.map(|line| format!(":{line}")).unwrap_or_default();
-        indented(out, &format!("raised in {}{line}, in {}", frame.file, frame.function));
+        // A paste's markdown drops `<stdin>`, `<fstring>` and `<module>` as tags.
+        let file = if frame.file.is_empty() {
+            "a file whose <name> the paste lost"
+        } else {
+            frame.file.as_str()
+        };
+        let function = if frame.function.is_empty() {
+            String::new()
+        } else {
+            format!(", in {}", frame.function)
+        };
+        indented(out, &format!("raised in {file}{line}{function}"));
     }
     if !traceback.devices.is_empty() {
         indented(out, &format!("devices named: {}", traceback.devices.join(", ")));

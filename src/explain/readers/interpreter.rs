@@ -575,6 +575,9 @@ fn syntax_needs(line: &str) -> Option<Needs> {
     if code.contains(":=") {
         note(MajorMinor::new(3, 8), "an assignment expression (:=)");
     }
+    if is_f_string_debug_expression(code) {
+        note(MajorMinor::new(3, 8), "an f-string's `=` specifier (f'{x=}')");
+    }
     if (code.starts_with("match ") || code.starts_with("case ")) && code.ends_with(':') {
         note(MajorMinor::new(3, 10), "a match statement");
     }
@@ -588,6 +591,20 @@ fn syntax_needs(line: &str) -> Option<Needs> {
         return Some(Needs::AtLeast(needs.0, needs.1));
     }
     reserved_word_as_name(code).map(|word| Needs::Before(MajorMinor::new(3, 7), word))
+}
+
+/// Python 3.6 and 3.7 compile each expression of an f-string as a
+/// parenthesized line of a file named `<fstring>`, and the `=` specifier
+/// (`f'{loss=}'`, Python 3.8) leaves `(loss=)` there: a line no Python parses,
+/// so it is seen only in that SyntaxError. A comparison (`(a<=)`) is not it.
+fn is_f_string_debug_expression(code: &str) -> bool {
+    code.strip_prefix('(')
+        .and_then(|inner| inner.strip_suffix("=)"))
+        .is_some_and(|expression| {
+            !expression.trim().is_empty()
+                && !expression.ends_with(['=', '!', '<', '>'])
+                && !expression.contains(['(', ')'])
+        })
 }
 
 /// `x.cuda(async=True)`: `async=` as a whole word (not `is_async=`).
@@ -868,6 +885,21 @@ mod tests {
         assert!(has_f_string("logger.info(f\"损失: {loss}\")") && has_f_string("x = rf'{a}\\d'"));
         let non_ascii = "  File \"train.py\", line 3\n    logger.info(f\"损失: {loss}\")\n                        ^\nSyntaxError: invalid syntax\n";
         assert!(reading(non_ascii).unwrap().said.contains("an f-string"));
+        // cootvideotext14: the `=` specifier under Python 3.7, in the file
+        // `<fstring>` (a forum's markdown ate its name).
+        for file in ["<fstring>", ""] {
+            let debug =
+                format!("  File \"{file}\", line 1\n    (cudnn.benchmark=)\n    ^\nSyntaxError: invalid syntax\n");
+            let found = reading(&debug).unwrap();
+            assert!(
+                found.said.contains("`=` specifier") && found.said.contains("3.8"),
+                "{}",
+                found.said
+            );
+        }
+        for not_debug in ["(a<=)", "(a==)", "(=)", "(f(x)=)", "x = (y=)"] {
+            assert!(!is_f_string_debug_expression(not_debug), "{not_debug}");
+        }
         let print = "  File \"demo.py\", line 3\n    print 'Loaded weights from {:s}'.format(name)\n    ^\nSyntaxError: invalid syntax\n";
         assert!(reading(print).unwrap().fix.contains("Python 2's"));
     }
