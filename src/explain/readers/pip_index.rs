@@ -240,8 +240,29 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         }
         None => (said, fix, settles),
     };
+    // No release from the pin on listed, where torch publishes releases from
+    // the pin on for this interpreter: the platform or the index lacks them,
+    // not the interpreter (snorkel1558: torch>=1.1.0,<1.2.0 on Python 3.7,
+    // where PyPI offered only its 0.1.2 placeholder). Only a list that is not
+    // empty says the index serves this interpreter at all: an empty one may
+    // be a log from before torch published for it (fastsdcpu78: Python 3.12
+    // in 2023), which the table of today's releases cannot tell.
+    let for_this_interpreter = torch && side == Side::Newer && interpreter_served_from_the_pin(context, specifiers);
+    let (said, fix, settles) = match for_this_interpreter {
+        true => (
+            format!(
+                "{said}; torch releases from that one on publish for this interpreter, so what is missing is a file for this platform or on this index"
+            ),
+            format!(
+                "check the platform pip ran for (python -c 'import sys, platform; print(sys.version, platform.machine(), platform.system())'): install {pinned} from PyTorch's own index for this platform and CUDA (https://pytorch.org/get-started/previous-versions/ gives each release's command), or run the job on a platform the release publishes for (a 64-bit Python)"
+            ),
+            true,
+        ),
+        false => (said, fix, settles),
+    };
     let (cause, rules_out) = match (torch, &side) {
         (true, Side::LocalBuild(_)) => (NO_RELEASE, vec![TORCH_PYTHON]),
+        (true, _) if for_this_interpreter => (NO_RELEASE, vec![TORCH_PYTHON]),
         (true, _) => (TORCH_PYTHON, Vec::new()),
         (false, _) => (NO_RELEASE, vec![TORCH_PYTHON]),
     };
@@ -437,6 +458,31 @@ fn interpreter_note(
     }
 }
 
+/// Whether a torch release from the pinned one on publishes for the node's
+/// interpreter, strictly inside its row's Python range (a patch may lack the
+/// range's newest or oldest Python: torch 1.7.0 has no wheel for 3.9; an
+/// experimental Python is no promise either). Then an index that serves this
+/// platform would list that release, and a list without any release from the
+/// pin on says the platform or the index has none.
+fn interpreter_served_from_the_pin(context: Context, specifiers: Option<&VersionSpecifiers>) -> bool {
+    let (Some(facts), Some(tables)) = (context.facts, context.tables) else {
+        return false;
+    };
+    let python = facts.python_version.as_ref().and_then(MajorMinor::of);
+    let pinned = specifiers
+        .and_then(|specifiers| specifiers.iter().next())
+        .and_then(|specifier| MajorMinor::of(specifier.version()));
+    let (Some(python), Some(pinned)) = (python, pinned) else {
+        return false;
+    };
+    tables.torch.releases.iter().any(|row| {
+        row.torch >= pinned
+            && row.python_min < python
+            && python < row.python_max
+            && !row.python_experimental.contains(&python)
+    })
+}
+
 /// For a torch release older than the table's first row, that row, which
 /// bounds it: an old release was never built for an interpreter that came
 /// after a newer release's newest.
@@ -617,6 +663,35 @@ mod tests {
         .unwrap();
         assert_eq!(found.cause, TORCH_PYTHON);
         assert!(!found.settles);
+    }
+
+    /// snorkel1558, rlcard53: a torch pin newer than every release offered,
+    /// where torch publishes releases from the pin on for the node's
+    /// interpreter: the platform or the index lacks them, which settles it
+    /// for pip-finds-no-release-here. An interpreter older than those
+    /// releases stays the interpreter's; so does an empty list, which may be
+    /// a log from before torch published for the interpreter (fastsdcpu78).
+    #[test]
+    fn a_pin_newer_than_every_release_offered_to_an_interpreter_torch_serves_is_the_platforms() {
+        let placeholder = "ERROR: Could not find a version that satisfies the requirement torch<1.2.0,>=1.1.0 (from snorkel) (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)";
+        let served = read_on_python(placeholder, "3.7.4");
+        assert_eq!((served.cause, served.settles), (NO_RELEASE, true), "{served:#?}");
+        assert_eq!(served.rules_out, vec![TORCH_PYTHON]);
+        assert!(
+            served.said.contains("a file for this platform or on this index"),
+            "{}",
+            served.said
+        );
+        let too_old = read_on_python(
+            "ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: 2.0.0, 2.4.1)",
+            "3.8.18",
+        );
+        assert_eq!(too_old.cause, TORCH_PYTHON, "{too_old:#?}");
+        let empty = read_on_python(
+            "ERROR: Could not find a version that satisfies the requirement torch==2.0.1 (from versions: none)",
+            "3.12.0",
+        );
+        assert_eq!(empty.cause, TORCH_PYTHON, "{empty:#?}");
     }
 
     /// decord335, qiskitaer841, quip685, langcell8, havln16: an empty list
