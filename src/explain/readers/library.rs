@@ -375,12 +375,16 @@ fn library_by_name(token: &str) -> Option<Soname<'_>> {
 }
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    let Some((missing, loader_worded)) = missing_library_worded(text) else {
-        return windows_module_not_found(text);
-    };
-    if let Some(reading) = made_per_torch(text, &missing) {
+    let worded = missing_library_worded(text);
+    if let Some(reading) = worded.as_ref().and_then(|(missing, _)| made_per_torch(text, missing)) {
         return Some(reading);
     }
+    if let Some(path) = library_named_by_path(text) {
+        return Some(not_at_its_path(path));
+    }
+    let Some((missing, loader_worded)) = worded else {
+        return windows_module_not_found(text);
+    };
     let known = if DRIVER.contains(&missing.stem) {
         Some((Provider::Driver, "cuda_driver"))
     } else {
@@ -704,6 +708,54 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     })
 }
 
+/// A library the message names by its path, which no reader traces (no CUDA
+/// library, no driver's): `.../tf_ops/tf_sampling_so.so: cannot open shared
+/// object file`. ctypes, tf.load_op_library and torch.ops.load_library open a
+/// path as given, so the loader searched no directory for it.
+fn library_named_by_path(text: &str) -> Option<&str> {
+    const WORDS: &str = ": cannot open shared object file";
+    let at = text.find(WORDS)?;
+    let path = text[..at]
+        .rsplit([' ', '\n', '\'', '"', '(', ','])
+        .next()?
+        .trim_start_matches('`');
+    let file = text::file_name(path);
+    let named_by_path = path.len() > file.len() && file.contains(".so") && !file.starts_with('.');
+    let traced = soname(path).is_some_and(|missing| {
+        DRIVER.contains(&missing.stem) || PROVIDERS.iter().any(|(prefix, _, _)| missing.stem.starts_with(prefix))
+    });
+    (named_by_path && !traced).then_some(path)
+}
+
+/// What a library opened by its path and not loaded says: glibc's loader
+/// (elf/dl-load.c, open_verify) reports a file built for another machine
+/// (an x86_64 library on aarch64) with the errno of a file that is not there,
+/// so the words say only that nothing loadable is at the path.
+fn not_at_its_path(path: &str) -> Reading {
+    let fix = match crate::explain::frame_package(path).filter(|package| *package != crate::explain::STDLIB) {
+        Some(package) => {
+            let package = crate::explain::distribution_of(package);
+            format!(
+                "the file is {package}'s own: reinstall it (pip install --force-reinstall --no-cache-dir {package}); if the file is there (ls -l {path}), compare its machine (file {path}) with this one's (uname -m): a build of {package} for another platform needs its build for this one, or a build from source"
+            )
+        }
+        None => format!(
+            "if {path} is a library the project builds itself (a custom op in its source tree), run the project's build step for it (its README's compile script, or python setup.py build_ext --inplace in that folder) before the job; if the file is there (ls -l {path}), compare its machine (file {path}) with this one's (uname -m) and build it here"
+        ),
+    };
+    Reading {
+        cause: MISSING,
+        said: format!(
+            "nothing the loader can load is at {path}, the path the job opened: no file is there, or the one there is built for another machine (the loader says both in these words)"
+        ),
+        node: Vec::new(),
+        fix,
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    }
+}
+
 /// NVIDIA's wheel of `wheel` for CUDA `cuda`. From CUDA 13 the toolkit's
 /// libraries are published without the `-cuNN` suffix (nvidia-cublas 13.x;
 /// nvidia-cublas-cu13 holds only 0.0.1 placeholders), while cuDNN and NCCL,
@@ -915,6 +967,47 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         super::super::read_alone(read, log)
+    }
+
+    /// cascadedpointcompletion3, opensmilepython79, yolov5deepsorttensorrt6: a
+    /// library opened by its path was searched for nowhere, and glibc words a
+    /// file built for another machine as one that is not there. The reading
+    /// says so, and its fix follows where the path is: a package's own file,
+    /// or the project's. A CUDA library, or a bare soname, is not read so;
+    /// neither is DGL's adapter for a torch it was not built for.
+    #[test]
+    fn a_library_opened_by_its_path_is_not_there_or_not_for_this_machine() {
+        let project = reading("tensorflow.python.framework.errors_impl.NotFoundError: /home/u/pcn/tf_ops/sampling/tf_sampling_so.so: cannot open shared object file: No such file or directory\n").unwrap();
+        assert_eq!((project.cause, project.settles), (MISSING, true));
+        assert!(project.said.contains("built for another machine"), "{}", project.said);
+        assert!(project.fix.contains("the project builds itself"), "{}", project.fix);
+        let package = reading("OSError: /home/pi/.local/lib/python3.9/site-packages/opensmile/core/bin/linux/libSMILEapi.so: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(
+            package.fix.starts_with("the file is opensmile's own"),
+            "{}",
+            package.fix
+        );
+        let relative =
+            reading("OSError: weights/libmyplugins.so: cannot open shared object file: No such file or directory\n")
+                .unwrap();
+        assert!(
+            relative.said.contains("at weights/libmyplugins.so"),
+            "{}",
+            relative.said
+        );
+        for not_by_path in [
+            "OSError: libfoo.so.1: cannot open shared object file: No such file or directory\n",
+            "OSError: /usr/local/cuda/lib64/libcudart.so.11.0: cannot open shared object file: No such file or directory\n",
+            "/opt/dgl/src/runtime/tensordispatch.cc:43: TensorDispatcher: dlopen failed: /e/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory\n",
+        ] {
+            let found = reading(not_by_path);
+            assert!(
+                found
+                    .as_ref()
+                    .is_none_or(|found| !found.said.contains("the path the job opened")),
+                "{not_by_path}: {found:?}"
+            );
+        }
     }
 
     /// improveddiffusion5, pyscipopt236: Windows' error 126 names no DLL, so
