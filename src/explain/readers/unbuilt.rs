@@ -5,12 +5,14 @@
 //! CUDA toolkit (nvcc) and otherwise install without them, so the first
 //! suspect is a build that found none; a "lite" or CPU package, or a source
 //! checkout never built, gives the same words, so the reading is listed, not
-//! named, and says what would decide.
+//! named, and says what would decide. Its cause is the extension not built
+//! (`extension-not-built`): a missing toolkit is one reason for that, which
+//! the build's output says, not the import.
 
 use super::{Context, Reading, text};
 use crate::explain::traceback::Traceback;
 
-pub const CAUSE: &str = "cuda-home-missing";
+pub const CAUSE: &str = "extension-not-built";
 
 /// Words that make a name ending in an extension's suffix (`_cuda`, `_ext`,
 /// `_C`, `_kernels`) a phrase about moving or testing something
@@ -103,7 +105,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
         said: format!("{who} has no compiled module {module}: it was installed without building its extension"),
         node,
         fix: format!(
-            "install a CUDA toolkit of torch's CUDA major and export CUDA_HOME to its root, then rebuild it: {reinstall} (a package that ships a lite or CPU build, such as mmcv-lite, needs its full build instead)"
+            "rebuild it in the environment that runs the job and read the build's output: {reinstall}; where it found no CUDA toolkit, install one of torch's CUDA major and export CUDA_HOME to its root first (a package that ships a lite or CPU build, such as mmcv-lite, needs its full build instead)"
         ),
         stated: false,
         settles: false,
