@@ -55,6 +55,15 @@ pub struct Frame {
     pub function: String,
 }
 
+impl Frame {
+    /// Whether the frame is the pseudo-file `name` (`<string>`, `<stdin>`,
+    /// `<fstring>`), or one whose name a forum's markdown dropped as a tag
+    /// (`File ""`), which may have been it.
+    pub fn may_be_pseudo_file(&self, name: &str) -> bool {
+        self.file == name || self.file.is_empty()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Raised {
     /// As printed: `RuntimeError`, `torch.OutOfMemoryError`.

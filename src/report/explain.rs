@@ -197,19 +197,19 @@ fn summary(out: &mut String, explanation: &Explanation, traceback: &Explained, s
         }
     }
     if let Some(frame) = traceback.frames.last() {
-        let line = frame.line.map(|line| format!(":{line}")).unwrap_or_default();
         // A paste's markdown drops `<stdin>`, `<fstring>` and `<module>` as tags.
-        let file = if frame.file.is_empty() {
-            "a file whose <name> the paste lost"
-        } else {
-            frame.file.as_str()
+        let place = match (frame.file.is_empty(), frame.line) {
+            (true, Some(line)) => format!("line {line} of a file whose <name> the paste lost"),
+            (true, None) => "a file whose <name> the paste lost".to_string(),
+            (false, Some(line)) => format!("{}:{line}", frame.file),
+            (false, None) => frame.file.clone(),
         };
         let function = if frame.function.is_empty() {
             String::new()
         } else {
             format!(", in {}", frame.function)
         };
-        indented(out, &format!("raised in {file}{line}{function}"));
+        indented(out, &format!("raised in {place}{function}"));
     }
     if !traceback.devices.is_empty() {
         indented(out, &format!("devices named: {}", traceback.devices.join(", ")));

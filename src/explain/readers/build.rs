@@ -46,7 +46,7 @@ pub(crate) fn build_of(traceback: &Traceback, earlier: &[String]) -> Option<Buil
     // Frames of the job's own files say the job ran, whatever pip printed
     // before it; a build's are setup.py's, pip's hook runner's, or setup.py
     // run from a string (`File "<string>"`).
-    let only_strings = traceback.frames().all(|frame| frame.file == "<string>");
+    let only_strings = traceback.frames().all(|frame| frame.may_be_pseudo_file("<string>"));
     let in_a_build = in_frames || (failing.is_some() && only_strings);
     if !in_a_build {
         return None;

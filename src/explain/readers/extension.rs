@@ -361,7 +361,7 @@ fn imported_at_a_prompt(traceback: &Traceback) -> bool {
     traceback.frames().next().is_some()
         && traceback
             .frames()
-            .all(|frame| matches!(frame.file.as_str(), "<stdin>" | "<string>"))
+            .all(|frame| frame.may_be_pseudo_file("<stdin>") || frame.may_be_pseudo_file("<string>"))
 }
 
 /// Whether the session the log shows imported torch at its prompt

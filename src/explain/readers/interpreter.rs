@@ -473,7 +473,15 @@ fn syntax_of_another_python(text: &str, traceback: &Traceback, context: Context)
     {
         Needs::Python2
     } else if message.starts_with("invalid syntax") && !message.contains("Perhaps you forgot") {
-        syntax_needs(section.source_line.as_deref()?)?
+        let line = section.source_line.as_deref()?;
+        let in_an_f_string = section
+            .frames
+            .last()
+            .is_some_and(|frame| frame.may_be_pseudo_file("<fstring>"));
+        match in_an_f_string && is_f_string_debug_expression(line) {
+            true => Needs::AtLeast(MajorMinor::new(3, 8), "an f-string's `=` specifier (f'{x=}')"),
+            false => syntax_needs(line)?,
+        }
     } else {
         return None;
     };
@@ -575,9 +583,6 @@ fn syntax_needs(line: &str) -> Option<Needs> {
     if code.contains(":=") {
         note(MajorMinor::new(3, 8), "an assignment expression (:=)");
     }
-    if is_f_string_debug_expression(code) {
-        note(MajorMinor::new(3, 8), "an f-string's `=` specifier (f'{x=}')");
-    }
     if (code.starts_with("match ") || code.starts_with("case ")) && code.ends_with(':') {
         note(MajorMinor::new(3, 10), "a match statement");
     }
@@ -595,15 +600,16 @@ fn syntax_needs(line: &str) -> Option<Needs> {
 
 /// Python 3.6 and 3.7 compile each expression of an f-string as a
 /// parenthesized line of a file named `<fstring>`, and the `=` specifier
-/// (`f'{loss=}'`, Python 3.8) leaves `(loss=)` there: a line no Python parses,
-/// so it is seen only in that SyntaxError. A comparison (`(a<=)`) is not it.
-fn is_f_string_debug_expression(code: &str) -> bool {
-    code.strip_prefix('(')
-        .and_then(|inner| inner.strip_suffix("=)"))
+/// (`f'{loss=}'`, `f'{loss = }'`, Python 3.8) leaves `(loss=)` there: a line
+/// no Python parses. A comparison's end (`(a<=)`) is not it.
+fn is_f_string_debug_expression(line: &str) -> bool {
+    line.trim()
+        .strip_prefix('(')
+        .and_then(|inner| inner.strip_suffix(')'))
+        .and_then(|inner| inner.trim_end().strip_suffix('='))
         .is_some_and(|expression| {
-            !expression.trim().is_empty()
-                && !expression.ends_with(['=', '!', '<', '>'])
-                && !expression.contains(['(', ')'])
+            let expression = expression.trim_end();
+            !expression.is_empty() && !expression.ends_with(['=', '!', '<', '>'])
         })
 }
 
@@ -888,16 +894,20 @@ mod tests {
         // cootvideotext14: the `=` specifier under Python 3.7, in the file
         // `<fstring>` (a forum's markdown ate its name).
         for file in ["<fstring>", ""] {
-            let debug =
-                format!("  File \"{file}\", line 1\n    (cudnn.benchmark=)\n    ^\nSyntaxError: invalid syntax\n");
-            let found = reading(&debug).unwrap();
-            assert!(
-                found.said.contains("`=` specifier") && found.said.contains("3.8"),
-                "{}",
-                found.said
-            );
+            for line in ["(cudnn.benchmark=)", "(loss = )", "(torch.cuda.is_available()=)"] {
+                let debug = format!("  File \"{file}\", line 1\n    {line}\n    ^\nSyntaxError: invalid syntax\n");
+                let found = reading(&debug).unwrap();
+                assert!(
+                    found.said.contains("`=` specifier") && found.said.contains("3.8"),
+                    "{}",
+                    found.said
+                );
+            }
         }
-        for not_debug in ["(a<=)", "(a==)", "(=)", "(f(x)=)", "x = (y=)"] {
+        // Only an f-string's pseudo-file holds such a line: eval's `<string>` is code of its own.
+        let evaluated = "  File \"<string>\", line 1\n    (lr=)\n    ^\nSyntaxError: invalid syntax\n";
+        assert!(reading(evaluated).is_none_or(|found| !found.said.contains("`=` specifier")));
+        for not_debug in ["(a<=)", "(a==)", "(=)", "( = )", "x = (y=)"] {
             assert!(!is_f_string_debug_expression(not_debug), "{not_debug}");
         }
         let print = "  File \"demo.py\", line 3\n    print 'Loaded weights from {:s}'.format(name)\n    ^\nSyntaxError: invalid syntax\n";

@@ -219,11 +219,7 @@ fn library_file_not_there(text: &str) -> Option<Soname<'_>> {
 fn in_loader_words(text: &str) -> Option<Soname<'_>> {
     let lower = text.to_ascii_lowercase();
     let at = LOADER_WORDS.iter().filter_map(|word| lower.find(word)).min()?;
-    let before = text[..at].trim_end_matches([':', ' ', '\'', '"']);
-    let near = before
-        .rsplit([' ', '\n', '\'', '"', '(', ','])
-        .next()
-        .unwrap_or_default();
+    let near = token_before(text, at);
     if let Some(found) = soname(near.trim_end_matches(':')) {
         return Some(found);
     }
@@ -713,12 +709,11 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 /// object file`. ctypes, tf.load_op_library and torch.ops.load_library open a
 /// path as given, so the loader searched no directory for it.
 fn library_named_by_path(text: &str) -> Option<&str> {
-    const WORDS: &str = ": cannot open shared object file";
+    // Only the loader's words for a file not there: `Permission denied` or
+    // `Too many open files` after them is another failure.
+    const WORDS: &str = ": cannot open shared object file: No such file or directory";
     let at = text.find(WORDS)?;
-    let path = text[..at]
-        .rsplit([' ', '\n', '\'', '"', '(', ','])
-        .next()?
-        .trim_start_matches('`');
+    let path = token_before(text, at).trim_start_matches('`');
     let file = text::file_name(path);
     let named_by_path = path.len() > file.len() && file.contains(".so") && !file.starts_with('.');
     let traced = soname(path).is_some_and(|missing| {
@@ -727,12 +722,25 @@ fn library_named_by_path(text: &str) -> Option<&str> {
     (named_by_path && !traced).then_some(path)
 }
 
+/// The word of `text` that ends right before byte `at`, the loader's words'
+/// start: the file they are about.
+fn token_before(text: &str, at: usize) -> &str {
+    text[..at]
+        .trim_end_matches([':', ' ', '\'', '"'])
+        .rsplit([' ', '\n', '\'', '"', '(', ','])
+        .next()
+        .unwrap_or_default()
+}
+
 /// What a library opened by its path and not loaded says: glibc's loader
 /// (elf/dl-load.c, open_verify) reports a file built for another machine
 /// (an x86_64 library on aarch64) with the errno of a file that is not there,
 /// so the words say only that nothing loadable is at the path.
 fn not_at_its_path(path: &str) -> Reading {
-    let fix = match crate::explain::frame_package(path).filter(|package| *package != crate::explain::STDLIB) {
+    // A path that climbs out of a folder (`torch/lib/../../x.so`) is not that folder's package's.
+    let package = crate::explain::frame_package(path)
+        .filter(|package| *package != crate::explain::STDLIB && !path.contains("/../"));
+    let fix = match package {
         Some(package) => {
             let package = crate::explain::distribution_of(package);
             format!(
@@ -995,7 +1003,10 @@ mod tests {
             "{}",
             relative.said
         );
+        let climbing = reading("OSError: /v/site-packages/torch/lib/../../../libmkl_rt.so: cannot open shared object file: No such file or directory\n").unwrap();
+        assert!(climbing.fix.contains("the project builds itself"), "{}", climbing.fix);
         for not_by_path in [
+            "OSError: /home/u/proj/build/libops.so: cannot open shared object file: Permission denied\n",
             "OSError: libfoo.so.1: cannot open shared object file: No such file or directory\n",
             "OSError: /usr/local/cuda/lib64/libcudart.so.11.0: cannot open shared object file: No such file or directory\n",
             "/opt/dgl/src/runtime/tensordispatch.cc:43: TensorDispatcher: dlopen failed: /e/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory\n",

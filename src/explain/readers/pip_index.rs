@@ -240,18 +240,23 @@ pub fn read(text: &str, context: Context) -> Option<Reading> {
         }
         None => (said, fix, settles),
     };
-    // No release from the pin on listed, where torch publishes releases from
-    // the pin on for this interpreter: the platform or the index lacks them,
-    // not the interpreter (snorkel1558: torch>=1.1.0,<1.2.0 on Python 3.7,
-    // where PyPI offered only its 0.1.2 placeholder). Only a list that is not
-    // empty says the index serves this interpreter at all: an empty one may
-    // be a log from before torch published for it (fastsdcpu78: Python 3.12
-    // in 2023), which the table of today's releases cannot tell.
-    let for_this_interpreter = torch && side == Side::Newer && interpreter_served_from_the_pin(context, specifiers);
+    // A real torch release offered (not PyPI's 0.1.2 placeholder, a source
+    // archive any interpreter installs) says the index serves this interpreter
+    // and platform; where the pinned release itself publishes for the node's
+    // interpreter, strictly inside its Python range, what is missing is the
+    // release's file for this platform or on this index, not the interpreter
+    // (alwaysonaiassistant2: torch 2.5.1 on Python 3.11, where pip offered up
+    // to 2.2.2, the last release with Intel-macOS wheels). An empty list, or
+    // the placeholder alone, may be a log from before torch published for the
+    // interpreter, which a table of today's releases cannot tell.
+    let for_this_interpreter = name == "torch"
+        && side == Side::Newer
+        && offered.iter().any(|version| !is_placeholder(version))
+        && pinned_release_serves_interpreter(context, specifiers);
     let (said, fix, settles) = match for_this_interpreter {
         true => (
             format!(
-                "{said}; torch releases from that one on publish for this interpreter, so what is missing is a file for this platform or on this index"
+                "{said}; that release publishes for this interpreter, so what is missing is its file for this platform or on this index"
             ),
             format!(
                 "check the platform pip ran for (python -c 'import sys, platform; print(sys.version, platform.machine(), platform.system())'): install {pinned} from PyTorch's own index for this platform and CUDA (https://pytorch.org/get-started/previous-versions/ gives each release's command), or run the job on a platform the release publishes for (a 64-bit Python)"
@@ -423,9 +428,7 @@ fn interpreter_note(
     let Some(python) = facts.python_version.as_ref().and_then(MajorMinor::of) else {
         return Vec::new();
     };
-    let pinned = specifiers
-        .and_then(|specifiers| specifiers.iter().next())
-        .and_then(|specifier| MajorMinor::of(specifier.version()));
+    let pinned = pinned_release(specifiers);
     let release = pinned.and_then(|release| tables.torch.release(release));
     match release {
         Some(row) => {
@@ -458,29 +461,42 @@ fn interpreter_note(
     }
 }
 
-/// Whether a torch release from the pinned one on publishes for the node's
-/// interpreter, strictly inside its row's Python range (a patch may lack the
-/// range's newest or oldest Python: torch 1.7.0 has no wheel for 3.9; an
-/// experimental Python is no promise either). Then an index that serves this
-/// platform would list that release, and a list without any release from the
-/// pin on says the platform or the index has none.
-fn interpreter_served_from_the_pin(context: Context, specifiers: Option<&VersionSpecifiers>) -> bool {
+/// PyPI's torch 0.1.2 (and its .post releases): a source archive any
+/// interpreter installs, which only says to install from pytorch.org.
+fn is_placeholder(version: &Version) -> bool {
+    version.release().first() == Some(&0) && version.release().get(1).is_some_and(|minor| *minor < 2)
+}
+
+/// The release a requirement asks for: the version of its first specifier
+/// that the specifiers admit (`torch<1.2.0,>=1.1.0` asks for 1.1, not 1.2),
+/// else its first specifier's.
+fn pinned_release(specifiers: Option<&VersionSpecifiers>) -> Option<MajorMinor> {
+    let specifiers = specifiers?;
+    let admitted = specifiers
+        .iter()
+        .map(|specifier| specifier.version())
+        .find(|version| specifiers.contains(version));
+    admitted
+        .or_else(|| specifiers.iter().next().map(|specifier| specifier.version()))
+        .and_then(MajorMinor::of)
+}
+
+/// Whether the pinned torch release publishes for the node's interpreter,
+/// strictly inside its row's Python range: a patch may lack the range's
+/// newest or oldest Python (torch 1.7.0 has no wheel for 3.9), and an
+/// experimental Python is no promise either.
+fn pinned_release_serves_interpreter(context: Context, specifiers: Option<&VersionSpecifiers>) -> bool {
     let (Some(facts), Some(tables)) = (context.facts, context.tables) else {
         return false;
     };
     let python = facts.python_version.as_ref().and_then(MajorMinor::of);
-    let pinned = specifiers
-        .and_then(|specifiers| specifiers.iter().next())
-        .and_then(|specifier| MajorMinor::of(specifier.version()));
-    let (Some(python), Some(pinned)) = (python, pinned) else {
-        return false;
-    };
-    tables.torch.releases.iter().any(|row| {
-        row.torch >= pinned
-            && row.python_min < python
-            && python < row.python_max
-            && !row.python_experimental.contains(&python)
-    })
+    let row = pinned_release(specifiers).and_then(|pinned| tables.torch.release(pinned));
+    match (python, row) {
+        (Some(python), Some(row)) => {
+            row.python_min < python && python < row.python_max && !row.python_experimental.contains(&python)
+        }
+        _ => false,
+    }
 }
 
 /// For a torch release older than the table's first row, that row, which
@@ -665,28 +681,46 @@ mod tests {
         assert!(!found.settles);
     }
 
-    /// snorkel1558, rlcard53: a torch pin newer than every release offered,
-    /// where torch publishes releases from the pin on for the node's
-    /// interpreter: the platform or the index lacks them, which settles it
-    /// for pip-finds-no-release-here. An interpreter older than those
-    /// releases stays the interpreter's; so does an empty list, which may be
-    /// a log from before torch published for the interpreter (fastsdcpu78).
+    /// alwaysonaiassistant2: torch 2.5.1 on Python 3.11, where pip offered up
+    /// to 2.2.2. The pinned release publishes for that interpreter, strictly
+    /// inside its range, and a real release offered says the index serves it:
+    /// the platform or the index lacks the file, which settles
+    /// pip-finds-no-release-here. Not so for an interpreter older than the
+    /// release, at its range's edge (snorkel1558: torch 1.1 on 3.7), or
+    /// outside it (torch 1.9 on 3.10); nor beside the 0.1.2 placeholder
+    /// alone, nor for torchvision, whose releases are not torch's.
     #[test]
-    fn a_pin_newer_than_every_release_offered_to_an_interpreter_torch_serves_is_the_platforms() {
-        let placeholder = "ERROR: Could not find a version that satisfies the requirement torch<1.2.0,>=1.1.0 (from snorkel) (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)";
-        let served = read_on_python(placeholder, "3.7.4");
+    fn a_pin_newer_than_every_release_offered_to_an_interpreter_it_serves_is_the_platforms() {
+        let served = read_on_python(
+            "ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: 2.0.0, 2.1.0, 2.2.2)",
+            "3.11.6",
+        );
         assert_eq!((served.cause, served.settles), (NO_RELEASE, true), "{served:#?}");
         assert_eq!(served.rules_out, vec![TORCH_PYTHON]);
         assert!(
-            served.said.contains("a file for this platform or on this index"),
+            served.said.contains("its file for this platform or on this index"),
             "{}",
             served.said
         );
-        let too_old = read_on_python(
-            "ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: 2.0.0, 2.4.1)",
-            "3.8.18",
-        );
-        assert_eq!(too_old.cause, TORCH_PYTHON, "{too_old:#?}");
+        let placeholder = "(from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)";
+        for (requirement, list, python) in [
+            ("torch==2.5.1", "(from versions: 2.0.0, 2.4.1)", "3.8.18"),
+            (
+                "torch<1.2.0,>=1.1.0 (from snorkel)",
+                "(from versions: 1.0.0, 1.0.1)",
+                "3.7.4",
+            ),
+            ("torch==1.9.1+cu111", placeholder, "3.10.4"),
+            ("torch==2.5.1", placeholder, "3.11.6"),
+            ("torchvision==0.16.0", "(from versions: 0.1.6, 0.14.1)", "3.11.6"),
+        ] {
+            let text = format!("ERROR: Could not find a version that satisfies the requirement {requirement} {list}");
+            let found = read_on_python(&text, python);
+            assert!(
+                !found.said.contains("for this platform or on this index"),
+                "{text}: {found:#?}"
+            );
+        }
         let empty = read_on_python(
             "ERROR: Could not find a version that satisfies the requirement torch==2.0.1 (from versions: none)",
             "3.12.0",

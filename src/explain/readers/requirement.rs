@@ -48,13 +48,20 @@ const INSTALLER_FOUND_NONE: [&str; 2] = [
 
 /// Names that are not distributions one installs with pip: the platform's
 /// parts, and words messages compare (`CUDA Capability >= 7.0`, `batch>=2`).
-const NOT_PACKAGES: [&str; 14] = [
+const NOT_PACKAGES: [&str; 21] = [
     "python",
     "cuda",
     "cudnn",
     "gcc",
     "glibc",
     "driver",
+    "nvcc",
+    "macos",
+    "windows",
+    "linux",
+    "ubuntu",
+    "xcode",
+    "os",
     "capability",
     "version",
     "gpu",
@@ -1282,6 +1289,7 @@ mod tests {
             "RuntimeError: please upgrade torch to at least 2.6, found 2.6.1",
             "RuntimeError: Please upgrade your driver to at least 525.60",
             "RuntimeError: we moved torch to at least 2 devices",
+            "RuntimeError: Please upgrade macOS to at least 12.3",
             "RuntimeError: upgrade é to at least 2.0",
         ]);
     }
