@@ -32,6 +32,7 @@ pub mod node_name;
 pub mod packaging;
 pub mod probe;
 pub mod process;
+pub mod python_escape;
 pub mod redact;
 pub mod report;
 pub mod shell;

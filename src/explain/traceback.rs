@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::signals;
 use crate::matrix::rule::System;
+use crate::python_escape::{Escape, escape};
 
 const HEADER: &str = "Traceback (most recent call last):";
 const FRAME: &str = "File \"";
@@ -1329,9 +1330,10 @@ fn whole_string_literal(text: &str) -> Option<(String, &str)> {
 }
 
 /// A string literal's body, from just after its opening `quote`, with its
-/// escapes decoded as Python reads them (`\n`, `\x1b`, `\u00e9`; one it does
-/// not write, `\N{...}`, kept as written); what follows it; and whether its
-/// closing quote was found. One left open ends at its line's end.
+/// escapes decoded as Python reads them (`\n`, `\x1b`, `\u00e9`), by the
+/// project's one escape decoder; one it does not read (`\N{...}`) is kept as
+/// written. Also what follows the body, and whether its closing quote was
+/// found: one left open ends at its line's end.
 fn literal_body(text: &str, quote: char) -> (String, &str, bool) {
     let mut body = String::new();
     let mut chars = text.char_indices();
@@ -1341,31 +1343,16 @@ fn literal_body(text: &str, quote: char) -> (String, &str, bool) {
                 let Some((at, escaped)) = chars.next() else {
                     return (body, "", false);
                 };
-                let digits = match escaped {
-                    'x' => 2,
-                    'u' => 4,
-                    'U' => 8,
-                    _ => 0,
-                };
-                let code = text
-                    .get(at + 1..at + 1 + digits)
-                    .filter(|_| digits > 0)
-                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                    .and_then(char::from_u32);
-                match (escaped, code) {
-                    ('n', _) => body.push('\n'),
-                    ('t', _) => body.push('\t'),
-                    ('r', _) => body.push('\r'),
-                    ('\\' | '\'' | '"', _) => body.push(escaped),
-                    // A backslash ending a source line continues the literal on the next.
-                    ('\n', _) => {}
-                    (_, Some(code)) => {
+                match escape(escaped, &text[at + escaped.len_utf8()..]) {
+                    Escape::Char(code, taken) => {
                         body.push(code);
-                        for _ in 0..digits {
+                        // What it took is ASCII digits, a character each.
+                        for _ in 0..taken {
                             chars.next();
                         }
                     }
-                    _ => {
+                    Escape::LineContinuation => {}
+                    Escape::AsWritten | Escape::Refused(..) => {
                         body.push('\\');
                         body.push(escaped);
                     }

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use crate::python_escape::{Escape, escape};
+
 /// A Python literal value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -403,54 +405,19 @@ impl<'a> Parser<'a> {
                 out.push(escaped);
                 continue;
             }
-            match escaped {
-                '\n' => {}
-                '\\' | '\'' | '"' => out.push(escaped),
-                'n' => out.push('\n'),
-                'r' => out.push('\r'),
-                't' => out.push('\t'),
-                'a' => out.push('\x07'),
-                'b' => out.push('\x08'),
-                'f' => out.push('\x0c'),
-                'v' => out.push('\x0b'),
-                '0'..='7' => {
-                    let mut code = escaped.to_digit(8).unwrap_or(0);
-                    for _ in 0..2 {
-                        match self.peek().and_then(|next| next.to_digit(8)) {
-                            Some(digit) => {
-                                code = code * 8 + digit;
-                                self.position += 1;
-                            }
-                            None => break,
-                        }
-                    }
-                    out.push(self.code_point(code)?);
+            match escape(escaped, self.rest()) {
+                Escape::Char(character, taken) => {
+                    out.push(character);
+                    self.position += taken;
                 }
-                'x' => out.push(self.hex_escape(2)?),
-                'u' => out.push(self.hex_escape(4)?),
-                'U' => out.push(self.hex_escape(8)?),
-                'N' => return self.error("named escapes (\\N{...}) are not read"),
-                // Python keeps an unknown escape as written.
-                other => {
+                Escape::LineContinuation => {}
+                Escape::AsWritten => {
                     out.push('\\');
-                    out.push(other);
+                    out.push(escaped);
                 }
+                Escape::Refused(why, taken) => return Err(self.error_at(self.position + taken, why)),
             }
         }
-    }
-
-    fn hex_escape(&mut self, digits: usize) -> Result<char, LiteralError> {
-        let hex = self.rest().get(..digits).unwrap_or("");
-        if hex.len() != digits || !hex.chars().all(|character| character.is_ascii_hexdigit()) {
-            return self.error(format!("an escape needs {digits} hexadecimal digits"));
-        }
-        let code = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
-        self.position += digits;
-        self.code_point(code)
-    }
-
-    fn code_point(&self, code: u32) -> Result<char, LiteralError> {
-        char::from_u32(code).map_or_else(|| self.error(format!("not a character: U+{code:X}")), Ok)
     }
 
     fn number(&mut self) -> Result<Value, LiteralError> {
