@@ -352,14 +352,20 @@ fn predated_by_its_cuda(
 /// Kernels ran on every GPU the table says this build cannot run on: the live
 /// answer outranks the table, and the table is what is wrong.
 fn corrected_by_the_live_run(table: Finding, live: &LiveRun) -> Finding {
-    let architectures = live.arch_list.as_deref().unwrap_or("unknown");
+    // A list not known is said so, not printed as if "unknown" were one.
+    let architectures = live
+        .arch_list
+        .as_deref()
+        .map_or("an architecture list not known".to_string(), |list| {
+            format!("architectures {list}")
+        });
     finding(
         ARCH_CORRECTED,
         Severity::Info,
         "The smoke test ran kernels on every GPU that the architecture table says this torch build cannot run on"
             .to_string(),
         format!(
-            "The table said: {} The live build reports architectures {architectures}, and a kernel ran on each GPU.",
+            "The table said: {} The live build reports {architectures}, and a kernel ran on each GPU.",
             table.detail
         ),
         "The live answer outranks envdoctor's table (compat-matrix/tables/torch-builds.toml): this build runs \

@@ -33,10 +33,15 @@ fn write_nvidia(out: &mut String, snapshot: &Snapshot, nvidia: &Nvidia, style: S
         .as_deref()
         .map(|version| format!(" (supports CUDA {version})"))
         .unwrap_or_default();
+    // A flavor not known is left out, not printed as a word of its own ("unknown kernel module").
     let module = snapshot.nvidia_kernel_module.as_ref().map_or(String::new(), |module| {
+        let flavor = module
+            .flavor
+            .as_deref()
+            .map(|flavor| format!("{flavor} "))
+            .unwrap_or_default();
         format!(
-            ", {} kernel module {}",
-            module.flavor.as_deref().unwrap_or("unknown"),
+            ", {flavor}kernel module {}",
             module.version.as_deref().unwrap_or("of unknown version")
         )
     });
