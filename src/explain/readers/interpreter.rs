@@ -32,6 +32,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let Some(reading) = dataclass_default_refused(text, traceback, context) {
         return Some(reading);
     }
+    if let Some(reading) = newer_annotation_evaluated(text, traceback, context) {
+        return Some(reading);
+    }
     let lacking = lacking(text, traceback)?;
     let ran = python_that_ran(text, traceback, context);
     let run = lineage_run(&lacking.lineage)?;
@@ -443,6 +446,68 @@ fn dataclass_default_refused(text: &str, traceback: &Traceback, context: Context
             "run it with Python 3.10 or older{release}; in code you own, give the field default_factory={short} (dataclasses.field)"
         ),
     ))
+}
+
+/// Annotations a newer Python evaluates, run by an older one: `list[int]`
+/// and `collections.abc.Callable[...]` (PEP 585, Python 3.9) fail on 3.8 as
+/// `'type' object is not subscriptable` (`'ABCMeta'` for the abstract
+/// classes), and `int | None` (PEP 604, Python 3.10) fails on 3.9 as
+/// `unsupported operand type(s) for |: 'type' and 'NoneType'`. On a Python
+/// that has them the same words are the code's own mistake (a class without
+/// `__class_getitem__` subscripted), so only a Python known to be older than
+/// the feature reads them; one not known reads nothing.
+fn newer_annotation_evaluated(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
+    const CLASSES: [&str; 3] = ["type", "ABCMeta", "NoneType"];
+    let (feature, needs) = if let Some(at) = text.find("' object is not subscriptable") {
+        if !matches!(text[..at].rsplit('\'').next(), Some("type" | "ABCMeta")) {
+            return None;
+        }
+        (
+            "a built-in or abstract class subscripted as a generic type (list[int], PEP 585)",
+            MajorMinor::new(3, 9),
+        )
+    } else {
+        let operands = text::after_marker(text, "unsupported operand type(s) for |: '")?;
+        let (left, rest) = operands.split_once('\'')?;
+        let right = rest.strip_prefix(" and '")?.split('\'').next()?;
+        if !CLASSES.contains(&left) || !CLASSES.contains(&right) {
+            return None;
+        }
+        (
+            "a union of types written with | (int | None, PEP 604)",
+            MajorMinor::new(3, 10),
+        )
+    };
+    let (python, how) = python_that_ran(text, traceback, context)?;
+    if (python.major, python.minor) >= (needs.major, needs.minor) {
+        return None;
+    }
+    let package = super::innermost_package(traceback).filter(|_| {
+        traceback
+            .frames()
+            .last()
+            .is_some_and(|frame| crate::explain::is_installed_code(&frame.file))
+    });
+    let fix = fix_for(
+        package,
+        &format!("{needs} or newer"),
+        false,
+        Some(python),
+        "https://peps.python.org/pep-0585/",
+    );
+    // The words do not name the feature (a class of the code's own,
+    // subscripted by mistake, gives them too): likely, not certain.
+    Some(Reading {
+        cause: CAUSE,
+        said: format!(
+            "the code evaluates {feature}, which Python {needs} added; an older Python raises these words for it"
+        ),
+        node: vec![(Some(true), format!("the Python that ran is {python} ({how})"))],
+        fix,
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
 }
 
 /// What a line's syntax needs that some Pythons lack.
@@ -869,6 +934,40 @@ mod tests {
         );
         let on_3_10 = format!("  File \"/usr/lib/python3.10/dataclasses.py\", line 9, in _process_class\n{log}");
         assert!(reading(&format!("Traceback (most recent call last):\n{on_3_10}")).is_none());
+    }
+
+    /// fgdatasynthetic243 (`list[...]` annotations under Colab's Python 3.8)
+    /// and PEP 604's union under 3.9: read only where the Python that ran is
+    /// known to be older than the feature, and never as certain.
+    #[test]
+    fn a_newer_annotation_evaluated_by_an_older_python_is_code_for_another_python() {
+        let on = |python: &str, message: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/opt/conda/lib/python{python}/site-packages/ydata_synthetic/utils.py\", line 3, in <module>\n    def f(x):\n{message}\n"
+            )
+        };
+        let subscripted = "TypeError: 'type' object is not subscriptable";
+        let found = reading(&on("3.8", subscripted)).unwrap();
+        assert!(!found.stated && found.settles, "{found:?}");
+        assert!(found.said.contains("Python 3.9 added"), "{}", found.said);
+        assert!(found.fix.contains("ydata_synthetic"), "{}", found.fix);
+        let union = "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'";
+        assert!(reading(&on("3.9", union)).unwrap().said.contains("Python 3.10 added"));
+        assert!(reading(&on("3.7", "TypeError: 'ABCMeta' object is not subscriptable")).is_some());
+        // A Python that has the feature: the code's own class, subscripted.
+        assert!(reading(&on("3.9", subscripted)).is_none());
+        assert!(reading(&on("3.10", union)).is_none());
+        // No Python known: not read.
+        assert!(reading(&format!("{subscripted}\n")).is_none());
+        // Other objects, other operands.
+        assert!(reading(&on("3.8", "TypeError: 'NoneType' object is not subscriptable")).is_none());
+        assert!(
+            reading(&on(
+                "3.9",
+                "TypeError: unsupported operand type(s) for |: 'int' and 'str'"
+            ))
+            .is_none()
+        );
     }
 
     #[test]
