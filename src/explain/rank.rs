@@ -2093,6 +2093,37 @@ torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distribut
         ));
     }
 
+    /// Wrappers that look for their program before running it say so in their
+    /// own words (pytesseract, pdf2image for poppler, graphviz for dot); their
+    /// other failures, with the program found, do not name it.
+    #[test]
+    fn a_wrappers_own_words_for_its_missing_program_name_it() {
+        let named = |exception: &str, message: &str| {
+            candidate_alone(exception, message, "program-not-on-path")
+                .is_some_and(|candidate| candidate.confidence.is_answer())
+        };
+        assert!(named(
+            "pytesseract.pytesseract.TesseractNotFoundError",
+            "tesseract is not installed or it's not in your PATH. See README file for more information."
+        ));
+        assert!(named(
+            "pdf2image.exceptions.PDFInfoNotInstalledError",
+            "Unable to get page count. Is poppler installed and in PATH?"
+        ));
+        assert!(named(
+            "graphviz.backend.execute.ExecutableNotFound",
+            "failed to execute WindowsPath('dot'), make sure the Graphviz executables are on your systems' PATH"
+        ));
+        assert!(!named(
+            "pdf2image.exceptions.PDFPageCountError",
+            "Unable to get page count.\nSyntax Error: Couldn't read xref table"
+        ));
+        assert!(!named(
+            "pytesseract.pytesseract.TesseractError",
+            "(1, 'Error opening data file /usr/share/tesseract-ocr/4.00/tessdata/eng.traineddata')"
+        ));
+    }
+
     /// A child SIGKILL ended, as subprocess reports it (137 through a shell,
     /// -9 from the signal itself), names the host's memory as a bare `Killed`
     /// does; a child that failed with its own status does not.

@@ -15,6 +15,9 @@ use crate::explain::traceback::Traceback;
 pub const CAUSE: &str = "program-not-on-path";
 
 pub fn read(traceback: &Traceback) -> Option<Reading> {
+    if let Some(reading) = no_audio_decoder(traceback) {
+        return Some(reading);
+    }
     let started = traceback
         .frames()
         .last()
@@ -72,6 +75,33 @@ pub fn read(traceback: &Traceback) -> Option<Reading> {
     })
 }
 
+/// audioread's `NoBackendError`, which librosa falls back to for what
+/// soundfile cannot read (mp3 before libsndfile 1.1, mp4, m4a): every decoder
+/// it tried failed. Its decoders are programs and system libraries (ffmpeg,
+/// GStreamer, Core Audio, MAD), none of which pip installs, so on Linux and
+/// Windows it is ffmpeg that is missing; a file no decoder can read, ffmpeg
+/// found, gives the same class, and is left to the check.
+fn no_audio_decoder(traceback: &Traceback) -> Option<Reading> {
+    let raised = traceback.raised()?;
+    let by_audioread =
+        raised.exception.starts_with("audioread.") || traceback.frames().any(|frame| frame.file.contains("audioread"));
+    if raised.class() != "NoBackendError" || !by_audioread {
+        return None;
+    }
+    Some(Reading {
+        cause: CAUSE,
+        said: "audioread found no decoder that could open the file: its decoders are programs and system libraries (ffmpeg, GStreamer, Core Audio, MAD) that pip does not install, and ffmpeg is the one it finds on Linux and Windows".to_string(),
+        node: vec![(
+            None,
+            "which ffmpeg (where ffmpeg on Windows) in the job's shell: if it finds ffmpeg, the file is one no decoder reads (ffmpeg -i FILE says why)".to_string(),
+        )],
+        fix: "install ffmpeg with the system's package manager or conda, not pip (apt install ffmpeg, brew install ffmpeg, conda install -c conda-forge ffmpeg), open a new shell so that PATH finds it, and check with which ffmpeg (where ffmpeg on Windows)".to_string(),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
 enum Missing<'t> {
     Named(&'t str),
     Unnamed,
@@ -124,6 +154,19 @@ mod tests {
             found.said
         );
         assert!(found.node[0].1.contains("which ffmpeg"), "{:?}", found.node);
+    }
+
+    /// lipreadingusingtemporalconvolutionalnetworks20: librosa's fallback to
+    /// audioread after soundfile could not read an mp4, on Windows without
+    /// ffmpeg on the PATH. Another library's class of that name is not read.
+    #[test]
+    fn audioreads_missing_decoder_is_a_program_not_found() {
+        let log = "Traceback (most recent call last):\n  File \"C:\\Users\\u\\Anaconda3\\lib\\site-packages\\librosa\\core\\audio.py\", line 190, in __audioread_load\n    with audioread.audio_open(path) as input_file:\n  File \"C:\\Users\\u\\Anaconda3\\lib\\site-packages\\audioread\\__init__.py\", line 116, in audio_open\n    raise NoBackendError()\naudioread.exceptions.NoBackendError\n";
+        let found = reading(log).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.settles && found.fix.contains("install ffmpeg"), "{found:?}");
+        let usb = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/usb/core.py\", line 1309, in find\n    raise NoBackendError('No backend available')\nusb.core.NoBackendError: No backend available\n";
+        assert!(reading(usb).is_none());
     }
 
     /// pycocoevalcap16 (Windows, java), pytesseract13 (Python 2, tesseract):
