@@ -32,7 +32,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     if let Some(reading) = dataclass_default_refused(text, traceback, context) {
         return Some(reading);
     }
-    if let Some(reading) = newer_annotation_evaluated(text, traceback, context) {
+    if let Some(reading) = newer_annotation_evaluated(traceback, context) {
         return Some(reading);
     }
     let lacking = lacking(text, traceback)?;
@@ -453,47 +453,68 @@ fn dataclass_default_refused(text: &str, traceback: &Traceback, context: Context
 /// `'type' object is not subscriptable` (`'ABCMeta'` for the abstract
 /// classes), and `int | None` (PEP 604, Python 3.10) fails on 3.9 as
 /// `unsupported operand type(s) for |: 'type' and 'NoneType'`. On a Python
-/// that has them the same words are the code's own mistake (a class without
-/// `__class_getitem__` subscripted), so only a Python known to be older than
-/// the feature reads them; one not known reads nothing.
-fn newer_annotation_evaluated(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    const CLASSES: [&str; 3] = ["type", "ABCMeta", "NoneType"];
-    let (feature, needs) = if let Some(at) = text.find("' object is not subscriptable") {
-        if !matches!(text[..at].rsplit('\'').next(), Some("type" | "ABCMeta")) {
+/// that has them the same words are the code's own mistake (`str[i]`, a class
+/// without `__class_getitem__` subscripted, `None | None`), so only a Python
+/// known to be older than the feature reads them, and where the line that
+/// raised is printed it must subscript a class PEP 585 made generic.
+fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option<Reading> {
+    let section = traceback
+        .sections
+        .iter()
+        .rev()
+        .find(|section| section.raised.is_some())?;
+    let message = section.raised.as_ref()?.message.as_str();
+    let (feature, needs, pep) = if let Some(at) = message.find("' object is not subscriptable") {
+        let generics: &[&str] = match message[..at].rsplit('\'').next() {
+            Some("type") => &PEP_585_CLASSES,
+            Some("ABCMeta") => &PEP_585_ABSTRACT_CLASSES,
+            _ => return None,
+        };
+        if section
+            .source_line
+            .as_deref()
+            .is_some_and(|line| !generics.iter().any(|class| subscripts(line, class)))
+        {
             return None;
         }
         (
             "a built-in or abstract class subscripted as a generic type (list[int], PEP 585)",
             MajorMinor::new(3, 9),
+            "https://peps.python.org/pep-0585/",
         )
     } else {
-        let operands = text::after_marker(text, "unsupported operand type(s) for |: '")?;
+        const CLASSES: [&str; 3] = ["type", "ABCMeta", "types.GenericAlias"];
+        let operands = text::after_marker(message, "unsupported operand type(s) for |: '")?;
         let (left, rest) = operands.split_once('\'')?;
         let right = rest.strip_prefix(" and '")?.split('\'').next()?;
-        if !CLASSES.contains(&left) || !CLASSES.contains(&right) {
+        // A class on one side at least: `None | None` fails on every Python.
+        let operand = |name: &str| CLASSES.contains(&name) || name == "NoneType";
+        if !(operand(left) && operand(right) && (CLASSES.contains(&left) || CLASSES.contains(&right))) {
             return None;
         }
         (
             "a union of types written with | (int | None, PEP 604)",
             MajorMinor::new(3, 10),
+            "https://peps.python.org/pep-0604/",
         )
     };
-    let (python, how) = python_that_ran(text, traceback, context)?;
-    if (python.major, python.minor) >= (needs.major, needs.minor) {
+    let (python, how) = python_that_ran(message, traceback, context)?;
+    if python >= needs {
         return None;
     }
-    let package = super::innermost_package(traceback).filter(|_| {
-        traceback
-            .frames()
-            .last()
-            .is_some_and(|frame| crate::explain::is_installed_code(&frame.file))
-    });
+    let raised_in_a_package = traceback
+        .frames()
+        .last()
+        .is_some_and(|frame| crate::explain::is_installed_code(&frame.file));
+    let package = super::innermost_package(traceback)
+        .filter(|_| raised_in_a_package)
+        .map(crate::explain::distribution_of);
     let fix = fix_for(
-        package,
+        package.as_deref(),
         &format!("{needs} or newer"),
         false,
         Some(python),
-        "https://peps.python.org/pep-0585/",
+        pep,
     );
     // The words do not name the feature (a class of the code's own,
     // subscripted by mistake, gives them too): likely, not certain.
@@ -507,6 +528,49 @@ fn newer_annotation_evaluated(text: &str, traceback: &Traceback, context: Contex
         stated: false,
         settles: true,
         rules_out: Vec::new(),
+    })
+}
+
+/// The built-in and standard library classes PEP 585 made subscriptable
+/// whose class is `type` (its list of "Standard collections").
+const PEP_585_CLASSES: [&str; 12] = [
+    "tuple",
+    "list",
+    "dict",
+    "set",
+    "frozenset",
+    "type",
+    "deque",
+    "defaultdict",
+    "OrderedDict",
+    "Counter",
+    "ChainMap",
+    "Pattern",
+];
+
+/// The abstract classes of collections.abc PEP 585 made subscriptable
+/// (their class is `ABCMeta`), as code names them.
+const PEP_585_ABSTRACT_CLASSES: [&str; 12] = [
+    "Callable",
+    "Iterable",
+    "Iterator",
+    "Generator",
+    "Mapping",
+    "MutableMapping",
+    "Sequence",
+    "MutableSequence",
+    "Set",
+    "Collection",
+    "Awaitable",
+    "AsyncIterator",
+];
+
+/// Whether `line` subscripts `class` as a name of its own (`list[int]`,
+/// `abc.Callable[[int], int]`), not as the end of another (`my_list[0]`).
+fn subscripts(line: &str, class: &str) -> bool {
+    line.match_indices(class).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        line[at + class.len()..].starts_with('[') && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
     })
 }
 
@@ -938,32 +1002,57 @@ mod tests {
 
     /// fgdatasynthetic243 (`list[...]` annotations under Colab's Python 3.8)
     /// and PEP 604's union under 3.9: read only where the Python that ran is
-    /// known to be older than the feature, and never as certain.
+    /// known to be older than the feature, where the line printed subscripts a
+    /// class PEP 585 made generic, and never as certain.
     #[test]
     fn a_newer_annotation_evaluated_by_an_older_python_is_code_for_another_python() {
-        let on = |python: &str, message: &str| {
+        let on = |python: &str, line: &str, message: &str| {
             format!(
-                "Traceback (most recent call last):\n  File \"/opt/conda/lib/python{python}/site-packages/ydata_synthetic/utils.py\", line 3, in <module>\n    def f(x):\n{message}\n"
+                "Traceback (most recent call last):\n  File \"/opt/conda/lib/python{python}/site-packages/sklearn/utils/x.py\", line 3, in <module>\n    {line}\n{message}\n"
             )
         };
         let subscripted = "TypeError: 'type' object is not subscriptable";
-        let found = reading(&on("3.8", subscripted)).unwrap();
+        let found = reading(&on("3.8", "def f(x: list[int]) -> dict[str, int]:", subscripted)).unwrap();
         assert!(!found.stated && found.settles, "{found:?}");
         assert!(found.said.contains("Python 3.9 added"), "{}", found.said);
-        assert!(found.fix.contains("ydata_synthetic"), "{}", found.fix);
+        // The fix names the distribution, not the import name.
+        assert!(found.fix.contains("scikit-learn"), "{}", found.fix);
+        let abstract_class = "TypeError: 'ABCMeta' object is not subscriptable";
+        assert!(reading(&on("3.7", "f: abc.Callable[[int], int]", abstract_class)).is_some());
         let union = "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'";
-        assert!(reading(&on("3.9", union)).unwrap().said.contains("Python 3.10 added"));
-        assert!(reading(&on("3.7", "TypeError: 'ABCMeta' object is not subscriptable")).is_some());
+        let found = reading(&on("3.9", "def f(x: int | None):", union)).unwrap();
+        assert!(found.said.contains("Python 3.10 added"), "{}", found.said);
+        let own = on("3.9", "def f(x: int | None):", union).replace(
+            "/opt/conda/lib/python3.9/site-packages/sklearn/utils/x.py",
+            "/usr/lib/python3.9/../../home/u/job/run.py",
+        );
+        let found = reading(&own).unwrap();
+        assert!(found.fix.contains("pep-0604"), "{}", found.fix);
+        // One line alone, with the Python known from elsewhere, is read too.
+        assert!(reading(&format!("File \"/usr/lib/python3.8/x.py\", line 1\n{subscripted}\n")).is_some());
         // A Python that has the feature: the code's own class, subscripted.
-        assert!(reading(&on("3.9", subscripted)).is_none());
-        assert!(reading(&on("3.10", union)).is_none());
+        assert!(reading(&on("3.9", "def f(x: list[int]):", subscripted)).is_none());
+        assert!(reading(&on("3.10", "def f(x: int | None):", union)).is_none());
         // No Python known: not read.
         assert!(reading(&format!("{subscripted}\n")).is_none());
+        // What fails on every Python: a class that is no generic, None | None.
+        assert!(reading(&on("3.8", "label = str[idx]", subscripted)).is_none());
+        assert!(reading(&on("3.8", "x = my_list[0]", subscripted)).is_none());
+        let nones = "TypeError: unsupported operand type(s) for |: 'NoneType' and 'NoneType'";
+        assert!(reading(&on("3.9", "mask = a | b", nones)).is_none());
         // Other objects, other operands.
-        assert!(reading(&on("3.8", "TypeError: 'NoneType' object is not subscriptable")).is_none());
+        assert!(
+            reading(&on(
+                "3.8",
+                "x = y[0]",
+                "TypeError: 'NoneType' object is not subscriptable"
+            ))
+            .is_none()
+        );
         assert!(
             reading(&on(
                 "3.9",
+                "x = a | b",
                 "TypeError: unsupported operand type(s) for |: 'int' and 'str'"
             ))
             .is_none()

@@ -384,7 +384,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(not_installed::read(&text, traceback, context));
     readings.extend(loader_version::read(&text, context));
     readings.extend(unpickle::read(&text));
-    readings.extend(program::read(traceback));
+    readings.extend(program::read(traceback, context.earlier));
     readings.extend(fbgemm::read(&text));
     readings.extend(saved_file::read(&text, context));
     readings.extend(oom::read(&text, context));

@@ -14,8 +14,8 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "program-not-on-path";
 
-pub fn read(traceback: &Traceback) -> Option<Reading> {
-    if let Some(reading) = no_audio_decoder(traceback) {
+pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
+    if let Some(reading) = no_audio_decoder(traceback, earlier) {
         return Some(reading);
     }
     let started = traceback
@@ -76,29 +76,53 @@ pub fn read(traceback: &Traceback) -> Option<Reading> {
 }
 
 /// audioread's `NoBackendError`, which librosa falls back to for what
-/// soundfile cannot read (mp3 before libsndfile 1.1, mp4, m4a): every decoder
-/// it tried failed. Its decoders are programs and system libraries (ffmpeg,
-/// GStreamer, Core Audio, MAD), none of which pip installs, so on Linux and
-/// Windows it is ffmpeg that is missing; a file no decoder can read, ffmpeg
-/// found, gives the same class, and is left to the check.
-fn no_audio_decoder(traceback: &Traceback) -> Option<Reading> {
+/// soundfile cannot read: every decoder audioread tried failed. Beside its
+/// own reader of WAV, AIFF and AU, its decoders are programs and system
+/// libraries (ffmpeg, GStreamer, Core Audio, MAD) that pip does not install,
+/// so for a compressed file on Linux or Windows it is ffmpeg that is missing.
+/// Its docstring gives the other reading, a file every decoder found failed
+/// on: a WAV file, or a Mac (Core Audio is always there), is that one's as
+/// likely, and so is a file the log does not name.
+fn no_audio_decoder(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
     let raised = traceback.raised()?;
-    let by_audioread =
-        raised.exception.starts_with("audioread.") || traceback.frames().any(|frame| frame.file.contains("audioread"));
+    let by_audioread = raised.exception.starts_with("audioread.")
+        || traceback
+            .frames()
+            .any(|frame| crate::explain::frame_package(&frame.file) == Some("audioread"));
     if raised.class() != "NoBackendError" || !by_audioread {
         return None;
     }
+    let on_a_mac = traceback.frames().any(|frame| frame.file.starts_with("/Users/"));
+    // soundfile's refusal is the first of a chain, or a line of its own above it.
+    let compressed = traceback
+        .messages()
+        .map(|raised| raised.message.as_str())
+        .chain(earlier.iter().map(String::as_str))
+        .any(names_compressed_media);
     Some(Reading {
         cause: CAUSE,
-        said: "audioread found no decoder that could open the file: its decoders are programs and system libraries (ffmpeg, GStreamer, Core Audio, MAD) that pip does not install, and ffmpeg is the one it finds on Linux and Windows".to_string(),
+        said: "audioread found no decoder that could open the file: beside its own reader of WAV, AIFF and AU, its decoders are programs and system libraries (ffmpeg, GStreamer, Core Audio, MAD) that pip does not install, and ffmpeg is the one it finds on Linux and Windows".to_string(),
         node: vec![(
             None,
             "which ffmpeg (where ffmpeg on Windows) in the job's shell: if it finds ffmpeg, the file is one no decoder reads (ffmpeg -i FILE says why)".to_string(),
         )],
         fix: "install ffmpeg with the system's package manager or conda, not pip (apt install ffmpeg, brew install ffmpeg, conda install -c conda-forge ffmpeg), open a new shell so that PATH finds it, and check with which ffmpeg (where ffmpeg on Windows)".to_string(),
         stated: false,
-        settles: true,
+        settles: compressed && !on_a_mac,
         rules_out: Vec::new(),
+    })
+}
+
+/// Whether a message names a file in a format libsndfile does not read
+/// (soundfile's `Error opening 'clip.mp4': ...`): one only a decoder program
+/// opens. MP3 is left out: libsndfile reads it from 1.1.
+fn names_compressed_media(message: &str) -> bool {
+    const COMPRESSED: [&str; 9] = [".mp4", ".m4a", ".aac", ".webm", ".mkv", ".avi", ".mov", ".wma", ".3gp"];
+    let lower = message.to_ascii_lowercase();
+    COMPRESSED.iter().any(|extension| {
+        lower
+            .match_indices(extension)
+            .any(|(at, _)| !lower[at + extension.len()..].starts_with(|c: char| c.is_alphanumeric()))
     })
 }
 
@@ -133,7 +157,7 @@ mod tests {
     use super::*;
 
     fn reading(log: &str) -> Option<Reading> {
-        read(&super::super::parsed(log).0)
+        read(&super::super::parsed(log).0, &[])
     }
 
     const STARTED: &str = "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 9, in <module>\n    transcribe(\"a.wav\")\n  File \"/home/u/venv/lib/python3.10/site-packages/whisper/audio.py\", line 58, in load_audio\n    out = run(cmd, capture_output=True, check=True).stdout\n  File \"/usr/lib/python3.10/subprocess.py\", line 503, in run\n    with Popen(*popenargs, **kwargs) as process:\n  File \"/usr/lib/python3.10/subprocess.py\", line 1847, in _execute_child\n    raise child_exception_type(errno_num, err_msg, err_filename)\n";
@@ -158,13 +182,34 @@ mod tests {
 
     /// lipreadingusingtemporalconvolutionalnetworks20: librosa's fallback to
     /// audioread after soundfile could not read an mp4, on Windows without
-    /// ffmpeg on the PATH. Another library's class of that name is not read.
+    /// ffmpeg on the PATH. A WAV file, a Mac, or no file named leaves the
+    /// damaged file open; another library's class of that name is not read.
     #[test]
     fn audioreads_missing_decoder_is_a_program_not_found() {
-        let log = "Traceback (most recent call last):\n  File \"C:\\Users\\u\\Anaconda3\\lib\\site-packages\\librosa\\core\\audio.py\", line 190, in __audioread_load\n    with audioread.audio_open(path) as input_file:\n  File \"C:\\Users\\u\\Anaconda3\\lib\\site-packages\\audioread\\__init__.py\", line 116, in audio_open\n    raise NoBackendError()\naudioread.exceptions.NoBackendError\n";
-        let found = reading(log).unwrap();
+        let log = |file: &str, site: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"{site}/soundfile.py\", line 740, in __init__\n    self._file = self._open(file, mode_int, closefd)\nRuntimeError: Error opening '{file}': File contains data in an unknown format.\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"{site}/librosa/core/audio.py\", line 190, in __audioread_load\n    with audioread.audio_open(path) as input_file:\n  File \"{site}/audioread/__init__.py\", line 116, in audio_open\n    raise NoBackendError()\naudioread.exceptions.NoBackendError\n"
+            )
+        };
+        let windows = "C:\\Users\\u\\Anaconda3\\lib\\site-packages";
+        let found = reading(&log("D:\\lrw\\ABOUT_00001.mp4", windows)).unwrap();
         assert_eq!(found.cause, CAUSE);
         assert!(found.settles && found.fix.contains("install ffmpeg"), "{found:?}");
+        assert!(
+            !reading(&log("D:\\speech\\0a7c2a8d_nohash_0.wav", windows))
+                .unwrap()
+                .settles
+        );
+        let mac = "/Users/u/miniconda3/lib/python3.9/site-packages";
+        assert!(!reading(&log("/Users/u/clip.mp4", mac)).unwrap().settles);
+        let bare = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/audioread/__init__.py\", line 116, in audio_open\n    raise NoBackendError()\naudioread.exceptions.NoBackendError\n";
+        assert!(!reading(bare).unwrap().settles);
+        // soundfile's refusal printed above the traceback, not chained to it.
+        let above = [
+            "RuntimeError: Error opening 'D:\\lrw\\ABOUT_00001.mp4': File contains data in an unknown format."
+                .to_string(),
+        ];
+        assert!(read(&super::super::parsed(bare).0, &above).unwrap().settles);
         let usb = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/usb/core.py\", line 1309, in find\n    raise NoBackendError('No backend available')\nusb.core.NoBackendError: No backend available\n";
         assert!(reading(usb).is_none());
     }
