@@ -89,6 +89,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
                 .or_else(|| at_least_in_words(text, context))
                 .or_else(|| version_rejected_in_words(text, context))
                 .or_else(|| release_needed_then_upgrade(text, context))
+                .or_else(|| newer_than_its_partner(text, context))
                 .or_else(|| package_absent(text, context)),
         );
     }
@@ -608,6 +609,72 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
         settles: true,
         rules_out: Vec::new(),
     })
+}
+
+/// jax's check of the jaxlib it loads (jax/_src/lib/__init__.py): `jaxlib
+/// version 0.4.31 is newer than and incompatible with jax version 0.4.20`.
+/// jax accepts no jaxlib newer than itself, so the two packages' releases
+/// disagree; the words name both, and either side moved is the fix.
+fn newer_than_its_partner(text: &str, context: Context) -> Option<Reading> {
+    const NEWER: &str = " is newer than and incompatible with ";
+    let at = text.find(NEWER)?;
+    let (before, after) = (&text[..at], &text[at + NEWER.len()..]);
+    let (newer, newer_version) = name_and_version(before.rsplit(['\n', ':']).next()?.trim(), true)?;
+    let (older, older_version) = name_and_version(after.lines().next()?.trim(), false)?;
+    let (newer, older) = (normalize_name(newer), normalize_name(older));
+    let node = context
+        .facts
+        .map(|facts| {
+            [(&newer, &newer_version), (&older, &older_version)]
+                .into_iter()
+                .filter_map(|(name, said)| {
+                    let installed = facts.package_version(name)?;
+                    Some(if installed.to_string() == *said {
+                        (Some(true), format!("{name} {installed} is installed here, as the message says"))
+                    } else {
+                        (
+                            Some(false),
+                            format!("{name} {installed} is installed here, not the {said} the message names: the run loaded another copy"),
+                        )
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    Some(Reading {
+        cause: PACKAGE,
+        said: format!(
+            "the message says {newer} {newer_version} is newer than {older} {older_version} accepts: the two are installed at releases that do not agree"
+        ),
+        node,
+        fix: format!(
+            "install releases that agree: {older} at {newer}'s release (python -m pip install --upgrade \"{older}=={newer_version}\" where the two share version numbers, as jax and jaxlib do), or {newer} at {older}'s (python -m pip install \"{newer}=={older_version}\")"
+        ),
+        stated: true,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// `NAME version V` at the end of `text` (`last`) or at its start, the name a
+/// plausible distribution's.
+fn name_and_version(text: &str, last: bool) -> Option<(&str, String)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let three = match last {
+        true => words.get(words.len().checked_sub(3)?..)?,
+        false => words.get(..3)?,
+    };
+    let [name, word, version] = three else {
+        return None;
+    };
+    let version = text::version_at(version)?;
+    let name = name.trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+    let named = *word == "version"
+        && plausible_package(name)
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    (named && Version::from_str(version).is_ok()).then(|| (name, version.to_string()))
 }
 
 const IS_VERSION: &str = " is version ";
@@ -1351,6 +1418,36 @@ mod tests {
             read_alone("Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install transformers[torch]`")[0].cause,
             PACKAGE
         );
+    }
+
+    /// octo125: jax refusing a jaxlib newer than itself names both releases,
+    /// and the fix moves either; sentences of that shape without two named
+    /// releases are not read.
+    #[test]
+    fn a_release_newer_than_its_partner_accepts_names_both() {
+        let found = &read_alone(
+            "RuntimeError: jaxlib version 0.4.31 is newer than and incompatible with jax version 0.4.20. Please update your jax and/or jaxlib packages.",
+        )[0];
+        assert_eq!(found.cause, PACKAGE);
+        assert!(
+            found.said.contains("jaxlib 0.4.31 is newer than jax 0.4.20"),
+            "{}",
+            found.said
+        );
+        assert!(
+            found.fix.contains("\"jax==0.4.31\"") && found.fix.contains("\"jaxlib==0.4.20\""),
+            "{}",
+            found.fix
+        );
+        for prose in [
+            "The Cloud Anchor could not be resolved because the SDK version used to resolve the anchor is newer than and incompatible with the version used to host it.",
+            "Fatal: database version 7 is newer than and incompatible with the latest tool version 6",
+        ] {
+            assert!(
+                read_alone(prose).iter().all(|reading| reading.cause != PACKAGE),
+                "{prose}"
+            );
+        }
     }
 
     fn read_alone(text: &str) -> Vec<Reading> {
