@@ -39,7 +39,7 @@ scratch_dir explain
 case_dir="$repo_root/tests/fixtures/explain/deepspeed-zero3-offload-lf3583-a40"
 
 PYTHONPATH="$repo_root/bench" python3 - "$envdoctor" "$case_dir" "$work" "$runs" "$size_mb" <<'PYEOF'
-import os, resource, subprocess, sys
+import os, subprocess, sys
 from interleaved import print_medians, time_interleaved
 
 envdoctor, case_dir, work, runs, size_mb = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
@@ -83,8 +83,14 @@ print(f"explain throughput on the big log:   {mb / med['explain big --snapshot']
 print(f"python scan / explain (big log):     {med['python scan big'] / med['explain big --snapshot']:.1f}x")
 print(f"explain / grep -c (big log):         {med['explain big --snapshot'] / med['grep -c big']:.1f}x")
 
-before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-result = subprocess.run([envdoctor, "explain", big, "--snapshot", snapshot, "--format", "json"], capture_output=True)
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(f"explain peak memory on the big log:  {peak / 1024:.1f} MiB (exit {result.returncode})")
+# Measured in a child of its own: this process's RUSAGE_CHILDREN is the
+# largest of every child so far (the Python scan of the big log, the
+# probe's interpreter), not explain's.
+alone = "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:], capture_output=True).returncode; print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)"
+measured = subprocess.run(
+    [sys.executable, "-c", alone, envdoctor, "explain", big, "--snapshot", snapshot, "--format", "json"],
+    capture_output=True, text=True, check=True,
+)
+peak, code = measured.stdout.split()
+print(f"explain peak memory on the big log:  {int(peak) / 1024:.1f} MiB (exit {code})")
 PYEOF
