@@ -191,7 +191,12 @@ impl Traceback {
 
     /// The exception that ended it: the last section's.
     pub fn raised(&self) -> Option<&Raised> {
-        self.sections.iter().rev().find_map(|section| section.raised.as_ref())
+        self.raising_section()?.raised.as_ref()
+    }
+
+    /// The section whose exception ended it, with the source line it printed.
+    pub fn raising_section(&self) -> Option<&Section> {
+        self.sections.iter().rev().find(|section| section.raised.is_some())
     }
 
     /// Whether it ended a job: a traceback cut before its exception did, a

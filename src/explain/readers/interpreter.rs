@@ -458,11 +458,7 @@ fn dataclass_default_refused(text: &str, traceback: &Traceback, context: Context
 /// known to be older than the feature reads them, and where the line that
 /// raised is printed it must subscript a class PEP 585 made generic.
 fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option<Reading> {
-    let section = traceback
-        .sections
-        .iter()
-        .rev()
-        .find(|section| section.raised.is_some())?;
+    let section = traceback.raising_section()?;
     let message = section.raised.as_ref()?.message.as_str();
     let (feature, needs, pep) = if let Some(at) = message.find("' object is not subscriptable") {
         let generics: &[&str] = match message[..at].rsplit('\'').next() {

@@ -92,7 +92,10 @@ fn no_audio_decoder(traceback: &Traceback, earlier: &[String]) -> Option<Reading
     if raised.class() != "NoBackendError" || !by_audioread {
         return None;
     }
-    let on_a_mac = traceback.frames().any(|frame| frame.file.starts_with("/Users/"));
+    let on_a_mac = matches!(
+        crate::explain::rank::other_system_sign(traceback),
+        Some((crate::matrix::rule::System::MacOs, _))
+    );
     // soundfile's refusal is the first of a chain, or a line of its own above it.
     let compressed = traceback
         .messages()

@@ -618,35 +618,21 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
 fn newer_than_its_partner(text: &str, context: Context) -> Option<Reading> {
     const NEWER: &str = " is newer than and incompatible with ";
     let at = text.find(NEWER)?;
-    let (before, after) = (&text[..at], &text[at + NEWER.len()..]);
-    let (newer, newer_version) = name_and_version(before.rsplit(['\n', ':']).next()?.trim(), true)?;
-    let (older, older_version) = name_and_version(after.lines().next()?.trim(), false)?;
+    let (newer, newer_version) = release_ending(&text[..at])?;
+    let (older, older_version) = release_starting(&text[at + NEWER.len()..])?;
     let (newer, older) = (normalize_name(newer), normalize_name(older));
+    // The bound jax's check holds the newer one to: no release past its partner's.
+    let specifier = format!("<={older_version}");
+    let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
     let node = context
         .facts
-        .map(|facts| {
-            [(&newer, &newer_version), (&older, &older_version)]
-                .into_iter()
-                .filter_map(|(name, said)| {
-                    let installed = facts.package_version(name)?;
-                    Some(if installed.to_string() == *said {
-                        (Some(true), format!("{name} {installed} is installed here, as the message says"))
-                    } else {
-                        (
-                            Some(false),
-                            format!("{name} {installed} is installed here, not the {said} the message names: the run loaded another copy"),
-                        )
-                    })
-                })
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
+        .map(|facts| installed_against(facts, &newer, &specifiers, &specifier, context.absence_is_a_fact));
     Some(Reading {
         cause: PACKAGE,
         said: format!(
             "the message says {newer} {newer_version} is newer than {older} {older_version} accepts: the two are installed at releases that do not agree"
         ),
-        node,
+        node: node.into_iter().collect(),
         fix: format!(
             "install releases that agree: {older} at {newer}'s release (python -m pip install --upgrade \"{older}=={newer_version}\" where the two share version numbers, as jax and jaxlib do), or {newer} at {older}'s (python -m pip install \"{newer}=={older_version}\")"
         ),
@@ -656,25 +642,20 @@ fn newer_than_its_partner(text: &str, context: Context) -> Option<Reading> {
     })
 }
 
-/// `NAME version V` at the end of `text` (`last`) or at its start, the name a
-/// plausible distribution's.
-fn name_and_version(text: &str, last: bool) -> Option<(&str, String)> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let three = match last {
-        true => words.get(words.len().checked_sub(3)?..)?,
-        false => words.get(..3)?,
-    };
-    let [name, word, version] = three else {
-        return None;
-    };
+/// `NAME version V` ending `text`, the name a plausible distribution's.
+fn release_ending(text: &str) -> Option<(&str, &str)> {
+    let (before, version) = text.trim_end().rsplit_once(' ')?;
+    let name = text::name_before(before.trim_end().strip_suffix(" version")?.trim_end())?;
     let version = text::version_at(version)?;
-    let name = name.trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
-    let named = *word == "version"
-        && plausible_package(name)
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    (named && Version::from_str(version).is_ok()).then(|| (name, version.to_string()))
+    (plausible_package(name) && Version::from_str(version).is_ok()).then_some((name, version))
+}
+
+/// `NAME version V` starting `text`, the name a plausible distribution's.
+fn release_starting(text: &str) -> Option<(&str, &str)> {
+    let name = text::name_after(text)?;
+    let rest = text[text.find(name)? + name.len()..].strip_prefix(" version ")?;
+    let version = text::version_at(rest)?;
+    (plausible_package(name) && Version::from_str(version).is_ok()).then_some((name, version))
 }
 
 const IS_VERSION: &str = " is version ";
