@@ -38,12 +38,19 @@ const REQUIRING: [&str; 9] = [
     "support",
 ];
 
-/// pip's words when the index has no file of a requirement for this
-/// interpreter and platform: the requirement is what the user asked pip
-/// for, not one a library stated, and installing it is what failed.
-const INSTALLER_FOUND_NONE: [&str; 2] = [
+/// pip's words about the requirements it was asked to install: when the
+/// index has no file of one for this interpreter and platform, and when its
+/// resolver finds no set of releases that meets them all (`Cannot install
+/// omnizart==0.1.0, omnizart==0.1.1 ... because these package versions have
+/// conflicting dependencies`). The versions they name are what the user asked
+/// pip for, not a bound a library stated against the node, and installing is
+/// what failed; none of the package readings below reads them.
+const INSTALLER_SPEAKS: [&str; 5] = [
     "could not find a version that satisfies the requirement",
     "no matching distribution found for",
+    "because these package versions have conflicting dependencies",
+    "resolutionimpossible",
+    "the conflict is caused by",
 ];
 
 /// Names that are not distributions one installs with pip: the platform's
@@ -80,7 +87,7 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
     readings.extend(architecture(text, context));
     // A platform requirement's message also names packages in passing
     // (`--tf32 requires Ampere ..., cuda>=11 and torch>=1.7`): it is the reading.
-    if readings.is_empty() {
+    if readings.is_empty() && !installer_speaks(text) {
         readings.extend(
             package_bound(text, context)
                 .or_else(|| version_in_words(text, context))
@@ -96,13 +103,16 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
     readings
 }
 
+fn installer_speaks(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    INSTALLER_SPEAKS.iter().any(|words| lower.contains(words))
+}
+
 /// `name OP version` clauses of a requiring sentence, and the version the
 /// message says was found (`but found accelerate==0.18.0`, `MMCV==1.3.5 is used`).
 fn package_bound(text: &str, context: Context) -> Option<Reading> {
     let lower = text.to_ascii_lowercase();
-    if !REQUIRING.iter().any(|word| lower.contains(word))
-        || INSTALLER_FOUND_NONE.iter().any(|words| lower.contains(words))
-    {
+    if !REQUIRING.iter().any(|word| lower.contains(word)) {
         return None;
     }
     let clauses = text::clauses(text);
@@ -1248,6 +1258,25 @@ mod tests {
         for log in logs {
             assert!(read_alone(log).is_empty(), "{log}");
         }
+    }
+
+    /// omnizart29: pip's resolver names the releases it was asked for and
+    /// could not install together; no library stated them as a bound, so no
+    /// package reading reads them, however its sentence words it. A library's
+    /// bound beside them on the same line would still be pip's to judge.
+    #[test]
+    fn what_pip_was_asked_to_install_is_no_bound() {
+        read_as_none(&[
+            "ERROR: Cannot install omnizart==0.1.0, omnizart==0.1.1 and omnizart==0.4.1 because these package versions have conflicting dependencies.",
+            "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts",
+            "The conflict is caused by:\n    The user requested tokenizers==0.10.3\n    transformers 4.26.1 depends on tokenizers!=0.11.3,<0.14 and >=0.11.1",
+            "ERROR: Could not find a version that satisfies the requirement torch==1.7.1 (from versions: 2.0.0)",
+        ]);
+        // The words that made the first sentence a requirement still do where pip is not speaking.
+        bounds_read_as(&[(
+            "ImportError: Cannot install: omnizart requires numpy>=1.20",
+            "the message requires numpy>=1.20",
+        )]);
     }
 
     /// telecarla67, sdwebuisupermerger119: a release required in words, with
