@@ -13,7 +13,7 @@ pub const MISSING: &str = "shared-library-missing";
 pub const OTHER_BUILD: &str = "extension-built-for-other-torch";
 
 /// What the loader and the libraries that load others say when a file is missing.
-const LOADER_WORDS: [&str; 12] = [
+const LOADER_WORDS: [&str; 13] = [
     "cannot open shared object file",
     // Taichi's loader, after the library's file: `libcuda.so lib not found.`
     " lib not found",
@@ -33,6 +33,10 @@ const LOADER_WORDS: [&str; 12] = [
     "did not manage to locate a library called",
     // Python's ctypes on Windows: `Could not find module 'nvrtc64_112_0.dll' (or one of its dependencies)`.
     "could not find module",
+    // cairocffi's, after trying each name it knows for one library by name
+    // (cairocffi/__init__.py's dlopen): `dlopen() failed to load a library:
+    // cairo / cairo-2`, the names without `lib` or a suffix.
+    "failed to load a library:",
 ];
 
 /// Windows' words for a DLL that did not load, which name no file the
@@ -225,16 +229,21 @@ fn in_loader_words(text: &str) -> Option<Soname<'_>> {
     }
     // A library looked up by its bare name (ctypes.util.find_library), as the
     // package words it (`OSError: sndfile library not found`) or cffi does.
-    let called = "did not manage to locate a library called ";
-    let near = match lower[at..].starts_with(called) {
-        true => text[at + called.len()..]
-            .trim_start_matches(['\'', '"'])
+    let called = [
+        "did not manage to locate a library called ",
+        "failed to load a library: ",
+    ]
+    .into_iter()
+    .find(|words| lower[at..].starts_with(words));
+    let near = match called {
+        Some(words) => text[at + words.len()..]
+            .trim_start_matches(['\'', '"', ' '])
             .split(['\'', '"', ' ', '\n'])
             .next()
             .unwrap_or_default(),
-        false => near,
+        None => near,
     };
-    if (lower[at..].starts_with("library not found") || lower[at..].starts_with(called)) && !near.is_empty() {
+    if (lower[at..].starts_with("library not found") || called.is_some()) && !near.is_empty() {
         let bare = near.strip_prefix("lib").filter(|rest| !rest.is_empty()).unwrap_or(near);
         if bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return Some(Soname {
@@ -1380,6 +1389,13 @@ mod tests {
         assert!(cffi.fix.starts_with("apt-get install libsndfile1"), "{}", cffi.fix);
         // A name the readers do not know the provider of is left to the entry's words.
         assert!(reading("OSError: foo library not found\n").is_none());
+        // axi9: cairocffi names every name it tried, without `lib` or a suffix.
+        let cairo = "OSError: dlopen() failed to load a library: cairo / cairo-2\n";
+        assert!(is_loader_failure(cairo));
+        assert_eq!(missing_library(cairo).map(|found| found.stem), Some("cairo"));
+        assert!(!is_loader_failure(
+            "RuntimeError: failed to load a library of prompts: prompts.json\n"
+        ));
     }
 
     #[test]
