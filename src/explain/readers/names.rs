@@ -618,7 +618,7 @@ fn innermost_user(traceback: &Traceback, top: &str) -> User {
         .filter_map(|frame| match crate::explain::frame_package(&frame.file) {
             // The lacking package's own frames (under its import name, a
             // namespace's included) and the import machinery's.
-            Some(crate::explain::STDLIB | "importlib") => None,
+            Some(package) if is_import_machinery(package) => None,
             Some(package) if package == top => None,
             Some(package) => Some(Some(crate::explain::distribution_of(package))),
             None => Some(None),
@@ -629,6 +629,13 @@ fn innermost_user(traceback: &Traceback, top: &str) -> User {
         Some(package) => User::Package(package),
         None => User::TheJob,
     }
+}
+
+/// Frames that look a name up for the code that asked for it: the
+/// interpreter's import machinery, and lazy_loader's module `__getattr__`,
+/// which raises for the caller a missing attribute of the package it loads.
+fn is_import_machinery(package: &str) -> bool {
+    matches!(package, crate::explain::STDLIB | "importlib" | "lazy_loader")
 }
 
 /// The module and the name a message says is missing from it.
@@ -689,10 +696,32 @@ fn missing_attribute(text: &str) -> Option<(&str, &str)> {
         // A class the pickling script defined itself: no package's.
         return (module != "__main__").then_some((module, attribute));
     }
-    let rest = text::after_marker(text, "module '")?;
-    let (module, after) = rest.split_once('\'')?;
-    let attribute = after.trim_start().strip_prefix("has no attribute '")?;
-    Some((module, attribute.split_once('\'')?.0))
+    if let Some(rest) = text::after_marker(text, "module '") {
+        let (module, after) = rest.split_once('\'')?;
+        let attribute = after.trim_start().strip_prefix("has no attribute '")?;
+        return Some((module, attribute.split_once('\'')?.0));
+    }
+    text.lines().find_map(lazy_module_words)
+}
+
+/// A lazily loaded module's own words for a name it does not have, which
+/// Python's would quote: lazy_loader's `No librosa.core attribute audio`
+/// (librosa, scikit-image and networkx load their submodules through it) and
+/// the `_LazyModule` of transformers and the projects that copied it, `module
+/// transformers has no attribute Qwen2VLForConditionalGeneration`. The whole
+/// message is the sentence, so prose that happens to hold the words is none.
+fn lazy_module_words(line: &str) -> Option<(&str, &str)> {
+    let message = line.trim().strip_prefix("AttributeError: ").unwrap_or(line.trim());
+    let (module, attribute) = match message.strip_prefix("module ") {
+        Some(rest) => rest.split_once(" has no attribute ")?,
+        None => message
+            .strip_prefix("No ")?
+            .split_once(" attribute ")
+            // `No such attribute x`: English, not a module.
+            .filter(|(module, _)| !module.eq_ignore_ascii_case("such") && !text::is_prose_word(module))?,
+    };
+    let dotted = !module.is_empty() && module.split('.').all(text::is_identifier);
+    (dotted && text::is_identifier(attribute)).then_some((module, attribute))
 }
 
 /// `'tensorrt.tensorrt.IBuilderConfig' object has no attribute
@@ -723,7 +752,7 @@ pub(super) fn caller(traceback: &Traceback, package: &str) -> Option<String> {
     traceback
         .frames()
         .filter_map(|frame| crate::explain::frame_package(&frame.file))
-        .filter(|found| !matches!(*found, crate::explain::STDLIB | "importlib"))
+        .filter(|found| !is_import_machinery(found))
         .map(crate::explain::distribution_of)
         .filter(|found| crate::packaging::normalize_name(found) != package)
         .last()
@@ -818,6 +847,38 @@ mod tests {
         }
         // Undated, it is not read: a release, or the code's own mistake.
         assert!(reading("AttributeError: 'pycolmap._core.Image' object has no attribute 'id'\n").is_none());
+    }
+
+    /// pianotranscriptioninference16: a lazily loaded module words a missing
+    /// name its own way; read as Python's, the name history dates it, and
+    /// lazy_loader's frame, which raised it for the caller, is not the user.
+    #[test]
+    fn a_lazy_modules_missing_name_is_read_as_pythons() {
+        assert_eq!(
+            missing_attribute("AttributeError: No librosa.core attribute audio"),
+            Some(("librosa.core", "audio"))
+        );
+        assert_eq!(
+            missing_attribute("module transformers has no attribute Qwen2VLForConditionalGeneration"),
+            Some(("transformers", "Qwen2VLForConditionalGeneration"))
+        );
+        for prose in [
+            "No GPU attribute was found in the config",
+            "AttributeError: No such attribute foo",
+            "AttributeError: No librosa.core attribute audio, try again",
+            "the module foo has no attribute docs yet",
+            "module my-pkg has no attribute x",
+        ] {
+            assert_eq!(missing_attribute(prose), None, "{prose}");
+        }
+        let lazy = reading("Traceback (most recent call last):\n  File \"/content/transcribe.py\", line 9, in transcribe\n    y, sr = librosa.core.audio.load(path)\n  File \"/usr/local/lib/python3.9/dist-packages/lazy_loader/__init__.py\", line 88, in __getattr__\n    raise AttributeError(f\"No {package_name} attribute {name}\")\nAttributeError: No librosa.core attribute audio\n").unwrap();
+        assert_eq!(lazy.cause, CAUSE);
+        assert!(
+            lazy.said.starts_with("the code uses librosa.core.audio"),
+            "{}",
+            lazy.said
+        );
+        assert!(!lazy.fix.contains("lazy"), "{}", lazy.fix);
     }
 
     /// NumPy 2.0's own words for a method it took off ndarray date it.
