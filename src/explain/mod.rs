@@ -818,6 +818,14 @@ pub(crate) fn after_last(file: &str, markers: &[&str]) -> Option<usize> {
 /// What [`frame_package`] calls the standard library.
 pub const STDLIB: &str = "python";
 
+/// Whether frames of `package` look a name up for the code that asked for
+/// it, so that the asker, not they, used it: the interpreter's own library
+/// and import machinery, and lazy_loader's module `__getattr__`, which raises
+/// a missing attribute of the package it loads for its caller.
+pub fn is_lookup_machinery(package: &str) -> bool {
+    matches!(package, STDLIB | "importlib" | "lazy_loader")
+}
+
 /// The import package a frame's file belongs to: the directory under
 /// `site-packages` or `dist-packages` (or a zipped egg's `build/bdist.*/egg/`);
 /// [`STDLIB`] for the interpreter's own library; `None` for the job's code.

@@ -855,6 +855,38 @@ fn every_outside_read_is_bounded() {
     );
 }
 
+/// Explain's readers judge who used a name by the frames outside the lookup
+/// machinery (the interpreter's import system, lazy_loader's `__getattr__`),
+/// and each once kept its own list of it, which a fix to one left the others
+/// without: `crate::explain::is_lookup_machinery` is the one list, and no
+/// other file of `src/explain` spells a member of it.
+#[test]
+fn the_lookup_machinery_is_listed_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let own_list = ["src/explain/mod.rs", "src/explain/stdlib_modules.rs"];
+    let spelled: Vec<String> = read_tree(&root.join("src"))
+        .iter()
+        .filter(|file| file.path.starts_with("src/explain/") && !own_list.contains(&file.path.as_str()))
+        .flat_map(|file| {
+            file.text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| {
+                    ["\"importlib\"", "\"lazy_loader\""]
+                        .iter()
+                        .any(|name| line.contains(name))
+                })
+                .map(|(number, _)| format!("{}:{}", file.path, number + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        spelled.is_empty(),
+        "call crate::explain::is_lookup_machinery instead: {}",
+        spelled.join(", ")
+    );
+}
+
 /// Every unbounded read outside the reader and the allowed files, as
 /// `path:line: what`, then every allowed file that no longer reads.
 fn read_problems(files: &[SourceFile]) -> Vec<String> {

@@ -828,7 +828,7 @@ fn torch_import_missing(text: &str, traceback: &Traceback) -> Option<String> {
     let importer = traceback
         .frames()
         .filter_map(|frame| crate::explain::frame_package(&frame.file))
-        .filter(|package| !matches!(*package, crate::explain::STDLIB | "importlib"))
+        .filter(|package| !crate::explain::is_lookup_machinery(package))
         .last();
     (importer != Some("torch")).then_some(missing)
 }
@@ -890,10 +890,8 @@ fn importing_file(traceback: &Traceback) -> Option<&str> {
     traceback
         .frames()
         .filter(|frame| {
-            !matches!(
-                crate::explain::frame_package(&frame.file),
-                Some(crate::explain::STDLIB | "importlib" | "torch")
-            )
+            crate::explain::frame_package(&frame.file)
+                .is_none_or(|package| !crate::explain::is_lookup_machinery(package) && package != "torch")
         })
         .last()
         .map(|frame| frame.file.as_str())

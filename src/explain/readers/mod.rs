@@ -271,13 +271,13 @@ fn package_of_library_path(text: &str) -> Option<&str> {
         })
 }
 
-/// The innermost frame's package, the interpreter's own library, the import
-/// machinery, ctypes and torch's own frames passed over.
+/// The innermost frame's package, the lookup machinery's, ctypes' and
+/// torch's own frames passed over.
 fn innermost_package(traceback: &Traceback) -> Option<&str> {
     traceback
         .frames()
         .filter_map(|frame| super::frame_package(&frame.file))
-        .filter(|package| !matches!(*package, super::STDLIB | "importlib" | "ctypes" | "torch"))
+        .filter(|package| !super::is_lookup_machinery(package) && !matches!(*package, "ctypes" | "torch"))
         .last()
 }
 

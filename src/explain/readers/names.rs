@@ -618,7 +618,7 @@ fn innermost_user(traceback: &Traceback, top: &str) -> User {
         .filter_map(|frame| match crate::explain::frame_package(&frame.file) {
             // The lacking package's own frames (under its import name, a
             // namespace's included) and the import machinery's.
-            Some(package) if is_import_machinery(package) => None,
+            Some(package) if crate::explain::is_lookup_machinery(package) => None,
             Some(package) if package == top => None,
             Some(package) => Some(Some(crate::explain::distribution_of(package))),
             None => Some(None),
@@ -629,13 +629,6 @@ fn innermost_user(traceback: &Traceback, top: &str) -> User {
         Some(package) => User::Package(package),
         None => User::TheJob,
     }
-}
-
-/// Frames that look a name up for the code that asked for it: the
-/// interpreter's import machinery, and lazy_loader's module `__getattr__`,
-/// which raises for the caller a missing attribute of the package it loads.
-fn is_import_machinery(package: &str) -> bool {
-    matches!(package, crate::explain::STDLIB | "importlib" | "lazy_loader")
 }
 
 /// The module and the name a message says is missing from it.
@@ -752,7 +745,7 @@ pub(super) fn caller(traceback: &Traceback, package: &str) -> Option<String> {
     traceback
         .frames()
         .filter_map(|frame| crate::explain::frame_package(&frame.file))
-        .filter(|found| !is_import_machinery(found))
+        .filter(|found| !crate::explain::is_lookup_machinery(found))
         .map(crate::explain::distribution_of)
         .filter(|found| crate::packaging::normalize_name(found) != package)
         .last()
