@@ -558,20 +558,18 @@ fn found_after(lower: &str) -> Option<Version> {
 /// \`bitsandbytes\` that is not compatible with 8bit inference and training
 /// make sure you have the latest version of \`bitsandbytes\` installed`): the
 /// installed release is too old for it, and a newer one is the bound.
+/// `Your TensorFlow version is not supported.` says the same with the
+/// package's name first.
 fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     const VERSION_OF: &str = "version of ";
+    const VERSION_IS: &str = " version is ";
     const TOO_OLD: [&str; 2] = ["too old", "outdated"];
     const NEWER: [&str; 4] = ["latest", "newer", "more recent", "recent"];
     // `the latest version of the driver`: what follows names no package.
     const DETERMINERS: [&str; 8] = ["the", "a", "an", "your", "this", "that", "its", "our"];
     let lower = text.to_ascii_lowercase();
-    let (name, start, end) = lower.match_indices(VERSION_OF).find_map(|(at, _)| {
-        let after = at + VERSION_OF.len();
-        let token = text[after..]
-            .split(|c: char| c.is_whitespace() || matches!(c, ',' | ':' | ';' | '(' | ')'))
-            .next()?;
-        let name = token.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | '.'));
-        let known = !name.is_empty()
+    let names_a_package = |name: &str| {
+        !name.is_empty()
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -579,15 +577,43 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
                 .iter()
                 .chain(&DETERMINERS)
                 .any(|word| word.eq_ignore_ascii_case(name))
-            && !text::is_prose_word(name);
-        known.then_some((name, at, after + token.len()))
-    })?;
+            && !text::is_prose_word(name)
+    };
+    let version_of = lower.match_indices(VERSION_OF).find_map(|(at, _)| {
+        let after = at + VERSION_OF.len();
+        let token = text[after..]
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | ':' | ';' | '(' | ')'))
+            .next()?;
+        let name = token.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | '.'));
+        names_a_package(name).then_some((name, at, after + token.len()))
+    });
+    // The other order, `Your TensorFlow version is not supported.` (Edward's
+    // words for a TensorFlow without a name it imports): the name before
+    // `version`, and the sentence must reject it, since naming it is no
+    // request for a newer one. English puts any noun there (`Your config
+    // version is too old`, `Node.js version`), so only a distribution the
+    // import-names table knows is read.
+    let (name, start, end, named_before) = match version_of {
+        Some((name, start, end)) => (name, start, end, false),
+        None => lower.match_indices(VERSION_IS).find_map(|(at, _)| {
+            let token = text[..at].rsplit(char::is_whitespace).next()?;
+            let name = token.trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+            let start = at - token.len();
+            (names_a_package(name) && is_known_distribution(context, name)).then_some((
+                name,
+                start,
+                at + VERSION_IS.len(),
+                true,
+            ))
+        })?,
+    };
     // The release it names is rejected in its own sentence, or a newer one asked for.
     let (from, to) = sentence_bounds(&lower, start, end);
     let sentence = &lower[from..to];
     let before = lower[from..start].trim_end();
     let rejected = REJECTING.iter().chain(&TOO_OLD).any(|words| sentence.contains(words));
-    let newer_asked = NEWER.iter().any(|word| before.ends_with(word)) && requiring_sentence(&lower, start, end);
+    let newer_asked =
+        !named_before && NEWER.iter().any(|word| before.ends_with(word)) && requiring_sentence(&lower, start, end);
     if !rejected && !newer_asked {
         return None;
     }
@@ -618,6 +644,19 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
         stated: true,
         settles: true,
         rules_out: Vec::new(),
+    })
+}
+
+/// Whether the import-names table knows `name` as a distribution or as the
+/// module one installs (`TensorFlow` is tensorflow's, `sklearn` scikit-learn's).
+fn is_known_distribution(context: Context, name: &str) -> bool {
+    context.tables.is_some_and(|tables| {
+        let import_names = &tables.import_names;
+        import_names
+            .distributions
+            .iter()
+            .any(|known| normalize_name(&known.name) == normalize_name(name))
+            || !import_names.providers(&name.to_ascii_lowercase()).is_empty()
     })
 }
 
@@ -1258,6 +1297,35 @@ mod tests {
         for log in logs {
             assert!(read_alone(log).is_empty(), "{log}");
         }
+    }
+
+    /// edward801: the package's name before `version`, in a sentence that
+    /// rejects it, is the same bound; only a distribution the import-names
+    /// table knows is read so, since any noun may stand there.
+    #[test]
+    fn a_package_named_before_its_rejected_version_is_a_bound() {
+        let tables = crate::matrix::builtin_tables().unwrap();
+        let context = Context {
+            tables: Some(&tables),
+            ..Context::alone()
+        };
+        let read_with_tables = |text: &str| read(&text::squeeze_spaces(text), context);
+        let edward = &read_with_tables(
+            "ImportError: cannot import name 'NOT_REPARAMETERIZED'. Your TensorFlow version is not supported.",
+        )[0];
+        assert_eq!(edward.cause, PACKAGE);
+        assert_eq!(edward.fix, "python -m pip install --upgrade \"tensorflow\"");
+        assert!(!read_with_tables("Your torch version is too old, please upgrade").is_empty());
+        for text in [
+            "Your config version is not supported.",
+            "Node.js version is too old. Please upgrade to Node.js 18+.",
+            "Your Python version is not supported.",
+            "The tensorflow version is 2.4 and it works.",
+        ] {
+            assert!(read_with_tables(text).is_empty(), "{text}");
+        }
+        // Without the table, nothing tells a package from any other noun.
+        assert!(read_alone("Your TensorFlow version is not supported.").is_empty());
     }
 
     /// omnizart29: pip's resolver names the releases it was asked for and
