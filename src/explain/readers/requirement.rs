@@ -589,13 +589,18 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     });
     // The other order, `Your TensorFlow version is not supported.` (Edward's
     // words for a TensorFlow without a name it imports): the name before
-    // `version`, and the sentence must reject it, since naming it is no
-    // request for a newer one. English puts any noun there (`Your config
-    // version is too old`, `Node.js version`), so only a distribution the
-    // import-names table knows is read.
+    // `version`, and the rejection right after `is`, since naming it is no
+    // request for a newer one and a sentence may go on to reject something
+    // else (`the numpy version is fine but CUDA 9 is not supported`). English
+    // puts any noun there (`Your config version is too old`, `Node.js
+    // version`), so only a distribution the import-names table knows is read.
     let (name, start, end, named_before) = match version_of {
         Some((name, start, end)) => (name, start, end, false),
         None => lower.match_indices(VERSION_IS).find_map(|(at, _)| {
+            let verdict = &lower[at + VERSION_IS.len()..];
+            if !REJECTING.iter().chain(&TOO_OLD).any(|words| verdict.starts_with(words)) {
+                return None;
+            }
             let token = text[..at].rsplit(char::is_whitespace).next()?;
             let name = token.trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
             let start = at - token.len();
@@ -1321,6 +1326,7 @@ mod tests {
             "Node.js version is too old. Please upgrade to Node.js 18+.",
             "Your Python version is not supported.",
             "The tensorflow version is 2.4 and it works.",
+            "The numpy version is fine but CUDA 9 is not supported.",
         ] {
             assert!(read_with_tables(text).is_empty(), "{text}");
         }
