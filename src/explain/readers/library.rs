@@ -245,7 +245,11 @@ fn in_loader_words(text: &str) -> Option<Soname<'_>> {
     };
     if (lower[at..].starts_with("library not found") || called.is_some()) && !near.is_empty() {
         let bare = near.strip_prefix("lib").filter(|rest| !rest.is_empty()).unwrap_or(near);
-        if bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        // `gobject-2.0`, `pango-1.0`: cairocffi's and WeasyPrint's names carry the API's version.
+        if bare
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
             return Some(Soname {
                 file: near,
                 stem: bare,
@@ -1395,6 +1399,9 @@ mod tests {
         assert_eq!(missing_library(cairo).map(|found| found.stem), Some("cairo"));
         assert!(!is_loader_failure(
             "RuntimeError: failed to load a library of prompts: prompts.json\n"
+        ));
+        assert!(is_loader_failure(
+            "OSError: dlopen() failed to load a library: gobject-2.0 / gobject-2.0-0\n"
         ));
     }
 

@@ -139,9 +139,22 @@ fn transformers_model(
     let model = match module {
         "transformers" => models.of_class(name)?,
         "transformers.models" => models.of_module(name)?,
-        _ => models
-            .of_class(name)
-            .filter(|_| module.starts_with("transformers.models."))?,
+        _ => {
+            let model = models.of_class(name)?;
+            let family = module.strip_prefix("transformers.models.")?.split('.').next()?;
+            // `module transformers.models.llama has no attribute
+            // LlamaForCausalLM`: the message found the family's module, so
+            // the release installed has the type; what lacks the class is
+            // something else (a backend not installed, as torch for the
+            // model classes), which the type's date does not tell.
+            if models
+                .of_module(family)
+                .is_some_and(|found| found.model_type == model.model_type)
+            {
+                return None;
+            }
+            model
+        }
     };
     let (change, version) = match (&model.added, &model.removed) {
         (_, Some(removed)) => (Change::Removed, removed.clone()),
@@ -495,6 +508,23 @@ fn undated(
                 Some(judged) => vec![(Some(judged.outside), judged.text)],
                 None => node,
             };
+            // `getattr(transformers, flavor_config["instance_type"])`: the
+            // name is a value the package read (a config, a model's files:
+            // trust_remote_code classes no transformers release has), not
+            // one its release wrote.
+            let from_data = looked_up_by_value(traceback);
+            let node = match from_data {
+                true => node
+                    .into_iter()
+                    .chain([(
+                        None,
+                        format!(
+                            "where {caller} got the name: its line looks it up by a value (getattr), so a config or a model's files may name a class no {lacking} release has"
+                        ),
+                    )])
+                    .collect(),
+                false => node,
+            };
             Reading {
             cause: CAUSE,
             said: format!(
@@ -503,7 +533,7 @@ fn undated(
             node,
             fix,
             stated: false,
-            settles: !gpu_named,
+            settles: !gpu_named && !from_data,
             rules_out: Vec::new(),
         }
         }
@@ -540,6 +570,25 @@ fn undated(
             settles: imported_installed && !gpu_named,
             rules_out: Vec::new(),
         },
+    })
+}
+
+/// Whether the line that raised looks the name up by a value, not by a name
+/// written in the code: `getattr(module, variable)`, a second argument that
+/// is no string literal.
+fn looked_up_by_value(traceback: &Traceback) -> bool {
+    let Some(line) = traceback
+        .raising_section()
+        .and_then(|section| section.source_line.as_deref())
+    else {
+        return false;
+    };
+    text::word_starts(line, "getattr(", true).any(|at| {
+        let arguments = &line[at + "getattr(".len()..];
+        arguments
+            .split_once(',')
+            .map(|(_, second)| second.trim_start())
+            .is_some_and(|second| !second.starts_with(['\'', '"']))
     })
 }
 
@@ -689,12 +738,15 @@ fn missing_attribute(text: &str) -> Option<(&str, &str)> {
         // A class the pickling script defined itself: no package's.
         return (module != "__main__").then_some((module, attribute));
     }
-    if let Some(rest) = text::after_marker(text, "module '") {
+    let quoted = text::after_marker(text, "module '").and_then(|rest| {
         let (module, after) = rest.split_once('\'')?;
         let attribute = after.trim_start().strip_prefix("has no attribute '")?;
-        return Some((module, attribute.split_once('\'')?.0));
-    }
-    text.lines().find_map(lazy_module_words)
+        Some((module, attribute.split_once('\'')?.0))
+    });
+    quoted
+        .or_else(|| text.lines().find_map(lazy_module_words))
+        // The script's own module is no package's.
+        .filter(|(module, _)| *module != "__main__")
 }
 
 /// A lazily loaded module's own words for a name it does not have, which
@@ -861,6 +913,7 @@ mod tests {
             "AttributeError: No librosa.core attribute audio, try again",
             "the module foo has no attribute docs yet",
             "module my-pkg has no attribute x",
+            "AttributeError: module __main__ has no attribute Net",
         ] {
             assert_eq!(missing_attribute(prose), None, "{prose}");
         }
@@ -872,6 +925,22 @@ mod tests {
             lazy.said
         );
         assert!(!lazy.fix.contains("lazy"), "{}", lazy.fix);
+    }
+
+    /// transformers26609: mlflow looks a class up by the name a model's
+    /// config gives (a trust_remote_code class no transformers release has):
+    /// a name read from data is listed, not named; one the line writes is named.
+    #[test]
+    fn a_name_an_installed_package_looks_up_by_value_is_not_its_releases() {
+        let log = |line: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/usr/lib/python3.10/site-packages/mlflow/transformers/__init__.py\", line 500, in _load_model\n    {line}\nAttributeError: module 'transformers' has no attribute 'BaiChuanForCausalLM'\n"
+            )
+        };
+        let by_value = reading(&log("cls = getattr(transformers, flavor_config[\"instance_type\"])")).unwrap();
+        assert!(!by_value.settles, "{by_value:?}");
+        let by_name = reading(&log("cls = getattr(transformers, \"BaiChuanForCausalLM\")")).unwrap();
+        assert!(by_name.settles, "{by_name:?}");
     }
 
     /// NumPy 2.0's own words for a method it took off ndarray date it.

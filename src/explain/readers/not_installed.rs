@@ -190,7 +190,7 @@ fn log_system(traceback: &Traceback) -> Option<&'static str> {
 }
 
 /// The installed package whose own code ran the import: the last frame
-/// outside the interpreter's library (importlib's frames run every import)
+/// outside the lookup machinery (importlib's frames run every import)
 /// is in site-packages, at a module's top level. An import the job's own
 /// file ran may be of a folder of the project; one an installed package's
 /// module runs as it loads is of what it depends on. An import made inside
@@ -199,7 +199,7 @@ fn log_system(traceback: &Traceback) -> Option<&'static str> {
 fn installed_importer(traceback: &Traceback) -> Option<&str> {
     let frame = traceback
         .frames()
-        .filter(|frame| crate::explain::frame_package(&frame.file) != Some(crate::explain::STDLIB))
+        .filter(|frame| !crate::explain::frame_package(&frame.file).is_some_and(crate::explain::is_lookup_machinery))
         .last()?;
     if frame.function != "<module>" || !crate::explain::is_installed_code(&frame.file) {
         return None;

@@ -38,19 +38,34 @@ const REQUIRING: [&str; 9] = [
     "support",
 ];
 
-/// pip's words about the requirements it was asked to install: when the
-/// index has no file of one for this interpreter and platform, and when its
-/// resolver finds no set of releases that meets them all (`Cannot install
-/// omnizart==0.1.0, omnizart==0.1.1 ... because these package versions have
-/// conflicting dependencies`). The versions they name are what the user asked
-/// pip for, not a bound a library stated against the node, and installing is
-/// what failed; none of the package readings below reads them.
-const INSTALLER_SPEAKS: [&str; 5] = [
+/// An installer's words about the requirements it was asked to install: when
+/// the index has no file of one for this interpreter and platform, and when
+/// its resolver finds no set of releases that meets them all (pip's `Cannot
+/// install omnizart==0.1.0, omnizart==0.1.1 ... because these package versions
+/// have conflicting dependencies`, uv's `Because vllm==0.6.3 depends on
+/// torch==2.4.0 and you require vllm==0.6.3 ... your requirements are
+/// unsatisfiable`, Poetry's `version solving failed`, conda's
+/// `UnsatisfiableError`). The versions they name are what the user asked for,
+/// or what one asked-for release needs of another, not a bound a library
+/// stated against an installed package, and installing is what failed; none
+/// of the package readings below reads them.
+const INSTALLER_SPEAKS: [&str; 12] = [
+    // pip
     "could not find a version that satisfies the requirement",
     "no matching distribution found for",
     "because these package versions have conflicting dependencies",
     "resolutionimpossible",
     "the conflict is caused by",
+    // uv
+    "no solution found when resolving dependencies",
+    "your requirements are unsatisfiable",
+    // Poetry
+    "version solving failed",
+    // conda and mamba
+    "unsatisfiableerror",
+    "found to be incompatible with each other",
+    "resolvepackagenotfound",
+    "could not solve for environment specs",
 ];
 
 /// Names that are not distributions one installs with pip: the platform's
@@ -87,7 +102,10 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
     readings.extend(architecture(text, context));
     // A platform requirement's message also names packages in passing
     // (`--tf32 requires Ampere ..., cuda>=11 and torch>=1.7`): it is the reading.
-    if readings.is_empty() && !installer_speaks(text) {
+    if readings.is_empty() {
+        // The installer's own lines are cut, not the whole text: a library's
+        // bound pasted beside them is still the library's.
+        let text = &*without_installer_speech(text);
         readings.extend(
             package_bound(text, context)
                 .or_else(|| version_in_words(text, context))
@@ -103,9 +121,33 @@ pub fn read(text: &str, context: Context) -> Vec<Reading> {
     readings
 }
 
-fn installer_speaks(text: &str) -> bool {
+/// `text` without what an installer said of the requirements it was asked
+/// for: each line in its words ([`INSTALLER_SPEAKS`]) and the lines after it
+/// up to a blank one (pip's `The conflict is caused by:` list, uv's `╰─▶
+/// Because ...`), and the resolvers' derivations (`Because X depends on Y
+/// ...`, `And because ...`, `So, because ...`) wherever an installer spoke.
+fn without_installer_speech(text: &str) -> std::borrow::Cow<'_, str> {
     let lower = text.to_ascii_lowercase();
-    INSTALLER_SPEAKS.iter().any(|words| lower.contains(words))
+    if !INSTALLER_SPEAKS.iter().any(|words| lower.contains(words)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut kept = Vec::new();
+    let mut in_speech = false;
+    for line in text.lines() {
+        let lower = line.trim().to_ascii_lowercase();
+        let derivation = ["because ", "and because ", "so, because "]
+            .iter()
+            .any(|opening| lower.trim_start_matches(['╰', '─', '▶', '│', ' ']).starts_with(opening));
+        if INSTALLER_SPEAKS.iter().any(|words| lower.contains(words)) {
+            in_speech = true;
+        } else if lower.is_empty() {
+            in_speech = false;
+            kept.push(line);
+        } else if !in_speech && !derivation {
+            kept.push(line);
+        }
+    }
+    std::borrow::Cow::Owned(kept.join("\n"))
 }
 
 /// `name OP version` clauses of a requiring sentence, and the version the
@@ -593,7 +635,7 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     // request for a newer one and a sentence may go on to reject something
     // else (`the numpy version is fine but CUDA 9 is not supported`). English
     // puts any noun there (`Your config version is too old`, `Node.js
-    // version`), so only a distribution the import-names table knows is read.
+    // version`), so only a distribution the import-names table names is read.
     let (name, start, end, named_before) = match version_of {
         Some((name, start, end)) => (name, start, end, false),
         None => lower.match_indices(VERSION_IS).find_map(|(at, _)| {
@@ -604,7 +646,7 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
             let token = text[..at].rsplit(char::is_whitespace).next()?;
             let name = token.trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
             let start = at - token.len();
-            (names_a_package(name) && is_known_distribution(context, name)).then_some((
+            (names_a_package(name) && is_distribution_name(context, name)).then_some((
                 name,
                 start,
                 at + VERSION_IS.len(),
@@ -622,6 +664,27 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     if !rejected && !newer_asked {
         return None;
     }
+    // Which way the release must move, where the message says: too old, or
+    // a newer one asked for; an older one asked for. `not supported` and
+    // `incompatible` alone say neither (Edward rejects a TensorFlow 2 as it
+    // does a 1.0).
+    // The sentence and the one after it (`... is not supported. Please downgrade numpy.`).
+    let next_to = match to < lower.len() {
+        true => sentence_bounds(&lower, to + 1, to + 1).1,
+        false => to,
+    };
+    let asked = &lower[from..next_to];
+    let asks_for = |words: &[&str]| words.iter().any(|words| asked.contains(words));
+    let direction = if newer_asked
+        || asks_for(&TOO_OLD)
+        || asks_for(&["latest version", "newer version", "more recent version", "upgrade"])
+    {
+        Some(Direction::Newer)
+    } else if asks_for(&["downgrade", "older version", "older release", "too new"]) {
+        Some(Direction::Older)
+    } else {
+        None
+    };
     let name = normalize_name(name);
     let installed = context.facts.and_then(|facts| facts.package_version(&name));
     let node = context.facts.map(|facts| match installed {
@@ -641,27 +704,54 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
             import = name.replace('-', "_")
         ),
     );
+    let (said, fix) = match direction {
+        Some(Direction::Newer) => (
+            format!("the message says the {name} installed is a release it cannot use, and asks for a newer one"),
+            format!("python -m pip install --upgrade \"{name}\""),
+        ),
+        Some(Direction::Older) => (
+            format!("the message says the {name} installed is a release it cannot use, and asks for an older one"),
+            format!(
+                "python -m pip install \"{name}<INSTALLED_VERSION\" (the newest release the library supports, as its requirements or changelog name it)"
+            ),
+        ),
+        None => (
+            format!(
+                "the message says the {name} installed is a release it does not support, and not whether an older or a newer one would do"
+            ),
+            format!(
+                "python -m pip install \"{name}==VERSION\" with a release the library that printed this supports (its requirements or README name them)"
+            ),
+        ),
+    };
     Some(Reading {
         cause: PACKAGE,
-        said: format!("the message says the {name} installed is a release it cannot use, and asks for a newer one"),
+        said,
         node: node.into_iter().chain([which_copy]).collect(),
-        fix: format!("python -m pip install --upgrade \"{name}\""),
+        fix,
         stated: true,
         settles: true,
         rules_out: Vec::new(),
     })
 }
 
-/// Whether the import-names table knows `name` as a distribution or as the
-/// module one installs (`TensorFlow` is tensorflow's, `sklearn` scikit-learn's).
-fn is_known_distribution(context: Context, name: &str) -> bool {
+/// Which way a message asks a package's release to move.
+enum Direction {
+    Newer,
+    Older,
+}
+
+/// Whether the import-names table knows `name` as a distribution's
+/// (`TensorFlow` is tensorflow). A module's name is not enough: the fix
+/// installs what the message names, and `sklearn` or `ffmpeg` on PyPI are not
+/// the distributions that install those modules.
+fn is_distribution_name(context: Context, name: &str) -> bool {
     context.tables.is_some_and(|tables| {
-        let import_names = &tables.import_names;
-        import_names
+        tables
+            .import_names
             .distributions
             .iter()
             .any(|known| normalize_name(&known.name) == normalize_name(name))
-            || !import_names.providers(&name.to_ascii_lowercase()).is_empty()
     })
 }
 
@@ -1319,14 +1409,30 @@ mod tests {
             "ImportError: cannot import name 'NOT_REPARAMETERIZED'. Your TensorFlow version is not supported.",
         )[0];
         assert_eq!(edward.cause, PACKAGE);
-        assert_eq!(edward.fix, "python -m pip install --upgrade \"tensorflow\"");
-        assert!(!read_with_tables("Your torch version is too old, please upgrade").is_empty());
+        // `not supported` says no direction: Edward rejects a TensorFlow 2 as it does a 1.0.
+        assert!(
+            edward.fix.starts_with("python -m pip install \"tensorflow==VERSION\""),
+            "{}",
+            edward.fix
+        );
+        assert_eq!(
+            read_with_tables("Your torch version is too old, please upgrade")[0].fix,
+            "python -m pip install --upgrade \"torch\""
+        );
+        assert!(
+            read_with_tables("Your numpy version is not supported. Please downgrade numpy.")[0]
+                .fix
+                .starts_with("python -m pip install \"numpy<INSTALLED_VERSION\"")
+        );
         for text in [
             "Your config version is not supported.",
             "Node.js version is too old. Please upgrade to Node.js 18+.",
             "Your Python version is not supported.",
             "The tensorflow version is 2.4 and it works.",
             "The numpy version is fine but CUDA 9 is not supported.",
+            // A module's name, not a distribution's: PyPI's sklearn is not scikit-learn.
+            "Your sklearn version is too old.",
+            "Your FFmpeg version is not supported.",
         ] {
             assert!(read_with_tables(text).is_empty(), "{text}");
         }
@@ -1335,8 +1441,9 @@ mod tests {
     }
 
     /// omnizart29: pip's resolver names the releases it was asked for and
-    /// could not install together; no library stated them as a bound, so no
-    /// package reading reads them, however its sentence words it. A library's
+    /// could not install together, as uv's, Poetry's and conda's do; no
+    /// library stated them as a bound against the node, so no package reading
+    /// reads them, however its sentence words it. A library's
     /// bound beside them on the same line would still be pip's to judge.
     #[test]
     fn what_pip_was_asked_to_install_is_no_bound() {
@@ -1345,12 +1452,23 @@ mod tests {
             "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts",
             "The conflict is caused by:\n    The user requested tokenizers==0.10.3\n    transformers 4.26.1 depends on tokenizers!=0.11.3,<0.14 and >=0.11.1",
             "ERROR: Could not find a version that satisfies the requirement torch==1.7.1 (from versions: 2.0.0)",
+            "  × No solution found when resolving dependencies:\n  ╰─▶ Because vllm==0.6.3 depends on torch==2.4.0 and you require vllm==0.6.3, we can conclude that you require torch==2.4.0.",
+            "Because only torch<=2.0.1 is available and you require torch>=2.1, we can conclude that your requirements are unsatisfiable.",
+            "Because lib-a (1.0) depends on numpy (>=2.0) and proj depends on numpy (<2.0), lib-a is forbidden. So, because proj depends on lib-a (1.0), version solving failed.",
+            "UnsatisfiableError: The following specifications were found to be incompatible with each other:\npytorch==1.7.1 -> python[version='>=3.6,<3.7.0a0']",
         ]);
-        // The words that made the first sentence a requirement still do where pip is not speaking.
-        bounds_read_as(&[(
-            "ImportError: Cannot install: omnizart requires numpy>=1.20",
-            "the message requires numpy>=1.20",
-        )]);
+        // The words that made the first sentence a requirement still do where pip is not speaking,
+        // and a library's bound beside pip's lines is still read.
+        bounds_read_as(&[
+            (
+                "ImportError: Cannot install: omnizart requires numpy>=1.20",
+                "the message requires numpy>=1.20",
+            ),
+            (
+                "RuntimeError: tokenizers>=0.11.1,!=0.11.3,<0.14 is required for a normal functioning of this module, but found tokenizers==0.15.0.\nERROR: Cannot install diffusers==0.3.0 and torch==2.4 because these package versions have conflicting dependencies.\n\nThe conflict is caused by:\n    The user requested torch==2.4\n    diffusers 0.3.0 depends on torch<2",
+                "the message requires tokenizers>=0.11.1,!=0.11.3,<0.14 and says 0.15.0 was found",
+            ),
+        ]);
     }
 
     /// telecarla67, sdwebuisupermerger119: a release required in words, with
