@@ -121,7 +121,7 @@ const ALL: [Signal; 14] = [
 ];
 
 /// The text that marks each kind of line, as the tools print it.
-const TRIGGERS: [(&str, Signal); 53] = [
+const TRIGGERS: [(&str, Signal); 48] = [
     ("CUDA error: ", Signal::Cuda),
     // cuDNN's statuses (cudnn.h's cudnnStatus_t), as C++ code and torch print
     // them: every one but CUDNN_STATUS_SUCCESS is a failure, cuDNN 9's finer
@@ -165,18 +165,6 @@ const TRIGGERS: [(&str, Signal); 53] = [
     ("Could not build wheels for ", Signal::Build),
     ("error: subprocess-exited-with-error", Signal::Build),
     ("error: metadata-generation-failed", Signal::Build),
-    // An installer's resolver that found no releases meeting every
-    // requirement it was asked for: pip's, uv's, Poetry's, conda's. The
-    // install failed, often with no Python exception after it; what it names
-    // is no library's bound (the requirement readers cut these lines).
-    (
-        "because these package versions have conflicting dependencies",
-        Signal::KnownMessage,
-    ),
-    ("ResolutionImpossible", Signal::KnownMessage),
-    ("No solution found when resolving dependencies", Signal::KnownMessage),
-    ("version solving failed", Signal::KnownMessage),
-    ("UnsatisfiableError", Signal::KnownMessage),
     ("Killed", Signal::Killed),
     // Kubernetes' reason for a container the kernel's OOM killer ended at its
     // memory limit (`Reason: OOMKilled`, `"reason": "OOMKilled"`).
@@ -700,28 +688,6 @@ fn assertion(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// omnizart29, superadapters9: a resolver's failure is a failure of the
-    /// log, with or without an exception after it.
-    #[test]
-    fn an_installers_resolver_failure_is_an_error_line() {
-        for line in [
-            "ERROR: Cannot install omnizart==0.1.0 and omnizart==0.4.1 because these package versions have conflicting dependencies.",
-            "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts",
-            "  × No solution found when resolving dependencies:",
-            "So, because proj depends on lib-a (1.0), version solving failed.",
-            "UnsatisfiableError: The following specifications were found to be incompatible with each other:",
-        ] {
-            assert!(
-                matches!(read(line), Some(SignalLine::Line(raised)) if raised.signal() == Some(Signal::KnownMessage)),
-                "{line}"
-            );
-        }
-        assert!(
-            read("INFO: pip is looking at multiple versions of torch to determine which version is compatible")
-                .is_none()
-        );
-    }
 
     #[test]
     fn a_crashs_words_are_told_in_whatever_form_a_cause_lists_them() {
