@@ -504,7 +504,7 @@ fn undated(
                     versions(&lacking)
                 ),
             };
-            let node = match judged {
+            let mut node = match judged {
                 Some(judged) => vec![(Some(judged.outside), judged.text)],
                 None => node,
             };
@@ -513,18 +513,14 @@ fn undated(
             // trust_remote_code classes no transformers release has), not
             // one its release wrote.
             let from_data = looked_up_by_value(traceback);
-            let node = match from_data {
-                true => node
-                    .into_iter()
-                    .chain([(
-                        None,
-                        format!(
-                            "where {caller} got the name: its line looks it up by a value (getattr), so a config or a model's files may name a class no {lacking} release has"
-                        ),
-                    )])
-                    .collect(),
-                false => node,
-            };
+            if from_data {
+                node.push((
+                    None,
+                    format!(
+                        "where {caller} got the name: its line looks it up by a value (getattr), so a config or a model's files may name a class no {lacking} release has"
+                    ),
+                ));
+            }
             Reading {
             cause: CAUSE,
             said: format!(
@@ -602,11 +598,7 @@ fn looked_up_by_value(traceback: &Traceback) -> bool {
 fn own_import_failed(text: &str, traceback: &Traceback) -> Option<Reading> {
     let (name, module) = text::name_not_importable(text)?;
     let top = module.split('.').next()?;
-    let section = traceback
-        .sections
-        .iter()
-        .rev()
-        .find(|section| section.raised.is_some())?;
+    let section = traceback.raising_section()?;
     let statement = section.import_statement.as_deref()?.trim_start();
     let relative = text::is_relative_import(statement);
     let installed = |path: &str| crate::explain::frame_package(path) == Some(top);
@@ -732,29 +724,31 @@ fn unexpected_keyword(text: &str) -> Option<(&str, &str)> {
 /// <module 'dgl.heterograph' from '...'>`, a class the pickle names that the
 /// module installed lacks.
 fn missing_attribute(text: &str) -> Option<(&str, &str)> {
-    if let Some(rest) = text::after_marker(text, "Can't get attribute '") {
-        let (attribute, after) = rest.split_once('\'')?;
-        let module = after.trim_start().strip_prefix("on <module '")?.split_once('\'')?.0;
-        // A class the pickling script defined itself: no package's.
-        return (module != "__main__").then_some((module, attribute));
-    }
-    let quoted = text::after_marker(text, "module '").and_then(|rest| {
-        let (module, after) = rest.split_once('\'')?;
-        let attribute = after.trim_start().strip_prefix("has no attribute '")?;
-        Some((module, attribute.split_once('\'')?.0))
-    });
-    quoted
-        .or_else(|| text.lines().find_map(lazy_module_words))
-        // The script's own module is no package's.
-        .filter(|(module, _)| *module != "__main__")
+    let found = match text::after_marker(text, "Can't get attribute '") {
+        Some(rest) => {
+            let (attribute, after) = rest.split_once('\'')?;
+            let module = after.trim_start().strip_prefix("on <module '")?.split_once('\'')?.0;
+            Some((module, attribute))
+        }
+        None => text::after_marker(text, "module '")
+            .and_then(|rest| {
+                let (module, after) = rest.split_once('\'')?;
+                let attribute = after.trim_start().strip_prefix("has no attribute '")?;
+                Some((module, attribute.split_once('\'')?.0))
+            })
+            .or_else(|| text.lines().find_map(lazy_module_words)),
+    };
+    // The script's own module (a class the pickling script defined itself) is no package's.
+    found.filter(|(module, _)| *module != "__main__")
 }
 
 /// A lazily loaded module's own words for a name it does not have, which
 /// Python's would quote: lazy_loader's `No librosa.core attribute audio`
 /// (librosa, scikit-image and networkx load their submodules through it) and
 /// the `_LazyModule` of transformers and the projects that copied it, `module
-/// transformers has no attribute Qwen2VLForConditionalGeneration`. The whole
-/// message is the sentence, so prose that happens to hold the words is none.
+/// transformers has no attribute Qwen2VLForConditionalGeneration`. A whole
+/// line must be the sentence, so prose that holds the words within a longer
+/// line is none (a line that is nothing but such prose may still be read).
 fn lazy_module_words(line: &str) -> Option<(&str, &str)> {
     let message = line.trim().strip_prefix("AttributeError: ").unwrap_or(line.trim());
     let (module, attribute) = match message.strip_prefix("module ") {

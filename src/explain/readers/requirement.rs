@@ -599,9 +599,9 @@ fn found_after(lower: &str) -> Option<Version> {
 /// number (transformers' bitsandbytes check: `You have a version of
 /// \`bitsandbytes\` that is not compatible with 8bit inference and training
 /// make sure you have the latest version of \`bitsandbytes\` installed`): the
-/// installed release is too old for it, and a newer one is the bound.
-/// `Your TensorFlow version is not supported.` says the same with the
-/// package's name first.
+/// installed release is one it cannot use. `Your TensorFlow version is not
+/// supported.` says the same with the package's name first. Which way the
+/// release must move is the message's to say, where it does.
 fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     const VERSION_OF: &str = "version of ";
     const VERSION_IS: &str = " version is ";
@@ -664,11 +664,11 @@ fn version_rejected_in_words(text: &str, context: Context) -> Option<Reading> {
     if !rejected && !newer_asked {
         return None;
     }
-    // Which way the release must move, where the message says: too old, or
-    // a newer one asked for; an older one asked for. `not supported` and
-    // `incompatible` alone say neither (Edward rejects a TensorFlow 2 as it
-    // does a 1.0).
-    // The sentence and the one after it (`... is not supported. Please downgrade numpy.`).
+    // Which way the release must move, where the message says, in the
+    // sentence or the one after it (`... is not supported. Please downgrade
+    // numpy.`): too old, or a newer one asked for; an older one asked for.
+    // `not supported` and `incompatible` alone say neither (Edward rejects a
+    // TensorFlow 2 as it does a 1.0).
     let next_to = match to < lower.len() {
         true => sentence_bounds(&lower, to + 1, to + 1).1,
         false => to,
@@ -746,13 +746,9 @@ enum Direction {
 /// installs what the message names, and `sklearn` or `ffmpeg` on PyPI are not
 /// the distributions that install those modules.
 fn is_distribution_name(context: Context, name: &str) -> bool {
-    context.tables.is_some_and(|tables| {
-        tables
-            .import_names
-            .distributions
-            .iter()
-            .any(|known| normalize_name(&known.name) == normalize_name(name))
-    })
+    context
+        .tables
+        .is_some_and(|tables| tables.import_names.distribution(name).is_some())
 }
 
 /// jax's check of the jaxlib it loads (jax/_src/lib/__init__.py): `jaxlib
@@ -1443,8 +1439,8 @@ mod tests {
     /// omnizart29: pip's resolver names the releases it was asked for and
     /// could not install together, as uv's, Poetry's and conda's do; no
     /// library stated them as a bound against the node, so no package reading
-    /// reads them, however its sentence words it. A library's
-    /// bound beside them on the same line would still be pip's to judge.
+    /// reads them, however its sentence words it; a library's bound pasted
+    /// beside them is still read.
     #[test]
     fn what_pip_was_asked_to_install_is_no_bound() {
         read_as_none(&[

@@ -48,6 +48,14 @@ impl Distribution {
 }
 
 impl ImportNames {
+    /// The distribution whose name is `name`, in any of the spellings PEP 503 normalizes alike.
+    pub fn distribution(&self, name: &str) -> Option<&Distribution> {
+        let name = normalize_name(name);
+        self.distributions
+            .iter()
+            .find(|distribution| normalize_name(&distribution.name) == name)
+    }
+
     /// The distributions that install `module` at the top level, in the table's order.
     pub fn providers(&self, module: &str) -> Vec<&Distribution> {
         self.distributions
