@@ -853,10 +853,18 @@ pub(crate) fn on_a_drive(path: &str) -> bool {
 }
 
 /// `C:\Python310\lib\importlib\__init__.py`: an interpreter's own library on
-/// Windows, whose directory names no version.
+/// Windows, whose directory names no version. A conda environment's
+/// (`C:\Users\me\.conda\envs\x\lib\enum.py`, `D:\Anaconda3\Lib\runpy.py`)
+/// names no Python either: there, what lies under `lib` must be one of the
+/// standard library's modules, so a project's own `lib` folder is not it.
 fn is_windows_stdlib(file: &str) -> bool {
     let lower = file.to_ascii_lowercase();
-    lower.contains("\\lib\\") && lower.contains("python")
+    let Some(at) = lower.rfind("\\lib\\") else {
+        return false;
+    };
+    let under = &file[at + "\\lib\\".len()..];
+    let first = under.split('\\').next().unwrap_or_default();
+    lower.contains("python") || stdlib_modules::is_stdlib_module(first.strip_suffix(".py").unwrap_or(first))
 }
 
 /// The distribution an import package comes from, where the names differ.
@@ -943,5 +951,10 @@ mod tests {
             Some(STDLIB)
         );
         assert_eq!(package(r"D:\work\train.py"), None);
+        // geneface237: a conda environment's library names no Python.
+        assert_eq!(package(r"C:\Users\zhan\.conda\envs\geneface\lib\enum.py"), Some(STDLIB));
+        assert_eq!(package(r"D:\Anaconda3\Lib\multiprocessing\spawn.py"), Some(STDLIB));
+        // A project's own lib folder is not it.
+        assert_eq!(package(r"D:\proj\lib\utils.py"), None);
     }
 }
