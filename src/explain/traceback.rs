@@ -139,6 +139,11 @@ pub struct Section {
     /// could not parse.
     #[serde(skip)]
     pub source_line: Option<String>,
+    /// The last line of code the frame before the last printed: the call
+    /// that went into the last frame (`face_alignment.LandmarksType._3D`,
+    /// where enum's `__getattr__` raised).
+    #[serde(skip)]
+    pub caller_source_line: Option<String>,
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -181,6 +186,7 @@ impl Traceback {
                 raised_from_source: false,
                 import_statement: None,
                 source_line: None,
+                caller_source_line: None,
             }],
             occurrences: 1,
             last_line: line,
@@ -258,6 +264,8 @@ struct Stream {
     /// [`MAX_SOURCE_BYTES`]): a log cut before its exception line still
     /// shows what the raise statement says.
     source: String,
+    /// The source lines the frame before the last printed.
+    caller_source: String,
 }
 
 /// Collects the tracebacks of a log, fed one line at a time.
@@ -546,6 +554,7 @@ impl Collector {
             chained: false,
             stray_lines: 0,
             source: String::new(),
+            caller_source: String::new(),
         });
     }
 
@@ -583,7 +592,7 @@ impl Collector {
                 push_frame(section, frame);
             }
             stream.stray_lines = 0;
-            stream.source.clear();
+            stream.caller_source = std::mem::take(&mut stream.source);
             return true;
         }
         let trimmed = rest.trim();
@@ -605,12 +614,10 @@ impl Collector {
                 if let Some(raised) = exception_line(rest).or_else(|| pytest_exception_line(rest)) {
                     section.raised = Some(raised);
                     section.import_statement = raising_import(&stream.source);
-                    section.source_line = stream
-                        .source
-                        .lines()
-                        .rev()
-                        .find(|line| !line.chars().all(|c| matches!(c, '^' | '~' | ' ')))
-                        .map(str::to_string);
+                    section.source_line = last_code_line(&stream.source);
+                    section.caller_source_line = (section.frames.len() > 1)
+                        .then(|| last_code_line(&stream.caller_source))
+                        .flatten();
                     stream.phase = Phase::Message {
                         lines: 1,
                         closed: false,
@@ -1042,6 +1049,15 @@ fn ipython_source_line(line: &str) -> Option<(bool, &str)> {
     };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     (digits > 0 && rest[digits..].starts_with(' ')).then(|| (arrowed, rest[digits..].trim_start()))
+}
+
+/// The last line of a frame's source that is code, not the `^^^` markers under it.
+fn last_code_line(source: &str) -> Option<String> {
+    source
+        .lines()
+        .rev()
+        .find(|line| !line.chars().all(|c| matches!(c, '^' | '~' | ' ')))
+        .map(str::to_string)
 }
 
 /// The import statement the raising line of a frame's source is: IPython's

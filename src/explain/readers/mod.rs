@@ -14,6 +14,7 @@ pub(crate) mod build;
 mod collective;
 mod driver;
 mod dyld;
+mod enum_member;
 mod extension;
 mod fbgemm;
 mod gpu_part;
@@ -152,7 +153,7 @@ pub struct Context<'f> {
 }
 
 #[cfg(test)]
-impl Context<'_> {
+impl<'f> Context<'f> {
     /// No facts: what the words alone say.
     pub fn alone() -> Self {
         Context {
@@ -161,6 +162,14 @@ impl Context<'_> {
             tables: None,
             earlier: &[],
             frameworks: None,
+        }
+    }
+
+    /// No facts: what the words say, read against the knowledge's tables.
+    pub fn with_tables(tables: &'f Tables) -> Self {
+        Context {
+            tables: Some(tables),
+            ..Context::alone()
         }
     }
 }
@@ -373,6 +382,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(numpy_api::read(&text, traceback, context));
     readings.extend(namesake::read(&text, traceback, context));
     readings.extend(names::read(&text, traceback, context));
+    readings.extend(enum_member::read(traceback, context));
     readings.extend(signature::read(&text, traceback, context));
     readings.extend(driver::read(&text, traceback, context));
     readings.extend(collective::read(&text, context));
@@ -432,18 +442,6 @@ mod tests {
         let traceback = &parse(
             "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\nValueError: learning rate schedule is empty\n",
         )[0];
-        assert!(
-            read(
-                traceback,
-                Context {
-                    facts: None,
-                    absence_is_a_fact: false,
-                    tables: None,
-                    earlier: &[],
-                    frameworks: None,
-                }
-            )
-            .is_empty()
-        );
+        assert!(read(traceback, Context::alone()).is_empty());
     }
 }

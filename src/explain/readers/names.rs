@@ -831,14 +831,7 @@ mod tests {
     fn reading(log: &str) -> Option<Reading> {
         let tables = builtin();
         let (traceback, text) = parsed(log);
-        let context = Context {
-            facts: None,
-            absence_is_a_fact: false,
-            tables: Some(&tables),
-            earlier: &[],
-            frameworks: None,
-        };
-        read(&text, &traceback, context)
+        read(&text, &traceback, Context::with_tables(&tables))
     }
 
     /// qulacs650: a name for the GPU, missing where the package was found in
