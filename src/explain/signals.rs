@@ -229,7 +229,7 @@ pub fn is_shells_report_of_a_signal(line: &str) -> bool {
     // Longer is a sentence that uses the words: `(core dumped)` is the most
     // bash adds, or a job's number and command where a script ran it.
     const MOST_BYTES: usize = 40;
-    line.trim().len() <= MOST_BYTES
+    (line.trim().len() <= MOST_BYTES || script_job_words(line.trim()).is_some())
         && matches!(
             read(line),
             Some(SignalLine::Line(raised))
@@ -613,7 +613,11 @@ fn read_by_words(line: &str, text: &str, pattern: &str, signal: Signal) -> Optio
         Signal::DeviceAssertion => return assertion(text).map(|message| SignalLine::Line(raised(signal, message))),
         Signal::CppException => after(text, "what():").map_or(text, str::trim),
         Signal::LibraryError => after(text, "] [E] ").map_or(text, str::trim),
-        Signal::Killed if text == "Killed" || after_a_progress_bar(text) => KILLED,
+        Signal::Killed
+            if text == "Killed" || after_a_progress_bar(text) || script_job_words(text) == Some("Killed") =>
+        {
+            KILLED
+        }
         Signal::Killed if pattern != "Killed" => {
             return Some(SignalLine::Line(raised(
                 signal,
@@ -650,6 +654,21 @@ pub fn with_exit_status_read(message: &str) -> Cow<'_, str> {
 fn after_a_progress_bar(text: &str) -> bool {
     text.strip_suffix("Killed")
         .is_some_and(|before| before.ends_with(']') || before.ends_with('\r'))
+}
+
+/// What bash says of a command of a script that a signal ended, its job's
+/// report (`scripts/inference.sh: line 40: 31738 Killed`, or with the
+/// command after the words padded to 24 columns: `run.sh: line 2:  4771
+/// Aborted                 (core dumped) python x.py`): the signal's words.
+fn script_job_words(text: &str) -> Option<&str> {
+    let (_, rest) = text.split_once(": line ")?;
+    let (line, rest) = rest.split_once(": ")?;
+    let rest = rest.trim_start();
+    let pid = rest.find(|c: char| !c.is_ascii_digit())?;
+    let ended = line.bytes().all(|b| b.is_ascii_digit()) && !line.is_empty() && pid > 0 && rest[pid..].starts_with(' ');
+    let words = rest[pid..].trim_start();
+    let words = words.split_once("  ").map_or(words, |(words, _)| words);
+    ended.then_some(words)
 }
 
 fn raised(signal: Signal, message: impl Into<String>) -> Raised {
@@ -812,6 +831,8 @@ mod tests {
             "Killed",
             "  Aborted (core dumped)",
             "Bus error",
+            // bash's report of a script's job, as long as its command.
+            "./scripts/train_360_v2_garden.sh: line 11: 2179169 Bus error               (core dumped) python3 train.py --root_dir data/",
         ] {
             assert!(is_shells_report_of_a_signal(line), "{line}");
         }
@@ -1037,6 +1058,21 @@ mod tests {
         );
         assert_eq!(message("[rank0] worker Killed"), None);
         assert_eq!(message("Killed").unwrap(), ("killed".into(), KILLED.into()));
+        // diff2lip8: bash's report of a script's job the kernel killed, with
+        // the command after it where the line had room for it.
+        for line in [
+            "scripts/inference.sh: line 40: 31738 Killed",
+            "./run.sh: line 5:  1234 Killed                  python train.py --bs 8",
+        ] {
+            assert_eq!(message(line), Some(("killed".into(), KILLED.into())), "{line}");
+        }
+        for line in [
+            "run.sh: line 5: 1234 Killed workers are restarted",
+            "notes: line 5: killed 1234 Killed",
+            "see: line 5: Killed",
+        ] {
+            assert_ne!(message(line), Some(("killed".into(), KILLED.into())), "{line}");
+        }
         assert!(message("Killed process 4100 (python) total-vm:1000kB").is_none());
         assert!(message("[rank0] Killed by the watchdog, see above").is_none());
         // deepgcns50: PyCharm's line for a process the kernel killed.
