@@ -853,18 +853,27 @@ pub(crate) fn on_a_drive(path: &str) -> bool {
 }
 
 /// `C:\Python310\lib\importlib\__init__.py`: an interpreter's own library on
-/// Windows, whose directory names no version. A conda environment's
+/// Windows, whose directory names no version. A conda installation's
 /// (`C:\Users\me\.conda\envs\x\lib\enum.py`, `D:\Anaconda3\Lib\runpy.py`)
-/// names no Python either: there, what lies under `lib` must be one of the
-/// standard library's modules, so a project's own `lib` folder is not it.
+/// names no Python either: there the folder holding `lib` must be conda's
+/// (an environment under `envs`, or an Anaconda, Miniconda or Miniforge
+/// root) and what lies under it one of the standard library's modules, so a
+/// project's own `lib` folder (`D:\proj\lib\json\x.py`, put on sys.path by
+/// the project) is not it.
 fn is_windows_stdlib(file: &str) -> bool {
     let lower = file.to_ascii_lowercase();
     let Some(at) = lower.rfind("\\lib\\") else {
         return false;
     };
+    if lower.contains("python") {
+        return true;
+    }
+    let mut above = lower[..at].rsplit('\\');
+    let root = above.next().unwrap_or_default();
+    let conda = above.next() == Some("envs") || ["conda", "forge"].iter().any(|word| root.contains(word));
     let under = &file[at + "\\lib\\".len()..];
     let first = under.split('\\').next().unwrap_or_default();
-    lower.contains("python") || stdlib_modules::is_stdlib_module(first.strip_suffix(".py").unwrap_or(first))
+    conda && stdlib_modules::is_stdlib_module(first.strip_suffix(".py").unwrap_or(first))
 }
 
 /// The distribution an import package comes from, where the names differ.
@@ -954,7 +963,10 @@ mod tests {
         // geneface237: a conda environment's library names no Python.
         assert_eq!(package(r"C:\Users\zhan\.conda\envs\geneface\lib\enum.py"), Some(STDLIB));
         assert_eq!(package(r"D:\Anaconda3\Lib\multiprocessing\spawn.py"), Some(STDLIB));
-        // A project's own lib folder is not it.
+        // A project's own lib folder is not it, even where a module in it
+        // has a standard module's name.
         assert_eq!(package(r"D:\proj\lib\utils.py"), None);
+        assert_eq!(package(r"D:\proj\lib\json\x.py"), None);
+        assert_eq!(package(r"C:\tools\lib\enum.py"), None);
     }
 }

@@ -588,11 +588,18 @@ impl Collector {
                 // Frames after the message without a header: another traceback cut short.
                 return false;
             }
+            let frames_on_line = frames.len();
             for frame in frames {
                 push_frame(section, frame);
             }
             stream.stray_lines = 0;
-            stream.caller_source = std::mem::take(&mut stream.source);
+            // Frames squashed onto one line printed no source between them:
+            // the source before them is none of theirs.
+            stream.caller_source = match frames_on_line {
+                1 => std::mem::take(&mut stream.source),
+                _ => String::new(),
+            };
+            stream.source.clear();
             return true;
         }
         let trimmed = rest.trim();
@@ -1051,13 +1058,22 @@ fn ipython_source_line(line: &str) -> Option<(bool, &str)> {
     (digits > 0 && rest[digits..].starts_with(' ')).then(|| (arrowed, rest[digits..].trim_start()))
 }
 
-/// The last line of a frame's source that is code, not the `^^^` markers under it.
+/// The line of a frame's source that ran: IPython's arrowed line where
+/// IPython printed the source (the lines around it are context), else the
+/// last line that is code, not the `^^^` markers under it.
 fn last_code_line(source: &str) -> Option<String> {
-    source
+    let arrowed = source
         .lines()
-        .rev()
-        .find(|line| !line.chars().all(|c| matches!(c, '^' | '~' | ' ')))
-        .map(str::to_string)
+        .filter_map(ipython_source_line)
+        .find_map(|(arrowed, code)| arrowed.then_some(code));
+    match arrowed {
+        Some(code) => Some(code.to_string()),
+        None => source
+            .lines()
+            .rev()
+            .find(|line| !line.chars().all(|c| matches!(c, '^' | '~' | ' ')))
+            .map(str::to_string),
+    }
 }
 
 /// The import statement the raising line of a frame's source is: IPython's
@@ -1603,6 +1619,42 @@ next log line
             found.sections[0].import_statement.as_deref(),
             Some("from urllib import parse, request")
         );
+    }
+
+    /// The frame before the last one's source is the call into the last:
+    /// none where that frame printed no source, and none where frames were
+    /// squashed onto one line with no source between them.
+    #[test]
+    fn the_callers_source_is_the_frame_before_the_last_ones() {
+        let frame = |file: &str, source: &str| format!("  File \"{file}\", line 3, in f\n{source}");
+        let log = |frames: &[String]| {
+            format!(
+                "Traceback (most recent call last):\n{}AttributeError: _3D\n",
+                frames.concat()
+            )
+        };
+        let caller = |log: &str| parse(log)[0].sections[0].caller_source_line.clone();
+        let enum_frame = frame(
+            "/usr/lib/python3.8/enum.py",
+            "    raise AttributeError(name) from None\n",
+        );
+        let three = log(&[
+            frame("/home/u/train.py", "    main()\n"),
+            frame(
+                "/home/u/model.py",
+                "    fa.LandmarksType._3D\n        ^^^^^^^^^^^^^^^\n",
+            ),
+            enum_frame.clone(),
+        ]);
+        assert_eq!(caller(&three).as_deref(), Some("fa.LandmarksType._3D"));
+        let sourceless = log(&[
+            frame("/home/u/train.py", "    fa.LandmarksType._3D\n"),
+            frame("<string>", ""),
+            enum_frame.clone(),
+        ]);
+        assert_eq!(caller(&sourceless), None);
+        let alone = log(std::slice::from_ref(&enum_frame));
+        assert_eq!(caller(&alone), None);
     }
 
     /// cootvideotext14: a forum's markdown took `<fstring>` and `<module>` for
