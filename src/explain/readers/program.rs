@@ -14,6 +14,29 @@ use crate::explain::traceback::Traceback;
 
 pub const CAUSE: &str = "program-not-on-path";
 
+/// Programs ML code runs that pip installs no copy of, so that their name
+/// alone in the loader's words is the program, not a file of the job's:
+/// media tools (audio and video decoding), OCR and speech synthesis,
+/// version control, the compilers of builds from source, Graphviz and
+/// LaTeX. A name that is also a wheel's program (ninja, cmake) is left out,
+/// and so is nvcc, which a CUDA toolkit provides (cuda-home-missing).
+const SYSTEM_PROGRAMS: [&str; 14] = [
+    "ffmpeg",
+    "ffprobe",
+    "sox",
+    "java",
+    "tesseract",
+    "espeak",
+    "espeak-ng",
+    "git",
+    "git-lfs",
+    "gcc",
+    "g++",
+    "dot",
+    "pdflatex",
+    "latex",
+];
+
 pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
     if let Some(reading) = no_audio_decoder(traceback, earlier) {
         return Some(reading);
@@ -22,12 +45,17 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
         .frames()
         .last()
         .is_some_and(|frame| frame.function == "_execute_child" && is_subprocess(&frame.file));
-    if !started {
-        return None;
-    }
     // The message raised from `_execute_child`, not an earlier one of a
     // chain (a config file `open` could not find before it).
     let missing = not_found(&traceback.raised()?.message)?;
+    // A message printed without its frames (a library's `Error: [Errno 2]
+    // No such file or directory: 'ffmpeg'` in its own log): the name of a
+    // program no package index ships, not a file the job opened.
+    let printed_alone = traceback.frames().next().is_none()
+        && matches!(missing, Missing::Named(name) if SYSTEM_PROGRAMS.contains(&name));
+    if !started && !printed_alone {
+        return None;
+    }
     let caller = traceback
         .frames()
         .filter(|frame| {
@@ -60,10 +88,11 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
             "which program it runs (the call in its source: for example ffmpeg, java or tesseract)".to_string(),
         ),
     };
+    let starter = if started { "subprocess" } else { "the code" };
     Some(Reading {
         cause: CAUSE,
         said: format!(
-            "subprocess could not start {program}{by}: no such file was found where it looked (the PATH, for a bare name)"
+            "{starter} could not start {program}{by}: no such file was found where it looked (the PATH, for a bare name)"
         ),
         node: vec![(None, check)],
         fix: format!(
@@ -181,6 +210,26 @@ mod tests {
             found.said
         );
         assert!(found.node[0].1.contains("which ffmpeg"), "{:?}", found.node);
+    }
+
+    /// musicseparatorgui3: audio-separator's own log line, with no frames;
+    /// a file's name printed so is a file the job opened, and so is a
+    /// program's name that a traceback shows was not run by subprocess.
+    #[test]
+    fn a_programs_name_printed_without_frames_is_the_program_not_found() {
+        let found = reading("Error: [Errno 2] No such file or directory: 'ffmpeg'\n").unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(
+            found.said.starts_with("the code could not start ffmpeg"),
+            "{}",
+            found.said
+        );
+        for log in [
+            "Error: [Errno 2] No such file or directory: 'dataset2'\n".to_string(),
+            "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 3, in <module>\n    open('git')\nFileNotFoundError: [Errno 2] No such file or directory: 'git'\n".to_string(),
+        ] {
+            assert!(reading(&log).is_none(), "{log}");
+        }
     }
 
     /// lipreadingusingtemporalconvolutionalnetworks20: librosa's fallback to
