@@ -724,8 +724,14 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
 fn library_named_by_path(text: &str) -> Option<&str> {
     // Only the loader's words for a file not there: `Permission denied` or
     // `Too many open files` after them is another failure.
-    const WORDS: &str = ": cannot open shared object file: No such file or directory";
-    let at = text.find(WORDS)?;
+    const WORDS: &str = ": cannot open shared object file: ";
+    // As glibc words it; a paste retyped by hand may lower its case (get3d108).
+    let at = text.match_indices(WORDS).find_map(|(at, _)| {
+        text[at + WORDS.len()..]
+            .get(..25)
+            .is_some_and(|errno| errno.eq_ignore_ascii_case("No such file or directory"))
+            .then_some(at)
+    })?;
     let path = token_before(text, at).trim_start_matches('`');
     let file = text::file_name(path);
     let named_by_path = path.len() > file.len() && file.contains(".so") && !file.starts_with('.');
@@ -753,14 +759,26 @@ fn not_at_its_path(path: &str) -> Reading {
     // A path that climbs out of a folder (`torch/lib/../../x.so`) is not that folder's package's.
     let package = crate::explain::frame_package(path)
         .filter(|package| *package != crate::explain::STDLIB && !path.contains("/../"));
-    let fix = match package {
-        Some(package) => {
+    // torch.utils.cpp_extension.load builds an op on first use into a
+    // folder of its own in its cache (TORCH_EXTENSIONS_DIR,
+    // ~/.cache/torch_extensions by default), and the import after a build
+    // that stopped short finds no library there.
+    let jit_cache = path
+        .split(['/', '\\'])
+        .any(|part| part == "torch_extensions")
+        .then(|| path.rsplit_once(['/', '\\']).map(|(folder, _)| folder))
+        .flatten();
+    let fix = match (jit_cache, package) {
+        (Some(cache), _) => format!(
+            "torch's build of this op at first use (torch.utils.cpp_extension.load) stopped before it wrote {path}: remove {cache} and rerun, and read the build's output above the error (ninja's, nvcc's or the compiler's first error says why); run ninja by hand in that folder to see it alone"
+        ),
+        (None, Some(package)) => {
             let package = crate::explain::distribution_of(package);
             format!(
                 "the file is {package}'s own: reinstall it (pip install --force-reinstall --no-cache-dir {package}); if the file is there (ls -l {path}), compare its machine (file {path}) with this one's (uname -m): a build of {package} for another platform needs its build for this one, or a build from source"
             )
         }
-        None => format!(
+        (None, None) => format!(
             "if {path} is a library the project builds itself (a custom op in its source tree), run the project's build step for it (its README's compile script, or python setup.py build_ext --inplace in that folder) before the job; if the file is there (ls -l {path}), compare its machine (file {path}) with this one's (uname -m) and build it here"
         ),
     };
@@ -1015,6 +1033,18 @@ mod tests {
             relative.said.contains("at weights/libmyplugins.so"),
             "{}",
             relative.said
+        );
+        // get3d108, as posted (retyped: its errno in lower case, the folder elided):
+        // the op torch builds at first use, in its cache.
+        let jit = reading("`Import Error:  ~/.cache/torch_extensions/upfirdn2d_plugin/......-quadro-rtx-6000/upfirdn2d_plugin.so: cannot open shared object file: no such file or directory`\n").unwrap();
+        assert_eq!((jit.cause, jit.settles), (MISSING, true));
+        assert!(
+            jit.fix.starts_with("torch's build of this op at first use")
+                && jit
+                    .fix
+                    .contains("remove ~/.cache/torch_extensions/upfirdn2d_plugin/......-quadro-rtx-6000 and rerun"),
+            "{}",
+            jit.fix
         );
         let climbing = reading("OSError: /v/site-packages/torch/lib/../../../libmkl_rt.so: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(climbing.fix.contains("the project builds itself"), "{}", climbing.fix);
