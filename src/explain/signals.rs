@@ -658,17 +658,29 @@ fn after_a_progress_bar(text: &str) -> bool {
 
 /// What bash says of a command of a script that a signal ended, its job's
 /// report (`scripts/inference.sh: line 40: 31738 Killed`, or with the
-/// command after the words padded to 24 columns: `run.sh: line 2:  4771
-/// Aborted                 (core dumped) python x.py`): the signal's words.
+/// command after the words, padded to bash's 24 columns: `run.sh: line 2:
+/// 4771 Aborted                 (core dumped) python x.py`): the signal's
+/// words. The script is one word (an xtrace's `+ echo` or grep's `file:`
+/// before it is no report), and the words are a signal's.
 fn script_job_words(text: &str) -> Option<&str> {
-    let (_, rest) = text.split_once(": line ")?;
+    const PADDED_TO: usize = 24;
+    let (script, rest) = text.split_once(": line ")?;
+    if script.is_empty() || script.contains(char::is_whitespace) || script.contains(':') {
+        return None;
+    }
     let (line, rest) = rest.split_once(": ")?;
     let rest = rest.trim_start();
     let pid = rest.find(|c: char| !c.is_ascii_digit())?;
-    let ended = line.bytes().all(|b| b.is_ascii_digit()) && !line.is_empty() && pid > 0 && rest[pid..].starts_with(' ');
-    let words = rest[pid..].trim_start();
-    let words = words.split_once("  ").map_or(words, |(words, _)| words);
-    ended.then_some(words)
+    if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) || pid == 0 || !rest[pid..].starts_with(' ') {
+        return None;
+    }
+    let field = &rest[pid + 1..];
+    let words = field.split_once("  ").map_or(field, |(words, _)| words).trim_end();
+    let after = &field[words.len()..];
+    let padding = after.len() - after.trim_start().len();
+    let padded = after.trim_start().is_empty() || words.len() + padding == PADDED_TO;
+    let a_signals = words == "Killed" || are_crash_words(words);
+    (padded && a_signals).then_some(words)
 }
 
 fn raised(signal: Signal, message: impl Into<String>) -> Raised {
@@ -840,6 +852,8 @@ mod tests {
             "Killed workers are restarted by the elastic agent when max_restarts allows it",
             "DataLoader worker (pid 4242) is killed by signal: Segmentation fault.",
             "Segmentation faults in the renderer were fixed in 0.4, see the changelog for details",
+            // A job-shaped line whose words are no signal's is as long as any sentence.
+            "job.sh: line 7: 4242 worker returned exit code 137 after retry 2 of 3, see the log",
         ] {
             assert!(!is_shells_report_of_a_signal(line), "{line}");
         }
@@ -1070,6 +1084,10 @@ mod tests {
             "run.sh: line 5: 1234 Killed workers are restarted",
             "notes: line 5: killed 1234 Killed",
             "see: line 5: Killed",
+            // An xtrace's echo, grep's file name, a status not padded as bash pads it.
+            "+ echo run.sh: line 40: 31738 Killed",
+            "logs/old.log:scripts/train.sh: line 40: 31738 Killed",
+            "config.yaml: line 3: 12 Killed  workers are restarted",
         ] {
             assert_ne!(message(line), Some(("killed".into(), KILLED.into())), "{line}");
         }

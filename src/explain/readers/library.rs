@@ -760,17 +760,24 @@ fn not_at_its_path(path: &str) -> Reading {
     let package = crate::explain::frame_package(path)
         .filter(|package| *package != crate::explain::STDLIB && !path.contains("/../"));
     // torch.utils.cpp_extension.load builds an op on first use into a
-    // folder of its own in its cache (TORCH_EXTENSIONS_DIR,
-    // ~/.cache/torch_extensions by default), and the import after a build
-    // that stopped short finds no library there.
-    let jit_cache = path
-        .split(['/', '\\'])
-        .any(|part| part == "torch_extensions")
-        .then(|| path.rsplit_once(['/', '\\']).map(|(folder, _)| folder))
-        .flatten();
+    // folder named for it in its cache (TORCH_EXTENSIONS_DIR,
+    // ~/.cache/torch_extensions by default: `<cache>/<op>/<op>.so`, or a
+    // folder per build below the op's, as StyleGAN's loader makes), and
+    // the import after a build that stopped short finds nothing there.
+    let parts: Vec<&str> = path.split(['/', '\\']).collect();
+    let op = text::file_name(path).split('.').next().unwrap_or_default();
+    let jit_cache = parts
+        .iter()
+        .position(|part| *part == "torch_extensions")
+        .and_then(|cache| {
+            let at = cache + 1 + parts[cache + 1..parts.len() - 1].iter().position(|part| *part == op)?;
+            // A folder an ellipsis stands in for cannot be typed: the op's own
+            // folder is named, where that is not elided too.
+            (!parts[..=at].iter().any(|part| part.contains("..."))).then(|| parts[..=at].join("/"))
+        });
     let fix = match (jit_cache, package) {
         (Some(cache), _) => format!(
-            "torch's build of this op at first use (torch.utils.cpp_extension.load) stopped before it wrote {path}: remove {cache} and rerun, and read the build's output above the error (ninja's, nvcc's or the compiler's first error says why); run ninja by hand in that folder to see it alone"
+            "torch's build of this op at first use (torch.utils.cpp_extension.load) left nothing loadable at {path}: remove {cache} and rerun, and read the build's output above the error (ninja's, nvcc's or the compiler's first error says why; run ninja by hand in the op's build folder to see it alone)"
         ),
         (None, Some(package)) => {
             let package = crate::explain::distribution_of(package);
@@ -1034,18 +1041,26 @@ mod tests {
             "{}",
             relative.said
         );
-        // get3d108, as posted (retyped: its errno in lower case, the folder elided):
-        // the op torch builds at first use, in its cache.
+        // get3d108, as posted (retyped: its errno in lower case, a folder
+        // elided): the op torch builds at first use, in its cache, named by
+        // its folder there; a folder of that name elsewhere is the project's.
         let jit = reading("`Import Error:  ~/.cache/torch_extensions/upfirdn2d_plugin/......-quadro-rtx-6000/upfirdn2d_plugin.so: cannot open shared object file: no such file or directory`\n").unwrap();
         assert_eq!((jit.cause, jit.settles), (MISSING, true));
         assert!(
             jit.fix.starts_with("torch's build of this op at first use")
                 && jit
                     .fix
-                    .contains("remove ~/.cache/torch_extensions/upfirdn2d_plugin/......-quadro-rtx-6000 and rerun"),
+                    .contains("remove ~/.cache/torch_extensions/upfirdn2d_plugin and rerun"),
             "{}",
             jit.fix
         );
+        for not_the_cache in [
+            "ImportError: /home/u/proj/torch_extensions/build/lib/fused.so: cannot open shared object file: No such file or directory\n",
+            "ImportError: /data/torch_extensions/fused_adam.so: cannot open shared object file: No such file or directory\n",
+        ] {
+            let found = reading(not_the_cache).unwrap();
+            assert!(found.fix.contains("the project builds itself"), "{}", found.fix);
+        }
         let climbing = reading("OSError: /v/site-packages/torch/lib/../../../libmkl_rt.so: cannot open shared object file: No such file or directory\n").unwrap();
         assert!(climbing.fix.contains("the project builds itself"), "{}", climbing.fix);
         for not_by_path in [

@@ -50,12 +50,24 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
     let missing = not_found(&traceback.raised()?.message)?;
     // A message printed without its frames (a library's `Error: [Errno 2]
     // No such file or directory: 'ffmpeg'` in its own log): the name of a
-    // program no package index ships, not a file the job opened.
+    // program no package index ships, not a file the job opened. Not where
+    // it was logged as a warning (libraries that ask git for the commit go
+    // on without it), nor a pasted text that may be any line of a log.
+    let raised = traceback.raised()?;
     let printed_alone = traceback.frames().next().is_none()
+        && !matches!(raised.exception.as_str(), crate::explain::PASTED | "warning")
+        && !crate::explain::signals::logged_as_warning(&raised.message)
+        && !crate::explain::signals::logged_below_warning(&raised.message)
         && matches!(missing, Missing::Named(name) if SYSTEM_PROGRAMS.contains(&name));
     if !started && !printed_alone {
         return None;
     }
+    // Python's own exception line pasted alone (`FileNotFoundError: [Errno
+    // 2] ...: 'latex'`) may be the last line of any call that opened a file
+    // of that name (os.listdir('latex')); a library's own words for it
+    // (`Error: `) are about the program.
+    let python_exception = raised.exception.ends_with("Error") && raised.exception != "Error";
+    let settles_alone = started || !python_exception;
     let caller = traceback
         .frames()
         .filter(|frame| {
@@ -99,7 +111,7 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
             "install {program} with the system's package manager or conda, not pip (apt install PACKAGE, brew install PACKAGE, conda install -c conda-forge PACKAGE; pip's package of that name, where there is one, only wraps it), open a new shell so that PATH finds it, and check with which (where on Windows)"
         ),
         stated: false,
-        settles,
+        settles: settles && settles_alone,
         rules_out: Vec::new(),
     })
 }
@@ -224,7 +236,12 @@ mod tests {
             "{}",
             found.said
         );
+        // The same words logged as a warning, in a paste, or as Python's
+        // own exception line pasted alone (the last line of os.listdir('latex')).
+        let pasted_alone = reading("FileNotFoundError: [Errno 2] No such file or directory: 'latex'\n").unwrap();
+        assert!(!pasted_alone.settles);
         for log in [
+            "WARNING:root:could not read the commit: [Errno 2] No such file or directory: 'git'\nTraining finished.\n".to_string(),
             "Error: [Errno 2] No such file or directory: 'dataset2'\n".to_string(),
             "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 3, in <module>\n    open('git')\nFileNotFoundError: [Errno 2] No such file or directory: 'git'\n".to_string(),
         ] {
