@@ -134,13 +134,13 @@ pub struct Section {
     /// old Python's `cannot import name 'N'` leaves the module to it.
     #[serde(skip)]
     pub import_statement: Option<String>,
-    /// The last line of code the last frame printed above the exception
-    /// (its `^^^` markers left out): for a SyntaxError, the line Python
-    /// could not parse.
+    /// The line of code the last frame printed above the exception as the
+    /// one that ran (IPython's arrowed line, else the last, its `^^^`
+    /// markers left out): for a SyntaxError, the line Python could not parse.
     #[serde(skip)]
     pub source_line: Option<String>,
-    /// The last line of code the frame before the last printed: the call
-    /// that went into the last frame (`face_alignment.LandmarksType._3D`,
+    /// The line of code the frame before the last printed as the one that
+    /// ran: the call that went into the last frame (`face_alignment.LandmarksType._3D`,
     /// where enum's `__getattr__` raised).
     #[serde(skip)]
     pub caller_source_line: Option<String>,
