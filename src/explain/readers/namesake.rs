@@ -207,10 +207,7 @@ mod tests {
     fn reading(log: &str) -> Option<Reading> {
         let tables = crate::matrix::builtin_tables().unwrap();
         let (traceback, text) = super::super::parsed(log);
-        let context = Context {
-            tables: Some(&tables),
-            ..Context::alone()
-        };
+        let context = Context::with_tables(&tables);
         read(&text, &traceback, context)
     }
 

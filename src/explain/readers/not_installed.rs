@@ -343,9 +343,8 @@ mod tests {
         let tables = crate::matrix::builtin_tables().unwrap();
         let (traceback, text) = super::super::parsed(log);
         let context = Context {
-            tables: Some(&tables),
             earlier,
-            ..Context::alone()
+            ..Context::with_tables(&tables)
         };
         read(&text, &traceback, context)
     }

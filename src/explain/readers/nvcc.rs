@@ -448,10 +448,7 @@ mod tests {
 
     fn reading(message: &str) -> Option<Reading> {
         let tables = crate::matrix::builtin_tables().unwrap();
-        let context = Context {
-            tables: Some(&tables),
-            ..Context::alone()
-        };
+        let context = Context::with_tables(&tables);
         read(message, context)
     }
 

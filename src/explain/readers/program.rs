@@ -47,15 +47,15 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
         .is_some_and(|frame| frame.function == "_execute_child" && is_subprocess(&frame.file));
     // The message raised from `_execute_child`, not an earlier one of a
     // chain (a config file `open` could not find before it).
-    let missing = not_found(&traceback.raised()?.message)?;
+    let raised = traceback.raised()?;
+    let missing = not_found(&raised.message)?;
     // A message printed without its frames (a library's `Error: [Errno 2]
     // No such file or directory: 'ffmpeg'` in its own log): the name of a
     // program no package index ships, not a file the job opened. Not where
     // it was logged as a warning (libraries that ask git for the commit go
     // on without it), nor a pasted text that may be any line of a log.
-    let raised = traceback.raised()?;
     let printed_alone = traceback.frames().next().is_none()
-        && !matches!(raised.exception.as_str(), crate::explain::PASTED | "warning")
+        && !matches!(raised.exception.as_str(), crate::explain::PASTED)
         && !crate::explain::signals::logged_as_warning(&raised.message)
         && !crate::explain::signals::logged_below_warning(&raised.message)
         && matches!(missing, Missing::Named(name) if SYSTEM_PROGRAMS.contains(&name));

@@ -1396,10 +1396,7 @@ mod tests {
     #[test]
     fn a_package_named_before_its_rejected_version_is_a_bound() {
         let tables = crate::matrix::builtin_tables().unwrap();
-        let context = Context {
-            tables: Some(&tables),
-            ..Context::alone()
-        };
+        let context = Context::with_tables(&tables);
         let read_with_tables = |text: &str| read(&text::squeeze_spaces(text), context);
         let edward = &read_with_tables(
             "ImportError: cannot import name 'NOT_REPARAMETERIZED'. Your TensorFlow version is not supported.",
