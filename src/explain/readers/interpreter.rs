@@ -454,29 +454,30 @@ fn dataclass_default_refused(text: &str, traceback: &Traceback, context: Context
 /// classes), and `int | None` (PEP 604, Python 3.10) fails on 3.9 as
 /// `unsupported operand type(s) for |: 'type' and 'NoneType'`. On a Python
 /// that has them the same words are the code's own mistake (`str[i]`, a class
-/// without `__class_getitem__` subscripted, `None | None`), so only a Python
-/// known to be older than the feature reads them, and where the line that
-/// raised is printed it must subscript a class PEP 585 made generic.
+/// without `__class_getitem__` subscripted, `None | None`), so they are read
+/// where the Python that ran is known to be older than the feature, or where
+/// the words cannot come from a Python that has it: a union of two classes
+/// (or a class and None), or a printed line whose only subscripts are classes
+/// PEP 585 made generic and typing's aliases. Where the line that raised is
+/// printed it must subscript a class PEP 585 made generic.
 fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option<Reading> {
     let section = traceback.raising_section()?;
     let message = section.raised.as_ref()?.message.as_str();
-    let (feature, needs, pep) = if let Some(at) = message.find("' object is not subscriptable") {
+    let (feature, needs, pep, words_decide) = if let Some(at) = message.find("' object is not subscriptable") {
         let generics: &[&str] = match message[..at].rsplit('\'').next() {
             Some("type") => &PEP_585_CLASSES,
             Some("ABCMeta") => &PEP_585_ABSTRACT_CLASSES,
             _ => return None,
         };
-        if section
-            .source_line
-            .as_deref()
-            .is_some_and(|line| !generics.iter().any(|class| subscripts(line, class)))
-        {
+        let line = section.source_line.as_deref();
+        if line.is_some_and(|line| !generics.iter().any(|class| subscripts(line, class))) {
             return None;
         }
         (
             "a built-in or abstract class subscripted as a generic type (list[int], PEP 585)",
             MajorMinor::new(3, 9),
             "https://peps.python.org/pep-0585/",
+            line.is_some_and(only_generics_subscripted),
         )
     } else {
         const CLASSES: [&str; 3] = ["type", "ABCMeta", "types.GenericAlias"];
@@ -488,16 +489,25 @@ fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option
         if !(operand(left) && operand(right) && (CLASSES.contains(&left) || CLASSES.contains(&right))) {
             return None;
         }
+        // Python 3.10's `type.__or__` takes any class or None, so these
+        // operands fail only before it.
         (
             "a union of types written with | (int | None, PEP 604)",
             MajorMinor::new(3, 10),
             "https://peps.python.org/pep-0604/",
+            true,
         )
     };
-    let (python, how) = python_that_ran(message, traceback, context)?;
-    if python >= needs {
-        return None;
-    }
+    let ran = python_that_ran(message, traceback, context);
+    let node = match &ran {
+        Some((python, _)) if *python >= needs => return None,
+        Some((python, how)) => (Some(true), format!("the Python that ran is {python} ({how})")),
+        None if words_decide => (
+            None,
+            format!("the log does not say which Python ran; one of {needs} or newer does not raise these words for it"),
+        ),
+        None => return None,
+    };
     let raised_in_a_package = traceback
         .frames()
         .last()
@@ -509,7 +519,7 @@ fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option
         package.as_deref(),
         &format!("{needs} or newer"),
         false,
-        Some(python),
+        ran.map(|(python, _)| python),
         pep,
     );
     // The words do not name the feature (a class of the code's own,
@@ -519,7 +529,7 @@ fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option
         said: format!(
             "the code evaluates {feature}, which Python {needs} added; an older Python raises these words for it"
         ),
-        node: vec![(Some(true), format!("the Python that ran is {python} ({how})"))],
+        node: vec![node],
         fix,
         stated: false,
         settles: true,
@@ -560,6 +570,63 @@ const PEP_585_ABSTRACT_CLASSES: [&str; 12] = [
     "Awaitable",
     "AsyncIterator",
 ];
+
+/// typing's aliases of the generic classes, and its special forms: a
+/// subscript of one of these is fine on every Python 3.
+const TYPING_SUBSCRIPTABLE: [&str; 21] = [
+    "List",
+    "Dict",
+    "Tuple",
+    "Set",
+    "FrozenSet",
+    "Type",
+    "Deque",
+    "DefaultDict",
+    "Optional",
+    "Union",
+    "Callable",
+    "Iterable",
+    "Iterator",
+    "Generator",
+    "Sequence",
+    "Mapping",
+    "Literal",
+    "Annotated",
+    "ClassVar",
+    "Final",
+    "Any",
+];
+
+/// Whether every name `line` subscripts (`name[`) is a class PEP 585 made
+/// generic or one of typing's: then a Python that has PEP 585 finds nothing
+/// on the line to refuse. A name of the code's own (`feats[0]`, `Box[int]`)
+/// might be a class that is no generic, and refused on any Python.
+fn only_generics_subscripted(line: &str) -> bool {
+    let code = line.split('#').next().unwrap_or(line);
+    let mut any = false;
+    for (at, _) in code.match_indices('[') {
+        let name: String = code[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if name.is_empty() {
+            // A list display or a nested bracket (`Callable[[int], int]`).
+            continue;
+        }
+        if !(PEP_585_CLASSES.contains(&name.as_str())
+            || PEP_585_ABSTRACT_CLASSES.contains(&name.as_str())
+            || TYPING_SUBSCRIPTABLE.contains(&name.as_str()))
+        {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
 
 /// Whether `line` subscripts `class` as a name of its own (`list[int]`,
 /// `abc.Callable[[int], int]`), not as the end of another (`my_list[0]`).
@@ -1029,8 +1096,31 @@ mod tests {
         // A Python that has the feature: the code's own class, subscripted.
         assert!(reading(&on("3.9", "def f(x: list[int]):", subscripted)).is_none());
         assert!(reading(&on("3.10", "def f(x: int | None):", union)).is_none());
-        // No Python known: not read.
+        // No Python known: not read, unless the words or the line decide.
         assert!(reading(&format!("{subscripted}\n")).is_none());
+        let unknown = |line: &str, message: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/home/u/proj/model.py\", line 45, in Flow\n    {line}\n{message}\n"
+            )
+        };
+        // mmaudio2: a signature's `list[torch.Tensor]`, no Python named.
+        let found = reading(&unknown("Cs: list[torch.Tensor],", subscripted)).unwrap();
+        assert_eq!(found.node[0].0, None, "{:?}", found.node);
+        assert!(found.fix.contains("3.9 or newer"), "{}", found.fix);
+        assert!(
+            reading(&unknown(
+                "def f(x: Dict[str, list[int]]) -> Optional[tuple[int, int]]:",
+                subscripted
+            ))
+            .is_some()
+        );
+        assert!(reading(&unknown("def f(x: int | None):", union)).is_some());
+        // A name of the code's own subscripted too: it may be a class no
+        // Python makes generic.
+        assert!(reading(&unknown("out: list[Box[int]] = []", subscripted)).is_none());
+        assert!(reading(&unknown("x: list[int] = feats[0]", subscripted)).is_none());
+        // No line printed: the words alone do not say what was subscripted.
+        assert!(reading("Traceback (most recent call last):\n  File \"/home/u/proj/model.py\", line 45, in Flow\nTypeError: 'type' object is not subscriptable\n").is_none());
         // What fails on every Python: a class that is no generic, None | None.
         assert!(reading(&on("3.8", "label = str[idx]", subscripted)).is_none());
         assert!(reading(&on("3.8", "x = my_list[0]", subscripted)).is_none());
