@@ -160,6 +160,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             rules_out: Vec::new(),
         });
     } else if let Some((owner, operator)) = no_cuda_kernel(&lower) {
+        if let Some(reading) = built_without_cuda(&lower, &owner, &operator) {
+            return Some(reading);
+        }
         // A CPU wheel of the package beside a CUDA torch registers only its CPU kernels.
         let installed = context.facts.and_then(|facts| facts.package(&owner)?.version.clone());
         let cpu_build = installed.as_deref().map(|version| version.ends_with("+cpu"));
@@ -647,6 +650,52 @@ fn no_cuda_kernel(lower: &str) -> Option<(String, String)> {
     }
     let (namespace, _) = operator.split_once("::")?;
     extension_namespace(namespace).then(|| (crate::explain::distribution_of(namespace), operator.to_string()))
+}
+
+/// The operator namespaces of packages PyTorch's own index publishes in a CPU
+/// and a CUDA variant for each torch: their CPU build beside a CUDA torch is
+/// a wheel chosen from the wrong index, not a build of the user's.
+const TORCH_INDEX_NAMESPACES: [&str; 6] = [
+    "torchvision",
+    "torchaudio",
+    "torchtext",
+    "torchrec",
+    "fbgemm",
+    "torchao",
+];
+
+/// An operator of a package built on the node (stable-fast-3d's
+/// `texture_baker_cpp::rasterize`), which torch lists with a CPU kernel and no
+/// CUDA one: the extension was compiled without its CUDA sources, as a
+/// setup.py does where it finds no nvcc or CUDA_HOME, or torch saw no GPU at
+/// build time and nothing forced CUDA. Read only where the message lists the
+/// backends, CPU among them.
+fn built_without_cuda(lower: &str, owner: &str, operator: &str) -> Option<Reading> {
+    let namespace = operator.split("::").next()?;
+    if TORCH_INDEX_NAMESPACES.contains(&namespace) {
+        return None;
+    }
+    let listed = text::after_marker(lower, "is only available for these backends: [")?;
+    let backends: Vec<&str> = listed.split(']').next()?.split(',').map(str::trim).collect();
+    if !backends.contains(&"cpu") || backends.contains(&"cuda") {
+        return None;
+    }
+    Some(Reading {
+        cause: "package-cpu-only-build",
+        said: format!(
+            "{operator} has a CPU kernel and no CUDA one: {owner} was compiled without its CUDA sources (its build found no nvcc or CUDA_HOME, or torch saw no GPU and nothing forced CUDA)"
+        ),
+        node: vec![(
+            None,
+            format!("whether {owner}'s build log shows nvcc compiling its .cu files (a build without CUDA shows none)"),
+        )],
+        fix: format!(
+            "rebuild {owner} with CUDA: delete its build/ folder and the installed copy, then build it where nvcc is on PATH and python -c 'import torch; from torch.utils.cpp_extension import CUDA_HOME; print(torch.cuda.is_available(), CUDA_HOME)' prints True and a CUDA folder (with FORCE_CUDA=1, or the package's own switch such as USE_CUDA=1, where its setup.py reads one)"
+        ),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
 }
 
 /// Whether an operator namespace is an extension's: an identifier, and not
@@ -1164,6 +1213,22 @@ mod tests {
             found.said
         );
         assert!(found.fix.contains("torch torchvision --index-url"), "{}", found.fix);
+        // A package built on the node, torch listing its CPU kernel only
+        // (stablefast3d39): compiled without its CUDA sources.
+        let local = "NotImplementedError: Could not run 'texture_baker_cpp::rasterize' with arguments from the 'CUDA' backend. 'texture_baker_cpp::rasterize' is only available for these backends: [CPU, Meta, BackendSelect, Python, AutogradCPU, AutogradCUDA, AutocastCUDA].\n";
+        let found = reading(local).unwrap();
+        assert_eq!(found.cause, "package-cpu-only-build");
+        assert!(found.settles && !found.stated, "{found:?}");
+        assert!(
+            found.fix.contains("rebuild texture-baker-cpp with CUDA"),
+            "{}",
+            found.fix
+        );
+        // Its backends not listed, or a CUDA kernel listed: not read so.
+        let unlisted = "NotImplementedError: Could not run 'texture_baker_cpp::rasterize' with arguments from the 'CUDA' backend.\n";
+        assert_eq!(reading(unlisted).unwrap().cause, CAUSE);
+        let with_cuda = local.replace("[CPU, Meta", "[CPU, CUDA, Meta");
+        assert_eq!(reading(&with_cuda).unwrap().cause, CAUSE);
         // torch's own operators missing a backend are not an extension's.
         assert!(reading("NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseCUDA' backend.\n").is_none());
         assert!(reading("NotImplementedError: Could not run 'aten::empty.memory_format' with arguments from the 'CUDA' backend.\n").is_none());
