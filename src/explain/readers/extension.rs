@@ -160,7 +160,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             rules_out: Vec::new(),
         });
     } else if let Some((owner, operator)) = no_cuda_kernel(&lower) {
-        if let Some(reading) = built_without_cuda(&lower, &owner, &operator) {
+        if let Some(reading) = built_without_cuda(text, &owner, &operator) {
             return Some(reading);
         }
         // A CPU wheel of the package beside a CUDA torch registers only its CPU kernels.
@@ -664,18 +664,33 @@ const TORCH_INDEX_NAMESPACES: [&str; 6] = [
     "torchao",
 ];
 
+/// How a compiled extension module's name ends (lower case): the namespace a
+/// setup.py's extension registers its operators under, as stable-fast-3d's
+/// `texture_baker_cpp`. A namespace of other words (torch's own `quantized::`
+/// and `onednn::`, pyg-lib's `pyg::`, a Python `torch.library` op's) may be
+/// CPU-only by design, and vllm's bare `_C::` names no package.
+const COMPILED_MODULE_ENDINGS: [&str; 6] = ["_cpp", "_cuda", "_ext", "_kernels", "_ops", "_c"];
+
 /// An operator of a package built on the node (stable-fast-3d's
 /// `texture_baker_cpp::rasterize`), which torch lists with a CPU kernel and no
 /// CUDA one: the extension was compiled without its CUDA sources, as a
 /// setup.py does where it finds no nvcc or CUDA_HOME, or torch saw no GPU at
-/// build time and nothing forced CUDA. Read only where the message lists the
-/// backends, CPU among them.
-fn built_without_cuda(lower: &str, owner: &str, operator: &str) -> Option<Reading> {
+/// build time and nothing forced CUDA. Read only where the namespace is named
+/// as a compiled module is and the message lists the backends, CPU among them.
+fn built_without_cuda(text: &str, owner: &str, operator: &str) -> Option<Reading> {
     let namespace = operator.split("::").next()?;
-    if TORCH_INDEX_NAMESPACES.contains(&namespace) {
+    let compiled_module = COMPILED_MODULE_ENDINGS
+        .iter()
+        .any(|ending| namespace.len() > ending.len() && namespace.ends_with(ending));
+    if TORCH_INDEX_NAMESPACES.contains(&namespace) || !compiled_module {
         return None;
     }
-    let listed = text::after_marker(lower, "is only available for these backends: [")?;
+    let lower = text.to_ascii_lowercase();
+    // The operator as the message writes it (lowering keeps byte offsets).
+    let operator = lower
+        .find(operator)
+        .map_or(operator, |at| &text[at..at + operator.len()]);
+    let listed = text::after_marker(&lower, "is only available for these backends: [")?;
     let backends: Vec<&str> = listed.split(']').next()?.split(',').map(str::trim).collect();
     if !backends.contains(&"cpu") || backends.contains(&"cuda") {
         return None;
@@ -1229,6 +1244,21 @@ mod tests {
         assert_eq!(reading(unlisted).unwrap().cause, CAUSE);
         let with_cuda = local.replace("[CPU, Meta", "[CPU, CUDA, Meta");
         assert_eq!(reading(&with_cuda).unwrap().cause, CAUSE);
+        // CPU-only by design (torch's dynamic quantization, pyg-lib's
+        // sampler), or a namespace that names no package (vllm's `_C`).
+        for operator in [
+            "quantized::linear_dynamic",
+            "pyg::neighbor_sample",
+            "_C::ggml_dequantize",
+            "mylib::fused_op",
+        ] {
+            let log = local.replace("texture_baker_cpp::rasterize", operator);
+            assert_ne!(
+                reading(&log).map(|found| found.cause),
+                Some("package-cpu-only-build"),
+                "{operator}"
+            );
+        }
         // torch's own operators missing a backend are not an extension's.
         assert!(reading("NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseCUDA' backend.\n").is_none());
         assert!(reading("NotImplementedError: Could not run 'aten::empty.memory_format' with arguments from the 'CUDA' backend.\n").is_none());

@@ -480,7 +480,24 @@ fn newer_annotation_evaluated(traceback: &Traceback, context: Context) -> Option
             line.is_some_and(only_generics_subscripted),
         )
     } else {
-        const CLASSES: [&str; 3] = ["type", "ABCMeta", "types.GenericAlias"];
+        // The classes' own types, typing's aliases and special forms, and
+        // metaclasses of well-known classes (torch.Tensor's, Enum's): each
+        // takes | from Python 3.10 on. A name alone (`ModelMeta`) may be any
+        // object's class, so only these.
+        const CLASSES: [&str; 12] = [
+            "type",
+            "ABCMeta",
+            "types.GenericAlias",
+            "_GenericAlias",
+            "_UnionGenericAlias",
+            "_SpecialGenericAlias",
+            "_CallableGenericAlias",
+            "_LiteralGenericAlias",
+            "_SpecialForm",
+            "torch._C._TensorMeta",
+            "EnumMeta",
+            "enum.EnumMeta",
+        ];
         let operands = text::after_marker(message, "unsupported operand type(s) for |: '")?;
         let (left, rest) = operands.split_once('\'')?;
         let right = rest.strip_prefix(" and '")?.split('\'').next()?;
@@ -597,35 +614,66 @@ const TYPING_SUBSCRIPTABLE: [&str; 21] = [
     "Any",
 ];
 
-/// Whether every name `line` subscripts (`name[`) is a class PEP 585 made
-/// generic or one of typing's: then a Python that has PEP 585 finds nothing
-/// on the line to refuse. A name of the code's own (`feats[0]`, `Box[int]`)
-/// might be a class that is no generic, and refused on any Python.
+/// The built-in classes PEP 585 made generic: names no import shadows as
+/// collections' (`Counter`, `Pattern`) may be.
+const PEP_585_BUILTINS: [&str; 6] = ["tuple", "list", "dict", "set", "frozenset", "type"];
+
+/// Modules whose subscripted names are the generics themselves
+/// (`typing.List[int]`, `collections.abc.Callable[...]`).
+const GENERIC_MODULES: [&str; 4] = ["typing", "collections", "collections.abc", "abc"];
+
+/// Whether `line` is an annotation whose only subscripts (`name[`) are
+/// built-in classes PEP 585 made generic, collections.abc's, or typing's:
+/// then a Python that has PEP 585 finds nothing on the line to refuse. A
+/// name of the code's own (`feats[0]`, `Box[int]`, an attribute's `.type[0]`)
+/// might be a class that is no generic, refused on any Python; so might a
+/// subscript in a call the line makes (`map(itemgetter(0), classes)` runs
+/// C code that prints no line of its own), or in a string.
 fn only_generics_subscripted(line: &str) -> bool {
+    if line.contains(['\'', '"']) || makes_a_call(line) {
+        return false;
+    }
     let code = line.split('#').next().unwrap_or(line);
     let mut any = false;
     for (at, _) in code.match_indices('[') {
-        let name: String = code[..at]
+        let dotted: String = code[..at]
             .chars()
             .rev()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
             .collect::<Vec<_>>()
             .into_iter()
             .rev()
             .collect();
+        let (module, name) = dotted.rsplit_once('.').unwrap_or(("", dotted.as_str()));
         if name.is_empty() {
             // A list display or a nested bracket (`Callable[[int], int]`).
             continue;
         }
-        if !(PEP_585_CLASSES.contains(&name.as_str())
-            || PEP_585_ABSTRACT_CLASSES.contains(&name.as_str())
-            || TYPING_SUBSCRIPTABLE.contains(&name.as_str()))
-        {
+        let generic = PEP_585_BUILTINS.contains(&name)
+            || PEP_585_ABSTRACT_CLASSES.contains(&name)
+            || TYPING_SUBSCRIPTABLE.contains(&name);
+        if !generic || !(module.is_empty() || GENERIC_MODULES.contains(&module)) {
             return false;
         }
         any = true;
     }
     any
+}
+
+/// Whether `line` calls anything: a `(` right after a name, a subscript or a
+/// call, other than a `def`'s own parameter list.
+fn makes_a_call(line: &str) -> bool {
+    let code = line.trim_start();
+    let def = code.starts_with("def ") || code.starts_with("async def ");
+    code.match_indices('(')
+        .filter(|(at, _)| {
+            code[..*at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ']' || c == ')')
+        })
+        .nth(usize::from(def))
+        .is_some()
 }
 
 /// Whether `line` subscripts `class` as a name of its own (`list[int]`,
@@ -1119,6 +1167,40 @@ mod tests {
         // Python makes generic.
         assert!(reading(&unknown("out: list[Box[int]] = []", subscripted)).is_none());
         assert!(reading(&unknown("x: list[int] = feats[0]", subscripted)).is_none());
+        // A name that shadows one (prometheus_client's Counter), an
+        // attribute's subscript, a call's, a string's `#`: not the words alone.
+        assert!(reading(&unknown("def tally(words: list[str]) -> Counter[str]:", subscripted)).is_none());
+        assert!(reading(&unknown("inner: list[type] = f.type[0]", subscripted)).is_none());
+        assert!(
+            reading(&unknown(
+                "firsts: list[int] = list(map(itemgetter(0), classes))",
+                subscripted
+            ))
+            .is_none()
+        );
+        assert!(
+            reading(&unknown(
+                "ids: list[str] = [f\"#{i}\" for i in Registry[key]]",
+                subscripted
+            ))
+            .is_none()
+        );
+        assert!(
+            reading(&unknown(
+                "def f(x: typing.List[int], y: list[int]) -> None:  # ids",
+                subscripted
+            ))
+            .is_some()
+        );
+        // Union operands whose types take | from 3.10: a metaclass of a
+        // known class, typing's aliases.
+        let tensor_meta = "TypeError: unsupported operand type(s) for |: 'type' and 'torch._C._TensorMeta'";
+        assert!(reading(&unknown("def f(x: np.ndarray | torch.Tensor):", tensor_meta)).is_some());
+        let alias = "TypeError: unsupported operand type(s) for |: '_UnionGenericAlias' and 'NoneType'";
+        assert!(reading(&unknown("x: Optional[int] | None = None", alias)).is_some());
+        // Any object's class with a metaclass-like name: not read.
+        let named_meta = "TypeError: unsupported operand type(s) for |: 'ModelMeta' and 'NoneType'";
+        assert!(reading(&unknown("meta = info | None", named_meta)).is_none());
         // No line printed: the words alone do not say what was subscripted.
         assert!(reading("Traceback (most recent call last):\n  File \"/home/u/proj/model.py\", line 45, in Flow\nTypeError: 'type' object is not subscriptable\n").is_none());
         // What fails on every Python: a class that is no generic, None | None.
