@@ -33,6 +33,10 @@ pub fn read(traceback: &Traceback, context: Context) -> Option<Reading> {
     let installed = context.facts.and_then(|facts| facts.package_version("transformers"));
     let known = models.and_then(|models| models.of_type(model_type));
     let mut node = Vec::new();
+    // A type no release knows is newer than them all, or one the project's
+    // own code registers (Bunny's `bunny-qwen`, loaded through its loader):
+    // the words do not say which.
+    let mut settles = true;
     let (dated, fix) = match (known, models.and_then(|models| models.last.as_ref())) {
         (Some(model), _) => match &model.added {
             Some(added) => {
@@ -55,12 +59,21 @@ pub fn read(traceback: &Traceback, context: Context) -> Option<Reading> {
             }
             None => (String::new(), upgrade(model_type)),
         },
-        (None, Some(last)) => (
-            format!("; no transformers release up to {last} knows '{model_type}'"),
-            format!(
-                "'{model_type}' is in no transformers release up to {last}: install transformers from source if the model card says so (python -m pip install git+https://github.com/huggingface/transformers.git), or load the model with trust_remote_code=True where its repository ships its code; check that config.json's model_type is spelt as the model card gives it"
-            ),
-        ),
+        (None, Some(last)) => {
+            settles = false;
+            node.push((
+                None,
+                format!(
+                    "whether the model card asks for transformers from source, or the project's own code registers '{model_type}' (AutoConfig.register) and loads it through its own loader"
+                ),
+            ));
+            (
+                format!("; no transformers release up to {last} knows '{model_type}'"),
+                format!(
+                    "'{model_type}' is in no transformers release up to {last}: install transformers from source if the model card says so (python -m pip install git+https://github.com/huggingface/transformers.git), or load the model with trust_remote_code=True where its repository ships its code, or through the project's own loader where its code registers the type; check that config.json's model_type is spelt as the model card gives it"
+                ),
+            )
+        }
         (None, None) => (String::new(), upgrade(model_type)),
     };
     if node.is_empty()
@@ -76,7 +89,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Option<Reading> {
         node,
         fix,
         stated: false,
-        settles: true,
+        settles,
         rules_out: Vec::new(),
     })
 }
@@ -160,6 +173,15 @@ mod tests {
             "{}",
             found.fix
         );
+        // Newer than every release, or registered by the project's own code
+        // (bunny107's `bunny-qwen`): not decided.
+        assert!(!found.settles, "{found:?}");
+        assert!(
+            found.node.iter().any(|(_, fact)| fact.contains("AutoConfig.register")),
+            "{:?}",
+            found.node
+        );
+        assert!(found.fix.contains("the project's own loader"), "{}", found.fix);
     }
 
     #[test]
