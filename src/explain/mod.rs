@@ -586,7 +586,7 @@ impl PastedText {
 }
 
 /// Words that say a thing failed, lowercase: a paste holding one is an error.
-const FAILURE_WORDS: [&str; 27] = [
+const FAILURE_WORDS: [&str; 28] = [
     "error",
     // A logger's fatal level (`[FATAL]`, `F1203`'s words) and a library's
     // statement of what it needs (telecarla67: `CARLA python module version
@@ -622,6 +622,9 @@ const FAILURE_WORDS: [&str; 27] = [
     "unsupported",
     "invalid",
     "out of memory",
+    // A package's words for a name it took away (spec2vec61: Gensim 4's
+    // `The vocab attribute was removed from KeyedVector in Gensim 4.0.0.`).
+    " was removed ",
 ];
 
 /// What a paste read as one message is shown as, in place of an exception class.

@@ -13,7 +13,9 @@ pub const CAUSE: &str = "driver-too-old-for-torch";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
     let Some(symbol) = driver_symbol(text) else {
-        return insufficient(text, context).or_else(|| container_requirement(text, context));
+        return insufficient(text, context)
+            .or_else(|| container_requirement(text, context))
+            .or_else(|| minimum_driver_stated(text));
     };
     let owner = super::owner_of_failure(text, traceback).filter(|owner| owner != "nvidia");
     let asker = owner.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
@@ -130,6 +132,33 @@ fn container_requirement(text: &str, context: Context) -> Option<Reading> {
     ))
 }
 
+/// A library's own words for the driver it needs and the one it found, as
+/// NVIDIA Warp words them at init (warp/context.py): `The minimum required
+/// CUDA driver version is 12.0, but the installed CUDA driver version is
+/// 11.4.` Both versions are the CUDA each driver runs, so the words decide.
+fn minimum_driver_stated(text: &str) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let wanted = text::version_after(&lower, "minimum required cuda driver version is ")?;
+    let installed = text::version_after(&lower, "installed cuda driver version is ")?;
+    let (wanted_version, installed_version) = (
+        wanted.parse::<pep440_rs::Version>().ok()?,
+        installed.parse::<pep440_rs::Version>().ok()?,
+    );
+    if installed_version >= wanted_version {
+        return None;
+    }
+    Some(Reading::stated_outright(
+        CAUSE,
+        format!(
+            "the library needs a driver that runs CUDA {wanted} or newer, and the driver where it ran runs CUDA {installed}"
+        ),
+        Vec::new(),
+        format!(
+            "upgrade the NVIDIA driver to a branch whose CUDA (nvidia-smi's \"CUDA Version\") is {wanted} or newer, or install a release of the library built for CUDA {installed}"
+        ),
+    ))
+}
+
 /// The undefined symbol when it is one of the CUDA driver API's: `cu` and a
 /// capital letter, as the driver's functions are named.
 fn driver_symbol(text: &str) -> Option<&str> {
@@ -160,6 +189,21 @@ mod tests {
             found.said
         );
         assert!(found.fix.contains("upgrade the NVIDIA driver"), "{}", found.fix);
+    }
+
+    /// robotwin168: NVIDIA Warp's warning at init names both drivers' CUDA.
+    #[test]
+    fn a_minimum_driver_a_library_states_above_the_installed_one_is_an_old_driver() {
+        // The log marks its line as a message read (MESSAGES_READ).
+        let warp =
+            "    The minimum required CUDA driver version is 12.0, but the installed CUDA driver version is 11.4.\n";
+        let found = reading(warp).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.stated && found.settles, "{found:?}");
+        assert!(found.said.contains("CUDA 12.0 or newer"), "{}", found.said);
+        assert!(found.said.contains("runs CUDA 11.4"), "{}", found.said);
+        // The installed driver meets it: nothing stated is unmet.
+        assert!(reading(&warp.replace("is 11.4", "is 12.2")).is_none());
     }
 
     #[test]

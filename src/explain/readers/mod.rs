@@ -122,9 +122,18 @@ pub const GENERIC: [&str; 14] = [
 /// symptom, since alone they point to no one cause: xformers' refusal, whose
 /// reasons under each operator tell which. They are found without an
 /// exception class in front, as entries' messages are.
-pub const MESSAGES_READ: [&str; 3] = [
+pub const MESSAGES_READ: [&str; 8] = [
     "No operator found for `memory_efficient_attention",
     "No operator found for memory_efficient_attention",
+    // NVIDIA Warp's warning at init, on a line of its own under `Warp
+    // UserWarning:` (driver.rs).
+    "The minimum required CUDA driver version is",
+    // A shell's words for a command on no PATH folder (program.rs): bash's,
+    // zsh's, Windows cmd's and PowerShell's.
+    ": command not found",
+    "zsh: command not found: ",
+    "is not recognized as an internal or external command",
+    "is not recognized as the name of a cmdlet",
     // pip's report of the requirements its install left unmet
     // (src/pip/_internal/commands/install.py, _warn_about_conflicts): `rembg
     // 2.0.29 requires uvicorn==0.20.0, but you have uvicorn 0.17.6 which is

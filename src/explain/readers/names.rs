@@ -364,15 +364,27 @@ fn removal_stated(text: &str) -> Option<NameChange> {
     })
 }
 
-/// NumPy 2.0's words for the methods it took off a class: "`ptp` was removed
-/// from the ndarray class in NumPy 2.0. Use np.ptp(arr, ...) instead."
-/// (numpy/_core/src/multiarray/getset.c): the package, the class and the
+/// A package's words for a member it took off a class, with the release:
+/// NumPy 2.0's "`ptp` was removed from the ndarray class in NumPy 2.0. Use
+/// np.ptp(arr, ...) instead." (numpy/_core/src/multiarray/getset.c) and
+/// Gensim 4's "The vocab attribute was removed from KeyedVector in Gensim
+/// 4.0.0." (gensim/models/keyedvectors.py): the package, the class and the
 /// release, as the message names them.
 fn removal_from_a_class_stated(text: &str) -> Option<NameChange> {
-    const REMOVED: &str = " was removed from the ";
+    const REMOVED: &str = " was removed from ";
     let at = text.find(REMOVED)?;
     let name = word_before(text, at)?;
-    let (class, rest) = text[at + REMOVED.len()..].split_once(" class in ")?;
+    // "The vocab attribute was removed": the member is the word before its kind.
+    let name = match name {
+        "attribute" | "method" | "property" | "function" => {
+            let before = text[..at - name.len()].trim_end();
+            word_before(before, before.len())?
+        }
+        _ => name,
+    };
+    let (class, rest) = text[at + REMOVED.len()..].split_once(" in ")?;
+    let class = class.strip_prefix("the ").unwrap_or(class);
+    let class = class.strip_suffix(" class").unwrap_or(class);
     let (package, rest) = rest.split_once(' ')?;
     let package = package.to_ascii_lowercase();
     let version = text::version_at(rest.strip_prefix('v').unwrap_or(rest))?;
@@ -945,6 +957,20 @@ mod tests {
         );
         assert_eq!(found.fix, "python -m pip install \"numpy<2.0\"");
         assert!(reading("AttributeError: `ptp` was removed from the nd-array class in NumPy 2.0.\n").is_none());
+        // Gensim 4's words, pasted without their class (spec2vec61).
+        let gensim = "The vocab attribute was removed from KeyedVector in Gensim 4.0.0.\nUse KeyedVector's .key_to_index dict, .index_to_key list, and methods .get_vecattr(key, attr) and .set_vecattr(key, attr, new_val) instead.\n";
+        let found = reading(gensim).unwrap();
+        assert!(
+            found
+                .said
+                .contains("gensim.KeyedVector.vocab, which gensim 4.0.0 removed"),
+            "{}",
+            found.said
+        );
+        assert_eq!(found.fix, "python -m pip install \"gensim<4.0.0\"");
+        // A class of several words, or no release: not read.
+        assert!(reading("The vocab attribute was removed from the word vectors in Gensim 4.0.0.\n").is_none());
+        assert!(reading("The vocab attribute was removed from KeyedVector in Gensim.\n").is_none());
     }
 
     const CYTHON_BBOX: &str = "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/cython_bbox/__init__.py\", line 3, in <module>\n    DTYPE = np.float\nAttributeError: module 'numpy' has no attribute 'float'.\n";

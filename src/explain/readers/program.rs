@@ -37,8 +37,18 @@ const SYSTEM_PROGRAMS: [&str; 14] = [
     "latex",
 ];
 
+/// Tools of a Unix shell that a build's Makefile or a job's script runs and
+/// no package index ships: on Windows they come with Git's, MSYS2's or
+/// RTools' shell (cmdstan's makefiles run `cut`).
+const SHELL_TOOLS: [&str; 12] = [
+    "cut", "make", "wget", "curl", "unzip", "tar", "sed", "awk", "rm", "nproc", "which", "bash",
+];
+
 pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
     if let Some(reading) = no_audio_decoder(traceback, earlier) {
+        return Some(reading);
+    }
+    if let Some(reading) = shell_found_no_command(&traceback.raised()?.message) {
         return Some(reading);
     }
     let started = traceback
@@ -114,6 +124,69 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
         settles: settles && settles_alone,
         rules_out: Vec::new(),
     })
+}
+
+/// A shell's words for a command it found on no PATH folder: bash's
+/// `bash: ffmpeg: command not found`, zsh's `zsh: command not found:
+/// ffmpeg`, Windows cmd's `'cut' is not recognized as an internal or external
+/// command,` and PowerShell's `The term 'ffmpeg' is not recognized as the
+/// name of a cmdlet`. Named only for a program no package index ships: a
+/// package's own command (`accelerate`, a project's entry point) missing is
+/// its package not installed in the shell's environment, or a README that
+/// names a command the release does not have, which the words do not tell
+/// apart; nvcc is a CUDA toolkit's (cuda-home-missing).
+fn shell_found_no_command(message: &str) -> Option<Reading> {
+    let name = shell_missing_command(message)?;
+    let lower = name.to_ascii_lowercase();
+    let lower = lower.strip_suffix(".exe").unwrap_or(&lower);
+    if !(SYSTEM_PROGRAMS.contains(&lower) || SHELL_TOOLS.contains(&lower)) {
+        return None;
+    }
+    Some(Reading {
+        cause: CAUSE,
+        said: format!(
+            "the shell found no command {name} on its PATH: the program is not installed there, or its folder is not on the PATH"
+        ),
+        node: vec![(
+            None,
+            format!("which {name} (where {name} on Windows) in the job's shell"),
+        )],
+        fix: format!(
+            "install {name} with the system's package manager or conda, not pip (apt install PACKAGE, brew install PACKAGE, conda install -c conda-forge PACKAGE; on Windows a Unix tool comes with Git for Windows', MSYS2's or RTools' shell), open a new shell so that PATH finds it, and check with which (where on Windows)"
+        ),
+        stated: false,
+        settles: true,
+        rules_out: Vec::new(),
+    })
+}
+
+/// The command a shell's not-found message names.
+fn shell_missing_command(message: &str) -> Option<&str> {
+    let line = message.lines().find(|line| {
+        line.contains(": command not found")
+            || line.contains("command not found: ")
+            || line.contains(" is not recognized as ")
+    })?;
+    let line = line.trim();
+    let name = if let Some(rest) = line.split_once("command not found: ").map(|(_, rest)| rest) {
+        rest.split_whitespace().next()?
+    } else if let Some((before, _)) = line.split_once(": command not found") {
+        // `bash: x`, `./run.sh: line 3: x`, `x`
+        before.rsplit(": ").next()?
+    } else {
+        let (before, after) = line.split_once(" is not recognized as ")?;
+        if !(after.starts_with("an internal or external command") || after.starts_with("the name of a cmdlet")) {
+            return None;
+        }
+        let quoted = before.rsplit_once('\'').map(|(head, _)| head)?;
+        &quoted[quoted.rfind('\'')? + 1..]
+    };
+    let name = name.trim();
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'));
+    plain.then_some(name)
 }
 
 /// audioread's `NoBackendError`, which librosa falls back to for what
@@ -202,6 +275,37 @@ mod tests {
 
     fn reading(log: &str) -> Option<Reading> {
         read(&super::super::parsed(log).0, &[])
+    }
+
+    /// cmdstanpy282 (Windows cmd, cmdstan's makefile running `cut`), and the
+    /// other shells' words; a package's own command is not named.
+    #[test]
+    fn a_command_the_shell_found_on_no_path_folder_is_named_when_no_package_ships_it() {
+        let cmd = "'cut' is not recognized as an internal or external command,\n";
+        let found = reading(cmd).unwrap();
+        assert_eq!(found.cause, CAUSE);
+        assert!(found.settles, "{found:?}");
+        assert!(found.said.contains("no command cut"), "{}", found.said);
+        for line in [
+            "bash: ffmpeg: command not found",
+            "./scripts/prep.sh: line 3: wget: command not found",
+            "zsh: command not found: ffmpeg",
+            "ffprobe : The term 'ffprobe' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+            "'ffmpeg.exe' is not recognized as an internal or external command,",
+        ] {
+            assert!(shell_missing_command(line).is_some(), "{line}");
+            assert!(reading(&format!("{line}\n")).is_some(), "{line}");
+        }
+        // A package's command, a project's entry point, nvcc: not named here.
+        for line in [
+            "'transparent-background' is not recognized as an internal or external command,",
+            "bash: py-irt: command not found",
+            "bash: accelerate: command not found",
+            "sh: nvcc: command not found",
+        ] {
+            assert!(reading(&format!("{line}\n")).is_none(), "{line}");
+        }
+        assert_eq!(shell_missing_command("bash: ./run.sh: command not found"), None);
     }
 
     const STARTED: &str = "Traceback (most recent call last):\n  File \"/home/u/job/run.py\", line 9, in <module>\n    transcribe(\"a.wav\")\n  File \"/home/u/venv/lib/python3.10/site-packages/whisper/audio.py\", line 58, in load_audio\n    out = run(cmd, capture_output=True, check=True).stdout\n  File \"/usr/lib/python3.10/subprocess.py\", line 503, in run\n    with Popen(*popenargs, **kwargs) as process:\n  File \"/usr/lib/python3.10/subprocess.py\", line 1847, in _execute_child\n    raise child_exception_type(errno_num, err_msg, err_filename)\n";
