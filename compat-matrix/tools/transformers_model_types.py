@@ -44,7 +44,7 @@ def config_pairs(source):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 continue
             name = value.value if isinstance(value, ast.Constant) else getattr(value, "id", None)
-            if isinstance(name, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9]*Config", name):
+            if isinstance(name, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*Config", name):
                 pairs.setdefault(key.value, name)
     return pairs
 

@@ -163,6 +163,13 @@ mod tests {
         assert!(models.of_class("Sam").is_none());
         assert!(models.of_class("Bertology").is_none());
         assert!(models.of_class("Qwen2Vl").is_none());
+        // Config classes spelt with underscores (Qwen2_5_VLConfig): the
+        // generator once took only letters and digits before `Config`, and
+        // every such family was missing (flowgrpo84).
+        let qwen2_5_vl = models.of_class("Qwen2_5_VLForConditionalGeneration").unwrap();
+        assert_eq!(qwen2_5_vl.model_type, "qwen2_5_vl");
+        assert_eq!(qwen2_5_vl.added, Some(Version::from_str("4.49.0").unwrap()));
+        assert_eq!(models.of_class("Ernie4_5ForCausalLM").unwrap().model_type, "ernie4_5");
     }
 
     #[test]
