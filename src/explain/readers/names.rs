@@ -20,7 +20,15 @@ pub const CAUSE: &str = "package-lacks-used-name";
 pub const OWN_FILES: &str = "package-files-from-two-releases";
 
 pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Reading> {
-    if let Some(row) = removal_stated(text) {
+    // The sentence's package must be a distribution the tables know: the same
+    // words name a CLI's option, the standard library or a release of
+    // anything (`The imp module was removed from stdlib in Python 3.12`).
+    let known = |package: &str| {
+        context
+            .tables
+            .is_none_or(|tables| tables.import_names.distribution(package).is_some())
+    };
+    if let Some(row) = removal_stated(text).filter(|row| known(&row.package)) {
         let name = row.names[0].clone();
         let module = row.modules[0].clone();
         return Some(dated(
@@ -380,6 +388,8 @@ fn removal_from_a_class_stated(text: &str) -> Option<NameChange> {
             let before = text[..at - name.len()].trim_end();
             word_before(before, before.len())?
         }
+        // An argument, an option or a module is no member of a class.
+        "argument" | "parameter" | "option" | "flag" | "keyword" | "module" | "class" => return None,
         _ => name,
     };
     let (class, rest) = text[at + REMOVED.len()..].split_once(" in ")?;
@@ -968,6 +978,16 @@ mod tests {
             found.said
         );
         assert_eq!(found.fix, "python -m pip install \"gensim<4.0.0\"");
+        // A package word no table knows, an argument: not read.
+        let tables = builtin();
+        let with_tables = |log: &str| {
+            let (traceback, text) = super::super::parsed(log);
+            read(&text, &traceback, Context::with_tables(&tables))
+        };
+        assert!(with_tables(gensim).is_some());
+        assert!(with_tables("The `normalize` option was removed from Pipeline in version 2.0.\n").is_none());
+        assert!(with_tables("the foo attribute was removed from the CLI in release 3.0\n").is_none());
+        assert!(reading("The gpus argument was removed from Trainer in mylib 2.0\n").is_none());
         // A class of several words, or no release: not read.
         assert!(reading("The vocab attribute was removed from the word vectors in Gensim 4.0.0.\n").is_none());
         assert!(reading("The vocab attribute was removed from KeyedVector in Gensim.\n").is_none());
