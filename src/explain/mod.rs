@@ -398,6 +398,17 @@ impl<'m> Explainer<'m> {
                     .first()
                     .is_some_and(|best| explains_an_error(best, false, &|other, _| other != index));
             let gone_past = match traceback.raised().and_then(Raised::signal) {
+                // A line of what the job went on without (a shell's missing
+                // command, Warp's old driver) is no failure where a Python
+                // one, before or after it, ended the job.
+                Some(Signal::LoggedWarning) if readers::is_gone_on(traceback) => {
+                    an_error_ended_the_job_after(traceback, false)
+                        || ranked.iter().any(|(other, _)| {
+                            other.is_fatal()
+                                && other.frames().next().is_some()
+                                && other.raised().is_some_and(|raised| !is_job_ending(raised.class()))
+                        })
+                }
                 Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
                 _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
             };
@@ -640,6 +651,7 @@ fn known_messages(matrix: &Matrix) -> Vec<&str> {
         .chain(matrix.symptoms.iter().flat_map(|entry| entry.symptoms.every_message()))
         .map(|message| rank::symptom_core_as_written(message))
         .chain(readers::MESSAGES_READ)
+        .chain(readers::MESSAGES_GONE_ON)
         .collect()
 }
 

@@ -460,7 +460,15 @@ impl KnownMessages {
 
 /// A line that holds a known message, as a bare error of no class.
 pub fn known_message(line: &str) -> Raised {
-    raised(at_its_level(Signal::KnownMessage, line), line.trim())
+    let signal = if crate::explain::readers::MESSAGES_GONE_ON
+        .iter()
+        .any(|words| line.contains(words))
+    {
+        Signal::LoggedWarning
+    } else {
+        at_its_level(Signal::KnownMessage, line)
+    };
+    raised(signal, line.trim())
 }
 
 /// A fatal kind of line that its printer logged as a warning is a warning:

@@ -3172,3 +3172,40 @@ fn ptx_newer_than_the_drivers_jit_names_both_cudas_and_a_ptxas_on_a_file_does_no
         "{explanation:#}"
     );
 }
+
+/// Lines a job goes on past (a shell's missing command, NVIDIA Warp's old
+/// driver) are read where nothing else failed, and never outrank a failure:
+/// a Python traceback before or after them, a kill after them (the review of
+/// 06188f44 found each of these answered by the shell's line).
+#[test]
+fn a_missing_command_or_an_old_driver_the_job_went_on_past_does_not_outrank_its_failure() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let oom = "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x = torch.zeros(10**12, device=\"cuda\")\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.73 TiB. GPU 0 has a total capacity of 79.19 GiB of which 78.69 GiB is free.\n";
+    let warp = "    The minimum required CUDA driver version is 12.0, but the installed CUDA driver version is 11.4.\n";
+    for (log, expected) in [
+        (
+            format!("{oom}./job.sh: line 14: git: command not found\n"),
+            "cuda-out-of-memory",
+        ),
+        (format!("bash: git: command not found\n{oom}"), "cuda-out-of-memory"),
+        (
+            "bash: git: command not found\nepoch 1 loss 0.3\nKilled\n".to_string(),
+            "host-out-of-memory-killed",
+        ),
+        (format!("{warp}step 10\nKilled\n"), "host-out-of-memory-killed"),
+        // Alone, they are what failed.
+        (
+            "'cut' is not recognized as an internal or external command,\noperable program or batch file.\n"
+                .to_string(),
+            "program-not-on-path",
+        ),
+        (
+            format!("Warp UserWarning: \n    Insufficient CUDA driver version.\n{warp}"),
+            "driver-too-old-for-torch",
+        ),
+    ] {
+        let (explanation, _) = explain_text_json(cache.path(), dir.path(), "log.txt", &log);
+        assert_eq!(first_id(&explanation), Some(expected), "{log}\n{explanation:#}");
+    }
+}

@@ -122,24 +122,39 @@ pub const GENERIC: [&str; 14] = [
 /// symptom, since alone they point to no one cause: xformers' refusal, whose
 /// reasons under each operator tell which. They are found without an
 /// exception class in front, as entries' messages are.
-pub const MESSAGES_READ: [&str; 8] = [
+pub const MESSAGES_READ: [&str; 3] = [
     "No operator found for `memory_efficient_attention",
     "No operator found for memory_efficient_attention",
-    // NVIDIA Warp's warning at init, on a line of its own under `Warp
-    // UserWarning:` (driver.rs).
-    "The minimum required CUDA driver version is",
-    // A shell's words for a command on no PATH folder (program.rs): bash's,
-    // zsh's, Windows cmd's and PowerShell's.
-    ": command not found",
-    "zsh: command not found: ",
-    "is not recognized as an internal or external command",
-    "is not recognized as the name of a cmdlet",
     // pip's report of the requirements its install left unmet
     // (src/pip/_internal/commands/install.py, _warn_about_conflicts): `rembg
     // 2.0.29 requires uvicorn==0.20.0, but you have uvicorn 0.17.6 which is
     // incompatible.` ("you'll have" before pip 20.3's resolver). Read in a log
     // of any length; a failure of its own after it still decides.
     "which is incompatible.",
+];
+
+/// Whether a bare line is one of [`MESSAGES_GONE_ON`].
+pub fn is_gone_on(traceback: &Traceback) -> bool {
+    traceback.frames().next().is_none()
+        && traceback
+            .raised()
+            .is_some_and(|raised| MESSAGES_GONE_ON.iter().any(|words| raised.message.contains(words)))
+}
+
+/// Lines the readers read that a job goes on past, as past a warning: a
+/// failure after one decides, and one decides only where nothing else failed
+/// (signals::known_message marks them so).
+pub const MESSAGES_GONE_ON: [&str; 5] = [
+    // NVIDIA Warp's warning at init, on a line of its own under `Warp
+    // UserWarning:`; Warp goes on without CUDA (driver.rs).
+    "The minimum required CUDA driver version is",
+    // A shell's words for a command on no PATH folder (program.rs): bash's,
+    // zsh's, Windows cmd's and PowerShell's. A script goes on past one (a
+    // cleanup step, a probe for git's commit hash).
+    ": command not found",
+    "zsh: command not found: ",
+    "is not recognized as an internal or external command",
+    "is not recognized as the name of a cmdlet",
 ];
 
 /// What the readers know of the run: the node's facts, when they are the log's.
