@@ -24,6 +24,7 @@ mod interpreter;
 mod kernel_image;
 pub mod library;
 mod loader_version;
+mod loss_target;
 mod names;
 mod namesake;
 mod not_installed;
@@ -417,6 +418,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Vec<Reading> {
     readings.extend(unbuilt::read(&text, traceback, context));
     readings.extend(not_installed::read(&text, traceback, context));
     readings.extend(loader_version::read(&text, context));
+    readings.extend(loss_target::read(&text));
     readings.extend(unpickle::read(&text));
     readings.extend(program::read(traceback, context.earlier));
     readings.extend(fbgemm::read(&text));
