@@ -1171,3 +1171,29 @@ fn a_build_change_never_keeps_a_companion_of_another_torch() {
         .any(|fix| fix.contains("\"torch==2.14.1\"") && fix.contains("\"torchvision==0.29.2\""));
     assert!(kept, "{report:#}");
 }
+
+/// Words any code prints, whichever cause is behind them: an autograd
+/// Function's wrongly shaped gradient, DataParallel's wrapper around any
+/// replica's error, any index out of bounds. A cause that lists one of them as
+/// its message names itself for every such failure (two confident wrong
+/// answers on held batch BQ, and the second review's finds); the words that
+/// tell the cause apart (`expected device meta`, `Target N`) must be its own.
+#[test]
+fn no_cause_lists_words_any_code_prints_as_its_message() {
+    const ANY_CODE: [&str; 4] = [
+        "returned an invalid gradient at index",
+        "Caught RuntimeError in replica",
+        "is out of bounds.",
+        "is out of bounds",
+    ];
+    let matrix = envdoctor::matrix::Matrix::load(&[]).unwrap();
+    let listed: Vec<(&str, &String)> = matrix
+        .rules
+        .iter()
+        .map(|rule| (rule.id.as_str(), &rule.symptoms))
+        .chain(matrix.symptoms.iter().map(|entry| (entry.id.as_str(), &entry.symptoms)))
+        .flat_map(|(id, symptoms)| symptoms.every_message().map(move |message| (id, message)))
+        .filter(|(_, message)| ANY_CODE.iter().any(|words| message.trim() == *words))
+        .collect();
+    assert!(listed.is_empty(), "{listed:?}");
+}
