@@ -70,7 +70,7 @@ pub fn read(traceback: &Traceback, context: Context) -> Option<Reading> {
             (
                 format!("; no transformers release up to {last} knows '{model_type}'"),
                 format!(
-                    "'{model_type}' is in no transformers release up to {last}: install transformers from source if the model card says so (python -m pip install git+https://github.com/huggingface/transformers.git), or load the model with trust_remote_code=True where its repository ships its code, or through the project's own loader where its code registers the type; check that config.json's model_type is spelt as the model card gives it"
+                    "'{model_type}' is in no transformers release up to {last}: upgrade transformers where a release newer than {last} is out (python -m pip install --upgrade transformers), install it from source if the model card says so (python -m pip install git+https://github.com/huggingface/transformers.git), or load the model with trust_remote_code=True where its repository ships its code, or through the project's own loader where its code registers the type; check that config.json's model_type is spelt as the model card gives it"
                 ),
             )
         }
