@@ -401,14 +401,15 @@ impl<'m> Explainer<'m> {
                 // A line of what the job went on without (a shell's missing
                 // command, Warp's old driver) is no failure where a Python
                 // one, before or after it, ended the job.
-                Some(Signal::LoggedWarning) if readers::is_gone_on(traceback) => {
-                    an_error_ended_the_job_after(traceback, false)
-                        || ranked.iter().any(|(other, _)| {
-                            other.is_fatal()
-                                && other.frames().next().is_some()
-                                && other.raised().is_some_and(|raised| !is_job_ending(raised.class()))
-                        })
-                }
+                // A build's failure after it, or a child's exit status, is
+                // its own consequence (`gcc: command not found`, then
+                // `error: command '/usr/bin/gcc' failed with exit code 127`).
+                Some(Signal::LoggedWarning) if readers::is_gone_on(traceback) => ranked.iter().any(|(other, _)| {
+                    let Some(raised) = other.raised() else { return false };
+                    let consequence = matches!(raised.signal(), Some(Signal::Build)) || is_job_ending(raised.class());
+                    let python = other.frames().next().is_some();
+                    other.is_fatal() && !consequence && (python || other.line > traceback.last_line)
+                }),
                 Some(Signal::Loader | Signal::LoggedWarning) => an_error_ended_the_job_after(traceback, false),
                 _ => traceback.frames().next().is_none() && an_error_ended_the_job_after(traceback, true),
             };

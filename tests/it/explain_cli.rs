@@ -3194,6 +3194,16 @@ fn a_missing_command_or_an_old_driver_the_job_went_on_past_does_not_outrank_its_
             "host-out-of-memory-killed",
         ),
         (format!("{warp}step 10\nKilled\n"), "host-out-of-memory-killed"),
+        // What failed because of them: a build's compiler step, a Warp
+        // failure of CUDA (the third review's finds).
+        (
+            "  building 'pycocotools._mask' extension\n  gcc -pthread -fPIC -I/usr/include/python3.10 -c pycocotools/_mask.c -o build/_mask.o\n  /bin/sh: 1: gcc: command not found\n  error: command '/usr/bin/gcc' failed with exit code 127\n  ERROR: Failed building wheel for pycocotools\nERROR: Could not build wheels for pycocotools, which is required to install pyproject.toml-based projects\n".to_string(),
+            "program-not-on-path",
+        ),
+        (
+            format!("Warp UserWarning: \n    Insufficient CUDA driver version.\n{warp}Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/warp/context.py\", line 5190, in get_device\n    raise RuntimeError(\"Warp CUDA error: Failed to get CUDA device\")\nRuntimeError: Warp CUDA error: Failed to get CUDA device\n"),
+            "driver-too-old-for-torch",
+        ),
         // Alone, they are what failed.
         (
             "'cut' is not recognized as an internal or external command,\noperable program or batch file.\n"

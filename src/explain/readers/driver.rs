@@ -15,7 +15,8 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     let Some(symbol) = driver_symbol(text) else {
         return insufficient(text, context)
             .or_else(|| container_requirement(text, context))
-            .or_else(|| minimum_driver_stated(text));
+            .or_else(|| minimum_driver_stated(text))
+            .or_else(|| warned_before_a_cuda_failure(text, context));
     };
     let owner = super::owner_of_failure(text, traceback).filter(|owner| owner != "nvidia");
     let asker = owner.clone().unwrap_or_else(|| super::UNKNOWN_ASKER.to_string());
@@ -157,6 +158,20 @@ fn minimum_driver_stated(text: &str) -> Option<Reading> {
             "upgrade the NVIDIA driver to a branch whose CUDA (nvidia-smi's \"CUDA Version\") is {wanted} or newer, or install a release of the library built for CUDA {installed}"
         ),
     ))
+}
+
+/// Warp's warning printed before a failure of CUDA itself (`Warp CUDA
+/// error: Failed to get CUDA device`): the job went on without CUDA, and the
+/// old driver is why it then failed. Read only for a failure that names CUDA.
+fn warned_before_a_cuda_failure(text: &str, context: Context) -> Option<Reading> {
+    if !text.to_ascii_lowercase().contains("cuda") {
+        return None;
+    }
+    context
+        .earlier
+        .iter()
+        .rev()
+        .find_map(|line| minimum_driver_stated(line))
 }
 
 /// The undefined symbol when it is one of the CUDA driver API's: `cu` and a

@@ -10,8 +10,10 @@ use super::{Reading, text};
 pub const CAUSE: &str = "loss-target-out-of-bounds";
 
 pub fn read(text: &str) -> Option<Reading> {
-    let rest = text::after_marker(text, "Target ")?;
-    let (number, after) = rest.split_once(' ')?;
+    // A wrap may fall after `Target`.
+    let rest = text::after_marker(text, "Target")?.trim_start();
+    let (number, after) = rest.split_once(char::is_whitespace)?;
+    let after = after.trim_start();
     let number_only = number.strip_prefix('-').unwrap_or(number);
     if number_only.is_empty()
         || !number_only.chars().all(|c| c.is_ascii_digit())
@@ -44,6 +46,7 @@ mod tests {
             assert_eq!(found.cause, CAUSE);
             assert!(found.settles, "{found:?}");
         }
+        assert!(read("IndexError: Target\n10 is out of bounds.").is_some());
         // Any other index out of bounds is not a loss's target.
         assert!(read("IndexError: Row index 17 is out of bounds.").is_none());
         assert!(read("IndexError: index 5 is out of bounds for axis 0 with size 3").is_none());
