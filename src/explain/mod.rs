@@ -400,9 +400,9 @@ impl<'m> Explainer<'m> {
             let gone_past = match traceback.raised().and_then(Raised::signal) {
                 // A line of what the job went on without (a shell's missing
                 // command, Warp's old driver) is no failure where a Python
-                // one, before or after it, ended the job.
-                // A build's failure after it, or a child's exit status, is
-                // its own consequence (`gcc: command not found`, then
+                // one, before or after it, or a fatal line after it ended the
+                // job; but not a build's failure or a child's exit status,
+                // which are its consequence (`gcc: command not found`, then
                 // `error: command '/usr/bin/gcc' failed with exit code 127`).
                 Some(Signal::LoggedWarning) if readers::is_gone_on(traceback) => ranked.iter().any(|(other, _)| {
                     let Some(raised) = other.raised() else { return false };
