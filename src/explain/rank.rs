@@ -626,9 +626,12 @@ impl Judge<'_, '_> {
         });
         candidate.evidence.extend(node_evidence(reading.node));
         candidate.score += STATED + if confirmed { NODE_BASE + 1 } else { 0 };
-        // The reading's fix is made for what it read: the entry's note was for its own.
-        candidate.fix = reading.fix;
-        candidate.fix_note = None;
+        // The reading's fix is made for what it read: the entry's note was for
+        // its own. A reading that fills nothing in leaves both.
+        if !reading.fix.is_empty() {
+            candidate.fix = reading.fix;
+            candidate.fix_note = None;
+        }
         if !reading.settles {
             // What the reading leaves open, the entry's own wording cannot settle either.
             candidate.confidence = candidate.confidence.min(Confidence::Possible);
@@ -1720,6 +1723,29 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
         let traceback = parse(log).pop().unwrap();
         let best = rank(&traceback, &matrix, Some(&facts)).remove(0);
         (best.id, best.confidence)
+    }
+
+    /// A reading that fills nothing in (loss_target's) leaves its entry's fix;
+    /// one that does (the program reader's, with the program named) replaces it.
+    #[test]
+    fn a_readings_fix_replaces_the_entrys_only_where_it_fills_something_in() {
+        let matrix = Matrix::load(&[]).unwrap();
+        let entry_fix = |id: &str| {
+            matrix
+                .symptoms
+                .iter()
+                .find(|entry| entry.id == id)
+                .map(|entry| entry.fix.clone())
+                .unwrap()
+        };
+        let target = ranked("IndexError: Target 5 is out of bounds.\n", &node(None)).remove(0);
+        assert_eq!(target.id, "loss-target-out-of-bounds");
+        assert_eq!(target.fix, entry_fix("loss-target-out-of-bounds"));
+        let subprocess = "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 9, in <module>\n    run(cmd)\n  File \"/usr/lib/python3.10/subprocess.py\", line 1847, in _execute_child\n    raise child_exception_type(errno_num, err_msg, err_filename)\nFileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'\n";
+        let program = ranked(subprocess, &node(None)).remove(0);
+        assert_eq!(program.id, "program-not-on-path");
+        assert!(program.fix.starts_with("install ffmpeg with"), "{}", program.fix);
+        assert_ne!(program.fix, entry_fix("program-not-on-path"));
     }
 
     /// fastaidockercontainers21: torch's message as a terminal wrapped it.

@@ -460,10 +460,7 @@ impl KnownMessages {
 
 /// A line that holds a known message, as a bare error of no class.
 pub fn known_message(line: &str) -> Raised {
-    let signal = if crate::explain::readers::MESSAGES_GONE_ON
-        .iter()
-        .any(|words| line.contains(words))
-    {
+    let signal = if crate::explain::readers::says_gone_on(line) {
         Signal::LoggedWarning
     } else {
         at_its_level(Signal::KnownMessage, line)

@@ -138,9 +138,8 @@ fn container_requirement(text: &str, context: Context) -> Option<Reading> {
 /// CUDA driver version is 12.0, but the installed CUDA driver version is
 /// 11.4.` Both versions are the CUDA each driver runs, so the words decide.
 fn minimum_driver_stated(text: &str) -> Option<Reading> {
-    let lower = text.to_ascii_lowercase();
-    let wanted = text::version_after(&lower, "minimum required cuda driver version is ")?;
-    let installed = text::version_after(&lower, "installed cuda driver version is ")?;
+    let wanted = text::version_after(text, "minimum required CUDA driver version is ")?;
+    let installed = text::version_after(text, "installed CUDA driver version is ")?;
     let (wanted_version, installed_version) = (
         wanted.parse::<pep440_rs::Version>().ok()?,
         installed.parse::<pep440_rs::Version>().ok()?,
@@ -164,7 +163,7 @@ fn minimum_driver_stated(text: &str) -> Option<Reading> {
 /// error: Failed to get CUDA device`): the job went on without CUDA, and the
 /// old driver is why it then failed. Read only for a failure that names CUDA.
 fn warned_before_a_cuda_failure(text: &str, context: Context) -> Option<Reading> {
-    if !text.to_ascii_lowercase().contains("cuda") {
+    if !crate::ascii_case::contains(text, "cuda") {
         return None;
     }
     context
@@ -209,7 +208,7 @@ mod tests {
     /// robotwin168: NVIDIA Warp's warning at init names both drivers' CUDA.
     #[test]
     fn a_minimum_driver_a_library_states_above_the_installed_one_is_an_old_driver() {
-        // The log marks its line as a message read (MESSAGES_READ).
+        // The log marks its line as one a job goes on past (MESSAGES_GONE_ON).
         let warp =
             "    The minimum required CUDA driver version is 12.0, but the installed CUDA driver version is 11.4.\n";
         let found = reading(warp).unwrap();

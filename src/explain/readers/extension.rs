@@ -160,7 +160,7 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             rules_out: Vec::new(),
         });
     } else if let Some((owner, operator)) = no_cuda_kernel(&lower) {
-        if let Some(reading) = built_without_cuda(text, &owner, &operator) {
+        if let Some(reading) = built_without_cuda(text, &lower, &owner, &operator) {
             return Some(reading);
         }
         // A CPU wheel of the package beside a CUDA torch registers only its CPU kernels.
@@ -677,7 +677,8 @@ const COMPILED_MODULE_ENDINGS: [&str; 6] = ["_cpp", "_cuda", "_ext", "_kernels",
 /// setup.py does where it finds no nvcc or CUDA_HOME, or torch saw no GPU at
 /// build time and nothing forced CUDA. Read only where the namespace is named
 /// as a compiled module is and the message lists the backends, CPU among them.
-fn built_without_cuda(text: &str, owner: &str, operator: &str) -> Option<Reading> {
+/// `lower` is `text` in lower case.
+fn built_without_cuda(text: &str, lower: &str, owner: &str, operator: &str) -> Option<Reading> {
     let namespace = operator.split("::").next()?;
     let compiled_module = COMPILED_MODULE_ENDINGS
         .iter()
@@ -685,18 +686,17 @@ fn built_without_cuda(text: &str, owner: &str, operator: &str) -> Option<Reading
     if TORCH_INDEX_NAMESPACES.contains(&namespace) || !compiled_module {
         return None;
     }
-    let lower = text.to_ascii_lowercase();
     // The operator as the message writes it (lowering keeps byte offsets).
     let operator = lower
         .find(operator)
         .map_or(operator, |at| &text[at..at + operator.len()]);
-    let listed = text::after_marker(&lower, "is only available for these backends: [")?;
+    let listed = text::after_marker(lower, "is only available for these backends: [")?;
     let backends: Vec<&str> = listed.split(']').next()?.split(',').map(str::trim).collect();
     if !backends.contains(&"cpu") || backends.contains(&"cuda") {
         return None;
     }
     Some(Reading {
-        cause: "package-cpu-only-build",
+        cause: super::gpu_part::CAUSE,
         said: format!(
             "{operator} has a CPU kernel and no CUDA one: {owner} was compiled without its CUDA sources (its build found no nvcc or CUDA_HOME, or torch saw no GPU and nothing forced CUDA)"
         ),

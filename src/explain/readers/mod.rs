@@ -69,7 +69,8 @@ pub struct Reading {
     /// Node facts compared with what was read: `Some(true)` confirms,
     /// `Some(false)` contradicts, `None` could not be settled.
     pub node: Vec<(Option<bool>, String)>,
-    /// The fix with the packages and versions filled in.
+    /// The fix with the packages and versions filled in; empty where the
+    /// reading fills nothing in, and the entry's own fix stands.
     pub fix: String,
     /// The reading names its cause outright (a stated bound that the message
     /// or the node shows unmet); else it only points at it.
@@ -136,10 +137,12 @@ pub const MESSAGES_READ: [&str; 3] = [
 
 /// Whether a bare line is one of [`MESSAGES_GONE_ON`].
 pub fn is_gone_on(traceback: &Traceback) -> bool {
-    traceback.frames().next().is_none()
-        && traceback
-            .raised()
-            .is_some_and(|raised| MESSAGES_GONE_ON.iter().any(|words| raised.message.contains(words)))
+    traceback.frames().next().is_none() && traceback.raised().is_some_and(|raised| says_gone_on(&raised.message))
+}
+
+/// Whether `line` holds words of [`MESSAGES_GONE_ON`].
+pub fn says_gone_on(line: &str) -> bool {
+    MESSAGES_GONE_ON.iter().any(|words| line.contains(words))
 }
 
 /// Lines the readers read that a job goes on past, as past a warning: a

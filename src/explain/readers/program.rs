@@ -117,8 +117,9 @@ pub fn read(traceback: &Traceback, earlier: &[String]) -> Option<Reading> {
             "{starter} could not start {program}{by}: no such file was found where it looked (the PATH, for a bare name)"
         ),
         node: vec![(None, check)],
-        fix: format!(
-            "install {program} with the system's package manager or conda, not pip (apt install PACKAGE, brew install PACKAGE, conda install -c conda-forge PACKAGE; pip's package of that name, where there is one, only wraps it), open a new shell so that PATH finds it, and check with which (where on Windows)"
+        fix: install_program(
+            &program,
+            "pip's package of that name, where there is one, only wraps it",
         ),
         stated: false,
         settles: settles && settles_alone,
@@ -151,13 +152,22 @@ fn shell_found_no_command(message: &str) -> Option<Reading> {
             None,
             format!("which {name} (where {name} on Windows) in the job's shell"),
         )],
-        fix: format!(
-            "install {name} with the system's package manager or conda, not pip (apt install PACKAGE, brew install PACKAGE, conda install -c conda-forge PACKAGE; on Windows a Unix tool comes with Git for Windows', MSYS2's or RTools' shell), open a new shell so that PATH finds it, and check with which (where on Windows)"
+        fix: install_program(
+            name,
+            "on Windows a Unix tool comes with Git for Windows', MSYS2's or RTools' shell",
         ),
         stated: false,
         settles: true,
         rules_out: Vec::new(),
     })
+}
+
+/// The fix for a program not on the PATH: the system's installers, not pip,
+/// then a new shell; `aside` is what to know of this program's case.
+fn install_program(program: &str, aside: &str) -> String {
+    format!(
+        "install {program} with the system's package manager or conda, not pip (apt install PACKAGE, brew install PACKAGE, conda install -c conda-forge PACKAGE; {aside}), open a new shell so that PATH finds it, and check with which (where on Windows)"
+    )
 }
 
 /// The command a shell's not-found message names.
