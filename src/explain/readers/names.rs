@@ -493,10 +493,12 @@ fn undated(
     }
     // The path is in site-packages or dist-packages (frame_package above): the
     // installed distribution is what was imported, no file or folder of the
-    // same name shadowing it. In the fixture logs whose job code imported a
-    // name so found missing, the cause was a release without it every time
-    // (32 cases, none the job's own mistake): the path settles what a bare
-    // message leaves open.
+    // same name shadowing it. That rules out a shadowing file, not a mistaken
+    // import path, a fork the project expects in place of the release, or an
+    // install left half done: on the batches held out when this reading was
+    // written it was right 9 times in 16 (17 in 20 on the batches it was
+    // written from), so the job's own code lacking a name, with no table that
+    // dates the name, is listed with what would decide it, not named.
     let imported_installed = path_may_settle && found_at.is_some();
     let user = innermost_user(traceback, top);
     let versions = |name: &str| {
@@ -585,7 +587,7 @@ fn undated(
                 "find the {lacking} release that has {dotted} (its changelog, or the project's requirements file) and install it: python -m pip install \"{lacking}==VERSION\""
             ),
             stated: false,
-            settles: imported_installed && !gpu_named,
+            settles: false,
             rules_out: Vec::new(),
         },
     })
@@ -857,20 +859,18 @@ mod tests {
     }
 
     /// qulacs650: a name for the GPU, missing where the package was found in
-    /// site-packages, is also what its CPU-only build lacks: the path that
-    /// settles a release for any other name does not settle this one.
+    /// site-packages, is also what its CPU-only build lacks; any other name
+    /// so missing may be a mistaken import or a fork the project expects.
+    /// Neither is named where no table dates the name.
     #[test]
-    fn a_gpu_name_missing_from_an_installed_package_is_listed_not_named() {
-        let gpu = reading(
-            "ImportError: cannot import name 'QuantumStateGpu' from 'qulacs' (/home/u/miniconda3/envs/r/lib/python3.9/site-packages/qulacs/__init__.py)\n",
-        )
-        .unwrap();
-        assert!(!gpu.settles, "{gpu:?}");
-        let other = reading(
-            "ImportError: cannot import name 'QuantumStateMpi' from 'qulacs' (/home/u/miniconda3/envs/r/lib/python3.9/site-packages/qulacs/__init__.py)\n",
-        )
-        .unwrap();
-        assert!(other.settles, "{other:?}");
+    fn an_undated_name_missing_from_an_installed_package_is_listed_not_named() {
+        for name in ["QuantumStateGpu", "QuantumStateMpi"] {
+            let found = reading(&format!(
+                "ImportError: cannot import name '{name}' from 'qulacs' (/home/u/miniconda3/envs/r/lib/python3.9/site-packages/qulacs/__init__.py)\n"
+            ))
+            .unwrap();
+            assert!(!found.settles, "{found:?}");
+        }
     }
 
     /// fasterliveportrait24, pfrl173: a compiled class printed with its
@@ -1249,10 +1249,13 @@ mod tests {
         }
     }
 
-    /// with no shadowing left to check. Not where the model table says every
-    /// release has the class's type.
+    /// A name the history dates is read from the history. An undated one,
+    /// imported from site-packages, is listed as the installed release's,
+    /// with no shadowing file left to check, but not named: a mistaken
+    /// import or an expected fork lack it as well. Not where the model table
+    /// says every release has the class's type.
     #[test]
-    fn an_undated_name_imported_from_site_packages_is_the_release_s() {
+    fn an_undated_name_imported_from_site_packages_is_listed_without_a_shadowing_check() {
         let log = "Traceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 3, in <module>\n    from peft.utils.other import WEIGHTS_NAME\nImportError: cannot import name 'WEIGHTS_NAME' from 'peft.utils.other' (/v/lib/python3.10/site-packages/peft/utils/other.py)\n";
         // The real case's name, which the history dates: peft before 0.3.0 lacks it.
         let dated = reading(log).unwrap();
@@ -1263,7 +1266,7 @@ mod tests {
         );
         let log = log.replace("WEIGHTS_NAME", "WEIGHT_NAMES");
         let found = reading(&log).unwrap();
-        assert!(found.settles && !found.stated, "{}", found.said);
+        assert!(!found.settles && !found.stated, "{}", found.said);
         assert!(
             found.said.starts_with(
                 "the job's code imports peft.utils.other.WEIGHT_NAMES from the peft installed in site-packages"
@@ -1282,7 +1285,12 @@ mod tests {
         assert!(!reading(bert).unwrap().settles);
         // Another package whose name starts with transformers' is not transformers.
         let other = "ImportError: cannot import name 'BertModel' from 'transformers_stream_generator' (/v/lib/python3.10/site-packages/transformers_stream_generator/__init__.py)\n";
-        assert!(reading(other).unwrap().settles);
+        let other = reading(other).unwrap();
+        assert!(
+            other.said.contains("stream") && !other.said.contains("the transformers installed"),
+            "{}",
+            other.said
+        );
     }
 
     /// spconv367: an installed package imports a name its companion package
