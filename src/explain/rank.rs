@@ -429,7 +429,7 @@ impl<'m, 'f> Judge<'m, 'f> {
                             // A symptom that generalizes this rule says no more than the rule does.
                             let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
                             let says_more = |theirs: &MessageHit| {
-                                !mine.specific
+                                !mine.distinct
                                     || (cause.kind == CauseKind::Symptom
                                         && other.kind == CauseKind::Symptom
                                         && seen.messages[mine.at]
@@ -438,7 +438,7 @@ impl<'m, 'f> Judge<'m, 'f> {
                             };
                             theirs
                                 .as_ref()
-                                .is_some_and(|theirs| theirs.specific && theirs.at == mine.at && says_more(theirs))
+                                .is_some_and(|theirs| theirs.distinct && theirs.at == mine.at && says_more(theirs))
                                 && other.id != cause.id
                                 && !generalizes
                         })
@@ -548,8 +548,12 @@ struct MessageHit<'m> {
     at: usize,
     /// Where in that message it starts.
     offset: usize,
-    /// No other cause lists it (see [`Seen::is_specific`]).
+    /// No other cause lists it (see [`Seen::is_specific`]), and it is no
+    /// message of a class: it names the cause.
     specific: bool,
+    /// No other cause lists it: it tells this cause from its siblings (ranks
+    /// it first among them), whether or not it names it.
+    distinct: bool,
     /// The message ends on the start of it: the line was cut short.
     cut: bool,
     /// One of the cause's `shared_messages`: a class of failure, not its cause.
@@ -842,7 +846,7 @@ fn context_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<&'m str> {
 }
 
 fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
-    cause.symptoms.every_message().find_map(|symptom| {
+    let mut hits = cause.symptoms.every_message().filter_map(|symptom| {
         let shared = cause.symptoms.shared_messages.contains(symptom);
         let core = symptom_core(symptom);
         let closed = closed_by_a_quote(symptom);
@@ -851,17 +855,28 @@ fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
                 .map(|offset| (at, offset, false))
                 .or_else(|| cut_short(message, &core).map(|offset| (at, offset, true)))
         })?;
+        // A crash's words name its signal, not a cause: a cause that lists
+        // them is named by its own facts, not by them.
+        let distinct = !signals::are_crash_words(symptom) && seen.is_specific(&core, cause);
         Some(MessageHit {
             symptom,
             at,
             offset,
-            // A crash's words name its signal, not a cause: a cause that lists
-            // them is named by its own facts, not by them.
-            specific: !shared && !signals::are_crash_words(symptom) && seen.is_specific(&core, cause),
+            specific: !shared && distinct,
+            distinct,
             shared,
             cut,
         })
-    })
+    });
+    let first = hits.next()?;
+    if first.distinct {
+        return Some(first);
+    }
+    // Words many causes give (`Expected all tensors to be on the same
+    // device`) and, in the same message, words of the class only this cause
+    // lists (which argument is on the CPU): the latter say which sibling it
+    // is, though not that it is the cause.
+    Some(hits.find(|hit| hit.shared && hit.distinct).unwrap_or(first))
 }
 
 /// The shortest start of a known message that a message cut short may end on
@@ -974,7 +989,7 @@ fn score(
     let message_specific = message_hit.is_some_and(|hit| hit.specific);
     match message_hit {
         Some(hit) => {
-            score += if message_specific { MESSAGE_SPECIFIC } else { MESSAGE };
+            score += if hit.distinct { MESSAGE_SPECIFIC } else { MESSAGE };
             evidence.push(Evidence {
                 kind: EvidenceKind::Message,
                 holds: Some(true),
@@ -2007,6 +2022,59 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
             "module-created-after-to-device"
         );
         assert_eq!(ranked(&log("CPU", "CUDA"), &here)[0].id, "inputs-not-on-model-device");
+    }
+
+    /// A matmul's argument says which side is on the CPU, not why: the batch,
+    /// an activation the model's forward made there, an offload's weight. The
+    /// words rank the two mirrored causes in the order they point and name
+    /// neither; a frame of the cause's code path (a linear layer's forward)
+    /// names it. An embedding's index on the CPU is the token ids themselves.
+    #[test]
+    fn a_matmuls_argument_lists_the_side_it_points_to_and_a_layers_frame_names_it() {
+        let message = |devices: &str, argument: &str| {
+            format!(
+                "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, {devices}! (when checking argument for argument {argument} in method wrapper_CUDA_addmm)\n"
+            )
+        };
+        let here = node(None);
+        for (devices, argument, pointed, mirror) in [
+            (
+                "cuda:0 and cpu",
+                "mat1",
+                "inputs-not-on-model-device",
+                "module-created-after-to-device",
+            ),
+            (
+                "cpu and cuda:0",
+                "mat1",
+                "module-created-after-to-device",
+                "inputs-not-on-model-device",
+            ),
+            (
+                "cuda:0 and cpu",
+                "weight",
+                "module-created-after-to-device",
+                "inputs-not-on-model-device",
+            ),
+        ] {
+            let candidates = ranked(&message(devices, argument), &here);
+            let place = |id: &str| candidates.iter().position(|candidate| candidate.id == id);
+            assert!(place(pointed) < place(mirror), "{devices} {argument}: {candidates:#?}");
+            assert!(
+                candidates.iter().all(|candidate| !candidate.confidence.is_answer()),
+                "{devices} {argument}: {candidates:#?}"
+            );
+        }
+        let through_a_layer = format!(
+            "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/torch/nn/modules/linear.py\", line 114, in forward\n    return F.linear(input, self.weight, self.bias)\n{}",
+            message("cuda:0 and cpu", "mat1")
+        );
+        let (id, confidence) = first(&through_a_layer, &here);
+        assert_eq!(id, "inputs-not-on-model-device");
+        assert!(confidence.is_answer(), "{confidence:?}");
+        let (id, confidence) = first(&message("cuda:0 and cpu", "index"), &here);
+        assert_eq!(id, "inputs-not-on-model-device");
+        assert!(confidence.is_answer(), "{confidence:?}");
     }
 
     #[test]

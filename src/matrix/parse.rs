@@ -417,10 +417,10 @@ fn symptoms(reader: &mut Reader, item: &Item) -> Symptoms {
     if symptoms.is_empty() {
         reader.problem(item.span(), "[symptoms] has no messages, exceptions, devices or frames");
     }
-    if !symptoms.shared_messages.is_empty() && symptoms.confirmed_by.is_empty() {
+    if !symptoms.shared_messages.is_empty() && symptoms.confirmed_by.is_empty() && symptoms.frames.is_empty() {
         reader.problem(
             item.span(),
-            "symptoms.shared_messages name the cause only where a check finds it on the node: name the check in symptoms.confirmed_by",
+            "symptoms.shared_messages name the cause only where a check finds it on the node or a frame of its code path shows it: name the check in symptoms.confirmed_by, or the frames",
         );
     }
     symptoms
@@ -718,7 +718,8 @@ mod tests {
     }
 
     /// A message a class of failure shares names its cause only through a
-    /// check of the node, so an entry that lists one names the check.
+    /// check of the node or a frame of the cause's code path, so an entry
+    /// that lists one names the check or the frames.
     #[test]
     fn shared_messages_without_a_check_that_confirms_them_are_refused() {
         let path = std::path::Path::new("symptoms/torch-build-lacks-gpu-arch.toml");
@@ -738,6 +739,18 @@ mod tests {
             errors
                 .iter()
                 .any(|error| error.to_string().contains("name the check in symptoms.confirmed_by")),
+            "{errors:?}"
+        );
+        // A device mismatch's argument is named by a frame of its cause's code path.
+        let path = std::path::Path::new("symptoms/inputs-not-on-model-device.toml");
+        let text = shipped("symptoms/inputs-not-on-model-device.toml");
+        let id = "inputs-not-on-model-device";
+        let entry = super::symptom_entry(path, &text, id).unwrap();
+        assert!(!entry.symptoms.shared_messages.is_empty() && entry.symptoms.confirmed_by.is_empty());
+        let frameless = text[..text.find("frames = [").unwrap()].to_string() + "reported = []\n";
+        let errors = super::symptom_entry(path, &frameless, id).unwrap_err();
+        assert!(
+            errors.iter().any(|error| error.to_string().contains("or the frames")),
             "{errors:?}"
         );
     }

@@ -139,8 +139,10 @@ pub struct Symptoms {
     /// Case-insensitive substrings of the exception message.
     pub messages: Vec<String>,
     /// Messages of a class of failure that many causes give (a cuDNN or
-    /// cuBLAS kernel that failed to execute): they list the cause, and name
-    /// it only where a check in `confirmed_by` finds it on the node.
+    /// cuBLAS kernel that failed to execute, a device mismatch whose argument
+    /// says only which side is on the CPU): they list the cause, and name it
+    /// only where a check in `confirmed_by` finds it on the node or one of
+    /// `frames` is in the traceback.
     pub shared_messages: Vec<String>,
     /// Exception class names without their module (`RuntimeError`, `OutOfMemoryError`).
     pub exceptions: Vec<String>,
