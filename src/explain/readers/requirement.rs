@@ -171,35 +171,201 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
                 || after.starts_with("was found")
                 || after.starts_with("found"))
     };
-    let wanted = clauses.iter().find(|clause| {
-        !found_as(clause)
-            && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str())
-            && requiring_sentence(&lower, clause.start, clause.end)
-    })?;
+    let stated: Vec<&Clause> = clauses
+        .iter()
+        .filter(|clause| {
+            !found_as(clause)
+                && !NOT_PACKAGES.contains(&clause.name.to_ascii_lowercase().as_str())
+                && requiring_sentence(&lower, clause.start, clause.end)
+        })
+        .collect();
     // The bound is on a name the sentence gave elsewhere: the one it calls
     // the version's owner (`tokenizers version must be >=0.14,<0.19`), else
     // none (`cuML is outdated ... Required version is >=0.15`).
-    let owner = match wanted.name {
-        "" => {
-            let (from, to) = sentence_bounds(&lower, wanted.start, wanted.end);
-            version_owner(&text[from..to])?
-        }
-        name => name,
+    let owner = |clause: &Clause| -> Option<String> {
+        let owner = match clause.name {
+            "" => {
+                let (from, to) = sentence_bounds(&lower, clause.start, clause.end);
+                version_owner(&text[from..to])?
+            }
+            name => name,
+        };
+        Some(normalize_name(owner))
     };
-    let name = normalize_name(owner);
+    let found_for = |name: &str, after: usize| {
+        clauses
+            .iter()
+            .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
+            .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok())
+            .or_else(|| found_after(&lower[after..]))
+    };
+    let Some(wanted) = stated.iter().find(|clause| !refused(&lower, clause)) else {
+        let refused = stated.first()?;
+        let name = owner(refused)?;
+        return refused_bound(
+            context,
+            &name,
+            &refused.specifiers,
+            found_for(&name, refused.end).as_ref(),
+        );
+    };
+    let name = owner(wanted)?;
     let specifier = wanted.specifier();
     let specifiers = VersionSpecifiers::from_str(&specifier).ok()?;
-    let found = clauses
-        .iter()
-        .filter(|clause| found_as(clause) && normalize_name(clause.name) == name)
-        .find_map(|clause| Version::from_str(clause.specifiers[0].trim_start_matches("==")).ok())
-        .or_else(|| found_after(&lower[wanted.end..]));
+    let found = found_for(&name, wanted.end);
     if let Some(found) = found.as_ref().filter(|found| specifiers.contains(found))
         && REJECTING.iter().any(|words| lower.contains(words))
     {
         return Some(unprinted_bound(&name, &specifier, found));
     }
+    let conflicting = stated.iter().find(|other| {
+        other.start != wanted.start
+            && !refused(&lower, other)
+            && owner(other).as_deref() == Some(name.as_str())
+            && no_release_meets_both(&wanted.specifiers, &other.specifiers)
+    });
+    if let Some(other) = conflicting
+        .map(|other| other.specifier())
+        .or_else(|| stated_earlier(context.earlier, &name, &wanted.specifiers))
+    {
+        return Some(requirements_in_conflict(&name, &specifier, &other));
+    }
     Some(bound_reading(context, &name, &specifier, &specifiers, found.as_ref()))
+}
+
+/// Words that, right before a clause, say the releases it names are the ones
+/// that fail (`BLIP models are not compatible with transformers>=4.27`,
+/// lavis310; `Sparse MLP is not supported with triton >=3.2.0`, megablocks170):
+/// the clause is what to leave, not what to install.
+const REFUSING_BEFORE: [&str; 8] = [
+    "not compatible with",
+    "incompatible with",
+    "not supported with",
+    "not supported for",
+    "unsupported with",
+    "not work with",
+    "n't work with",
+    "is broken with",
+];
+
+fn refused(lower: &str, clause: &Clause) -> bool {
+    let before = lower[..clause.start].trim_end();
+    REFUSING_BEFORE.iter().any(|words| before.ends_with(words))
+}
+
+/// An operator and its version, as a clause prints them (`>=3.2.0`).
+fn split_specifier(specifier: &str) -> Option<(&'static str, Version)> {
+    let op = text::OPERATORS.into_iter().find(|op| specifier.starts_with(op))?;
+    Some((op, Version::from_str(specifier[op.len()..].trim()).ok()?))
+}
+
+/// The releases outside one bound (`>=3.2.0` is left by `<3.2.0`); none for
+/// a range, whose outside is two ranges, or a compatible-release clause.
+fn outside(specifiers: &[String]) -> Option<String> {
+    let [one] = specifiers else { return None };
+    let (op, version) = split_specifier(one)?;
+    let flipped = match op {
+        ">=" => "<",
+        ">" => "<=",
+        "<=" => ">",
+        "<" => ">=",
+        "==" => "!=",
+        _ => return None,
+    };
+    Some(format!("{flipped}{version}"))
+}
+
+/// A bound the message refuses: the releases it names are the ones that
+/// fail, so the requirement is their outside, where one bound gives it.
+fn refused_bound(context: Context, name: &str, refused: &[String], found: Option<&Version>) -> Option<Reading> {
+    let refused = refused.join(",");
+    let Some(wanted) = outside(std::slice::from_ref(&refused)) else {
+        return Some(Reading {
+            cause: PACKAGE,
+            said: format!("the message refuses {name}{refused}"),
+            node: Vec::new(),
+            fix: format!("install a {name} release outside {refused}"),
+            stated: false,
+            settles: false,
+            rules_out: Vec::new(),
+        });
+    };
+    let specifiers = VersionSpecifiers::from_str(&wanted).ok()?;
+    let mut reading = bound_reading(context, name, &wanted, &specifiers, found);
+    reading.said = reading.said.replacen(
+        "the message requires",
+        &format!("the message refuses {name}{refused}, so it needs"),
+        1,
+    );
+    Some(reading)
+}
+
+/// Whether no release meets both sets of bounds: a pin the other excludes,
+/// or a floor above a ceiling. (Only those shapes are told apart; any other
+/// pair is taken to overlap.)
+fn no_release_meets_both(first: &[String], second: &[String]) -> bool {
+    let bounds: Vec<(&str, Version)> = first
+        .iter()
+        .chain(second)
+        .filter_map(|one| split_specifier(one))
+        .collect();
+    let meets = |version: &Version| {
+        [first, second].iter().all(|side| {
+            VersionSpecifiers::from_str(&side.join(",")).is_ok_and(|specifiers| specifiers.contains(version))
+        })
+    };
+    if let Some((_, pinned)) = bounds.iter().find(|(op, _)| *op == "==") {
+        return !meets(pinned);
+    }
+    let floor = bounds
+        .iter()
+        .filter(|(op, _)| matches!(*op, ">=" | ">"))
+        .max_by(|a, b| a.1.cmp(&b.1));
+    let ceiling = bounds
+        .iter()
+        .filter(|(op, _)| matches!(*op, "<=" | "<"))
+        .min_by(|a, b| a.1.cmp(&b.1));
+    match (floor, ceiling) {
+        (Some((floor_op, floor)), Some((ceiling_op, ceiling))) => {
+            floor > ceiling || (floor == ceiling && (*floor_op == ">" || *ceiling_op == "<"))
+        }
+        _ => false,
+    }
+}
+
+/// A requirement on `name` that a line before the failure states and that no
+/// release meets together with `wanted` (an evaluator's `requires
+/// outlines>=0.0.37` printed before pip's `vllm requires outlines==0.0.34`).
+fn stated_earlier(earlier: &[String], name: &str, wanted: &[String]) -> Option<String> {
+    earlier.iter().find_map(|line| {
+        let lower = line.to_ascii_lowercase();
+        text::clauses(line)
+            .into_iter()
+            .filter(|clause| normalize_name(clause.name) == name)
+            .filter(|clause| requiring_sentence(&lower, clause.start, clause.end) && !refused(&lower, clause))
+            .find(|clause| no_release_meets_both(wanted, &clause.specifiers))
+            .map(|clause| clause.specifier())
+    })
+}
+
+/// euroeval457: pip's `vllm 0.4.3 requires outlines==0.0.34, but you have
+/// outlines 0.0.37` beside the evaluator's `requires outlines>=0.0.37`. No
+/// release meets both, so installing either undoes the other: the packages
+/// that state them are what must agree.
+fn requirements_in_conflict(name: &str, first: &str, second: &str) -> Reading {
+    Reading {
+        cause: PACKAGE,
+        said: format!(
+            "the log states two requirements on {name} that no release meets together, {name}{first} and {name}{second}: the packages that state them were made for different {name} releases"
+        ),
+        node: Vec::new(),
+        fix: format!(
+            "install releases of the packages that require {name} whose requirements on it agree (python -m pip check names them, with what each requires), not either {name} release alone"
+        ),
+        stated: false,
+        settles: false,
+        rules_out: Vec::new(),
+    }
 }
 
 /// The version a message says it found, in words after the bound: `Detected
@@ -1647,6 +1813,78 @@ mod tests {
 
     fn read_alone(text: &str) -> Vec<Reading> {
         read(&text::squeeze_spaces(text), Context::alone())
+    }
+
+    /// lavis310, megablocks170: the releases a clause names after `not
+    /// compatible with` are the ones that fail. The message's own command
+    /// (`pip install transformers==4.25`) is the requirement; without one,
+    /// the outside of a single bound is, and a refused range asks for no
+    /// release in particular.
+    #[test]
+    fn a_refused_bound_asks_for_the_releases_outside_it() {
+        let blip = &read_alone(
+            "AssertionError: BLIP models are not compatible with transformers>=4.27, run pip install transformers==4.25 to downgrade",
+        )[0];
+        assert_eq!(blip.fix, "pip install \"transformers==4.25\"");
+        let sparse = &read_alone(
+            "ValueError: Sparse MLP is not supported with triton >=3.2.0. Please use mlp_impl=\"grouped\" instead.",
+        )[0];
+        assert_eq!(sparse.fix, "pip install \"triton<3.2.0\"");
+        assert!(
+            sparse.said.starts_with("the message refuses triton>=3.2.0"),
+            "{}",
+            sparse.said
+        );
+        assert!(sparse.settles);
+        let range = &read_alone("RuntimeError: this kernel is incompatible with numpy>=2.0,<2.2. Please reinstall.")[0];
+        assert!(!range.settles, "{range:?}");
+        // Words that require the clause still do.
+        let needed = &read_alone("ImportError: this model needs transformers>=4.27, please upgrade")[0];
+        assert_eq!(needed.fix, "pip install \"transformers>=4.27\"");
+    }
+
+    /// euroeval457: two requirements on one package that no release meets
+    /// together (a pin the other excludes, a floor above a ceiling) are the
+    /// requiring packages' disagreement; installing either undoes the other.
+    #[test]
+    fn requirements_no_release_meets_together_are_listed_not_installed() {
+        let both = &read_alone(
+            "vllm 0.4.3 requires outlines==0.0.34, but you have outlines 0.0.37 which is incompatible. scandeval requires outlines>=0.0.37, please upgrade.",
+        )[0];
+        assert!(
+            !both.settles && both.said.contains("no release meets together"),
+            "{both:?}"
+        );
+        let earlier = ["Evaluating models on this task requires `outlines>=0.0.37`. Please upgrade.".to_string()];
+        let context = Context {
+            earlier: &earlier,
+            ..Context::alone()
+        };
+        let after = &read(
+            "vllm 0.4.3 requires outlines==0.0.34, but you have outlines 0.0.37 which is incompatible.",
+            context,
+        )[0];
+        assert!(!after.settles, "{after:?}");
+        for (first, second, disjoint) in [
+            ("==0.0.34", ">=0.0.37", true),
+            (">=2.0", "<2.0", true),
+            (">=2.0", "<=2.0", false),
+            (">2.0", "<=2.0", true),
+            (">=1.0", "<2.0", false),
+            ("==1.5", ">=1.0,<2.0", false),
+        ] {
+            assert_eq!(
+                no_release_meets_both(
+                    &[first.to_string()],
+                    &second.split(',').map(str::to_string).collect::<Vec<_>>()
+                ),
+                disjoint,
+                "{first} {second}"
+            );
+        }
+        let alone =
+            &read_alone("vllm 0.4.3 requires outlines==0.0.34, but you have outlines 0.0.37 which is incompatible.")[0];
+        assert!(alone.settles);
     }
 
     /// chameleon39: ptxas names the target an instruction needs; bf16's is
