@@ -88,6 +88,9 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
     // so no rebuild helps.
     let mut python_code = false;
     let mut job_code = false;
+    // xformers' list of operators it refused says a build did not load, not
+    // which: one made for another torch, or one without CUDA at all.
+    let mut build_unsaid = false;
     let mut torch_dated = None;
     let (owner, said, built_for) = if let Some(found) = built_for(text) {
         found
@@ -196,9 +199,12 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             // Every operator refused the inputs themselves: no build of
             // xformers takes them, so its build is not what failed.
             Refusal::ByTheInputs => return None,
-            Refusal::BuildOnly(operator) => format!(
-                "xformers lists {operator} as refusing these inputs only because it was not built: its compiled library did not load for this torch"
-            ),
+            Refusal::BuildOnly(operator) => {
+                build_unsaid = !xformers_says_its_build(text, context.earlier);
+                format!(
+                    "xformers lists {operator} as refusing these inputs only because it was not built: its compiled library did not load for this torch"
+                )
+            }
             Refusal::Unlisted => {
                 "xformers found no operator for memory_efficient_attention: its compiled library did not load for this torch, or the inputs suit none (the reasons it lists under each operator tell which)".to_string()
             }
@@ -316,13 +322,19 @@ pub fn read(text: &str, traceback: &Traceback, context: Context) -> Option<Readi
             "install the {owner} build made for the installed torch, or rebuild it here against it: pip install --force-reinstall --no-cache-dir --no-build-isolation {owner}"
         ),
     };
+    if build_unsaid {
+        node.push((
+            None,
+            "which xformers build ran and what it was built for: python -m xformers.info (a wheel made for another torch, or one built without CUDA, refuses its operators alike; xformers' own warning `xFormers was built for: PyTorch ...` says which)".to_string(),
+        ));
+    }
     let reading = Reading {
         cause: CAUSE,
         said,
         node,
         fix,
         stated,
-        settles: true,
+        settles: !build_unsaid,
         rules_out: Vec::new(),
     };
     // A torch name in Python code, or a torch the extension states it was
@@ -619,6 +631,15 @@ pub(super) fn xformers_reason_of_every_operator(text: &str) -> Option<String> {
         .iter()
         .find(|reason| operators.iter().all(|(_, reasons)| reasons.contains(reason)))
         .map(|reason| reason.to_string())
+}
+
+/// Whether xformers said, in the failure or a line before it, which build of
+/// its compiled part failed to load (`WARNING[XFORMERS]: xFormers can't load
+/// C++/CUDA extensions. xFormers was built for: PyTorch 2.1.0+cu121 ...`).
+fn xformers_says_its_build(text: &str, earlier: &[String]) -> bool {
+    std::iter::once(text)
+        .chain(earlier.iter().map(String::as_str))
+        .any(|line| line.to_ascii_lowercase().contains("xformers was built for"))
 }
 
 fn xformers_refusal(text: &str) -> Option<Refusal> {
@@ -1120,7 +1141,20 @@ mod tests {
         let unbuilt = "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n     query       : shape=(2, 4096, 8, 40) (torch.float16)\n`flshattF` is not supported because:\n    xFormers wasn't build with CUDA support\n    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support\n    operator wasn't built - see `python -m xformers.info` for more info\n";
         let found = reading(unbuilt).unwrap();
         assert_eq!(found.cause, CAUSE);
-        assert!(found.settles, "{found:?}");
+        // Which build did not load (one for another torch, one without CUDA)
+        // is xformers' own warning to say.
+        assert!(!found.settles, "{found:?}");
+        let warning = [
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:".to_string(),
+            "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)".to_string(),
+        ];
+        let (traceback, text) = super::super::parsed(unbuilt);
+        let context = Context {
+            earlier: &warning,
+            ..Context::alone()
+        };
+        let warned = read(&text, &traceback, context).unwrap();
+        assert!(warned.settles, "{warned:?}");
         assert!(
             found.said.starts_with("xformers lists cutlassF as refusing"),
             "{}",
