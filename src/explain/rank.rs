@@ -429,7 +429,7 @@ impl<'m, 'f> Judge<'m, 'f> {
                             // A symptom that generalizes this rule says no more than the rule does.
                             let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
                             let says_more = |theirs: &MessageHit| {
-                                !mine.distinct
+                                !mine.specific
                                     || (cause.kind == CauseKind::Symptom
                                         && other.kind == CauseKind::Symptom
                                         && seen.messages[mine.at]
@@ -438,7 +438,7 @@ impl<'m, 'f> Judge<'m, 'f> {
                             };
                             theirs
                                 .as_ref()
-                                .is_some_and(|theirs| theirs.distinct && theirs.at == mine.at && says_more(theirs))
+                                .is_some_and(|theirs| theirs.specific && theirs.at == mine.at && says_more(theirs))
                                 && other.id != cause.id
                                 && !generalizes
                         })
@@ -1260,7 +1260,11 @@ fn score(
         });
     }
     let class_message = message_hit.is_some_and(|hit| hit.shared) && context_hit.is_none();
-    let class_unconfirmed = (FAILURE_CLASSES.contains(&cause.id) || class_message) && !confirmed && frame_hits == 0;
+    // torch's own frames (a linear layer's forward) are on nearly every failure
+    // of a class its words name: only a library's frame of the cause's code
+    // path (transformers' generate) says which cause it is.
+    let class_unconfirmed = (FAILURE_CLASSES.contains(&cause.id) && !confirmed && frame_hits == 0)
+        || (class_message && !confirmed && frame_hits == torch_frame_hits);
     if (unseen || bypassed || class_unconfirmed || other_framework.is_some()) && confidence > Confidence::Possible {
         confidence = Confidence::Possible;
     }
@@ -2027,10 +2031,11 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
     /// A matmul's argument says which side is on the CPU, not why: the batch,
     /// an activation the model's forward made there, an offload's weight. The
     /// words rank the two mirrored causes in the order they point and name
-    /// neither; a frame of the cause's code path (a linear layer's forward)
-    /// names it. An embedding's index on the CPU is the token ids themselves.
+    /// neither; a library's frame of the cause's code path (transformers'
+    /// generate) names it, torch's own layer does not. An embedding's index on
+    /// the CPU is the token ids themselves.
     #[test]
-    fn a_matmuls_argument_lists_the_side_it_points_to_and_a_layers_frame_names_it() {
+    fn a_matmuls_argument_lists_the_side_it_points_to_and_a_librarys_frame_names_it() {
         let message = |devices: &str, argument: &str| {
             format!(
                 "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, {devices}! (when checking argument for argument {argument} in method wrapper_CUDA_addmm)\n"
@@ -2069,7 +2074,13 @@ RuntimeError: Expected all tensors to be on the same device, but found at least 
             "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/torch/nn/modules/linear.py\", line 114, in forward\n    return F.linear(input, self.weight, self.bias)\n{}",
             message("cuda:0 and cpu", "mat1")
         );
-        let (id, confidence) = first(&through_a_layer, &here);
+        let (_, confidence) = first(&through_a_layer, &here);
+        assert!(!confidence.is_answer(), "{confidence:?}");
+        let through_generate = format!(
+            "Traceback (most recent call last):\n  File \"/v/lib/python3.10/site-packages/transformers/generation/utils.py\", line 1520, in generate\n    return self.greedy_search(\n  File \"/v/lib/python3.10/site-packages/torch/nn/modules/linear.py\", line 114, in forward\n    return F.linear(input, self.weight, self.bias)\n{}",
+            message("cuda:0 and cpu", "mat1")
+        );
+        let (id, confidence) = first(&through_generate, &here);
         assert_eq!(id, "inputs-not-on-model-device");
         assert!(confidence.is_answer(), "{confidence:?}");
         let (id, confidence) = first(&message("cuda:0 and cpu", "index"), &here);

@@ -218,18 +218,6 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
     {
         return Some(unprinted_bound(&name, &specifier, found));
     }
-    let conflicting = stated.iter().find(|other| {
-        other.start != wanted.start
-            && !refused(&lower, other)
-            && owner(other).as_deref() == Some(name.as_str())
-            && no_release_meets_both(&wanted.specifiers, &other.specifiers)
-    });
-    if let Some(other) = conflicting
-        .map(|other| other.specifier())
-        .or_else(|| stated_earlier(context.earlier, &name, &wanted.specifiers))
-    {
-        return Some(requirements_in_conflict(&name, &specifier, &other));
-    }
     Some(bound_reading(context, &name, &specifier, &specifiers, found.as_ref()))
 }
 
@@ -237,8 +225,9 @@ fn package_bound(text: &str, context: Context) -> Option<Reading> {
 /// that fail (`BLIP models are not compatible with transformers>=4.27`,
 /// lavis310; `Sparse MLP is not supported with triton >=3.2.0`, megablocks170):
 /// the clause is what to leave, not what to install.
-const REFUSING_BEFORE: [&str; 8] = [
+const REFUSING_BEFORE: [&str; 11] = [
     "not compatible with",
+    "n't compatible with",
     "incompatible with",
     "not supported with",
     "not supported for",
@@ -246,11 +235,41 @@ const REFUSING_BEFORE: [&str; 8] = [
     "not work with",
     "n't work with",
     "is broken with",
+    "does not support",
+    "doesn't support",
 ];
 
 fn refused(lower: &str, clause: &Clause) -> bool {
-    let before = lower[..clause.start].trim_end();
-    REFUSING_BEFORE.iter().any(|words| before.ends_with(words))
+    let before = lower[..clause.start]
+        .trim_end()
+        .trim_end_matches(['`', '\'', '"'])
+        .trim_end();
+    let after = lower[clause.end..].trim_start_matches(['`', '\'', '"', ' ', '(']);
+    // `is not compatible with torch>=2.0 required by flash-attn`: the clause is
+    // what another package requires, and the refusal is of what was found.
+    let required_after = ["requir", "need"].iter().any(|word| after.starts_with(word));
+    REFUSING_BEFORE.iter().any(|words| before.ends_with(words)) && !required_after && !found_outside(lower, clause)
+}
+
+/// Whether the clause's sentence names a version of its package outside the
+/// clause's bound (`The installed torch 1.13.1 is not compatible with
+/// torch>=2.0`): then the sentence refuses what it found, not the clause.
+fn found_outside(lower: &str, clause: &Clause) -> bool {
+    let (from, to) = sentence_bounds(lower, clause.start, clause.end);
+    let name = clause.name.to_ascii_lowercase();
+    let Ok(bound) = VersionSpecifiers::from_str(&clause.specifier()) else {
+        return false;
+    };
+    let sentence = &lower[from..to];
+    !name.is_empty()
+        && text::word_starts(sentence, &name, true).any(|at| {
+            // A version printed after the name alone (`torch 1.13.1`), not a
+            // clause of its own (`pip install transformers==4.25`, the remedy).
+            let rest = sentence[at + name.len()..].trim_start_matches([' ', 'v']);
+            text::version_at(rest)
+                .and_then(|version| Version::from_str(version).ok())
+                .is_some_and(|version| !bound.contains(&version))
+        })
 }
 
 /// An operator and its version, as a clause prints them (`>=3.2.0`).
@@ -297,75 +316,19 @@ fn refused_bound(context: Context, name: &str, refused: &[String], found: Option
         &format!("the message refuses {name}{refused}, so it needs"),
         1,
     );
+    // The outside of a refused bound is envdoctor's inference, not the
+    // message's request: the message may offer another way out (megablocks'
+    // `Please use mlp_impl="grouped" instead`), and another package may pin
+    // the refused release (torch 2.6 pins triton 3.2.0). Listed, not named.
+    reading.settles = false;
+    reading.stated = false;
+    reading.node.push((
+        None,
+        format!(
+            "whether the message offers another way than a {name} outside {refused} (an option, a release of the package that printed it), and whether another package installed needs {name}{refused}"
+        ),
+    ));
     Some(reading)
-}
-
-/// Whether no release meets both sets of bounds: a pin the other excludes,
-/// or a floor above a ceiling. (Only those shapes are told apart; any other
-/// pair is taken to overlap.)
-fn no_release_meets_both(first: &[String], second: &[String]) -> bool {
-    let bounds: Vec<(&str, Version)> = first
-        .iter()
-        .chain(second)
-        .filter_map(|one| split_specifier(one))
-        .collect();
-    let meets = |version: &Version| {
-        [first, second].iter().all(|side| {
-            VersionSpecifiers::from_str(&side.join(",")).is_ok_and(|specifiers| specifiers.contains(version))
-        })
-    };
-    if let Some((_, pinned)) = bounds.iter().find(|(op, _)| *op == "==") {
-        return !meets(pinned);
-    }
-    let floor = bounds
-        .iter()
-        .filter(|(op, _)| matches!(*op, ">=" | ">"))
-        .max_by(|a, b| a.1.cmp(&b.1));
-    let ceiling = bounds
-        .iter()
-        .filter(|(op, _)| matches!(*op, "<=" | "<"))
-        .min_by(|a, b| a.1.cmp(&b.1));
-    match (floor, ceiling) {
-        (Some((floor_op, floor)), Some((ceiling_op, ceiling))) => {
-            floor > ceiling || (floor == ceiling && (*floor_op == ">" || *ceiling_op == "<"))
-        }
-        _ => false,
-    }
-}
-
-/// A requirement on `name` that a line before the failure states and that no
-/// release meets together with `wanted` (an evaluator's `requires
-/// outlines>=0.0.37` printed before pip's `vllm requires outlines==0.0.34`).
-fn stated_earlier(earlier: &[String], name: &str, wanted: &[String]) -> Option<String> {
-    earlier.iter().find_map(|line| {
-        let lower = line.to_ascii_lowercase();
-        text::clauses(line)
-            .into_iter()
-            .filter(|clause| normalize_name(clause.name) == name)
-            .filter(|clause| requiring_sentence(&lower, clause.start, clause.end) && !refused(&lower, clause))
-            .find(|clause| no_release_meets_both(wanted, &clause.specifiers))
-            .map(|clause| clause.specifier())
-    })
-}
-
-/// euroeval457: pip's `vllm 0.4.3 requires outlines==0.0.34, but you have
-/// outlines 0.0.37` beside the evaluator's `requires outlines>=0.0.37`. No
-/// release meets both, so installing either undoes the other: the packages
-/// that state them are what must agree.
-fn requirements_in_conflict(name: &str, first: &str, second: &str) -> Reading {
-    Reading {
-        cause: PACKAGE,
-        said: format!(
-            "the log states two requirements on {name} that no release meets together, {name}{first} and {name}{second}: the packages that state them were made for different {name} releases"
-        ),
-        node: Vec::new(),
-        fix: format!(
-            "install releases of the packages that require {name} whose requirements on it agree (python -m pip check names them, with what each requires), not either {name} release alone"
-        ),
-        stated: false,
-        settles: false,
-        rules_out: Vec::new(),
-    }
 }
 
 /// The version a message says it found, in words after the bound: `Detected
@@ -1835,56 +1798,38 @@ mod tests {
             "{}",
             sparse.said
         );
-        assert!(sparse.settles);
+        // The outside is inferred: the message offers another way, and another
+        // package may pin the refused release.
+        assert!(!sparse.settles && !sparse.stated, "{sparse:?}");
         let range = &read_alone("RuntimeError: this kernel is incompatible with numpy>=2.0,<2.2. Please reinstall.")[0];
         assert!(!range.settles, "{range:?}");
-        // Words that require the clause still do.
-        let needed = &read_alone("ImportError: this model needs transformers>=4.27, please upgrade")[0];
-        assert_eq!(needed.fix, "pip install \"transformers>=4.27\"");
-    }
-
-    /// euroeval457: two requirements on one package that no release meets
-    /// together (a pin the other excludes, a floor above a ceiling) are the
-    /// requiring packages' disagreement; installing either undoes the other.
-    #[test]
-    fn requirements_no_release_meets_together_are_listed_not_installed() {
-        let both = &read_alone(
-            "vllm 0.4.3 requires outlines==0.0.34, but you have outlines 0.0.37 which is incompatible. scandeval requires outlines>=0.0.37, please upgrade.",
-        )[0];
-        assert!(
-            !both.settles && both.said.contains("no release meets together"),
-            "{both:?}"
-        );
-        let earlier = ["Evaluating models on this task requires `outlines>=0.0.37`. Please upgrade.".to_string()];
-        let context = Context {
-            earlier: &earlier,
-            ..Context::alone()
-        };
-        let after = &read(
-            "vllm 0.4.3 requires outlines==0.0.34, but you have outlines 0.0.37 which is incompatible.",
-            context,
-        )[0];
-        assert!(!after.settles, "{after:?}");
-        for (first, second, disjoint) in [
-            ("==0.0.34", ">=0.0.37", true),
-            (">=2.0", "<2.0", true),
-            (">=2.0", "<=2.0", false),
-            (">2.0", "<=2.0", true),
-            (">=1.0", "<2.0", false),
-            ("==1.5", ">=1.0,<2.0", false),
+        // Words that require the clause still do, after refusing words too:
+        // the clause required by another package, or the found version
+        // outside it, is what the sentence refuses.
+        for (text, fix) in [
+            (
+                "ImportError: this model needs transformers>=4.27, please upgrade",
+                "transformers>=4.27",
+            ),
+            (
+                "The installed torch 1.13.1 is not compatible with torch>=2.0 required by flash-attn. Please upgrade torch.",
+                "torch>=2.0",
+            ),
+            (
+                "RuntimeError: numpy 2.0.1 is incompatible with numpy<2 (required)",
+                "numpy<2",
+            ),
+            (
+                "ValueError: numpy 2.0.1 installed, which is incompatible with numpy<2 required by mylib.",
+                "numpy<2",
+            ),
         ] {
-            assert_eq!(
-                no_release_meets_both(
-                    &[first.to_string()],
-                    &second.split(',').map(str::to_string).collect::<Vec<_>>()
-                ),
-                disjoint,
-                "{first} {second}"
-            );
+            let found = &read_alone(text)[0];
+            assert_eq!(found.fix, format!("pip install \"{fix}\""), "{text}");
         }
-        let alone =
-            &read_alone("vllm 0.4.3 requires outlines==0.0.34, but you have outlines 0.0.37 which is incompatible.")[0];
-        assert!(alone.settles);
+        let quoted =
+            &read_alone("ValueError: this loader is not compatible with `transformers>=4.27`, please reinstall.")[0];
+        assert_eq!(quoted.fix, "pip install \"transformers<4.27\"");
     }
 
     /// chameleon39: ptxas names the target an instruction needs; bf16's is
