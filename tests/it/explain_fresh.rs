@@ -39,7 +39,7 @@ fn every_fresh_batch_case_replays() {
         .flatten()
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(cases.len() >= 3782, "only {} fresh cases replayed", cases.len());
+    assert!(cases.len() >= 3853, "only {} fresh cases replayed", cases.len());
 }
 
 /// One case explained as `envdoctor explain LOG --snapshot SNAPSHOT` explains it.
