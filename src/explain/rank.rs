@@ -410,43 +410,42 @@ impl<'m, 'f> Judge<'m, 'f> {
             || traceback.messages().any(|raised| {
                 super::signals::names_a_failure(&raised.message) || readers::is_loader_failure(&raised.message)
             });
-        let mut candidates: Vec<Candidate> = self
-            .causes
-            .iter()
-            .zip(&hits)
-            .filter_map(|(cause, hit)| {
-                // Another cause's own message fits the same exception message
-                // where only a shared one of this cause's does, or, between
-                // symptom entries, after NCCL's "Last error:" in it: that line
-                // is the reason for what the message says first ("NCCL error
-                // ... Last error: Duplicate GPU detected"). Any other line a
-                // message runs on to (a log line after it) outdoes nothing.
-                let outdone_by = hit.as_ref().and_then(|mine| {
-                    self.causes
-                        .iter()
-                        .zip(&hits)
-                        .find(|(other, theirs)| {
-                            // A symptom that generalizes this rule says no more than the rule does.
-                            let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
-                            let says_more = |theirs: &MessageHit| {
-                                !mine.specific
-                                    || (cause.kind == CauseKind::Symptom
-                                        && other.kind == CauseKind::Symptom
-                                        && seen.messages[mine.at]
-                                            .get(mine.offset..theirs.offset)
-                                            .is_some_and(|between| between.contains(LAST_ERROR)))
-                            };
-                            theirs
-                                .as_ref()
-                                .is_some_and(|theirs| theirs.specific && theirs.at == mine.at && says_more(theirs))
-                                && other.id != cause.id
-                                && !generalizes
-                        })
-                        .map(|(other, _)| other)
-                });
-                score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
-            })
-            .collect();
+        let mut candidates: Vec<Candidate> =
+            self.causes
+                .iter()
+                .zip(&hits)
+                .filter_map(|(cause, hit)| {
+                    // Another cause's own message fits the same exception message
+                    // where only a shared one of this cause's does, or, between
+                    // symptom entries, after NCCL's "Last error:" in it: that line
+                    // is the reason for what the message says first ("NCCL error
+                    // ... Last error: Duplicate GPU detected"). Any other line a
+                    // message runs on to (a log line after it) outdoes nothing.
+                    let outdone_by = hit.as_ref().and_then(|mine| {
+                        self.causes
+                            .iter()
+                            .zip(&hits)
+                            .find(|(other, theirs)| {
+                                // A symptom that generalizes this rule says no more than the rule does.
+                                let generalizes = other.symptoms.generalizes.iter().any(|rule| rule == cause.id);
+                                let says_more = |theirs: &MessageHit| {
+                                    !mine.specific()
+                                        || (cause.kind == CauseKind::Symptom
+                                            && other.kind == CauseKind::Symptom
+                                            && seen.messages[mine.at]
+                                                .get(mine.offset..theirs.offset)
+                                                .is_some_and(|between| between.contains(LAST_ERROR)))
+                                };
+                                theirs.as_ref().is_some_and(|theirs| {
+                                    theirs.specific() && theirs.at == mine.at && says_more(theirs)
+                                }) && other.id != cause.id
+                                    && !generalizes
+                            })
+                            .map(|(other, _)| other)
+                    });
+                    score(cause, traceback, &seen, facts, &self.node, hit.as_ref(), outdone_by)
+                })
+                .collect();
         for (order, reading) in readings.into_iter().enumerate() {
             self.weigh_reading(&mut candidates, reading, order);
         }
@@ -548,9 +547,6 @@ struct MessageHit<'m> {
     at: usize,
     /// Where in that message it starts.
     offset: usize,
-    /// No other cause lists it (see [`Seen::is_specific`]), and it is no
-    /// message of a class: it names the cause.
-    specific: bool,
     /// No other cause lists it: it tells this cause from its siblings (ranks
     /// it first among them), whether or not it names it.
     distinct: bool,
@@ -862,7 +858,6 @@ fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
             symptom,
             at,
             offset,
-            specific: !shared && distinct,
             distinct,
             shared,
             cut,
@@ -877,6 +872,13 @@ fn message_hit<'m>(cause: &Cause<'m>, seen: &Seen) -> Option<MessageHit<'m>> {
     // lists (which argument is on the CPU): the latter say which sibling it
     // is, though not that it is the cause.
     Some(hits.find(|hit| hit.shared && hit.distinct).unwrap_or(first))
+}
+
+impl MessageHit<'_> {
+    /// No other cause lists it and it is no message of a class: it names the cause.
+    fn specific(&self) -> bool {
+        self.distinct && !self.shared
+    }
 }
 
 /// The shortest start of a known message that a message cut short may end on
@@ -986,7 +988,7 @@ fn score(
         && !context_specific
         && symptoms.every_message().next().is_some()
         && !seen.text.is_empty();
-    let message_specific = message_hit.is_some_and(|hit| hit.specific);
+    let message_specific = message_hit.is_some_and(MessageHit::specific);
     match message_hit {
         Some(hit) => {
             score += if hit.distinct { MESSAGE_SPECIFIC } else { MESSAGE };

@@ -297,8 +297,9 @@ fn outside(specifiers: &[String]) -> Option<String> {
 /// A bound the message refuses: the releases it names are the ones that
 /// fail, so the requirement is their outside, where one bound gives it.
 fn refused_bound(context: Context, name: &str, refused: &[String], found: Option<&Version>) -> Option<Reading> {
+    let wanted = outside(refused);
     let refused = refused.join(",");
-    let Some(wanted) = outside(std::slice::from_ref(&refused)) else {
+    let Some(wanted) = wanted else {
         return Some(Reading {
             cause: PACKAGE,
             said: format!("the message refuses {name}{refused}"),
